@@ -1,0 +1,39 @@
+import { RevokeButton } from '@/components/admin/revoke-button';
+import { CreateTokenForm } from '@/components/auth/create-token-form';
+import { Badge, Card, PageHeader } from '@/components/ui/card';
+import { Table, Td } from '@/components/ui/table';
+import { roleLabel } from '@/lib/auth/permissions';
+import { listPersonalTokens } from '@/lib/server/credentials';
+import { requireViewer } from '@/lib/server/session';
+import { formatDate } from '@/lib/format';
+import { revokeTokenAction } from './actions';
+
+export const metadata = { title: 'Account' };
+
+export default async function AccountPage() {
+  const viewer = await requireViewer('tokens.own');
+  const tokens = await listPersonalTokens(viewer);
+  return (
+    <>
+      <PageHeader title="Account" description={<>{viewer.email} · {roleLabel[viewer.role]} · acting for principal <code className="font-mono text-xs">{viewer.principalId}</code></>} />
+      <div className="space-y-6">
+        <Card title="Personal tokens" description={<>For scripts and chat integrations: <code className="font-mono text-xs">Authorization: Bearer cs_pat_…</code> acts as you, with your role.</>}>
+          <CreateTokenForm />
+        </Card>
+        {tokens.length ? (
+          <Table head={['Name', 'Token', 'Created', 'Last used', '']} caption="Personal tokens">
+            {tokens.map((t) => (
+              <tr key={t.id}>
+                <Td className="font-medium text-slate-900">{t.name}</Td>
+                <Td className="font-mono text-xs">{t.prefix}</Td>
+                <Td>{formatDate(t.createdAt)}</Td>
+                <Td>{t.lastUsedAt ? formatDate(t.lastUsedAt) : <span className="text-slate-400">never</span>}</Td>
+                <Td className="text-right">{t.revokedAt ? <Badge tone="bad">Revoked</Badge> : <RevokeButton what={`the token "${t.name}"`} revoke={revokeTokenAction.bind(null, t.id)} />}</Td>
+              </tr>
+            ))}
+          </Table>
+        ) : null}
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,25 @@
+'use server';
+import { AuthError } from 'next-auth';
+import { signIn } from '@/lib/server/auth';
+import { signInSchema } from '@/lib/users/schemas';
+
+export type SignInState = { error?: string; email?: string };
+
+/** Only same-site paths: an attacker-supplied `next` must never send people elsewhere. */
+function safeNext(next: FormDataEntryValue | null): string {
+  return typeof next === 'string' && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
+}
+
+export async function signInAction(_prev: SignInState, form: FormData): Promise<SignInState> {
+  const email = String(form.get('email') ?? '');
+  const parsed = signInSchema.safeParse({ email, password: form.get('password') });
+  if (!parsed.success) return { error: 'Enter your email address and password.', email };
+  try {
+    await signIn('credentials', { ...parsed.data, redirectTo: safeNext(form.get('next')) });
+    return {};
+  } catch (err) {
+    // signIn redirects by throwing NEXT_REDIRECT: only Auth.js' own errors mean "wrong credentials".
+    if (err instanceof AuthError) return { error: 'Wrong email or password, or the account is disabled.', email };
+    throw err;
+  }
+}

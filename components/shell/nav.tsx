@@ -1,0 +1,26 @@
+'use client';
+import Link from 'next/link';
+import { usePathname } from 'next/navigation';
+
+export type NavItem = { href: string; label: string };
+
+export function Nav({ items }: { items: NavItem[] }) {
+  const pathname = usePathname();
+  return (
+    <nav aria-label="Main" className="flex gap-1 overflow-x-auto md:flex-col">
+      {items.map((item) => {
+        const active = item.href === '/' ? pathname === '/' : pathname === item.href || pathname.startsWith(item.href + '/');
+        return (
+          <Link
+            key={item.href}
+            href={item.href}
+            aria-current={active ? 'page' : undefined}
+            className={`whitespace-nowrap rounded-md px-3 py-2 text-sm font-medium transition-colors ${active ? 'bg-slate-800 text-white' : 'text-slate-300 hover:bg-slate-800/60 hover:text-white'}`}
+          >
+            {item.label}
+          </Link>
+        );
+      })}
+    </nav>
+  );
+}

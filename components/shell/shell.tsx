@@ -1,0 +1,49 @@
+import Link from 'next/link';
+import type { ReactNode } from 'react';
+import { signOutAction } from '@/app/actions/sign-out';
+import { can, roleLabel, type Viewer } from '@/lib/auth/permissions';
+import { Logo } from './logo';
+import { Nav, type NavItem } from './nav';
+
+function navFor(viewer: Viewer): NavItem[] {
+  const items: NavItem[] = [
+    { href: '/', label: 'Overview' },
+    { href: '/outcomes', label: 'Outcomes' },
+    { href: '/approvals', label: 'Approvals' },
+    { href: '/incidents', label: 'Incidents' },
+  ];
+  if (can(viewer, 'users.manage')) items.push({ href: '/admin/users', label: 'Users' });
+  if (can(viewer, 'apikeys.manage')) items.push({ href: '/admin/api-keys', label: 'API keys' });
+  items.push({ href: '/account', label: 'Account' });
+  return items;
+}
+
+export function Shell({ viewer, children }: { viewer: Viewer; children: ReactNode }) {
+  return (
+    <div className="min-h-screen md:flex">
+      <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2">Skip to content</a>
+      <aside className="bg-slate-900 text-white md:sticky md:top-0 md:flex md:h-screen md:w-60 md:shrink-0 md:flex-col">
+        <div className="flex items-center justify-between px-4 py-4">
+          <Link href="/" className="rounded"><Logo className="text-white" /></Link>
+        </div>
+        <div className="px-3 pb-3 md:flex-1">
+          <Nav items={navFor(viewer)} />
+        </div>
+        <div className="hidden border-t border-slate-800 px-4 py-4 md:block">
+          <p className="truncate text-sm font-medium" data-testid="viewer-email">{viewer.email}</p>
+          <p className="text-xs text-slate-400" data-testid="viewer-role">{roleLabel[viewer.role]}</p>
+          <form action={signOutAction} className="mt-3">
+            <button type="submit" className="text-xs font-medium text-slate-300 hover:text-white">Sign out</button>
+          </form>
+        </div>
+      </aside>
+      <div className="flex-1">
+        <div className="flex items-center justify-end gap-3 border-b border-slate-200 bg-white px-4 py-2 text-sm md:hidden">
+          <span className="truncate text-slate-700">{viewer.email} · {roleLabel[viewer.role]}</span>
+          <form action={signOutAction}><button type="submit" className="font-medium text-indigo-600">Sign out</button></form>
+        </div>
+        <main id="main" className="mx-auto max-w-6xl px-4 py-8 sm:px-6 lg:px-8">{children}</main>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,27 @@
+import { defineConfig, globalIgnores } from 'eslint/config';
+import nextVitals from 'eslint-config-next/core-web-vitals';
+import nextTs from 'eslint-config-next/typescript';
+
+// Prisma lives only under lib/server/ (STYLE.md §2): everything else calls data access.
+const prismaOutsideServer = {
+  patterns: [
+    { group: ['@prisma/*', '**/generated/prisma/**', '@/lib/generated/*'], message: 'Use a data-access function from lib/server/ instead of Prisma.' },
+    { group: ['@/lib/server/db', '**/lib/server/db'], message: 'Only lib/server/ modules use the Prisma client.' },
+  ],
+};
+
+export default defineConfig([
+  ...nextVitals,
+  ...nextTs,
+  globalIgnores(['.next/**', 'node_modules/**', 'lib/generated/**', '.data/**', '.test-data/**', 'test-results/**', 'next-env.d.ts']),
+  {
+    files: ['app/**', 'components/**', 'e2e/**', 'lib/**'],
+    ignores: ['lib/server/**'],
+    rules: { 'no-restricted-imports': ['error', prismaOutsideServer] },
+  },
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+]);

@@ -1,0 +1,38 @@
+import 'server-only';
+import type { z } from 'zod';
+import { getViewer } from './session';
+import type { Viewer } from '@/lib/auth/permissions';
+import { fieldErrors, type Failure, type Result } from '@/lib/result';
+
+export type ActionState<T = undefined> =
+  | { status: 'idle' }
+  | { status: 'ok'; value: T; at: number }
+  | { status: 'error'; message: string; fields?: Record<string, string>; at: number };
+
+const messages: Partial<Record<Failure, string>> = {
+  unauthenticated: 'Your session has ended. Sign in again.',
+  forbidden: 'Your role cannot do this.',
+  not_found: 'That record no longer exists.',
+  conflict: 'Someone changed this in the meantime. Reload and try again.',
+  invalid_input: 'Some fields need attention.',
+};
+
+/** The one path of every server action: parse with the shared schema, get the viewer, call data access. */
+export async function runAction<S extends z.ZodType, T>(
+  schema: S,
+  input: unknown,
+  run: (viewer: Viewer, data: z.infer<S>) => Promise<Result<T>>,
+): Promise<ActionState<T>> {
+  const at = Date.now();
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    const fields = Object.fromEntries(fieldErrors(parsed.error.issues).map((e) => [e.path, e.message]));
+    return { status: 'error', message: messages.invalid_input!, fields, at };
+  }
+  const viewer = await getViewer();
+  if (!viewer) return { status: 'error', message: messages.unauthenticated!, at };
+  const result = await run(viewer, parsed.data);
+  if (result.ok) return { status: 'ok', value: result.value, at };
+  const fields = result.errors ? Object.fromEntries(result.errors.map((e) => [e.path, e.message])) : undefined;
+  return { status: 'error', message: result.detail ?? messages[result.failure] ?? 'That did not work.', fields, at };
+}

@@ -1,0 +1,137 @@
+import 'server-only';
+import type { z } from 'zod';
+import { auth } from './auth';
+import { authenticateBearer, type ApiClient } from './credentials';
+import { isDatabaseUnavailable } from './db';
+import { findActiveViewer } from './users';
+import { can, type Action } from '@/lib/auth/permissions';
+import type { ApiScope } from '@/lib/credentials/scopes';
+import { fieldErrors, httpStatus, type Failure, type FieldError, type Result } from '@/lib/result';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const titles: Record<Failure, string> = {
+  unauthenticated: 'Authentication required',
+  forbidden: 'Not allowed',
+  not_found: 'Not found',
+  conflict: 'Conflict',
+  gone: 'Gone',
+  invalid_input: 'Invalid input',
+  payload_too_large: 'Request body too large',
+  idempotency_key_required: 'Idempotency-Key header required',
+  idempotency_key_reused: 'Idempotency key reused with different content',
+  rate_limited: 'Too many requests',
+  unavailable: 'Service unavailable',
+};
+
+export function problem(failure: Failure | 'bad_request' | 'internal', detail?: string, errors?: FieldError[], headers: Record<string, string> = {}): Response {
+  const status = failure === 'bad_request' ? 400 : failure === 'internal' ? 500 : httpStatus[failure];
+  const title = failure === 'bad_request' ? 'Malformed request' : failure === 'internal' ? 'Internal error' : titles[failure];
+  const code = failure === 'bad_request' ? 'invalid_input' : failure;
+  return new Response(JSON.stringify({ type: `/problems/${code}`, title, status, code, detail: detail ?? title, ...(errors ? { errors } : {}) }), {
+    status,
+    headers: { 'content-type': 'application/problem+json', 'cache-control': 'no-store', ...headers },
+  });
+}
+
+export function json(value: unknown, status = 200): Response {
+  return new Response(JSON.stringify(value), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
+}
+
+type RouteOptions<S extends z.ZodType | undefined> = {
+  /** Scopes that let an API key in (any one suffices); none means people only. */
+  scopes?: ApiScope[];
+  /** What a person (personal token or console session) must be allowed to do; none means keys only. */
+  action?: Action;
+  body?: S;
+};
+
+type Handler<S extends z.ZodType | undefined, P> = (ctx: {
+  client: ApiClient;
+  body: S extends z.ZodType ? z.infer<S> : undefined;
+  params: P;
+  request: Request;
+}) => Promise<Result<unknown> | Response>;
+
+const unsafeMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+async function authenticate(request: Request): Promise<ApiClient | Response | null> {
+  const header = request.headers.get('authorization');
+  if (header) {
+    const match = /^Bearer\s+(\S+)$/i.exec(header);
+    return match ? authenticateBearer(match[1]) : null;
+  }
+  const session = await auth();
+  if (!session?.user?.id) return null;
+  // Route handlers get no CSRF protection from Next or Auth.js: a cookie-authenticated
+  // state change must come from our own origin.
+  if (unsafeMethods.has(request.method) && request.headers.get('origin') !== new URL(request.url).origin) {
+    return problem('forbidden', 'State-changing requests with a session cookie must come from the console itself (Origin check).');
+  }
+  const viewer = await findActiveViewer(session.user.id);
+  return viewer ? { kind: 'user', viewer, tokenId: null } : null;
+}
+
+function allowed(client: ApiClient, options: RouteOptions<z.ZodType | undefined>): boolean {
+  if (client.kind === 'apiKey') return !!options.scopes?.some((s) => client.scopes.includes(s));
+  return !!options.action && can(client.viewer, options.action);
+}
+
+async function readBody(request: Request): Promise<{ text: string } | Response> {
+  const declared = Number(request.headers.get('content-length'));
+  if (declared > MAX_BODY_BYTES) return problem('payload_too_large', `The body may be at most ${MAX_BODY_BYTES} bytes.`);
+  if (!request.body) return { text: '' };
+  // Content-Length may be absent (chunked) or wrong: count while reading.
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      return problem('payload_too_large', `The body may be at most ${MAX_BODY_BYTES} bytes.`);
+    }
+    chunks.push(value);
+  }
+  return { text: Buffer.concat(chunks).toString('utf8') };
+}
+
+/** The one wrapper every /api/v1 route goes through: credential, permission, body, failures. */
+export function apiRoute<S extends z.ZodType | undefined = undefined, P = Record<string, string>>(options: RouteOptions<S>, handler: Handler<S, P>) {
+  return async (request: Request, context: { params: Promise<P> }): Promise<Response> => {
+    try {
+      const client = await authenticate(request);
+      if (client instanceof Response) return client;
+      if (!client) return problem('unauthenticated', 'Send a valid API key or personal token as "Authorization: Bearer …".', undefined, { 'www-authenticate': 'Bearer' });
+      if (!allowed(client, options)) {
+        const need = client.kind === 'apiKey' ? `one of the scopes ${options.scopes?.join(', ') || '(people only)'}` : 'a role that may do this';
+        return problem('forbidden', `This credential lacks ${need}.`);
+      }
+
+      let body: unknown = undefined;
+      if (options.body) {
+        const read = await readBody(request);
+        if (read instanceof Response) return read;
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(read.text);
+        } catch {
+          return problem('bad_request', 'The body is not valid JSON.');
+        }
+        const result = options.body.safeParse(parsed);
+        if (!result.success) return problem('invalid_input', 'Some fields are invalid.', fieldErrors(result.error.issues));
+        body = result.data;
+      }
+
+      const out = await handler({ client, body: body as never, params: await context.params, request });
+      if (out instanceof Response) return out;
+      return out.ok ? json(out.value) : problem(out.failure, out.detail, out.errors);
+    } catch (err) {
+      if (isDatabaseUnavailable(err)) return problem('unavailable', 'The database is unavailable; retry shortly.', undefined, { 'retry-after': '5' });
+      console.error('[api] unexpected error', request.method, new URL(request.url).pathname, err);
+      return problem('internal', 'Something went wrong on our side; it has been logged.');
+    }
+  };
+}

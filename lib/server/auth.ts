@@ -1,0 +1,36 @@
+import 'server-only';
+import NextAuth from 'next-auth';
+import Credentials from 'next-auth/providers/credentials';
+import { signInSchema } from '@/lib/users/schemas';
+import { verifyPassword } from './users';
+
+// Auth.js configuration. Only lib/server/session.ts reads the session it produces.
+export const { handlers, auth, signIn, signOut } = NextAuth({
+  trustHost: true,
+  secret: process.env.AUTH_SECRET,
+  session: { strategy: 'jwt', maxAge: 8 * 60 * 60 },
+  pages: { signIn: '/sign-in' },
+  providers: [
+    Credentials({
+      credentials: { email: {}, password: {} },
+      async authorize(raw) {
+        const parsed = signInSchema.safeParse(raw);
+        if (!parsed.success) return null;
+        const viewer = await verifyPassword(parsed.data.email, parsed.data.password);
+        return viewer ? { id: viewer.userId, email: viewer.email, name: viewer.name } : null;
+      },
+    }),
+  ],
+  callbacks: {
+    // The token carries only the user id; role and status are read fresh on every request
+    // (session.ts), so a changed role or a disabled account takes effect at once.
+    jwt({ token, user }) {
+      if (user?.id) token.sub = user.id;
+      return token;
+    },
+    session({ session, token }) {
+      if (token.sub) session.user.id = token.sub;
+      return session;
+    },
+  },
+});

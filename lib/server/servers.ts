@@ -1,0 +1,33 @@
+import 'server-only';
+import { db } from './db';
+import { appendAudit } from './audit';
+import { can, type Viewer } from '@/lib/auth/permissions';
+import { fail, ok, type Result } from '@/lib/result';
+
+export type TrustedServerView = { name: string; trustedBy: string; trustedAt: Date };
+
+/** Annotations (readOnlyHint…) are believed only from servers trusted here (DESIGN.md). */
+export async function trustServer(actor: Viewer | 'cli', name: string): Promise<Result<TrustedServerView>> {
+  if (actor !== 'cli' && !can(actor, 'servers.manage')) return fail('forbidden');
+  const actorName = actor === 'cli' ? 'cli' : actor.email;
+  return db.$transaction(async (tx) => {
+    // Trusting twice (or twice at once) is one change and one audit entry.
+    const { count } = await tx.trustedServer.createMany({ data: [{ name, trustedBy: actorName }], skipDuplicates: true });
+    if (count) await appendAudit(tx, { actor: actorName, action: 'server.trust', targetType: 'server', targetId: name });
+    return ok(await tx.trustedServer.findUniqueOrThrow({ where: { name } }));
+  });
+}
+
+export async function untrustServer(viewer: Viewer, name: string): Promise<Result<{ name: string }>> {
+  if (!can(viewer, 'servers.manage')) return fail('forbidden');
+  return db.$transaction(async (tx) => {
+    const { count } = await tx.trustedServer.deleteMany({ where: { name } });
+    if (!count) return fail('not_found');
+    await appendAudit(tx, { actor: viewer.email, action: 'server.untrust', targetType: 'server', targetId: name });
+    return ok({ name });
+  });
+}
+
+export async function listTrustedServers(): Promise<TrustedServerView[]> {
+  return db.trustedServer.findMany({ orderBy: { name: 'asc' } });
+}

@@ -1,0 +1,84 @@
+import 'server-only';
+import bcrypt from 'bcryptjs';
+import { db } from './db';
+import { appendAudit } from './audit';
+import { can, type Role, type Viewer } from '@/lib/auth/permissions';
+import type { CreateUserInput } from '@/lib/users/schemas';
+import { fail, ok, type Result } from '@/lib/result';
+import { Prisma } from '@/lib/generated/prisma/client';
+
+const BCRYPT_COST = 11;
+// Compared against when the email is unknown, so a miss costs as long as a hit.
+const DUMMY_HASH = bcrypt.hashSync('countersign-dummy-password', BCRYPT_COST);
+
+const viewerSelect = { id: true, email: true, name: true, role: true, principalId: true } satisfies Prisma.UserSelect;
+const toViewer = (u: Prisma.UserGetPayload<{ select: typeof viewerSelect }>): Viewer =>
+  ({ userId: u.id, email: u.email, name: u.name, role: u.role, principalId: u.principalId });
+
+export type UserView = Viewer & { disabledAt: Date | null; createdAt: Date };
+const userViewSelect = { ...viewerSelect, disabledAt: true, createdAt: true } satisfies Prisma.UserSelect;
+const toUserView = (u: Prisma.UserGetPayload<{ select: typeof userViewSelect }>): UserView =>
+  ({ ...toViewer(u), disabledAt: u.disabledAt, createdAt: u.createdAt });
+
+/** The signed-in person as they are now: a disabled user or a changed role takes effect at once. */
+export async function findActiveViewer(userId: string): Promise<Viewer | null> {
+  const user = await db.user.findFirst({ where: { id: userId, disabledAt: null }, select: viewerSelect });
+  return user ? toViewer(user) : null;
+}
+
+export async function verifyPassword(email: string, password: string): Promise<Viewer | null> {
+  const user = await db.user.findUnique({ where: { email }, select: { ...viewerSelect, passwordHash: true, disabledAt: true } });
+  const matches = await bcrypt.compare(password, user?.passwordHash ?? DUMMY_HASH);
+  return user && matches && !user.disabledAt ? toViewer(user) : null;
+}
+
+export async function listUsers(viewer: Viewer): Promise<Result<UserView[]>> {
+  if (!can(viewer, 'users.manage')) return fail('forbidden');
+  const users = await db.user.findMany({ select: userViewSelect, orderBy: { email: 'asc' }, take: 1000 });
+  return ok(users.map(toUserView));
+}
+
+export async function findUserByEmail(email: string): Promise<UserView | null> {
+  const user = await db.user.findUnique({ where: { email }, select: userViewSelect });
+  return user ? toUserView(user) : null;
+}
+
+export async function createUser(actor: Viewer | 'cli', input: CreateUserInput): Promise<Result<UserView>> {
+  if (actor !== 'cli' && !can(actor, 'users.manage')) return fail('forbidden');
+  const actorName = actor === 'cli' ? 'cli' : actor.email;
+  const passwordHash = await bcrypt.hash(input.password, BCRYPT_COST);
+  try {
+    return ok(await db.$transaction(async (tx) => {
+      const user = await tx.user.create({
+        data: { email: input.email, name: input.name ?? input.email.split('@')[0], role: input.role, passwordHash, principalId: input.principalId ?? input.email },
+        select: userViewSelect,
+      });
+      await appendAudit(tx, { actor: actorName, action: 'user.create', targetType: 'user', targetId: user.id, data: { email: user.email, role: user.role, principalId: user.principalId } });
+      return toUserView(user);
+    }));
+  } catch (err) {
+    if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') {
+      return fail('conflict', `A user with the email ${input.email} already exists.`, [{ path: 'email', message: 'is already taken' }]);
+    }
+    throw err;
+  }
+}
+
+// An admin cannot demote or disable themselves: the console must never lock out its last admin by accident.
+async function updateOther(viewer: Viewer, userId: string, change: { role?: Role; disabledAt?: Date | null }, action: string): Promise<Result<UserView>> {
+  if (!can(viewer, 'users.manage')) return fail('forbidden');
+  if (userId === viewer.userId) return fail('forbidden', 'You cannot change your own role or disable yourself.');
+  return db.$transaction(async (tx) => {
+    const before = await tx.user.findUnique({ where: { id: userId }, select: userViewSelect });
+    if (!before) return fail('not_found');
+    const user = await tx.user.update({ where: { id: userId }, data: change, select: userViewSelect });
+    await appendAudit(tx, { actor: viewer.email, action, targetType: 'user', targetId: userId, data: { email: user.email, from: { role: before.role, disabled: !!before.disabledAt }, to: { role: user.role, disabled: !!user.disabledAt } } });
+    return ok(toUserView(user));
+  });
+}
+
+export const changeUserRole = (viewer: Viewer, userId: string, role: Role) =>
+  updateOther(viewer, userId, { role }, 'user.role_change');
+
+export const setUserDisabled = (viewer: Viewer, userId: string, disabled: boolean) =>
+  updateOther(viewer, userId, { disabledAt: disabled ? new Date() : null }, disabled ? 'user.disable' : 'user.enable');

@@ -1,0 +1,119 @@
+// `npm run cli -- <command>`: bootstrap and operations against the configured database
+// (DATABASE_URL, or the embedded cluster, running or not).
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { resolveDatabase } from './lib/database';
+import { applyMigrations } from './lib/migrations';
+import { createUserSchema, emailSchema } from '@/lib/users/schemas';
+import { createApiKeySchema } from '@/lib/credentials/schemas';
+import { trustServerSchema } from '@/lib/servers/schemas';
+import { randomBytes } from 'node:crypto';
+
+const usage = `Usage: npm run cli -- <command> [options]
+
+  users:create   --email E --role reviewer|support|admin [--password P] [--principal ID] [--name N]
+  tokens:create  --email E [--name N]                 prints a personal token once
+  apikeys:create --name N --scopes a,b [--organization O]   prints the key once
+  servers:trust  --name S                             annotations from S are trusted
+  audit:verify                                        recomputes the audit chain`;
+
+class UsageError extends Error {}
+
+function parse<T extends z.ZodType>(schema: T, input: unknown): z.infer<T> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  throw new UsageError(result.error.issues.map((i) => `--${String(i.path[0] ?? '?')}: ${i.message}`).join('\n'));
+}
+
+function failWith(failure: { failure: string; detail?: string }): never {
+  throw new UsageError(failure.detail ?? failure.failure);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  if (!command || command === 'help' || command === '--help') {
+    console.log(usage);
+    return;
+  }
+  const { values } = parseArgs({
+    args: rest,
+    strict: true,
+    options: {
+      email: { type: 'string' }, role: { type: 'string' }, password: { type: 'string' }, principal: { type: 'string' },
+      name: { type: 'string' }, scopes: { type: 'string' }, organization: { type: 'string' },
+    },
+  });
+  const known = ['users:create', 'tokens:create', 'apikeys:create', 'servers:trust', 'audit:verify'];
+  if (!known.includes(command)) throw new UsageError(`Unknown command "${command}".\n\n${usage}`);
+
+  const database = await resolveDatabase();
+  process.env.DATABASE_URL = database.url;
+  try {
+    await applyMigrations(database.url);
+    // Imported only now: the data layer reads DATABASE_URL on first use.
+    const users = await import('@/lib/server/users');
+    const credentials = await import('@/lib/server/credentials');
+    switch (command) {
+      case 'users:create': {
+        const generated = !values.password;
+        const password = values.password ?? randomBytes(12).toString('base64url');
+        const input = parse(createUserSchema, { email: values.email, role: values.role, password, principalId: values.principal, name: values.name });
+        const result = await users.createUser('cli', input);
+        if (!result.ok) failWith(result);
+        console.log(`Created ${result.value.role} ${result.value.email} (principal ${result.value.principalId}, id ${result.value.userId})`);
+        if (generated) console.log(`Password: ${password}`);
+        break;
+      }
+      case 'tokens:create': {
+        const email = parse(emailSchema, values.email ?? '');
+        const user = await users.findUserByEmail(email);
+        if (!user) throw new UsageError(`--email: no user with the email ${email}`);
+        if (user.disabledAt) throw new UsageError(`--email: ${email} is disabled`);
+        const result = await credentials.createPersonalToken('cli', user.userId, values.name ?? 'cli');
+        if (!result.ok) failWith(result);
+        console.log(`Personal token for ${email} (shown once, store it now):\n${result.value.secret}`);
+        break;
+      }
+      case 'apikeys:create': {
+        const scopes = values.scopes?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
+        const input = parse(createApiKeySchema, { name: values.name, scopes, organization: values.organization });
+        const result = await credentials.createApiKey('cli', input);
+        if (!result.ok) failWith(result);
+        const { key, secret } = result.value;
+        console.log(`API key "${key.name}" with scopes ${key.scopes.join(', ')}${key.organization ? ` for organization ${key.organization}` : ''} (shown once, store it now):\n${secret}`);
+        break;
+      }
+      case 'servers:trust': {
+        const { name } = parse(trustServerSchema, { name: values.name });
+        const { trustServer } = await import('@/lib/server/servers');
+        const result = await trustServer('cli', name);
+        if (!result.ok) failWith(result);
+        console.log(`Trusted server ${result.value.name}: its tool annotations now count (since ${result.value.trustedAt.toISOString()})`);
+        break;
+      }
+      case 'audit:verify': {
+        const { verifyAuditChain } = await import('@/lib/server/audit');
+        const result = await verifyAuditChain();
+        if (result.ok) console.log(`Audit chain intact: ${result.entries} entries, head ${result.head}`);
+        else throw new UsageError(`Audit chain BROKEN at entry ${result.firstBrokenEntry}: ${result.reason} (${result.entries} entries verified before it)`);
+        break;
+      }
+    }
+  } finally {
+    const { db } = await import('@/lib/server/db');
+    await db.$disconnect().catch(() => {});
+    database.release();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  () => process.exit(0),
+  (err) => {
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      console.error(`Error: ${(err as Error).message}`);
+      process.exit(2);
+    }
+    console.error(err);
+    process.exit(1);
+  },
+);

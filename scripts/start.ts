@@ -1,0 +1,51 @@
+// `npm start`: database (embedded unless DATABASE_URL), migrations, demo data once, build if needed, serve.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { resolveDatabase } from './lib/database';
+import { applyMigrations } from './lib/migrations';
+import { ensureBuild } from './lib/build';
+
+async function main() {
+  const started = Date.now();
+  const database = await resolveDatabase();
+  process.env.DATABASE_URL = database.url;
+  const applied = await applyMigrations(database.url);
+  if (applied.length) console.log(`[db] applied migrations: ${applied.join(', ')}`);
+
+  const { seedDemo, printDemoSignIn } = await import('./seed');
+  if (database.embedded || process.env.COUNTERSIGN_SEED_DEMO === '1') {
+    if (await seedDemo()) console.log('[seed] demo users created');
+    printDemoSignIn();
+  } else {
+    const { db } = await import('@/lib/server/db');
+    if ((await db.user.count()) === 0) console.log('[seed] no users yet: create an admin with `npm run cli -- users:create --email you@example.com --role admin`');
+  }
+  const { db } = await import('@/lib/server/db');
+  await db.$disconnect();
+
+  ensureBuild();
+  const port = process.env.PORT || '3000';
+  const server = spawn(path.resolve('node_modules/.bin/next'), ['start', '-p', port], {
+    stdio: 'inherit',
+    env: { ...process.env, DATABASE_URL: database.url, AUTH_SECRET: database.authSecret, NEXT_TELEMETRY_DISABLED: '1' },
+  });
+  console.log(`[start] Countersign on http://localhost:${port} (ready in ${((Date.now() - started) / 1000).toFixed(1)} s${database.embedded ? ', embedded PostgreSQL' : ''})`);
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    server.kill(signal);
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  server.on('exit', (code) => {
+    database.release();
+    process.exit(code ?? 0);
+  });
+}
+
+main().catch((err) => {
+  console.error(`[start] ${err instanceof Error ? err.message : err}`);
+  process.exit(1);
+});

@@ -1,0 +1,111 @@
+// `npm test`: every test — unit and integration (Vitest, real PostgreSQL) and browser (Playwright,
+// Debian Chromium) — on a fresh database that is dropped afterwards.
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { ensureBuild } from './lib/build';
+import { ensureChromium } from './lib/chromium';
+import { ensureDatabaseExists } from './lib/database';
+import { startEmbeddedPostgres } from './lib/embedded-postgres';
+import { applyMigrations } from './lib/migrations';
+
+type Counts = { passed: number; failed: number; skipped: number };
+
+async function testDatabase(): Promise<{ url: string; admin: string; drop: () => Promise<void> }> {
+  const name = `countersign_test_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+  const server = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
+  let base: URL;
+  let stopEmbedded = () => {};
+  if (server) {
+    base = new URL(server);
+  } else {
+    const cluster = await startEmbeddedPostgres(path.resolve('.test-data'));
+    base = new URL(cluster.url());
+    if (cluster.started) stopEmbedded = cluster.stop;
+  }
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  await ensureDatabaseExists(url.toString());
+  const admin = new URL(base);
+  admin.pathname = '/postgres';
+  return {
+    url: url.toString(),
+    admin: admin.toString(),
+    drop: async () => {
+      const client = new pg.Client({ connectionString: admin.toString() });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await client.end();
+      stopEmbedded();
+    },
+  };
+}
+
+function run(cmd: string, args: string[], env: NodeJS.ProcessEnv): number {
+  const res = spawnSync(path.resolve('node_modules/.bin', cmd), args, { stdio: 'inherit', env });
+  return res.status ?? 1;
+}
+
+function vitestCounts(file: string): Counts {
+  if (!existsSync(file)) return { passed: 0, failed: 1, skipped: 0 };
+  const r = JSON.parse(readFileSync(file, 'utf8'));
+  // A suite that fails to load has no failed tests but success=false: count it as one failure.
+  const suiteErrors = !r.success && r.numFailedTests === 0 ? 1 : 0;
+  return { passed: r.numPassedTests, failed: r.numFailedTests + suiteErrors, skipped: r.numPendingTests + r.numTodoTests };
+}
+
+function playwrightCounts(file: string): Counts {
+  if (!existsSync(file)) return { passed: 0, failed: 1, skipped: 0 };
+  const s = JSON.parse(readFileSync(file, 'utf8')).stats;
+  return { passed: s.expected + s.flaky, failed: s.unexpected, skipped: s.skipped };
+}
+
+async function main() {
+  const only = process.argv[2]; // optional: "unit" or "e2e"
+  const started = Date.now();
+  const db = await testDatabase();
+  const reports = path.resolve('test-results');
+  rmSync(reports, { recursive: true, force: true });
+  const totals: Counts = { passed: 0, failed: 0, skipped: 0 };
+  const add = (c: Counts) => { totals.passed += c.passed; totals.failed += c.failed; totals.skipped += c.skipped; };
+  try {
+    await applyMigrations(db.url);
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATABASE_URL: db.url,
+      TEST_ADMIN_DATABASE_URL: db.admin,
+      AUTH_SECRET: 'test-secret-' + randomBytes(16).toString('hex'),
+      NEXT_TELEMETRY_DISABLED: '1',
+    };
+
+    if (only !== 'e2e') {
+      run('vitest', ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${reports}/vitest.json`], env);
+      add(vitestCounts(`${reports}/vitest.json`));
+    }
+
+    if (only !== 'unit') {
+      env.CHROMIUM_PATH = ensureChromium();
+      process.env.DATABASE_URL = db.url;
+      const { seedDemo } = await import('./seed');
+      await seedDemo();
+      const { db: prisma } = await import('@/lib/server/db');
+      await prisma.$disconnect();
+      ensureBuild();
+      run('playwright', ['test'], { ...env, E2E_JSON_REPORT: `${reports}/e2e.json` });
+      add(playwrightCounts(`${reports}/e2e.json`));
+    }
+  } finally {
+    await db.drop().catch((err) => console.error('[test] could not drop the test database:', err));
+  }
+  console.log(`\n[test] finished in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  console.log(`${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped`);
+  process.exit(totals.failed > 0 || totals.passed === 0 ? 1 : 0);
+}
+
+main().catch((err) => {
+  console.error('[test]', err instanceof Error ? err.message : err);
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+});

@@ -1,0 +1,18 @@
+import { defineConfig } from 'vitest/config';
+import path from 'node:path';
+
+export default defineConfig({
+  resolve: {
+    tsconfigPaths: true,
+    // 'server-only' throws outside React server builds; tests call the data layer directly.
+    alias: { 'server-only': path.resolve('scripts/lib/empty-module.ts') },
+  },
+  test: {
+    include: ['lib/**/*.test.ts', 'scripts/**/*.test.ts', 'app/**/*.test.ts'],
+    environment: 'node',
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    // Integration tests share one database per run; each file uses its own unique rows.
+    fileParallelism: true,
+  },
+});
