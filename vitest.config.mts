@@ -12,7 +12,6 @@ export default defineConfig({
     environment: 'node',
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Integration tests share one database per run; each file uses its own unique rows.
-    fileParallelism: true,
+    setupFiles: ['scripts/lib/vitest-setup.ts'],
   },
 });

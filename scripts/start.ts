@@ -8,6 +8,7 @@ import { ensureBuild } from './lib/build';
 async function main() {
   const started = Date.now();
   const database = await resolveDatabase();
+  if (!database.authSecret) throw new Error('AUTH_SECRET is required when DATABASE_URL is set (generate one with: openssl rand -base64 32)');
   process.env.DATABASE_URL = database.url;
   const applied = await applyMigrations(database.url);
   if (applied.length) console.log(`[db] applied migrations: ${applied.join(', ')}`);

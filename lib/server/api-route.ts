@@ -55,6 +55,18 @@ type Handler<S extends z.ZodType | undefined, P> = (ctx: {
 
 const unsafeMethods = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/** Origin must name the host this request was sent to (as the browser saw it, through any proxy). */
+function sameOrigin(request: Request): boolean {
+  const origin = request.headers.get('origin');
+  const host = request.headers.get('x-forwarded-host') ?? request.headers.get('host');
+  if (!origin || origin === 'null' || !host) return false;
+  try {
+    return new URL(origin).host === host;
+  } catch {
+    return false;
+  }
+}
+
 async function authenticate(request: Request): Promise<ApiClient | Response | null> {
   const header = request.headers.get('authorization');
   if (header) {
@@ -65,7 +77,7 @@ async function authenticate(request: Request): Promise<ApiClient | Response | nu
   if (!session?.user?.id) return null;
   // Route handlers get no CSRF protection from Next or Auth.js: a cookie-authenticated
   // state change must come from our own origin.
-  if (unsafeMethods.has(request.method) && request.headers.get('origin') !== new URL(request.url).origin) {
+  if (unsafeMethods.has(request.method) && !sameOrigin(request)) {
     return problem('forbidden', 'State-changing requests with a session cookie must come from the console itself (Origin check).');
   }
   const viewer = await findActiveViewer(session.user.id);

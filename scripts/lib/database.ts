@@ -6,7 +6,8 @@ import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres } from './embedded-postgres';
 
-export type ResolvedDatabase = { url: string; embedded: boolean; authSecret: string; release: () => void };
+/** authSecret is undefined only with DATABASE_URL and no AUTH_SECRET: the console refuses to start then. */
+export type ResolvedDatabase = { url: string; embedded: boolean; authSecret: string | undefined; release: () => void };
 
 export const dataDir = () => path.resolve(process.env.COUNTERSIGN_DATA_DIR || '.data');
 
@@ -31,9 +32,7 @@ export async function ensureDatabaseExists(url: string): Promise<void> {
 
 export async function resolveDatabase(): Promise<ResolvedDatabase> {
   if (process.env.DATABASE_URL) {
-    const authSecret = process.env.AUTH_SECRET;
-    if (!authSecret) throw new Error('AUTH_SECRET is required when DATABASE_URL is set (generate one with: openssl rand -base64 32)');
-    return { url: process.env.DATABASE_URL, embedded: false, authSecret, release: () => {} };
+    return { url: process.env.DATABASE_URL, embedded: false, authSecret: process.env.AUTH_SECRET, release: () => {} };
   }
   const dir = dataDir();
   const cluster = await startEmbeddedPostgres(dir);

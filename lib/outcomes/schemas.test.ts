@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import { outcomeBatchSchema, outcomeSchema } from './schemas';
+
+const DIGEST = `sha256:${'ab'.repeat(32)}`;
+
+// The example from API.md, "Outcome records".
+const full = {
+  eventId: 'evt_01J8ZQ',
+  occurredAt: '2026-11-30T12:00:00Z',
+  durationMs: 812,
+  requestRef: 'req_8f2c',
+  idempotencyKey: 'refund-4411-v1',
+  attempt: 1,
+  organization: 'acme',
+  principal: 'user_193',
+  agent: 'support-bot',
+  server: 'billing-mcp',
+  serverVersion: '2.3.0',
+  protocolVersion: '2025-11-25',
+  tool: {
+    name: 'refund_payment',
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  },
+  mcpRequestId: 17,
+  sessionId: 'b7f1c2',
+  grantId: 'grt_1',
+  argsDigest: DIGEST,
+  summary: 'Refund 40.00 EUR on order 4411',
+  observed: {
+    sent: true,
+    clientBlock: null,
+    httpStatus: 200,
+    authError: null,
+    jsonRpcErrorCode: null,
+    clientError: null,
+    result: { isError: false, errorCategory: null, outputValidation: 'valid' },
+  },
+};
+
+const minimal = {
+  eventId: 'evt_1',
+  occurredAt: '2026-11-30T12:00:00+02:00',
+  requestRef: 'req_1',
+  organization: 'acme',
+  principal: 'user_193',
+  server: 'billing-mcp',
+  tool: { name: 'refund_payment' },
+  observed: { sent: true },
+};
+
+type Patch = Record<string, unknown>;
+const withField = (patch: Patch) => ({ ...full, ...patch });
+const withObserved = (patch: Patch) => ({ ...full, observed: { ...full.observed, ...patch } });
+const without = (field: keyof typeof full) => {
+  const { [field]: _dropped, ...rest } = full;
+  return rest;
+};
+
+// The path zod reports for the first issue, e.g. "observed.httpStatus".
+function firstIssuePath(value: unknown): string | null {
+  const parsed = outcomeSchema.safeParse(value);
+  return parsed.success ? null : parsed.error.issues[0].path.join('.');
+}
+
+describe('outcomeSchema', () => {
+  it.each([
+    ['the API.md example', full],
+    ['only the required fields', minimal],
+    ['nulls for optional fields', { ...minimal, agent: null, summary: null, mcpRequestId: null }],
+    ['a string MCP request id', withField({ mcpRequestId: 'abc-17' })],
+    ['fractional seconds', withField({ occurredAt: '2026-11-30T12:00:00.123-05:00' })],
+    ['eventId at 128', withField({ eventId: 'e'.repeat(128) })],
+    ['requestRef at 200', withField({ requestRef: 'r'.repeat(200) })],
+    ['idempotencyKey at 255', withField({ idempotencyKey: 'k'.repeat(255) })],
+    ['summary at 500', withField({ summary: 's'.repeat(500) })],
+    ['a block when not sent', withObserved({ sent: false, clientBlock: 'approval_required', httpStatus: null, result: null })],
+    ['a folded -32602', withObserved({ jsonRpcErrorCode: -32602, result: { isError: true } })],
+  ])('accepts %s', (_name, value) => {
+    expect(outcomeSchema.safeParse(value).success).toBe(true);
+  });
+
+  it.each<[string, unknown, string]>([
+    ['missing eventId', without('eventId'), 'eventId'],
+    ['missing occurredAt', without('occurredAt'), 'occurredAt'],
+    ['missing requestRef', without('requestRef'), 'requestRef'],
+    ['missing organization', without('organization'), 'organization'],
+    ['missing principal', without('principal'), 'principal'],
+    ['missing server', without('server'), 'server'],
+    ['missing tool', without('tool'), 'tool'],
+    ['missing observed', without('observed'), 'observed'],
+    ['missing tool name', withField({ tool: {} }), 'tool.name'],
+    ['eventId over 128', withField({ eventId: 'e'.repeat(129) }), 'eventId'],
+    ['empty eventId', withField({ eventId: '' }), 'eventId'],
+    ['requestRef over 200', withField({ requestRef: 'r'.repeat(201) }), 'requestRef'],
+    ['idempotencyKey over 255', withField({ idempotencyKey: 'k'.repeat(256) }), 'idempotencyKey'],
+    ['summary over 500', withField({ summary: 's'.repeat(501) }), 'summary'],
+    ['organization over 200', withField({ organization: 'o'.repeat(201) }), 'organization'],
+    ['tool name over 200', withField({ tool: { name: 't'.repeat(201) } }), 'tool.name'],
+    ['sessionId over 1024', withField({ sessionId: 's'.repeat(1025) }), 'sessionId'],
+    ['a time without offset', withField({ occurredAt: '2026-11-30T12:00:00' }), 'occurredAt'],
+    ['a date only', withField({ occurredAt: '2026-11-30' }), 'occurredAt'],
+    ['an impossible date', withField({ occurredAt: '2026-02-30T12:00:00Z' }), 'occurredAt'],
+    ['a fractional MCP request id', withField({ mcpRequestId: 1.5 }), 'mcpRequestId'],
+    ['an object MCP request id', withField({ mcpRequestId: { id: 1 } }), 'mcpRequestId'],
+    ['a negative duration', withField({ durationMs: -1 }), 'durationMs'],
+    ['attempt 0', withField({ attempt: 0 }), 'attempt'],
+    ['raw arguments as a digest', withField({ argsDigest: '{"amount":40}' }), 'argsDigest'],
+    ['an unknown top-level key', withField({ arguments: { amount: 40 } }), ''],
+    ['an unknown observed key', withObserved({ httpCode: 200 }), 'observed'],
+    ['an unknown result key', withObserved({ result: { isError: false, content: 'raw' } }), 'observed.result'],
+    ['a non-boolean annotation', withField({ tool: { name: 'x', annotations: { readOnlyHint: 'yes' } } }),
+      'tool.annotations.readOnlyHint'],
+    ['an unknown client block', withObserved({ sent: false, clientBlock: 'nope', httpStatus: null, result: null }),
+      'observed.clientBlock'],
+    ['an unknown client error', withObserved({ clientError: 'exploded' }), 'observed.clientError'],
+    ['an unknown auth error', withObserved({ httpStatus: 401, authError: 'expired' }), 'observed.authError'],
+    ['an unknown output validation', withObserved({ result: { isError: false, outputValidation: 'ok' } }),
+      'observed.result.outputValidation'],
+    ['an HTTP status out of range', withObserved({ httpStatus: 999 }), 'observed.httpStatus'],
+    ['an over-long error category', withObserved({ result: { isError: true, errorCategory: 'x'.repeat(101) } }),
+      'observed.result.errorCategory'],
+    ['a status although not sent', withObserved({ sent: false }), 'observed.httpStatus'],
+    ['a result although not sent', withObserved({ sent: false, httpStatus: null }), 'observed.result'],
+    ['a block although sent', withObserved({ clientBlock: 'approval_required' }), 'observed.clientBlock'],
+    ['an auth error on a 500', withObserved({ httpStatus: 500, authError: 'invalid_token' }), 'observed.authError'],
+  ])('refuses %s, naming the field', (_name, value, path) => {
+    expect(firstIssuePath(value)).toBe(path);
+  });
+
+  it('drops unknown annotation hints rather than refusing them', () => {
+    const parsed = outcomeSchema.parse(withField({ tool: { name: 'x', annotations: { readOnlyHint: true, futureHint: 1 } } }));
+    expect(parsed.tool.annotations).toEqual({ readOnlyHint: true });
+  });
+});
+
+describe('outcomeBatchSchema', () => {
+  it.each([
+    [0, false],
+    [1, true],
+    [1000, true],
+    [1001, false],
+  ])('%i records: valid = %s', (count, valid) => {
+    const records = Array.from({ length: count }, (_, i) => ({ ...minimal, eventId: `evt_${i}` }));
+    expect(outcomeBatchSchema.safeParse({ records }).success).toBe(valid);
+  });
+
+  it('refuses unknown keys beside records', () => {
+    expect(outcomeBatchSchema.safeParse({ records: [minimal], extra: 1 }).success).toBe(false);
+  });
+});

@@ -1,0 +1,187 @@
+// The wire shape of one outcome record (API.md, "Outcome records") and of the classification
+// the console derives from it. Pure: imported by route handlers, forms and the agent-side SDK.
+import { z } from 'zod';
+
+export const boundaries = ['client', 'admission', 'protocol', 'tool', 'none'] as const;
+export type Boundary = (typeof boundaries)[number];
+
+export const deliveries = ['never_sent', 'rejected', 'completed', 'unknown'] as const;
+export type Delivery = (typeof deliveries)[number];
+
+export const retryValues = [
+  'no',
+  'backoff',
+  'after_correction',
+  'after_reauth',
+  'after_approval',
+  'after_state_check',
+  'after_input',
+] as const;
+export type Retry = (typeof retryValues)[number];
+
+export const categories = [
+  // client, never sent
+  'approval_required',
+  'denied_by_policy',
+  'no_credentials',
+  'not_sent',
+  // admission (HTTP)
+  'unauthenticated',
+  'forbidden',
+  'session_expired',
+  'rate_limited',
+  'unavailable',
+  'upstream_failure',
+  // protocol (JSON-RPC)
+  'protocol_error',
+  'invalid_arguments',
+  'unknown_tool',
+  'internal',
+  'input_required',
+  // client, after sending
+  'timeout',
+  'connection_lost',
+  'cancelled',
+  'no_response',
+  // tool results
+  'validation',
+  'denied',
+  'not_found',
+  'conflict',
+  'tool_error',
+  'output_schema_violation',
+  'ok',
+] as const;
+export type Category = (typeof categories)[number];
+
+export const clientBlocks = ['approval_required', 'denied_by_policy', 'no_credentials'] as const;
+export type ClientBlock = (typeof clientBlocks)[number];
+
+export const clientErrors = ['timeout', 'connection_lost', 'cancelled'] as const;
+export type ClientError = (typeof clientErrors)[number];
+
+export const authErrors = ['invalid_token', 'insufficient_scope'] as const;
+export type AuthError = (typeof authErrors)[number];
+
+export const outputValidations = ['valid', 'invalid', 'not_declared', 'missing'] as const;
+export type OutputValidation = (typeof outputValidations)[number];
+
+// Every string has a ceiling so a record's size is bounded by its schema, not only by the
+// 1 MiB body limit.
+const NAME_MAX = 200;
+const text = (max: number) => z.string().min(1).max(max);
+// Postgres `integer`: what a counter or a duration can be stored as.
+const int4 = z.number().int().max(2_147_483_647);
+
+// JSON producers often write null for "not there"; optional fields accept both.
+const optional = <T extends z.ZodType>(schema: T) => schema.nullish();
+
+// Not strict: gateways forward MCP's annotations object verbatim, and MCP may add hints.
+// Unknown hints are dropped rather than refused.
+export const toolAnnotationsSchema = z.object({
+  title: optional(z.string().max(NAME_MAX)),
+  readOnlyHint: optional(z.boolean()),
+  destructiveHint: optional(z.boolean()),
+  idempotentHint: optional(z.boolean()),
+  openWorldHint: optional(z.boolean()),
+});
+export type ToolAnnotations = z.infer<typeof toolAnnotationsSchema>;
+
+export const toolSchema = z
+  .object({
+    name: text(NAME_MAX),
+    annotations: optional(toolAnnotationsSchema),
+  })
+  .strict();
+
+export const resultSchema = z
+  .object({
+    isError: z.boolean(),
+    // Free-form on purpose: the classifier maps known spellings and ignores the rest.
+    errorCategory: optional(z.string().max(100)),
+    // Absent means the caller did not check, which counts as `not_declared`.
+    outputValidation: optional(z.enum(outputValidations)),
+  })
+  .strict();
+export type ObservedResult = z.infer<typeof resultSchema>;
+
+const observedShape = z
+  .object({
+    sent: z.boolean(),
+    clientBlock: optional(z.enum(clientBlocks)),
+    httpStatus: optional(z.number().int().min(100).max(599)),
+    authError: optional(z.enum(authErrors)),
+    jsonRpcErrorCode: optional(z.number().int()),
+    clientError: optional(z.enum(clientErrors)),
+    result: optional(resultSchema),
+  })
+  .strict();
+
+// Observations that cannot all be true are refused at the door, naming the field, rather
+// than silently resolved by the classifier's precedence.
+export const observedSchema = observedShape.superRefine((o, ctx) => {
+  const issue = (path: string, message: string) =>
+    ctx.addIssue({ code: 'custom', path: [path], message });
+  if (o.sent) {
+    if (o.clientBlock != null) issue('clientBlock', 'only allowed when sent is false');
+  } else {
+    for (const field of ['httpStatus', 'authError', 'jsonRpcErrorCode', 'result'] as const) {
+      if (o[field] != null) issue(field, 'must be absent when sent is false: nothing came back');
+    }
+  }
+  if (o.authError != null && o.httpStatus != null && o.httpStatus !== 401 && o.httpStatus !== 403) {
+    issue('authError', 'only allowed with httpStatus 401 or 403');
+  }
+});
+export type Observed = z.infer<typeof observedSchema>;
+
+// An argument digest, never the arguments: the fixed shape makes smuggling them impossible.
+export const argsDigestSchema = z
+  .string()
+  .regex(/^sha256:[0-9a-f]{64}$/, 'must be "sha256:" followed by 64 lowercase hex digits');
+
+export const outcomeSchema = z
+  .object({
+    eventId: text(128),
+    occurredAt: z.iso.datetime({ offset: true }),
+    durationMs: optional(int4.min(0)),
+    requestRef: text(200),
+    idempotencyKey: optional(text(255)),
+    attempt: optional(int4.min(1)),
+    organization: text(NAME_MAX),
+    principal: text(NAME_MAX),
+    agent: optional(text(NAME_MAX)),
+    server: text(NAME_MAX),
+    serverVersion: optional(text(100)),
+    protocolVersion: optional(text(64)),
+    tool: toolSchema,
+    mcpRequestId: optional(z.union([z.string().max(NAME_MAX), z.number().int()])),
+    // Stored only as a keyed hash, so its length costs nothing; some servers use JWT-sized ids.
+    sessionId: optional(text(1024)),
+    grantId: optional(text(NAME_MAX)),
+    argsDigest: optional(argsDigestSchema),
+    summary: optional(z.string().max(500)),
+    observed: observedSchema,
+  })
+  .strict();
+export type Outcome = z.infer<typeof outcomeSchema>;
+
+export const outcomeBatchSchema = z
+  .object({
+    records: z.array(outcomeSchema).min(1).max(1000),
+  })
+  .strict();
+export type OutcomeBatch = z.infer<typeof outcomeBatchSchema>;
+
+export const classificationSchema = z
+  .object({
+    boundary: z.enum(boundaries),
+    delivery: z.enum(deliveries),
+    category: z.enum(categories),
+    retry: z.enum(retryValues),
+    readOnly: z.boolean(),
+    whatHappened: z.string().max(1000),
+    nextStep: z.string().max(1000),
+  })
+  .strict();
+export type Classification = z.infer<typeof classificationSchema>;
