@@ -30,7 +30,7 @@ async function main() {
     stdio: 'inherit',
     env: { ...process.env, DATABASE_URL: database.url, AUTH_SECRET: database.authSecret, NEXT_TELEMETRY_DISABLED: '1' },
   });
-  console.log(`[start] Countersign on http://localhost:${port} (ready in ${((Date.now() - started) / 1000).toFixed(1)} s${database.embedded ? ', embedded PostgreSQL' : ''})`);
+  console.log(`[start] Countersign on http://localhost:${port} (set-up took ${((Date.now() - started) / 1000).toFixed(1)} s${database.embedded ? ', embedded PostgreSQL' : ''})`);
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
