@@ -5,7 +5,7 @@ test.describe('admin pages', () => {
   for (const who of ['support', 'reviewer'] as const) {
     test(`${who} is denied the admin pages`, async ({ page }) => {
       await signIn(page, who);
-      for (const path of ['/admin/users', '/admin/api-keys']) {
+      for (const path of ['/admin/users', '/admin/api-keys', '/admin/servers']) {
         const res = await page.goto(path);
         expect(res?.status()).toBe(403);
         await expect(page.getByTestId('forbidden')).toBeVisible();
@@ -64,5 +64,20 @@ test.describe('admin pages', () => {
     await other.getByRole('button', { name: 'Sign in' }).click();
     await expect(other.getByTestId('viewer-email')).toHaveText(email);
     await other.close();
+  });
+
+  test('an admin trusts a server and stops trusting it', async ({ page }) => {
+    await signIn(page, 'admin');
+    await page.goto('/admin/servers');
+    const name = `e2e-mcp-${Date.now()}`;
+    await page.getByLabel('Server name').fill('has spaces');
+    await page.getByRole('button', { name: 'Trust server' }).click();
+    await expect(page.getByText('letters, digits')).toBeVisible();
+    await page.getByLabel('Server name').fill(name);
+    await page.getByRole('button', { name: 'Trust server' }).click();
+    await expect(page.getByTestId(`server-row-${name}`)).toContainText('admin@countersign.local');
+    page.once('dialog', (d) => d.accept());
+    await page.getByTestId(`server-row-${name}`).getByRole('button', { name: 'Stop trusting' }).click();
+    await expect(page.getByTestId(`server-row-${name}`)).toHaveCount(0);
   });
 });

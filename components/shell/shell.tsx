@@ -14,6 +14,7 @@ function navFor(viewer: Viewer): NavItem[] {
   ];
   if (can(viewer, 'users.manage')) items.push({ href: '/admin/users', label: 'Users' });
   if (can(viewer, 'apikeys.manage')) items.push({ href: '/admin/api-keys', label: 'API keys' });
+  if (can(viewer, 'servers.manage')) items.push({ href: '/admin/servers', label: 'Servers' });
   items.push({ href: '/account', label: 'Account' });
   return items;
 }

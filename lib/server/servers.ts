@@ -28,6 +28,7 @@ export async function untrustServer(viewer: Viewer, name: string): Promise<Resul
   });
 }
 
-export async function listTrustedServers(): Promise<TrustedServerView[]> {
-  return db.trustedServer.findMany({ orderBy: { name: 'asc' } });
+export async function listTrustedServers(viewer: Viewer): Promise<Result<TrustedServerView[]>> {
+  if (!can(viewer, 'servers.manage')) return fail('forbidden');
+  return ok(await db.trustedServer.findMany({ orderBy: { name: 'asc' }, take: 1000 }));
 }

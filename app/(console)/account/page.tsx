@@ -1,4 +1,4 @@
-import { RevokeButton } from '@/components/admin/revoke-button';
+import { ConfirmButton } from '@/components/ui/confirm-button';
 import { CreateTokenForm } from '@/components/auth/create-token-form';
 import { Badge, Card, PageHeader } from '@/components/ui/card';
 import { Table, Td } from '@/components/ui/table';
@@ -28,7 +28,7 @@ export default async function AccountPage() {
                 <Td className="font-mono text-xs">{t.prefix}</Td>
                 <Td>{formatDate(t.createdAt)}</Td>
                 <Td>{t.lastUsedAt ? formatDate(t.lastUsedAt) : <span className="text-slate-400">never</span>}</Td>
-                <Td className="text-right">{t.revokedAt ? <Badge tone="bad">Revoked</Badge> : <RevokeButton what={`the token "${t.name}"`} revoke={revokeTokenAction.bind(null, t.id)} />}</Td>
+                <Td className="text-right">{t.revokedAt ? <Badge tone="bad">Revoked</Badge> : <ConfirmButton label="Revoke" confirm={`Revoke the token "${t.name}"? Scripts using it stop working at once.`} run={revokeTokenAction.bind(null, t.id)} />}</Td>
               </tr>
             ))}
           </Table>

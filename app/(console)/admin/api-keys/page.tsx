@@ -1,5 +1,5 @@
 import { CreateApiKeyForm } from '@/components/admin/create-api-key-form';
-import { RevokeButton } from '@/components/admin/revoke-button';
+import { ConfirmButton } from '@/components/ui/confirm-button';
 import { Badge, Card, EmptyState, PageHeader } from '@/components/ui/card';
 import { Table, Td } from '@/components/ui/table';
 import { listApiKeys } from '@/lib/server/credentials';
@@ -32,7 +32,7 @@ export default async function ApiKeysPage() {
                 <Td>{k.organization ?? <span className="text-slate-400">any</span>}</Td>
                 <Td>{formatDate(k.createdAt)}</Td>
                 <Td>{k.lastUsedAt ? formatDate(k.lastUsedAt) : <span className="text-slate-400">never</span>}</Td>
-                <Td className="text-right">{k.revokedAt ? <Badge tone="bad">Revoked {formatDate(k.revokedAt)}</Badge> : <RevokeButton what={`the key "${k.name}"`} revoke={revokeApiKeyAction.bind(null, k.id)} />}</Td>
+                <Td className="text-right">{k.revokedAt ? <Badge tone="bad">Revoked {formatDate(k.revokedAt)}</Badge> : <ConfirmButton label="Revoke" confirm={`Revoke the key "${k.name}"? Anything using it stops working at once.`} run={revokeApiKeyAction.bind(null, k.id)} />}</Td>
               </tr>
             ))}
           </Table>

@@ -1,8 +1,9 @@
 'use client';
 import { useState, useTransition } from 'react';
-import { Button } from '@/components/ui/button';
+import { Button } from './button';
 
-export function RevokeButton({ what, revoke }: { what: string; revoke: () => Promise<string | null> }) {
+/** A destructive action behind a confirmation; shows the action's own error next to it. */
+export function ConfirmButton({ label, confirm, run }: { label: string; confirm: string; run: () => Promise<string | null> }) {
   const [pending, start] = useTransition();
   const [error, setError] = useState<string | null>(null);
   return (
@@ -12,11 +13,11 @@ export function RevokeButton({ what, revoke }: { what: string; revoke: () => Pro
         variant="danger"
         disabled={pending}
         onClick={() => {
-          if (!window.confirm(`Revoke ${what}? Anything using it stops working at once.`)) return;
-          start(async () => setError(await revoke()));
+          if (!window.confirm(confirm)) return;
+          start(async () => setError(await run()));
         }}
       >
-        {pending ? 'Revoking…' : 'Revoke'}
+        {pending ? 'Working…' : label}
       </Button>
       {error ? <span className="text-xs text-rose-600">{error}</span> : null}
     </span>

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { classifyRecord } from '@/lib/outcomes/classify';
+import { categories, deliveries, outcomeSchema } from '@/lib/outcomes/schemas';
+import { DEMO_TRUSTED_SERVERS, demoOutcomes } from './demo-outcomes';
+
+const records = demoOutcomes(Date.UTC(2026, 10, 30, 12));
+const classified = records.map((r) => ({ r, c: classifyRecord(r, DEMO_TRUSTED_SERVERS.includes(r.server)) }));
+
+describe('demo outcome records', () => {
+  it('are all valid API records with unique event ids', () => {
+    for (const r of records) expect(outcomeSchema.safeParse(r).success, r.eventId).toBe(true);
+    expect(new Set(records.map((r) => r.eventId)).size).toBe(records.length);
+  });
+
+  it('cover every delivery state and every category except "not_sent" (no reason given)', () => {
+    expect(new Set(classified.map(({ c }) => c.delivery))).toEqual(new Set(deliveries));
+    const seen = new Set(classified.map(({ c }) => c.category));
+    expect(categories.filter((k) => !seen.has(k))).toEqual(['not_sent']);
+  });
+
+  it('include both sides of the read-only rule: trusted reads rejected, writes unknown, for the same failure', () => {
+    const upstream = classified.filter(({ c }) => c.category === 'upstream_failure');
+    expect(upstream.some(({ c }) => c.readOnly && c.delivery === 'rejected')).toBe(true);
+    expect(upstream.some(({ c }) => !c.readOnly && c.delivery === 'unknown')).toBe(true);
+    // crm-mcp is untrusted: its readOnlyHint does not make its lookup read-only.
+    expect(classified.filter(({ r }) => r.server === 'crm-mcp').every(({ c }) => !c.readOnly)).toBe(true);
+  });
+
+  it('include multi-attempt incidents under one request reference', () => {
+    const refund = records.filter((r) => r.requestRef === 'req_refund_4411');
+    expect(refund.filter((r) => r.idempotencyKey === 'refund-4411-v1').map((r) => r.attempt)).toEqual([1, 2]);
+  });
+
+  it('spread over the last seven days', () => {
+    const times = records.map((r) => Date.parse(r.occurredAt));
+    const now = Date.UTC(2026, 10, 30, 12);
+    expect(Math.min(...times)).toBeGreaterThan(now - 8 * 24 * 3_600_000);
+    expect(Math.max(...times)).toBeLessThanOrEqual(now);
+  });
+});
