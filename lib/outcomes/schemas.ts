@@ -69,7 +69,10 @@ export type OutputValidation = (typeof outputValidations)[number];
 // Every string has a ceiling so a record's size is bounded by its schema, not only by the
 // 1 MiB body limit.
 const NAME_MAX = 200;
-const text = (max: number) => z.string().min(1).max(max);
+// PostgreSQL refuses NUL in text and jsonb: refused here, naming the field, not as a 500 later.
+const NO_NUL = /^[^\u0000]*$/;
+export const boundedString = (max: number) => z.string().max(max).regex(NO_NUL, 'must not contain NUL characters');
+const text = (max: number) => boundedString(max).min(1);
 // Postgres `integer`: what a counter or a duration can be stored as.
 const int4 = z.number().int().max(2_147_483_647);
 
@@ -79,7 +82,7 @@ const optional = <T extends z.ZodType>(schema: T) => schema.nullish();
 // Not strict: gateways forward MCP's annotations object verbatim, and MCP may add hints.
 // Unknown hints are dropped rather than refused.
 export const toolAnnotationsSchema = z.object({
-  title: optional(z.string().max(NAME_MAX)),
+  title: optional(boundedString(NAME_MAX)),
   readOnlyHint: optional(z.boolean()),
   destructiveHint: optional(z.boolean()),
   idempotentHint: optional(z.boolean()),
@@ -98,7 +101,7 @@ export const resultSchema = z
   .object({
     isError: z.boolean(),
     // Free-form on purpose: the classifier maps known spellings and ignores the rest.
-    errorCategory: optional(z.string().max(100)),
+    errorCategory: optional(boundedString(100)),
     // Absent means the caller did not check, which counts as `not_declared`.
     outputValidation: optional(z.enum(outputValidations)),
   })
@@ -135,6 +138,15 @@ export const observedSchema = observedShape.superRefine((o, ctx) => {
 });
 export type Observed = z.infer<typeof observedSchema>;
 
+// RFC 3339 with an offset, within what both PostgreSQL and JavaScript dates hold exactly
+// (year 0000 passes the format but PostgreSQL has no year 0). Shared with the list query.
+const EARLIEST = Date.UTC(1970, 0, 1);
+const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59);
+export const instantSchema = z.iso
+  .datetime({ offset: true })
+  // NaN: the format check above has already said what is wrong.
+  .refine((s) => !(Date.parse(s) < EARLIEST || Date.parse(s) > LATEST), 'must be between 1970 and 9999');
+
 // An argument digest, never the arguments: the fixed shape makes smuggling them impossible.
 export const argsDigestSchema = z
   .string()
@@ -143,7 +155,7 @@ export const argsDigestSchema = z
 export const outcomeSchema = z
   .object({
     eventId: text(128),
-    occurredAt: z.iso.datetime({ offset: true }),
+    occurredAt: instantSchema,
     durationMs: optional(int4.min(0)),
     requestRef: text(200),
     idempotencyKey: optional(text(255)),
@@ -155,12 +167,12 @@ export const outcomeSchema = z
     serverVersion: optional(text(100)),
     protocolVersion: optional(text(64)),
     tool: toolSchema,
-    mcpRequestId: optional(z.union([z.string().max(NAME_MAX), z.number().int()])),
+    mcpRequestId: optional(z.union([boundedString(NAME_MAX), z.number().int()])),
     // Stored only as a keyed hash, so its length costs nothing; some servers use JWT-sized ids.
     sessionId: optional(text(1024)),
     grantId: optional(text(NAME_MAX)),
     argsDigest: optional(argsDigestSchema),
-    summary: optional(z.string().max(500)),
+    summary: optional(boundedString(500)),
     observed: observedSchema,
   })
   .strict();

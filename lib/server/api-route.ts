@@ -38,17 +38,20 @@ export function json(value: unknown, status = 200): Response {
   return new Response(JSON.stringify(value), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
 }
 
-type RouteOptions<S extends z.ZodType | undefined> = {
+type RouteOptions<S extends z.ZodType | undefined, Q extends z.ZodType | undefined = undefined> = {
   /** Scopes that let an API key in (any one suffices); none means people only. */
   scopes?: ApiScope[];
   /** What a person (personal token or console session) must be allowed to do; none means keys only. */
   action?: Action;
   body?: S;
+  /** Validates the query string: each parameter a string, a repeated one an array of them. */
+  query?: Q;
 };
 
-type Handler<S extends z.ZodType | undefined, P> = (ctx: {
+type Handler<S extends z.ZodType | undefined, P, Q extends z.ZodType | undefined = undefined> = (ctx: {
   client: ApiClient;
   body: S extends z.ZodType ? z.infer<S> : undefined;
+  query: Q extends z.ZodType ? z.infer<Q> : undefined;
   params: P;
   request: Request;
 }) => Promise<Result<unknown> | Response>;
@@ -84,7 +87,7 @@ async function authenticate(request: Request): Promise<ApiClient | Response | nu
   return viewer ? { kind: 'user', viewer, tokenId: null } : null;
 }
 
-function allowed(client: ApiClient, options: RouteOptions<z.ZodType | undefined>): boolean {
+function allowed(client: ApiClient, options: RouteOptions<z.ZodType | undefined, z.ZodType | undefined>): boolean {
   if (client.kind === 'apiKey') return !!options.scopes?.some((s) => client.scopes.includes(s));
   return !!options.action && can(client.viewer, options.action);
 }
@@ -110,8 +113,24 @@ async function readBody(request: Request): Promise<{ text: string } | Response> 
   return { text: Buffer.concat(chunks).toString('utf8') };
 }
 
-/** The one wrapper every /api/v1 route goes through: credential, permission, body, failures. */
-export function apiRoute<S extends z.ZodType | undefined = undefined, P = Record<string, string>>(options: RouteOptions<S>, handler: Handler<S, P>) {
+// No prototype: a parameter named `__proto__` stays a parameter (and is refused as unknown).
+function queryObject(request: Request): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = Object.create(null);
+  for (const [key, value] of new URL(request.url).searchParams) {
+    const seen = Object.hasOwn(out, key) ? out[key] : undefined;
+    out[key] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
+  }
+  return out;
+}
+
+// A strict schema reports unknown parameters as one issue on the whole object: name each one.
+function queryErrors(issues: ReadonlyArray<z.core.$ZodIssue>): FieldError[] {
+  return fieldErrors(issues.flatMap((i) =>
+    i.code === 'unrecognized_keys' ? i.keys.map((key) => ({ path: [...i.path, key], message: 'is not a known parameter' })) : [i]));
+}
+
+/** The one wrapper every /api/v1 route goes through: credential, permission, query, body, failures. */
+export function apiRoute<S extends z.ZodType | undefined = undefined, P = Record<string, string>, Q extends z.ZodType | undefined = undefined>(options: RouteOptions<S, Q>, handler: Handler<S, P, Q>) {
   return async (request: Request, context: { params: Promise<P> }): Promise<Response> => {
     try {
       const client = await authenticate(request);
@@ -120,6 +139,13 @@ export function apiRoute<S extends z.ZodType | undefined = undefined, P = Record
       if (!allowed(client, options)) {
         const need = client.kind === 'apiKey' ? `one of the scopes ${options.scopes?.join(', ') || '(people only)'}` : 'a role that may do this';
         return problem('forbidden', `This credential lacks ${need}.`);
+      }
+
+      let query: unknown = undefined;
+      if (options.query) {
+        const result = options.query.safeParse(queryObject(request));
+        if (!result.success) return problem('invalid_input', 'Some query parameters are invalid.', queryErrors(result.error.issues));
+        query = result.data;
       }
 
       let body: unknown = undefined;
@@ -137,7 +163,7 @@ export function apiRoute<S extends z.ZodType | undefined = undefined, P = Record
         body = result.data;
       }
 
-      const out = await handler({ client, body: body as never, params: await context.params, request });
+      const out = await handler({ client, body: body as never, query: query as never, params: await context.params, request });
       if (out instanceof Response) return out;
       return out.ok ? json(out.value) : problem(out.failure, out.detail, out.errors);
     } catch (err) {

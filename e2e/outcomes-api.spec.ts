@@ -1,0 +1,263 @@
+import { expect, test, type APIRequestContext, type APIResponse } from '@playwright/test';
+import { cli, secretFrom, users } from './helpers';
+
+// The outcome records API through the real server (API.md, "Outcome records").
+
+let writeKey = '';
+let readKey = '';
+let orgKey = '';
+let supportToken = '';
+const ORG = `org-${Date.now().toString(36)}`;
+
+const apiKey = (name: string, scopes: string, ...more: string[]) =>
+  secretFrom(cli('apikeys:create', '--name', `e2e-${name}-${Date.now()}`, '--scopes', scopes, ...more), 'cs_live_');
+
+test.beforeAll(() => {
+  writeKey = apiKey('outcomes-write', 'outcomes:write');
+  readKey = apiKey('outcomes-read', 'outcomes:read');
+  orgKey = apiKey('outcomes-org', 'outcomes:write,outcomes:read', '--organization', ORG);
+  supportToken = secretFrom(cli('tokens:create', '--email', users.support.email, '--name', 'e2e-outcomes'), 'cs_pat_');
+});
+
+const bearer = (secret: string) => ({ authorization: `Bearer ${secret}` });
+let seq = 0;
+const uniq = (prefix: string) => `${prefix}_${Date.now().toString(36)}_${seq++}`;
+
+function record(over: Record<string, unknown> = {}) {
+  return {
+    eventId: uniq('evt'),
+    occurredAt: '2026-11-30T12:00:00Z',
+    requestRef: uniq('req'),
+    organization: 'acme',
+    principal: 'user_193',
+    server: 'billing-mcp',
+    tool: { name: 'refund_payment', annotations: { readOnlyHint: false, destructiveHint: true } },
+    argsDigest: `sha256:${'ab'.repeat(32)}`,
+    summary: 'Refund 40.00 EUR on order 4411',
+    observed: { sent: true, httpStatus: 200, result: { isError: false, outputValidation: 'valid' } },
+    ...over,
+  };
+}
+
+const post = (request: APIRequestContext, secret: string, data: unknown) =>
+  request.post('/api/v1/outcomes', { headers: bearer(secret), data });
+
+async function expectProblem(res: APIResponse, status: number, code: string) {
+  expect(res.status()).toBe(status);
+  expect(res.headers()['content-type']).toContain('application/problem+json');
+  const body = await res.json();
+  expect(body).toMatchObject({ status, code, type: expect.any(String), title: expect.any(String), detail: expect.any(String) });
+  expect(JSON.stringify(body)).not.toMatch(/at .*\.(ts|js):\d+|prisma|postgres|SQL/i);
+  return body;
+}
+
+const CLASSIFICATION_KEYS = ['boundary', 'category', 'delivery', 'nextStep', 'readOnly', 'retry', 'whatHappened'];
+
+test.describe('POST /api/v1/outcomes', () => {
+  test('stores a batch and answers { accepted, duplicates, records } with classifications', async ({ request }) => {
+    const requestRef = uniq('req');
+    const records = [
+      record({ requestRef }),
+      record({ requestRef, observed: { sent: true, httpStatus: 200, result: { isError: true, errorCategory: 'INVALID_INPUT' } } }),
+      record({ requestRef, observed: { sent: true, clientError: 'timeout' } }),
+    ];
+    const res = await post(request, writeKey, { records });
+    expect(res.status()).toBe(200);
+    const body = await res.json();
+    expect(Object.keys(body).sort()).toEqual(['accepted', 'duplicates', 'records']);
+    expect(body).toMatchObject({ accepted: 3, duplicates: 0 });
+    expect(body.records.map((r: { eventId: string }) => r.eventId)).toEqual(records.map((r) => r.eventId));
+    for (const r of body.records) {
+      expect(Object.keys(r).sort()).toEqual(['classification', 'eventId', 'id']);
+      expect(Object.keys(r.classification).sort()).toEqual(CLASSIFICATION_KEYS);
+    }
+    expect(body.records[0].classification).toMatchObject({ boundary: 'none', delivery: 'completed', category: 'ok', retry: 'no', readOnly: false });
+    expect(body.records[1].classification).toMatchObject({ boundary: 'tool', delivery: 'rejected', category: 'validation', retry: 'after_correction' });
+    expect(body.records[2].classification).toMatchObject({ boundary: 'client', delivery: 'unknown', category: 'timeout', retry: 'after_state_check' });
+  });
+
+  test('a replay is a duplicate with the same answer; other content under the same eventId is 422', async ({ request }) => {
+    const first = record();
+    const original = await (await post(request, writeKey, { records: [first] })).json();
+    const replay = await post(request, writeKey, { records: [first] });
+    expect(replay.status()).toBe(200);
+    expect(await replay.json()).toEqual({ ...original, accepted: 0, duplicates: 1 });
+
+    const fresh = record();
+    const changed = await post(request, writeKey, { records: [fresh, { ...first, summary: 'Refund 400.00 EUR' }] });
+    const problem = await expectProblem(changed, 422, 'idempotency_key_reused');
+    expect(problem.errors).toEqual([{ path: 'records.1.eventId', message: expect.any(String) }]);
+    // Nothing of that batch was stored: the fresh record is accepted when sent alone.
+    expect(await (await post(request, writeKey, { records: [fresh] })).json()).toMatchObject({ accepted: 1, duplicates: 0 });
+  });
+
+  test('no credential: 401', async ({ request }) => {
+    const res = await request.post('/api/v1/outcomes', { data: { records: [record()] } });
+    await expectProblem(res, 401, 'unauthenticated');
+  });
+
+  test('a key without outcomes:write, or a person: 403', async ({ request }) => {
+    await expectProblem(await post(request, readKey, { records: [record()] }), 403, 'forbidden');
+    await expectProblem(await post(request, supportToken, { records: [record()] }), 403, 'forbidden');
+  });
+
+  test('an organization-limited key: 403 naming the record of another organization, nothing stored', async ({ request }) => {
+    const requestRef = uniq('req');
+    const res = await post(request, orgKey, { records: [record({ requestRef, organization: ORG }), record({ requestRef, organization: 'acme' })] });
+    const problem = await expectProblem(res, 403, 'forbidden');
+    expect(problem.errors).toEqual([{ path: 'records.1.organization', message: expect.any(String) }]);
+    const listed = await (await request.get(`/api/v1/outcomes?requestRef=${requestRef}`, { headers: bearer(readKey) })).json();
+    expect(listed.items).toEqual([]);
+  });
+
+  test('malformed JSON: 400', async ({ request }) => {
+    const res = await request.post('/api/v1/outcomes', { headers: { ...bearer(writeKey), 'content-type': 'application/json' }, data: Buffer.from('{"records": [') });
+    await expectProblem(res, 400, 'invalid_input');
+  });
+
+  test('a body over 1 MiB: 413', async ({ request }) => {
+    const big = JSON.stringify({ records: [record({ summary: 'x'.repeat(1024 * 1024 + 10) })] });
+    const res = await request.post('/api/v1/outcomes', { headers: { ...bearer(writeKey), 'content-type': 'application/json' }, data: big });
+    await expectProblem(res, 413, 'payload_too_large');
+  });
+
+  test('schema violations: 422 naming each field path, nothing stored', async ({ request }) => {
+    const requestRef = uniq('req');
+    const { eventId: _dropped, ...noEventId } = record({ requestRef });
+    const res = await post(request, writeKey, {
+      records: [record({ requestRef, occurredAt: '30/11/2026' }), record({ requestRef }), noEventId, record({ requestRef, observed: { sent: true, httpStatus: 999 } })],
+    });
+    const problem = await expectProblem(res, 422, 'invalid_input');
+    const paths = problem.errors.map((e: { path: string }) => e.path);
+    expect(paths).toEqual(expect.arrayContaining(['records.0.occurredAt', 'records.2.eventId', 'records.3.observed.httpStatus']));
+    expect(paths.every((p: string) => !p.startsWith('records.1'))).toBe(true);
+    const listed = await (await request.get(`/api/v1/outcomes?requestRef=${requestRef}`, { headers: bearer(readKey) })).json();
+    expect(listed.items).toEqual([]);
+  });
+
+  test('0 or 1001 records: 422; 1000 is accepted', async ({ request }) => {
+    const none = await expectProblem(await post(request, writeKey, { records: [] }), 422, 'invalid_input');
+    expect(none.errors[0].path).toBe('records');
+    const requestRef = uniq('req');
+    const many = (n: number) => Array.from({ length: n }, () => record({ requestRef, summary: null, argsDigest: null }));
+    const tooMany = await expectProblem(await post(request, writeKey, { records: many(1001) }), 422, 'invalid_input');
+    expect(tooMany.errors[0].path).toBe('records');
+    const res = await post(request, writeKey, { records: many(1000) });
+    expect(res.status()).toBe(200);
+    expect(await res.json()).toMatchObject({ accepted: 1000, duplicates: 0 });
+  });
+});
+
+test.describe('GET /api/v1/outcomes', () => {
+  const requestRef = uniq('req-list');
+  let ids: string[] = [];
+
+  test.beforeAll(async ({ playwright }, testInfo) => {
+    const request = await playwright.request.newContext({ baseURL: testInfo.project.use.baseURL });
+    // Five records, two of them at the same instant: paging must neither repeat nor skip.
+    const records = [
+      record({ requestRef, occurredAt: '2026-11-30T10:00:00Z', summary: 'mail jane.doe@example.com about it' }),
+      record({ requestRef, occurredAt: '2026-11-30T11:00:00Z', observed: { sent: true, httpStatus: 403, authError: 'insufficient_scope' } }),
+      record({ requestRef, occurredAt: '2026-11-30T12:00:00Z', tool: { name: 'get_order' }, server: 'orders-mcp' }),
+      record({ requestRef, occurredAt: '2026-11-30T12:00:00Z', observed: { sent: false, clientBlock: 'approval_required' } }),
+      record({ requestRef, occurredAt: '2026-11-30T13:00:00Z', sessionId: 'sess-e2e-secret-id', observed: { sent: true, clientError: 'timeout' } }),
+    ];
+    const body = await (await post(request, writeKey, { records })).json();
+    ids = body.records.map((r: { id: string }) => r.id);
+    await request.dispose();
+  });
+
+  const list = (request: APIRequestContext, secret: string, query: string) =>
+    request.get(`/api/v1/outcomes?requestRef=${requestRef}${query}`, { headers: bearer(secret) });
+
+  test('newest first, records with their classification and id, never hashes', async ({ request }) => {
+    const res = await list(request, readKey, '');
+    expect(res.status()).toBe(200);
+    const body = await res.json();
+    expect(Object.keys(body).sort()).toEqual(['items', 'nextCursor']);
+    expect(body.nextCursor).toBeNull();
+    expect(body.items).toHaveLength(5);
+    expect(body.items[0].id).toBe(ids[4]);
+    expect(body.items.at(-1).id).toBe(ids[0]);
+    expect(body.items.at(-1)).toMatchObject({
+      eventId: expect.any(String), occurredAt: '2026-11-30T10:00:00.000Z', requestRef, organization: 'acme', principal: 'user_193',
+      server: 'billing-mcp', tool: { name: 'refund_payment', annotations: { readOnlyHint: false, destructiveHint: true } },
+      argsDigest: `sha256:${'ab'.repeat(32)}`, summary: 'mail [masked:email] about it',
+      observed: { sent: true, httpStatus: 200 }, classification: { delivery: 'completed', category: 'ok' },
+    });
+    const text = JSON.stringify(body);
+    expect(text).not.toMatch(/sess-e2e-secret-id|sessionId|sessionHash|contentHash|jane\.doe/);
+  });
+
+  test('filters', async ({ request }) => {
+    const idsOf = async (query: string) => ((await (await list(request, readKey, query)).json()).items as { id: string }[]).map((i) => i.id);
+    expect(await idsOf('&delivery=rejected')).toEqual([ids[1]]);
+    expect(await idsOf('&category=approval_required')).toEqual([ids[3]]);
+    expect(await idsOf('&boundary=client')).toEqual([ids[4], ids[3]]);
+    expect(await idsOf('&retry=after_approval')).toEqual([ids[3], ids[1]]);
+    expect(await idsOf('&tool=get_order')).toEqual([ids[2]]);
+    expect(await idsOf('&server=orders-mcp')).toEqual([ids[2]]);
+    expect(await idsOf('&from=2026-11-30T11:00:00Z&to=2026-11-30T13:00:00%2B01:00')).toEqual([ids[1]]);
+    expect(await idsOf('&from=2026-11-30T12:00:00Z')).toHaveLength(3);
+    expect(await idsOf('&organization=globex')).toEqual([]);
+  });
+
+  test('cursor pagination visits every record once', async ({ request }) => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    for (let pages = 0; pages < 10; pages++) {
+      const res = await list(request, readKey, `&limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(res.status()).toBe(200);
+      const body = await res.json();
+      expect(body.items.length).toBeLessThanOrEqual(2);
+      seen.push(...body.items.map((i: { id: string }) => i.id));
+      cursor = body.nextCursor;
+      if (!cursor) break;
+    }
+    expect(seen).toHaveLength(5);
+    expect(new Set(seen)).toEqual(new Set(ids));
+    expect(seen[0]).toBe(ids[4]);
+  });
+
+  test('bad query parameters: 422 naming each', async ({ request }) => {
+    const paths = async (query: string) => (await expectProblem(await list(request, readKey, query), 422, 'invalid_input')).errors.map((e: { path: string }) => e.path);
+    expect(await paths('&delivery=lost')).toEqual(['delivery']);
+    expect(await paths('&from=yesterday')).toEqual(['from']);
+    expect(await paths('&limit=201')).toEqual(['limit']);
+    expect(await paths('&cursor=forged')).toEqual(['cursor']);
+    expect(await paths('&reqRef=x')).toEqual(['reqRef']);
+    // A parameter named like an Object.prototype member is a parameter like any other.
+    expect(await paths('&constructor=x&toString=y')).toEqual(['constructor', 'toString']);
+  });
+
+  test('people with a personal token may read; keys need outcomes:read; none: 401', async ({ request }) => {
+    expect((await (await list(request, supportToken, '')).json()).items).toHaveLength(5);
+    await expectProblem(await list(request, writeKey, ''), 403, 'forbidden');
+    await expectProblem(await request.get('/api/v1/outcomes'), 401, 'unauthenticated');
+  });
+
+  test('an organization-limited key sees only its organization', async ({ request }) => {
+    const own = record({ organization: ORG });
+    const { records } = await (await post(request, orgKey, { records: [own] })).json();
+    const mine = await (await request.get(`/api/v1/outcomes?limit=200`, { headers: bearer(orgKey) })).json();
+    expect(mine.items.map((i: { id: string }) => i.id)).toContain(records[0].id);
+    expect(mine.items.every((i: { organization: string }) => i.organization === ORG)).toBe(true);
+    expect((await (await list(request, orgKey, '')).json()).items).toEqual([]);
+    await expectProblem(await request.get(`/api/v1/outcomes/${ids[0]}`, { headers: bearer(orgKey) }), 404, 'not_found');
+  });
+});
+
+test.describe('GET /api/v1/outcomes/{id}', () => {
+  test('one record; unknown and malformed ids: 404', async ({ request }) => {
+    const sent = record({ summary: 'ssn 123-45-6789 on file' });
+    const { records } = await (await post(request, writeKey, { records: [sent] })).json();
+    const res = await request.get(`/api/v1/outcomes/${records[0].id}`, { headers: bearer(readKey) });
+    expect(res.status()).toBe(200);
+    const body = await res.json();
+    expect(body).toMatchObject({ id: records[0].id, eventId: sent.eventId, requestRef: sent.requestRef, summary: 'ssn [masked:ssn] on file', classification: records[0].classification });
+    for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid', `${records[0].id}0`, '%27%20OR%201%3D1']) {
+      await expectProblem(await request.get(`/api/v1/outcomes/${id}`, { headers: bearer(readKey) }), 404, 'not_found');
+    }
+    await expectProblem(await request.get(`/api/v1/outcomes/${records[0].id}`, { headers: bearer(writeKey) }), 403, 'forbidden');
+  });
+});

@@ -1,0 +1,73 @@
+// The list query for outcome records (API.md, `GET /api/v1/outcomes`): one schema for the API's
+// query string and the console's search params. Pure.
+import { z } from 'zod';
+import { boundaries, boundedString, categories, deliveries, instantSchema, retryValues } from './schemas';
+
+export const OUTCOME_PAGE_DEFAULT = 50;
+export const OUTCOME_PAGE_MAX = 200;
+
+/** Where the previous page stopped: newest first, by occurredAt, then id. */
+export type OutcomeCursor = { occurredAt: Date; id: string };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const isUuid = (s: string) => UUID.test(s);
+
+// Opaque to callers (base64url JSON), so the ordering can change without breaking them.
+export function encodeOutcomeCursor(cursor: OutcomeCursor): string {
+  const json = JSON.stringify([cursor.occurredAt.toISOString(), cursor.id]);
+  return btoa(json).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+export function decodeOutcomeCursor(raw: string): OutcomeCursor | null {
+  try {
+    const b64 = raw.replace(/-/g, '+').replace(/_/g, '/');
+    const parsed: unknown = JSON.parse(atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4)));
+    if (!Array.isArray(parsed) || parsed.length !== 2) return null;
+    const [at, id] = parsed as unknown[];
+    if (typeof at !== 'string' || typeof id !== 'string' || !isUuid(id)) return null;
+    const occurredAt = new Date(at);
+    return !Number.isNaN(occurredAt.getTime()) && occurredAt.toISOString() === at ? { occurredAt, id } : null;
+  } catch {
+    return null;
+  }
+}
+
+// An empty parameter (a form's blank field, `?delivery=`) means "no filter", not a bad value.
+const param = <T extends z.ZodType>(schema: T) =>
+  z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
+
+const name = boundedString(200);
+const instant = instantSchema.transform((s) => new Date(s));
+
+// Strict: a misspelt filter (`?reqRef=`) would otherwise silently list everything.
+export const outcomeQuerySchema = z
+  .strictObject({
+    requestRef: param(boundedString(200)),
+    idempotencyKey: param(boundedString(255)),
+    grantId: param(name),
+    delivery: param(z.enum(deliveries)),
+    category: param(z.enum(categories)),
+    boundary: param(z.enum(boundaries)),
+    retry: param(z.enum(retryValues)),
+    // "Unknown writes" are `delivery=unknown&readOnly=false`: read-only as classified (trusted hint).
+    readOnly: param(z.enum(['true', 'false']).transform((v) => v === 'true')),
+    tool: param(name),
+    server: param(name),
+    organization: param(name),
+    principal: param(name),
+    // occurredAt >= from and < to: consecutive windows neither overlap nor leave gaps.
+    from: param(instant),
+    to: param(instant),
+    cursor: param(
+      z.string().max(200).transform((raw, ctx) => {
+        const cursor = decodeOutcomeCursor(raw);
+        if (!cursor) ctx.addIssue({ code: 'custom', message: 'is not a cursor this API returned' });
+        return cursor ?? z.NEVER;
+      }),
+    ),
+    limit: param(z.coerce.number().int().min(1).max(OUTCOME_PAGE_MAX)),
+  })
+  .refine((q) => !q.from || !q.to || q.from < q.to, { path: ['to'], message: 'must be after from' });
+
+export type OutcomeQuery = z.output<typeof outcomeQuerySchema>;
