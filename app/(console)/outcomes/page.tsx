@@ -1,16 +1,121 @@
-import { EmptyState, PageHeader } from '@/components/ui/card';
+import Link from 'next/link';
+import { OutcomeFilters } from '@/components/outcomes/outcome-filters';
+import { CategoryBadge, DeliveryBadge } from '@/components/outcomes/outcome-badges';
+import { EmptyState, Notice, PageHeader } from '@/components/ui/card';
+import { Table, Td } from '@/components/ui/table';
+import { formatDate } from '@/lib/format';
+import { outcomeQuerySchema } from '@/lib/outcomes/query';
+import { isUnknownWrite, retryLabel } from '@/lib/outcomes/present';
+import { fieldErrors } from '@/lib/result';
+import { listOutcomes } from '@/lib/server/outcomes';
 import { requireViewer } from '@/lib/server/session';
 
 export const metadata = { title: 'Outcomes' };
 
-export default async function OutcomesPage() {
-  await requireViewer('outcomes.read');
+type Search = Record<string, string | string[] | undefined>;
+
+// datetime-local inputs send "2026-11-30T12:00"; the console shows UTC, so read them as UTC.
+const asUtc = (v: string | undefined) => (v && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(v) ? `${v}:00Z` : v);
+
+function single(search: Search): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(search).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
+}
+
+function withParams(values: Record<string, string | undefined>, change: Record<string, string | undefined>) {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries({ ...values, ...change })) if (v) params.set(k, v);
+  const qs = params.toString();
+  return qs ? `/outcomes?${qs}` : '/outcomes';
+}
+
+const quickViews: { label: string; params: Record<string, string> }[] = [
+  { label: 'All', params: {} },
+  { label: 'Unknown writes', params: { delivery: 'unknown', readOnly: 'false' } },
+  { label: 'Never sent', params: { delivery: 'never_sent' } },
+  { label: 'Rejected', params: { delivery: 'rejected' } },
+  { label: 'Completed', params: { delivery: 'completed' } },
+];
+
+export default async function OutcomesPage({ searchParams }: { searchParams: Promise<Search> }) {
+  const viewer = await requireViewer('outcomes.read');
+  const values = single(await searchParams);
+  const parsed = outcomeQuerySchema.safeParse({ ...values, from: asUtc(values.from), to: asUtc(values.to) });
+  const page = parsed.success ? await listOutcomes(viewer, parsed.data) : null;
+  const filtered = Object.entries(values).some(([k, v]) => v && k !== 'cursor');
+
   return (
     <>
-      <PageHeader title="Outcomes" description="Every tool call your agents reported, classified by where it failed, whether it ran, and what to do next." />
-      <EmptyState title="No outcome records yet">
-        Agent runtimes and gateways post records to <code className="font-mono text-xs">POST /api/v1/outcomes</code> with an API key that has the <code className="font-mono text-xs">outcomes:write</code> scope.
-      </EmptyState>
+      <PageHeader title="Outcomes" description="Every tool call your agents reported, classified by where it failed, whether it ran, and what to do next. Newest first; times in UTC." />
+      <nav aria-label="Quick views" className="mb-4 flex flex-wrap gap-2">
+        {quickViews.map((q) => {
+          const active = Object.entries(q.params).every(([k, v]) => values[k] === v) && Object.keys(q.params).length === Object.keys(values).filter((k) => values[k] && k !== 'cursor').length;
+          return (
+            <Link key={q.label} href={withParams({}, q.params)} aria-current={active ? 'page' : undefined}
+              className={`rounded-full px-3 py-1 text-sm font-medium ring-1 ring-inset ${active ? 'bg-indigo-600 text-white ring-indigo-600' : 'bg-white text-slate-700 ring-slate-300 hover:bg-slate-50'}`}>
+              {q.label}
+            </Link>
+          );
+        })}
+      </nav>
+      <details className="mb-6" open={filtered}>
+        <summary className="mb-3 cursor-pointer text-sm font-medium text-slate-700">Filters</summary>
+        <OutcomeFilters values={values} />
+      </details>
+
+      {!parsed.success ? (
+        <Notice tone="bad" testId="filter-error">
+          These filters cannot be applied: {fieldErrors(parsed.error.issues).map((e) => `${e.path} ${e.message}`).join('; ')}.
+        </Notice>
+      ) : !page?.ok ? (
+        <Notice tone="bad">Your role cannot read outcome records.</Notice>
+      ) : page.value.items.length === 0 ? (
+        filtered ? (
+          <EmptyState title="No records match these filters" action={<Link className="text-sm font-medium text-indigo-600" href="/outcomes">Clear filters</Link>}>
+            Try a wider time range or fewer filters.
+          </EmptyState>
+        ) : (
+          <EmptyState title="No outcome records yet">
+            Agent runtimes and gateways post records to <code className="font-mono text-xs">POST /api/v1/outcomes</code> with an API key that has the <code className="font-mono text-xs">outcomes:write</code> scope.
+          </EmptyState>
+        )
+      ) : (
+        <>
+          <Table head={['When', 'Tool', 'What happened', 'Outcome', 'Next', 'Request']} caption="Outcome records">
+            {page.value.items.map((r) => {
+              const unknownWrite = isUnknownWrite(r.classification);
+              return (
+                <tr key={r.id} data-testid="outcome-row" className={unknownWrite ? 'bg-rose-50/60' : undefined}>
+                  <Td className="text-xs text-slate-500">{formatDate(r.occurredAt)}</Td>
+                  <Td>
+                    <Link href={`/outcomes/${r.id}`} className="font-mono text-xs font-medium text-indigo-700 hover:underline">{r.tool.name}</Link>
+                    <span className="block text-xs text-slate-500">{r.server}</span>
+                  </Td>
+                  <Td className="max-w-md whitespace-normal">
+                    <span className="line-clamp-2 text-sm text-slate-800">{r.summary ?? <span className="text-slate-400">no summary</span>}</span>
+                    <span className="text-xs text-slate-500">{r.organization} · {r.principal}{r.attempt && r.attempt > 1 ? ` · attempt ${r.attempt}` : ''}</span>
+                  </Td>
+                  <Td>
+                    <div className="flex flex-col items-start gap-1">
+                      <DeliveryBadge delivery={r.classification.delivery} category={r.classification.category} />
+                      <CategoryBadge category={r.classification.category} />
+                      {unknownWrite ? <span className="text-xs font-semibold text-rose-700">Write may have happened</span> : null}
+                    </div>
+                  </Td>
+                  <Td className="text-xs text-slate-600">{retryLabel[r.classification.retry]}</Td>
+                  <Td><Link href={withParams({}, { requestRef: r.requestRef })} className="font-mono text-xs text-slate-600 hover:text-indigo-700">{r.requestRef}</Link></Td>
+                </tr>
+              );
+            })}
+          </Table>
+          <div className="mt-4 flex items-center justify-between text-sm">
+            <span className="text-slate-500">{page.value.items.length} records on this page</span>
+            <div className="flex gap-4">
+              {values.cursor ? <Link className="font-medium text-slate-600 hover:text-slate-900" href={withParams(values, { cursor: undefined })}>Back to newest</Link> : null}
+              {page.value.nextCursor ? <Link className="font-medium text-indigo-600 hover:text-indigo-500" href={withParams(values, { cursor: page.value.nextCursor })} data-testid="next-page">Older records →</Link> : null}
+            </div>
+          </div>
+        </>
+      )}
     </>
   );
 }

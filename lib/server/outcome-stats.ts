@@ -1,0 +1,63 @@
+import 'server-only';
+import { db } from './db';
+import { can, type Viewer } from '@/lib/auth/permissions';
+import type { Category, Delivery } from '@/lib/outcomes/schemas';
+import { fail, ok, type Result } from '@/lib/result';
+
+export type DeliveryCounts = Record<Delivery, number>;
+export type OverviewStats = {
+  last24h: { total: number; byDelivery: DeliveryCounts; byCategory: { category: Category; count: number }[]; unknownWrites: number };
+  last7d: { total: number; byDelivery: DeliveryCounts; byCategory: { category: Category; count: number }[]; unknownWrites: number };
+  /** Where each window starts, for links that reproduce these counts as a filtered list. */
+  since: { h24: string; d7: string };
+  /** Six-hour buckets over the last seven days, oldest first, with counts per delivery state. */
+  series: ({ bucket: string } & DeliveryCounts)[];
+};
+
+const emptyCounts = (): DeliveryCounts => ({ completed: 0, rejected: 0, never_sent: 0, unknown: 0 });
+const BUCKET_HOURS = 6;
+
+/** Counts for the overview, computed in PostgreSQL over the occurred_at index (never rows in JS). */
+export async function getOverviewStats(viewer: Viewer): Promise<Result<OverviewStats>> {
+  if (!can(viewer, 'outcomes.read')) return fail('forbidden');
+  const [groups, buckets] = await Promise.all([
+    db.$queryRaw<{ delivery: Delivery; category: Category; read_only: boolean; d1: bigint; d7: bigint }[]>`
+      SELECT delivery, category, read_only,
+             count(*) FILTER (WHERE occurred_at >= now() - interval '24 hours') AS d1,
+             count(*) AS d7
+      FROM outcome_records
+      WHERE occurred_at >= now() - interval '7 days' AND occurred_at <= now() + interval '1 hour'
+      GROUP BY 1, 2, 3`,
+    db.$queryRaw<{ bucket: Date; delivery: Delivery; n: bigint }[]>`
+      SELECT date_bin(make_interval(hours => ${BUCKET_HOURS}), occurred_at, timestamptz '2000-01-01 00:00:00+00') AS bucket, delivery, count(*) AS n
+      FROM outcome_records
+      WHERE occurred_at >= now() - interval '7 days' AND occurred_at <= now() + interval '1 hour'
+      GROUP BY 1, 2`,
+  ]);
+
+  const summarize = (pick: (g: (typeof groups)[number]) => number) => {
+    const byDelivery = emptyCounts();
+    const byCategory = new Map<Category, number>();
+    let unknownWrites = 0;
+    for (const g of groups) {
+      const n = pick(g);
+      byDelivery[g.delivery] += n;
+      byCategory.set(g.category, (byCategory.get(g.category) ?? 0) + n);
+      if (g.delivery === 'unknown' && !g.read_only) unknownWrites += n;
+    }
+    const total = Object.values(byDelivery).reduce((a, b) => a + b, 0);
+    return { total, byDelivery, unknownWrites, byCategory: [...byCategory].filter(([, n]) => n > 0).map(([category, count]) => ({ category, count })).sort((a, b) => b.count - a.count) };
+  };
+
+  // Every bucket of the window appears, empty ones included, so the chart's time axis is honest.
+  const step = BUCKET_HOURS * 3_600_000;
+  const end = Math.floor(Date.now() / step) * step;
+  const series = new Map<number, { bucket: string } & DeliveryCounts>();
+  for (let t = end - 7 * 24 * 3_600_000 + step; t <= end; t += step) series.set(t, { bucket: new Date(t).toISOString(), ...emptyCounts() });
+  for (const b of buckets) {
+    const slot = series.get(b.bucket.getTime());
+    if (slot) slot[b.delivery] += Number(b.n);
+  }
+  const since = { h24: new Date(Date.now() - 24 * 3_600_000).toISOString(), d7: new Date(Date.now() - 7 * 24 * 3_600_000).toISOString() };
+  return ok({ last24h: summarize((g) => Number(g.d1)), last7d: summarize((g) => Number(g.d7)), since, series: [...series.values()] });
+}
