@@ -9,8 +9,11 @@ export const demoUsers: { email: string; role: Role; name: string; principalId: 
 ];
 export const DEMO_PASSWORD = 'countersign-demo';
 
-/** Seeds demo users when there are none; returns whether it did. Needs DATABASE_URL set. */
-export async function seedDemo(): Promise<boolean> {
+/**
+ * Seeds demo users, trusted servers and outcome records when there are no users yet; returns
+ * whether it did. Needs DATABASE_URL and AUTH_SECRET set.
+ */
+export async function seedDemo(now = Date.now()): Promise<boolean> {
   const { db } = await import('@/lib/server/db');
   const { createUser } = await import('@/lib/server/users');
   if ((await db.user.count()) > 0) return false;
@@ -19,7 +22,28 @@ export async function seedDemo(): Promise<boolean> {
     // A concurrent first start may have seeded the same user: that is fine.
     if (!result.ok && result.failure !== 'conflict') throw new Error(`seeding ${u.email}: ${result.failure}`);
   }
+  await seedDemoOutcomes(now);
   return true;
+}
+
+/** Posts the demo stories through the real ingestion path, with a key that is revoked afterwards. */
+async function seedDemoOutcomes(now: number): Promise<void> {
+  const { createApiKey, revokeApiKey } = await import('@/lib/server/credentials');
+  const { ingestOutcomes } = await import('@/lib/server/outcomes');
+  const { trustServer } = await import('@/lib/server/servers');
+  const { findUserByEmail } = await import('@/lib/server/users');
+  const { DEMO_TRUSTED_SERVERS, demoOutcomes } = await import('./demo-outcomes');
+  for (const name of DEMO_TRUSTED_SERVERS) await trustServer('cli', name);
+  const key = await createApiKey('cli', { name: 'demo data (seed)', scopes: ['outcomes:write'] });
+  if (!key.ok) throw new Error(`seeding the demo key: ${key.failure}`);
+  const client = { kind: 'apiKey' as const, keyId: key.value.key.id, name: key.value.key.name, scopes: ['outcomes:write' as const], organization: null };
+  const records = demoOutcomes(now);
+  for (let i = 0; i < records.length; i += 500) {
+    const result = await ingestOutcomes(client, { records: records.slice(i, i + 500) });
+    if (!result.ok) throw new Error(`seeding demo outcomes: ${result.failure} ${result.detail ?? ''} ${JSON.stringify(result.errors ?? [])}`);
+  }
+  const admin = await findUserByEmail(demoUsers[0].email);
+  if (admin) await revokeApiKey(admin, key.value.key.id);
 }
 
 export function printDemoSignIn(): void {

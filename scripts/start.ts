@@ -10,6 +10,7 @@ async function main() {
   const database = await resolveDatabase();
   if (!database.authSecret) throw new Error('AUTH_SECRET is required when DATABASE_URL is set (generate one with: openssl rand -base64 32)');
   process.env.DATABASE_URL = database.url;
+  process.env.AUTH_SECRET = database.authSecret;
   const applied = await applyMigrations(database.url);
   if (applied.length) console.log(`[db] applied migrations: ${applied.join(', ')}`);
 

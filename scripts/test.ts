@@ -93,6 +93,7 @@ async function main() {
     if (only !== 'unit') {
       env.CHROMIUM_PATH = ensureChromium();
       process.env.DATABASE_URL = db.url;
+      process.env.AUTH_SECRET = env.AUTH_SECRET;
       const { seedDemo } = await import('./seed');
       await seedDemo();
       const { db: prisma } = await import('@/lib/server/db');

@@ -1,0 +1,83 @@
+import { expect, test } from '@playwright/test';
+import { signIn } from './helpers';
+
+// Runs on the demo data that `npm test` seeds (scripts/demo-outcomes.ts).
+test.describe('outcome log', () => {
+  test('support filters to unknown-outcome writes, opens one and reads what was and was not done', async ({ page }) => {
+    await signIn(page, 'support');
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Outcomes' }).click();
+    await page.getByRole('navigation', { name: 'Quick views' }).getByRole('link', { name: 'Unknown writes' }).click();
+    await expect(page).toHaveURL(/delivery=unknown/);
+    const rows = page.getByTestId('outcome-row');
+    await expect(rows.first()).toBeVisible();
+    const count = await rows.count();
+    expect(count).toBeGreaterThan(1);
+    for (let i = 0; i < count; i++) {
+      await expect(rows.nth(i).getByTestId('delivery-badge')).toHaveText('Unknown');
+      await expect(rows.nth(i)).toContainText('Write may have happened');
+    }
+    await rows.first().getByRole('link').first().click();
+    await expect(page.getByTestId('what-happened')).toContainText('was sent but no trustworthy answer came back');
+    await expect(page.getByTestId('what-happened')).toContainText('it may have taken effect');
+    await expect(page.getByTestId('next-step')).toContainText(/Check the current state first|check state/i);
+  });
+
+  test('a request reference filter shows one incident, in the URL, and never shows a failure as success', async ({ page }) => {
+    await signIn(page, 'reviewer');
+    await page.goto('/outcomes');
+    await page.locator('summary', { hasText: 'Filters' }).click();
+    await page.getByLabel('Request reference').fill('req_refund_4411');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await expect(page).toHaveURL(/requestRef=req_refund_4411/);
+    const rows = page.getByTestId('outcome-row');
+    await expect(rows).toHaveCount(4);
+    // Newest first: the replay that completed, the check, then the timeout (unknown) before it.
+    await expect(rows.nth(0).getByTestId('delivery-badge')).toHaveText('Completed');
+    await expect(rows.nth(2).getByTestId('delivery-badge')).toHaveText('Unknown');
+  });
+
+  test('masked free text: the email in a summary is shown by its kind only', async ({ page }) => {
+    await signIn(page, 'support');
+    await page.goto('/outcomes?requestRef=req_crm_9100');
+    await expect(page.getByTestId('outcome-row')).toHaveCount(2);
+    await expect(page.locator('main')).toContainText('[masked:email]');
+    await expect(page.locator('main')).toContainText('[masked:phone]');
+    await expect(page.locator('main')).not.toContainText('jane.doe@example.com');
+  });
+
+  test('pages go back in time without repeating a record', async ({ page }) => {
+    await signIn(page, 'support');
+    await page.goto('/outcomes');
+    const first = await page.getByTestId('outcome-row').first().getByRole('link').first().getAttribute('href');
+    const firstPageLinks = await page.getByTestId('outcome-row').locator('a[href^="/outcomes/"]').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+    await page.getByTestId('next-page').click();
+    await expect(page).toHaveURL(/cursor=/);
+    const second = await page.getByTestId('outcome-row').locator('a[href^="/outcomes/"]').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+    expect(second.length).toBeGreaterThan(0);
+    expect(second).not.toContain(first);
+    for (const href of second) expect(firstPageLinks).not.toContain(href);
+  });
+
+  test('a bad filter value gets a readable message naming the field', async ({ page }) => {
+    await signIn(page, 'support');
+    await page.goto('/outcomes?delivery=bogus');
+    await expect(page.getByTestId('filter-error')).toContainText('delivery');
+  });
+
+  test('the overview counts unknown writes and charts the week', async ({ page }) => {
+    await signIn(page, 'support');
+    await expect(page.getByTestId('unknown-writes-count').first()).not.toHaveText('0');
+    await expect(page.getByRole('img', { name: /Outcome records per six hours/ })).toBeVisible();
+    await page.getByTestId('tile-unknown').first().click();
+    await expect(page).toHaveURL(/delivery=unknown/);
+    await expect(page.getByTestId('outcome-row').first()).toBeVisible();
+  });
+
+  test('an unknown record id is a 404 page', async ({ page }) => {
+    await signIn(page, 'support');
+    const res = await page.goto('/outcomes/00000000-0000-4000-8000-000000000000');
+    expect(res?.status()).toBe(404);
+    await page.goto('/outcomes/not-a-uuid');
+    await expect(page.getByText('Nothing here')).toBeVisible();
+  });
+});
