@@ -43,7 +43,7 @@ export function Shell({ viewer, children }: { viewer: Viewer; children: ReactNod
           <span className="truncate text-slate-700">{viewer.email} · {roleLabel[viewer.role]}</span>
           <form action={signOutAction}><button type="submit" className="font-medium text-indigo-600">Sign out</button></form>
         </div>
-        <main id="main" className="mx-auto max-w-6xl px-4 py-8 sm:px-6 lg:px-8">{children}</main>
+        <main id="main" className="mx-auto max-w-7xl px-4 py-8 sm:px-6 lg:px-8">{children}</main>
       </div>
     </div>
   );

@@ -80,17 +80,17 @@ export default async function OutcomesPage({ searchParams }: { searchParams: Pro
         )
       ) : (
         <>
-          <Table head={['When', 'Tool', 'What happened', 'Outcome', 'Next', 'Request']} caption="Outcome records">
+          <Table head={['Tool', 'What happened', 'Outcome', 'Next step', 'Request']} caption="Outcome records">
             {page.value.items.map((r) => {
               const unknownWrite = isUnknownWrite(r.classification);
               return (
                 <tr key={r.id} data-testid="outcome-row" className={unknownWrite ? 'bg-rose-50/60' : undefined}>
-                  <Td className="text-xs text-slate-500">{formatDate(r.occurredAt)}</Td>
                   <Td>
                     <Link href={`/outcomes/${r.id}`} className="font-mono text-xs font-medium text-indigo-700 hover:underline">{r.tool.name}</Link>
                     <span className="block text-xs text-slate-500">{r.server}</span>
+                    <span className="block text-xs text-slate-400">{formatDate(r.occurredAt)}</span>
                   </Td>
-                  <Td className="max-w-md whitespace-normal">
+                  <Td className="min-w-64 whitespace-normal">
                     <span className="line-clamp-2 text-sm text-slate-800">{r.summary ?? <span className="text-slate-400">no summary</span>}</span>
                     <span className="text-xs text-slate-500">{r.organization} · {r.principal}{r.attempt && r.attempt > 1 ? ` · attempt ${r.attempt}` : ''}</span>
                   </Td>
@@ -101,7 +101,7 @@ export default async function OutcomesPage({ searchParams }: { searchParams: Pro
                       {unknownWrite ? <span className="text-xs font-semibold text-rose-700">Write may have happened</span> : null}
                     </div>
                   </Td>
-                  <Td className="text-xs text-slate-600">{retryLabel[r.classification.retry]}</Td>
+                  <Td className="w-36 whitespace-normal text-xs text-slate-600">{retryLabel[r.classification.retry]}</Td>
                   <Td><Link href={withParams({}, { requestRef: r.requestRef })} className="font-mono text-xs text-slate-600 hover:text-indigo-700">{r.requestRef}</Link></Td>
                 </tr>
               );
