@@ -36,7 +36,7 @@ const stories: Story[] = [
     { tool: tools.getOrder, observed: ok, summary: 'Read order 4411' },
     { tool: tools.refund, observed: { sent: true, clientError: 'timeout' }, summary: 'Refund 40.00 EUR on order 4411', key: 'refund-4411-v1', afterMs: 2_000 },
     { tool: tools.listRefunds, observed: ok, summary: 'Check refunds on order 4411 after the timeout', afterMs: 30_000 },
-    { tool: tools.refund, observed: ok, summary: 'Refund 40.00 EUR on order 4411 (replay, same key)', key: 'refund-4411-v1', afterMs: 35_000 },
+    { tool: tools.refund, observed: ok, summary: 'Refund 40.00 EUR on order 4411 (replay, same key)', key: 'refund-4411-v1', args: 'Refund 40.00 EUR on order 4411', afterMs: 35_000 },
   ] },
   { ref: 'req_refund_5120', agent: 'support-bot', principal: 'user_207', organization: 'acme', steps: [
     { tool: tools.refund, observed: { sent: true, clientError: 'connection_lost' }, summary: 'Refund 15.00 EUR on order 5120', key: 'refund-5120-v1' },
@@ -51,7 +51,7 @@ const stories: Story[] = [
   ] },
   { ref: 'req_session_9001', agent: 'support-bot', principal: 'user_193', organization: 'acme', steps: [
     { tool: tools.getOrder, observed: http(404), summary: 'Read order 9001 on an expired session' },
-    { tool: tools.getOrder, observed: ok, summary: 'Read order 9001 after re-initializing', afterMs: 1_500 },
+    { tool: tools.getOrder, observed: ok, summary: 'Read order 9001 after re-initializing', args: 'Read order 9001 on an expired session', afterMs: 1_500 },
   ] },
   { ref: 'req_busy_6610', agent: 'support-bot', principal: 'user_402', organization: 'acme', steps: [
     { tool: tools.listRefunds, observed: http(429), summary: 'List refunds for order 6610' },

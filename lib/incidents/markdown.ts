@@ -1,0 +1,94 @@
+// An incident as a Markdown report fit to paste into a ticket (API.md: `?format=markdown`). Pure.
+//
+// Everything that comes from records (summaries, tool and server names, keys, ids) is untrusted:
+// `escapeMarkdown` makes it one line of literal text, so it cannot open HTML, links, images,
+// emphasis, headings or list items, nor break out of a table cell. Its input must already be
+// redacted (masked summaries, no arguments): this module adds nothing beyond what it is given.
+import { findingLabel } from './findings';
+import { oneSentence } from './summary';
+import type { Finding, IncidentSummary, Severity, TimelineEntry } from './types';
+
+export type IncidentReport = {
+  requestRef: string;
+  summary: Pick<IncidentSummary, 'done' | 'notDone' | 'unknown'> & { unknownTools?: string[] };
+  findings: readonly Finding[];
+  timeline: readonly TimelineEntry[];
+};
+
+// Bidirectional overrides and zero-width characters can make text read other than it is.
+const INVISIBLE = /[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+// Control characters (line breaks included) would end a table row or a list item.
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
+// Characters that can start inline Markdown or HTML anywhere in a line. Backslash-escaping any
+// ASCII punctuation is valid CommonMark; `|` escaped this way stays inside a GFM table cell.
+const INLINE = /[\\`*_[\]<>|~#&@$!]/g;
+
+/** One line of literal Markdown text: no HTML, links, emphasis or block structure. */
+export function escapeMarkdown(text: string | null | undefined): string {
+  const line = (text ?? '').replace(INVISIBLE, '').replace(CONTROL, ' ').replace(/\s+/g, ' ').trim();
+  return line
+    .replace(INLINE, (c) => `\\${c}`)
+    // GFM turns bare "http://…", "www.…" and "mailto:…" into links; break the patterns.
+    .replace(/:(?=\/\/)/g, '\\:')
+    .replace(/\b(www)\./gi, '$1\\.')
+    .replace(/\b(mailto|xmpp):/gi, '$1\\:')
+    // Block markers at the start of a line: list items, ordered lists, quotes, headings.
+    .replace(/^([-+=])/, '\\$1')
+    .replace(/^(\d+)([.)])/, '$1\\$2');
+}
+
+const SEVERITY_ORDER: Severity[] = ['high', 'medium', 'low'];
+const severityLabel: Record<Severity, string> = { high: 'High', medium: 'Medium', low: 'Low' };
+
+export function incidentMarkdown(report: IncidentReport): string {
+  const { summary } = report;
+  const findings = [...report.findings].sort(
+    (a, b) => SEVERITY_ORDER.indexOf(a.severity) - SEVERITY_ORDER.indexOf(b.severity),
+  );
+  const timeline = [...report.timeline].sort((a, b) => time(a.at) - time(b.at));
+  const lines = [
+    `# Incident ${escapeMarkdown(report.requestRef)}`,
+    '',
+    escapeMarkdown(oneSentence(summary)),
+    '',
+    '_Redacted report: no credentials, tool arguments or raw results._',
+    '',
+    ...section(`Done (${summary.done.length})`, bullets(summary.done)),
+    ...section(`Not done (${summary.notDone.length})`, bullets(summary.notDone)),
+    ...section(`Unknown: check before repeating (${summary.unknown.length})`, bullets(summary.unknown)),
+    ...section(`Findings (${findings.length})`, findings.map(findingLine)),
+    ...section(`Timeline (${timeline.length})`, timelineTable(timeline)),
+  ];
+  return `${lines.join('\n').trimEnd()}\n`;
+}
+
+function section(title: string, body: string[]): string[] {
+  return [`## ${title}`, '', ...(body.length ? body : ['_None._']), ''];
+}
+
+const bullets = (items: readonly string[]) => items.map((item) => `- ${escapeMarkdown(item)}`);
+
+function findingLine(f: Finding): string {
+  const ids = f.recordIds.map(escapeMarkdown).join(', ');
+  return `- **${severityLabel[f.severity]}**: ${findingLabel[f.kind] ?? escapeMarkdown(f.kind)}. ` +
+    `${escapeMarkdown(f.explanation)} Records: ${ids}.`;
+}
+
+function timelineTable(entries: readonly TimelineEntry[]): string[] {
+  if (!entries.length) return [];
+  return [
+    '| Time (UTC) | Kind | What | Detail |',
+    '| --- | --- | --- | --- |',
+    ...entries.map((e) => `| ${[at(e.at), e.kind, e.title, e.detail ?? ''].map(cell).join(' | ')} |`),
+  ];
+}
+
+// An empty cell is fine in GFM, but a lone space keeps the row readable as plain text.
+const cell = (text: string) => escapeMarkdown(text) || ' ';
+
+const time = (d: Date) => (Number.isNaN(d.getTime()) ? Number.POSITIVE_INFINITY : d.getTime());
+
+// Seconds and milliseconds matter: retries a few hundred milliseconds apart are a finding.
+function at(d: Date): string {
+  return Number.isNaN(d.getTime()) ? '—' : d.toISOString().replace('T', ' ').replace('Z', '');
+}
