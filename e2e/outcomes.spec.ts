@@ -26,7 +26,7 @@ test.describe('outcome log', () => {
     await signIn(page, 'reviewer');
     await page.goto('/outcomes');
     await page.locator('summary', { hasText: 'Filters' }).click();
-    await page.getByLabel('Request reference').fill('req_refund_4411');
+    await page.getByRole('textbox', { name: 'Request reference', exact: true }).fill('req_refund_4411');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await expect(page).toHaveURL(/requestRef=req_refund_4411/);
     const rows = page.getByTestId('outcome-row');

@@ -6,11 +6,15 @@ import { can } from '@/lib/auth/permissions';
 import { formatDate } from '@/lib/format';
 import { categoryLabel, deliveryLabel } from '@/lib/outcomes/present';
 import type { Delivery } from '@/lib/outcomes/schemas';
-import { getOverviewStats, type OverviewStats } from '@/lib/server/outcome-stats';
+import { countRecentFindings } from '@/lib/server/incidents';
+import { getOverviewStats, listRecentRequestRefs, type OverviewStats } from '@/lib/server/outcome-stats';
 import { listOutcomes } from '@/lib/server/outcomes';
 import { requireViewer } from '@/lib/server/session';
 
 export const metadata = { title: 'Overview' };
+
+// Findings are computed per incident; the overview analyses the most recently active ones.
+const RECENT_REFS = 500;
 
 const tiles: { delivery: Delivery; tone: string }[] = [
   { delivery: 'completed', tone: 'text-emerald-700' },
@@ -46,10 +50,12 @@ function Window({ title, stats, params }: { title: string; stats: OverviewStats[
 
 export default async function OverviewPage() {
   const viewer = await requireViewer();
-  const [stats, unknown] = await Promise.all([
+  const [stats, unknown, recentRefs] = await Promise.all([
     getOverviewStats(viewer),
     listOutcomes(viewer, { delivery: 'unknown', readOnly: false, limit: 8 }),
+    listRecentRequestRefs(viewer, RECENT_REFS),
   ]);
+  const recentFindings = await countRecentFindings(viewer, recentRefs);
   if (!stats.ok || !unknown.ok) throw new Error('overview refused a signed-in viewer');
   const from = (iso: string) => `&from=${encodeURIComponent(iso)}`;
 
@@ -75,6 +81,9 @@ export default async function OverviewPage() {
           <Window title="Last 24 hours" stats={stats.value.last24h} params={from(stats.value.since.h24)} />
           <Window title="Last 7 days" stats={stats.value.last7d} params={from(stats.value.since.d7)} />
         </div>
+        <Card title="Findings in the last 24 hours" description={`Unsafe agent behaviour across the ${recentRefs.length === RECENT_REFS ? `${RECENT_REFS} most recently active` : recentRefs.length} request references with records in the last 24 hours.`} actions={<Link href="/incidents" className="text-sm font-medium text-indigo-600 hover:text-indigo-500">Look up an incident →</Link>}>
+          <p className="text-sm text-slate-700"><span className="text-2xl font-semibold tabular-nums text-amber-700" data-testid="findings-count">{recentFindings.findings}</span> findings in <span className="font-semibold tabular-nums">{recentFindings.incidents}</span> incidents. Findings show as ⚠ badges in the outcome list and in full on each incident.</p>
+        </Card>
         <Card title="Tool calls over the last 7 days" description="Per six hours, by delivery state">
           <DeliveryChart series={stats.value.series} />
         </Card>

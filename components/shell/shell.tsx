@@ -4,6 +4,7 @@ import { signOutAction } from '@/app/actions/sign-out';
 import { can, roleLabel, type Viewer } from '@/lib/auth/permissions';
 import { Logo } from './logo';
 import { Nav, type NavItem } from './nav';
+import { IncidentSearch } from '@/components/incidents/incident-search';
 
 function navFor(viewer: Viewer): NavItem[] {
   const items: NavItem[] = [
@@ -38,11 +39,14 @@ export function Shell({ viewer, children }: { viewer: Viewer; children: ReactNod
           </form>
         </div>
       </aside>
-      <div className="flex-1">
-        <div className="flex items-center justify-end gap-3 border-b border-slate-200 bg-white px-4 py-2 text-sm md:hidden">
-          <span className="truncate text-slate-700">{viewer.email} · {roleLabel[viewer.role]}</span>
-          <form action={signOutAction}><button type="submit" className="font-medium text-indigo-600">Sign out</button></form>
-        </div>
+      <div className="min-w-0 flex-1">
+        <header className="flex flex-wrap items-center justify-between gap-3 border-b border-slate-200 bg-white px-4 py-2 text-sm sm:px-6 lg:px-8">
+          {can(viewer, 'incidents.read') ? <IncidentSearch className="w-full max-w-md" /> : <span />}
+          <span className="flex items-center gap-3 md:hidden">
+            <span className="truncate text-slate-700">{viewer.email} · {roleLabel[viewer.role]}</span>
+            <form action={signOutAction}><button type="submit" className="font-medium text-indigo-600">Sign out</button></form>
+          </span>
+        </header>
         <main id="main" className="mx-auto max-w-7xl px-4 py-8 sm:px-6 lg:px-8">{children}</main>
       </div>
     </div>

@@ -17,6 +17,16 @@ export type OverviewStats = {
 const emptyCounts = (): DeliveryCounts => ({ completed: 0, rejected: 0, never_sent: 0, unknown: 0 });
 const BUCKET_HOURS = 6;
 
+/** The request references with records in the last 24 hours, most recent first, at most `max`. */
+export async function listRecentRequestRefs(viewer: Viewer, max = 500): Promise<string[]> {
+  if (!can(viewer, 'outcomes.read')) return [];
+  const rows = await db.$queryRaw<{ request_ref: string }[]>`
+    SELECT request_ref FROM outcome_records
+    WHERE occurred_at >= now() - interval '24 hours'
+    GROUP BY request_ref ORDER BY max(occurred_at) DESC LIMIT ${max}`;
+  return rows.map((r) => r.request_ref);
+}
+
 /** Counts for the overview, computed in PostgreSQL over the occurred_at index (never rows in JS). */
 export async function getOverviewStats(viewer: Viewer): Promise<Result<OverviewStats>> {
   if (!can(viewer, 'outcomes.read')) return fail('forbidden');

@@ -277,3 +277,29 @@ export async function getOutcome(reader: OutcomeReader, id: string): Promise<Res
   const row = await db.outcomeRecord.findFirst({ where: { AND: [scope, { id }] }, select: viewSelect });
   return row ? ok(toView(row)) : fail('not_found');
 }
+
+/** Every record of some request references, oldest first, with its receipt order (for "later"). */
+export async function listIncidentOutcomes(reader: OutcomeReader, requestRef: string | string[], max = 5_000): Promise<Result<(OutcomeView & { seq: number })[]>> {
+  const scope = readScope(reader);
+  if (!scope) return fail('forbidden');
+  const rows = await db.outcomeRecord.findMany({
+    where: { AND: [scope, { requestRef: typeof requestRef === 'string' ? requestRef : { in: requestRef } }] },
+    orderBy: [{ occurredAt: 'asc' }, { receivedSeq: 'asc' }],
+    take: max,
+    select: { ...viewSelect, receivedSeq: true },
+  });
+  return ok(rows.map(({ receivedSeq, ...r }) => ({ ...toView(r), seq: Number(receivedSeq) })));
+}
+
+/** The request reference a support person's search term points at: a reference, key, event or grant id. */
+export async function findOutcomeRequestRef(reader: OutcomeReader, term: string): Promise<string | null> {
+  const scope = readScope(reader);
+  if (!scope) return null;
+  // One indexed lookup at a time, most likely first: an OR across columns would scan the table.
+  const fields = ['requestRef', 'idempotencyKey', 'grantId', 'eventId'] as const;
+  for (const field of fields) {
+    const hit = await db.outcomeRecord.findFirst({ where: { AND: [scope, { [field]: term }] }, select: { requestRef: true } });
+    if (hit) return hit.requestRef;
+  }
+  return null;
+}

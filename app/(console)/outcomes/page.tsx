@@ -8,6 +8,9 @@ import { outcomeQuerySchema } from '@/lib/outcomes/query';
 import { isUnknownWrite, retryLabel } from '@/lib/outcomes/present';
 import { fieldErrors } from '@/lib/result';
 import { listOutcomes } from '@/lib/server/outcomes';
+import { findingsByRecord } from '@/lib/server/incidents';
+import { findingLabel } from '@/lib/incidents/findings';
+import type { FindingKind } from '@/lib/incidents/types';
 import { requireViewer } from '@/lib/server/session';
 
 export const metadata = { title: 'Outcomes' };
@@ -41,6 +44,7 @@ export default async function OutcomesPage({ searchParams }: { searchParams: Pro
   const values = single(await searchParams);
   const parsed = outcomeQuerySchema.safeParse({ ...values, from: asUtc(values.from), to: asUtc(values.to) });
   const page = parsed.success ? await listOutcomes(viewer, parsed.data) : null;
+  const findings = page?.ok ? await findingsByRecord(viewer, page.value.items.map((r) => r.requestRef)) : new Map<string, FindingKind[]>();
   const filtered = Object.entries(values).some(([k, v]) => v && k !== 'cursor');
 
   return (
@@ -99,6 +103,9 @@ export default async function OutcomesPage({ searchParams }: { searchParams: Pro
                       <DeliveryBadge delivery={r.classification.delivery} category={r.classification.category} />
                       <CategoryBadge category={r.classification.category} />
                       {unknownWrite ? <span className="text-xs font-semibold text-rose-700">Write may have happened</span> : null}
+                      {(findings.get(r.id) ?? []).map((kind) => (
+                        <Link key={kind} href={`/incidents/${encodeURIComponent(r.requestRef)}`} data-testid="finding-badge" className="rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-900 hover:bg-amber-200">⚠ {findingLabel[kind]}</Link>
+                      ))}
                     </div>
                   </Td>
                   <Td className="w-36 whitespace-normal text-xs text-slate-600">{retryLabel[r.classification.retry]}</Td>

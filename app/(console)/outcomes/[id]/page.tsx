@@ -79,7 +79,7 @@ export default async function OutcomePage({ params }: { params: Promise<{ id: st
         </Card>
         <Card title="Identity">
           <Facts items={[
-            ['Request reference', <Link key="ref" href={`/outcomes?requestRef=${encodeURIComponent(r.requestRef)}`} className="font-mono text-xs text-indigo-700 hover:underline">{r.requestRef}</Link>],
+            ['Request reference', <Link key="ref" href={`/incidents/${encodeURIComponent(r.requestRef)}`} className="font-mono text-xs text-indigo-700 hover:underline" data-testid="incident-link">{r.requestRef} (incident)</Link>],
             ['Idempotency key', code(r.idempotencyKey)],
             ['Attempt', r.attempt],
             ['Grant', code(r.grantId)],

@@ -1,0 +1,86 @@
+import Link from 'next/link';
+import { notFound } from 'next/navigation';
+import { FindingCard } from '@/components/incidents/finding-card';
+import { CategoryBadge, DeliveryBadge } from '@/components/outcomes/outcome-badges';
+import { Card } from '@/components/ui/card';
+import { formatDate } from '@/lib/format';
+import { isUnknownWrite } from '@/lib/outcomes/present';
+import { getIncident } from '@/lib/server/incidents';
+import { requireViewer } from '@/lib/server/session';
+
+export const metadata = { title: 'Incident' };
+
+function List({ title, items, tone, testId, empty }: { title: string; items: string[]; tone: string; testId: string; empty: string }) {
+  return (
+    <section className={`rounded-lg bg-white p-4 shadow-xs ring-1 ring-slate-200 border-t-4 ${tone}`} data-testid={testId}>
+      <h2 className="text-sm font-semibold text-slate-900">{title} <span className="text-slate-400">({items.length})</span></h2>
+      {items.length ? (
+        <ul className="mt-2 space-y-1.5 text-sm text-slate-700">{items.map((t, i) => <li key={i}>{t}</li>)}</ul>
+      ) : (
+        <p className="mt-2 text-sm text-slate-400">{empty}</p>
+      )}
+    </section>
+  );
+}
+
+export default async function IncidentPage({ params }: { params: Promise<{ ref: string }> }) {
+  const viewer = await requireViewer('incidents.read');
+  const ref = decodeURIComponent((await params).ref);
+  const found = await getIncident(viewer, ref);
+  if (!found.ok) notFound();
+  const incident = found.value;
+  const position = (id: string) => incident.records.findIndex((r) => r.id === id) + 1;
+  const exportHref = (format: 'markdown' | 'json') => `/api/v1/incidents/${encodeURIComponent(ref)}?format=${format}&download=1`;
+
+  return (
+    <>
+      <nav className="mb-4 text-sm"><Link href="/incidents" className="text-slate-500 hover:text-slate-800">← Incidents</Link></nav>
+      <div className="mb-6 flex flex-wrap items-start justify-between gap-4">
+        <div>
+          <p className="text-xs font-semibold uppercase tracking-wide text-slate-500">Incident</p>
+          <h1 className="font-mono text-lg font-semibold text-slate-900">{incident.requestRef}</h1>
+          <p className="mt-2 max-w-3xl text-base text-slate-800" data-testid="incident-sentence">{incident.sentence}</p>
+        </div>
+        <div className="flex gap-2">
+          <a href={exportHref('markdown')} className="rounded-md bg-white px-3 py-1.5 text-sm font-medium text-slate-800 ring-1 ring-inset ring-slate-300 hover:bg-slate-50" data-testid="download-markdown">Download Markdown</a>
+          <a href={exportHref('json')} className="rounded-md bg-white px-3 py-1.5 text-sm font-medium text-slate-800 ring-1 ring-inset ring-slate-300 hover:bg-slate-50">Download JSON</a>
+        </div>
+      </div>
+
+      <div className="mb-6 grid gap-4 md:grid-cols-3">
+        <List title="Done" items={incident.summary.done} tone="border-t-emerald-500" testId="list-done" empty="Nothing completed." />
+        <List title="Not done" items={incident.summary.notDone} tone="border-t-slate-400" testId="list-not-done" empty="Nothing was refused or blocked." />
+        <List title="Unknown: check before repeating" items={incident.summary.unknown} tone="border-t-rose-500" testId="list-unknown" empty="Every write got a trustworthy answer." />
+      </div>
+
+      <Card title={`Findings (${incident.findings.length})`} description="Unsafe agent behaviour detected across these records." className="mb-6">
+        {incident.findings.length ? (
+          <ul className="space-y-3">{incident.findings.map((f, i) => <FindingCard key={i} finding={f} position={position} />)}</ul>
+        ) : (
+          <p className="text-sm text-slate-500">No unsafe patterns found.</p>
+        )}
+      </Card>
+
+      <Card title={`Timeline (${incident.timeline.length})`} description="Oldest first, times in UTC. Attempts of one operation share its idempotency key.">
+        <ol className="relative space-y-4 border-l border-slate-200 pl-5">
+          {incident.records.map((r, i) => (
+            <li key={r.id} id={`record-${r.id}`} className="scroll-mt-6" data-testid="timeline-entry">
+              <span aria-hidden className={`absolute -left-1.5 mt-1.5 h-3 w-3 rounded-full ring-2 ring-white ${isUnknownWrite(r.classification) ? 'bg-rose-500' : r.classification.delivery === 'completed' ? 'bg-emerald-500' : 'bg-slate-400'}`} />
+              <div className="flex flex-wrap items-center gap-2">
+                <span className="text-xs text-slate-400">#{i + 1}</span>
+                <span className="text-xs text-slate-500">{formatDate(r.occurredAt)}</span>
+                <Link href={`/outcomes/${r.id}`} className="font-mono text-sm font-medium text-indigo-700 hover:underline">{r.tool.name}</Link>
+                <span className="text-xs text-slate-500">on {r.server}</span>
+                <DeliveryBadge delivery={r.classification.delivery} category={r.classification.category} />
+                <CategoryBadge category={r.classification.category} />
+                {r.idempotencyKey ? <span className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs text-slate-700">key {r.idempotencyKey}{r.attempt ? ` · attempt ${r.attempt}` : ''}</span> : null}
+              </div>
+              {r.summary ? <p className="mt-1 text-sm text-slate-800">{r.summary}</p> : null}
+              <p className="mt-0.5 text-xs text-slate-600">{r.classification.whatHappened} <span className="text-slate-500">Next: {r.classification.nextStep}</span></p>
+            </li>
+          ))}
+        </ol>
+      </Card>
+    </>
+  );
+}

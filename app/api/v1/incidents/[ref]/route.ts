@@ -1,0 +1,21 @@
+import { apiRoute } from '@/lib/server/api-route';
+import { getIncident, incidentApiBody, incidentReport } from '@/lib/server/incidents';
+import { incidentQuerySchema } from '@/lib/incidents/query';
+
+const fileName = (ref: string, ext: string) => `incident-${ref.replace(/[^\w.-]+/g, '_').slice(0, 80)}.${ext}`;
+
+export const GET = apiRoute<undefined, { ref: string }, typeof incidentQuerySchema>(
+  { scopes: ['outcomes:read'], action: 'incidents.read', query: incidentQuerySchema },
+  async ({ client, params, query }) => {
+    const incident = await getIncident(client, params.ref);
+    if (!incident.ok) return incident;
+    const markdown = query.format === 'markdown';
+    const headers = new Headers({
+      'content-type': markdown ? 'text/markdown; charset=utf-8' : 'application/json',
+      'cache-control': 'no-store',
+    });
+    if (query.download) headers.set('content-disposition', `attachment; filename="${fileName(incident.value.requestRef, markdown ? 'md' : 'json')}"`);
+    const body = markdown ? incidentReport(incident.value) : JSON.stringify(incidentApiBody(incident.value));
+    return new Response(body, { headers });
+  },
+);
