@@ -63,7 +63,8 @@ function playwrightCounts(file: string): Counts {
 }
 
 async function main() {
-  const only = process.argv[2]; // optional: "unit" or "e2e"
+  // Optional: "unit" or "e2e", then files or filters for that runner (npm run test:e2e -- e2e/x.spec.ts).
+  const [only, ...filters] = process.argv.slice(2);
   const started = Date.now();
   const db = await testDatabase();
   const reports = path.resolve('test-results');
@@ -86,7 +87,7 @@ async function main() {
       add(check === 0 ? { passed: 1, failed: 0, skipped: 0 } : { passed: 0, failed: 1, skipped: 0 });
       console.log(check === 0 ? '[test] ✓ schema and migrations agree' : '[test] ✘ schema and migrations disagree');
 
-      run('vitest', ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${reports}/vitest.json`], env);
+      run('vitest', ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${reports}/vitest.json`, ...filters], env);
       add(vitestCounts(`${reports}/vitest.json`));
     }
 
@@ -99,7 +100,7 @@ async function main() {
       const { db: prisma } = await import('@/lib/server/db');
       await prisma.$disconnect();
       ensureBuild();
-      run('playwright', ['test'], { ...env, E2E_JSON_REPORT: `${reports}/e2e.json` });
+      run('playwright', ['test', ...filters], { ...env, E2E_JSON_REPORT: `${reports}/e2e.json` });
       add(playwrightCounts(`${reports}/e2e.json`));
     }
   } finally {
