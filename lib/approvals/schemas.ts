@@ -1,0 +1,147 @@
+// Wire shapes of approvals, decisions, revocations, redemptions and policy rules (API.md,
+// "Approvals and grants"). Pure: used by route handlers, server actions and forms alike.
+import { z } from 'zod';
+import { argsDigestSchema, boundedString, toolSchema } from '@/lib/outcomes/schemas';
+
+export const approvalStatuses = ['pending', 'approved', 'denied', 'expired', 'revoked', 'redeemed'] as const;
+export type ApprovalStatus = (typeof approvalStatuses)[number];
+
+export const decisionKinds = ['approve', 'deny'] as const;
+export type DecisionKind = (typeof decisionKinds)[number];
+
+export const TTL_MAX_SECONDS = 86_400;
+export const PENDING_TTL_DEFAULT = 3600;
+export const GRANT_TTL_DEFAULT = 900;
+export const REASON_MAX = 1000;
+
+const NAME_MAX = 200;
+const text = (max: number) => boundedString(max).min(1, 'is required');
+const ttl = (fallback: number) => z.number().int().min(1).max(TTL_MAX_SECONDS).default(fallback);
+// A reason is what people read later: surrounding blanks are not a reason.
+const reason = z.string().trim().min(1, 'is required').max(REASON_MAX).regex(/^[^\u0000]*$/, 'must not contain NUL characters');
+
+// JSON producers often write null for "not there".
+const optional = <T extends z.ZodType>(schema: T) => schema.nullish();
+
+// `POST /api/v1/approvals`. Strict: a misspelt field must not be silently dropped from what a
+// reviewer sees.
+export const approvalRequestSchema = z
+  .object({
+    requestRef: text(NAME_MAX),
+    organization: text(NAME_MAX),
+    principal: text(NAME_MAX),
+    agent: optional(text(NAME_MAX)),
+    server: text(NAME_MAX),
+    tool: toolSchema,
+    argsDigest: argsDigestSchema,
+    // The "why" a reviewer decides on; masked for secrets and personal data before storing.
+    summary: text(500),
+    resource: optional(z.object({ type: text(100), id: text(NAME_MAX) }).strict()),
+    pendingTtlSeconds: ttl(PENDING_TTL_DEFAULT),
+    grantTtlSeconds: ttl(GRANT_TTL_DEFAULT),
+  })
+  .strict();
+export type ApprovalRequestBody = z.infer<typeof approvalRequestSchema>;
+
+// The `Idempotency-Key` header.
+export const idempotencyKeySchema = z.string().trim().min(1).max(255).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
+
+// `POST /api/v1/approvals/{id}/decisions`: `version` is the one the reviewer saw.
+export const decisionSchema = z
+  .object({
+    decision: z.enum(decisionKinds, 'must be approve or deny'),
+    reason,
+    version: z.coerce.number().int().min(1).max(2_147_483_647),
+  })
+  .strict();
+export type DecisionBody = z.infer<typeof decisionSchema>;
+
+// `POST /api/v1/approvals/{id}/revoke`
+export const revokeSchema = z.object({ reason }).strict();
+export type RevokeBody = z.infer<typeof revokeSchema>;
+
+// `POST /api/v1/grants/{grantId}/redeem`: what the execution step is about to run.
+export const redeemSchema = z
+  .object({
+    server: text(NAME_MAX),
+    tool: text(NAME_MAX),
+    argsDigest: argsDigestSchema,
+  })
+  .strict();
+export type RedeemBody = z.infer<typeof redeemSchema>;
+
+// An admin's rule; `tool` null (or blank in a form) means every tool of the server.
+export const policyRuleSchema = z.object({
+  server: z.string().trim().min(1, 'is required').max(NAME_MAX).regex(/^[^\u0000]*$/, 'must not contain NUL characters'),
+  tool: z
+    .string()
+    .trim()
+    .max(NAME_MAX)
+    .regex(/^[^\u0000*]*$/, 'must not contain * or NUL characters (leave it empty for the whole server)')
+    .nullish()
+    .transform((t) => (t ? t : null)),
+  requiredApprovals: z.coerce.number().int().min(0, 'must be 0, 1 or 2').max(2, 'must be 0, 1 or 2'),
+});
+export type PolicyRuleInput = z.output<typeof policyRuleSchema>;
+
+export const policyRuleIdSchema = z.object({ id: z.uuid() });
+
+// ── The list query (`GET /api/v1/approvals`, the console's queue) ─────────────────────────────
+
+export const approvalListStatuses = [...approvalStatuses, 'live'] as const;
+export type ApprovalListStatus = (typeof approvalListStatuses)[number];
+
+export const APPROVAL_PAGE_DEFAULT = 50;
+export const APPROVAL_PAGE_MAX = 200;
+
+/**
+ * Where the previous page stopped. `expires` pages run soonest-to-expire first (the pending
+ * queue); `created` pages newest first.
+ */
+export type ApprovalCursor = { order: 'expires' | 'created'; at: Date; id: string };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+// Opaque to callers (base64url JSON), so the ordering can change without breaking them.
+export function encodeApprovalCursor(c: ApprovalCursor): string {
+  return btoa(JSON.stringify([c.order, c.at.toISOString(), c.id])).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+export function decodeApprovalCursor(raw: string): ApprovalCursor | null {
+  try {
+    const b64 = raw.replace(/-/g, '+').replace(/_/g, '/');
+    const parsed: unknown = JSON.parse(atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4)));
+    if (!Array.isArray(parsed) || parsed.length !== 3) return null;
+    const [order, at, id] = parsed as unknown[];
+    if ((order !== 'expires' && order !== 'created') || typeof at !== 'string' || typeof id !== 'string' || !UUID.test(id)) return null;
+    const date = new Date(at);
+    return !Number.isNaN(date.getTime()) && date.toISOString() === at ? { order, at: date, id } : null;
+  } catch {
+    return null;
+  }
+}
+
+// An empty parameter (a form's blank field) means "no filter".
+const param = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
+const name = boundedString(NAME_MAX);
+
+export const approvalListQuerySchema = z.strictObject({
+  // pending: waiting and not yet expired; live: pending, or approved with a grant still usable.
+  status: param(z.enum(approvalListStatuses)),
+  server: param(name),
+  tool: param(name),
+  principal: param(name),
+  organization: param(name),
+  requestRef: param(name),
+  cursor: param(
+    z.string().max(300).transform((raw, ctx) => {
+      const cursor = decodeApprovalCursor(raw);
+      if (!cursor) ctx.addIssue({ code: 'custom', message: 'is not a cursor this API returned' });
+      return cursor ?? z.NEVER;
+    }),
+  ),
+  limit: param(z.coerce.number().int().min(1).max(APPROVAL_PAGE_MAX)),
+});
+export type ApprovalListQuery = z.output<typeof approvalListQuerySchema>;
+
+export const isUuid = (s: string) => UUID.test(s);

@@ -1,0 +1,122 @@
+// An approval request as people and machines see it (API.md, "Approvals and grants"), and the
+// sentences that explain its state. Pure: the data layer maps rows into this shape.
+import type { ToolAnnotations } from '@/lib/outcomes/schemas';
+import type { ApprovalStatus, DecisionKind } from './schemas';
+
+export type DecisionView = { reviewer: string; decision: DecisionKind; reason: string; at: Date };
+
+/**
+ * A grant's own state: a grant that lapsed unused leaves its request `approved` (that is what
+ * the reviewers decided) and reads `expired` here.
+ */
+export type GrantState = 'active' | 'redeemed' | 'revoked' | 'expired';
+export type GrantView = { id: string; issuedAt: Date; expiresAt: Date; redeemedAt: Date | null; revokedAt: Date | null; state: GrantState };
+
+export type ApprovalView = {
+  id: string;
+  /** Effective status: a pending request past expiresAt (database clock) reads `expired`. */
+  status: ApprovalStatus;
+  requiredApprovals: number;
+  decisions: DecisionView[];
+  version: number;
+  expiresAt: Date;
+  grant: GrantView | null;
+  requestRef: string;
+  idempotencyKey: string;
+  organization: string;
+  principal: string;
+  agent: string | null;
+  server: string;
+  tool: { name: string; annotations: ToolAnnotations | null };
+  /** Whether the server was trusted when the request arrived: only then did policy believe the hints. */
+  annotationsTrusted: boolean;
+  argsDigest: string;
+  summary: string;
+  resource: { type: string; id: string } | null;
+  grantTtlSeconds: number;
+  createdAt: Date;
+  decidedAt: Date | null;
+  revoked: { at: Date; by: string; reason: string } | null;
+};
+
+/** The row fields the view needs, as stored. */
+export type ApprovalRow = Omit<ApprovalView, 'status' | 'grant' | 'tool' | 'resource' | 'revoked'> & {
+  status: ApprovalStatus;
+  toolName: string;
+  toolAnnotations: unknown;
+  resourceType: string | null;
+  resourceId: string | null;
+  revokedAt: Date | null;
+  revokedBy: string | null;
+  revokeReason: string | null;
+  grant: Omit<GrantView, 'state'> | null;
+};
+
+export function effectiveStatus(status: ApprovalStatus, expiresAt: Date, now: Date): ApprovalStatus {
+  return status === 'pending' && expiresAt <= now ? 'expired' : status;
+}
+
+export function grantState(g: Omit<GrantView, 'state'>, now: Date): GrantState {
+  return g.redeemedAt ? 'redeemed' : g.revokedAt ? 'revoked' : g.expiresAt <= now ? 'expired' : 'active';
+}
+
+/** `now` is the database's clock, read by the caller. */
+export function toApprovalView(r: ApprovalRow, now: Date): ApprovalView {
+  return {
+    id: r.id,
+    status: effectiveStatus(r.status, r.expiresAt, now),
+    requiredApprovals: r.requiredApprovals,
+    decisions: r.decisions,
+    version: r.version,
+    expiresAt: r.expiresAt,
+    grant: r.grant && { ...r.grant, state: grantState(r.grant, now) },
+    requestRef: r.requestRef,
+    idempotencyKey: r.idempotencyKey,
+    organization: r.organization,
+    principal: r.principal,
+    agent: r.agent,
+    server: r.server,
+    tool: { name: r.toolName, annotations: (r.toolAnnotations as ToolAnnotations | null) ?? null },
+    annotationsTrusted: r.annotationsTrusted,
+    argsDigest: r.argsDigest,
+    summary: r.summary,
+    resource: r.resourceType != null && r.resourceId != null ? { type: r.resourceType, id: r.resourceId } : null,
+    grantTtlSeconds: r.grantTtlSeconds,
+    createdAt: r.createdAt,
+    decidedAt: r.decidedAt,
+    revoked: r.revokedAt ? { at: r.revokedAt, by: r.revokedBy ?? 'unknown', reason: r.revokeReason ?? '' } : null,
+  };
+}
+
+const iso = (d: Date) => d.toISOString();
+const pastTense: Record<DecisionKind, string> = { approve: 'approved', deny: 'denied' };
+
+export function describeDecisions(decisions: readonly DecisionView[]): string {
+  return decisions.map((d) => `${pastTense[d.decision]} by ${d.reviewer} at ${iso(d.at)}`).join('; ');
+}
+
+/**
+ * Why a request no longer takes decisions, naming who decided what and when: the body of the
+ * conflict a reviewer gets when someone else was faster.
+ */
+export function describeSettled(v: ApprovalView): string {
+  const approvals = v.decisions.filter((d) => d.decision === 'approve').length;
+  switch (v.status) {
+    case 'approved':
+      return `Already approved: ${describeDecisions(v.decisions)}.`;
+    case 'redeemed':
+      return `Already approved (${describeDecisions(v.decisions)}) and its grant redeemed at ${iso(v.grant!.redeemedAt!)}.`;
+    case 'denied': {
+      const denial = v.decisions.find((d) => d.decision === 'deny');
+      return denial
+        ? `Already denied by ${denial.reviewer} at ${iso(denial.at)}: "${denial.reason}".`
+        : `Already denied${v.decidedAt ? ` at ${iso(v.decidedAt)}` : ''}.`;
+    }
+    case 'expired':
+      return `Expired at ${iso(v.expiresAt)} with ${approvals} of ${v.requiredApprovals} approvals${v.decisions.length ? ` (${describeDecisions(v.decisions)})` : ''}.`;
+    case 'revoked':
+      return `Revoked by ${v.revoked?.by ?? 'an admin'} at ${iso(v.revoked?.at ?? v.expiresAt)}: "${v.revoked?.reason ?? ''}".`;
+    case 'pending':
+      return v.decisions.length ? `Still pending: ${describeDecisions(v.decisions)}.` : 'Still pending, with no decisions yet.';
+  }
+}
