@@ -1,8 +1,9 @@
 'use client';
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
+import { PendingBadge } from '@/components/approvals/pending-badge';
 
-export type NavItem = { href: string; label: string };
+export type NavItem = { href: string; label: string; pendingApprovals?: number };
 
 export function Nav({ items }: { items: NavItem[] }) {
   const pathname = usePathname();
@@ -15,9 +16,10 @@ export function Nav({ items }: { items: NavItem[] }) {
             key={item.href}
             href={item.href}
             aria-current={active ? 'page' : undefined}
-            className={`whitespace-nowrap rounded-md px-3 py-2 text-sm font-medium transition-colors ${active ? 'bg-slate-800 text-white' : 'text-slate-300 hover:bg-slate-800/60 hover:text-white'}`}
+            className={`flex items-center gap-2 whitespace-nowrap rounded-md px-3 py-2 text-sm font-medium transition-colors ${active ? 'bg-slate-800 text-white' : 'text-slate-300 hover:bg-slate-800/60 hover:text-white'}`}
           >
             {item.label}
+            {item.pendingApprovals !== undefined ? <PendingBadge initial={item.pendingApprovals} /> : null}
           </Link>
         );
       })}

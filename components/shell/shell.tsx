@@ -6,13 +6,14 @@ import { Logo } from './logo';
 import { Nav, type NavItem } from './nav';
 import { IncidentSearch } from '@/components/incidents/incident-search';
 
-function navFor(viewer: Viewer): NavItem[] {
+function navFor(viewer: Viewer, pendingApprovals: number): NavItem[] {
   const items: NavItem[] = [
     { href: '/', label: 'Overview' },
     { href: '/outcomes', label: 'Outcomes' },
-    { href: '/approvals', label: 'Approvals' },
+    { href: '/approvals', label: 'Approvals', pendingApprovals },
     { href: '/incidents', label: 'Incidents' },
   ];
+  if (can(viewer, 'approval.revoke')) items.push({ href: '/admin/authorizations', label: 'Authorizations' });
   if (can(viewer, 'users.manage')) items.push({ href: '/admin/users', label: 'Users' });
   if (can(viewer, 'apikeys.manage')) items.push({ href: '/admin/api-keys', label: 'API keys' });
   if (can(viewer, 'servers.manage')) items.push({ href: '/admin/servers', label: 'Servers' });
@@ -20,7 +21,7 @@ function navFor(viewer: Viewer): NavItem[] {
   return items;
 }
 
-export function Shell({ viewer, children }: { viewer: Viewer; children: ReactNode }) {
+export function Shell({ viewer, pendingApprovals, children }: { viewer: Viewer; pendingApprovals: number; children: ReactNode }) {
   return (
     <div className="min-h-screen md:flex">
       <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2">Skip to content</a>
@@ -29,7 +30,7 @@ export function Shell({ viewer, children }: { viewer: Viewer; children: ReactNod
           <Link href="/" className="rounded"><Logo className="text-white" /></Link>
         </div>
         <div className="px-3 pb-3 md:flex-1">
-          <Nav items={navFor(viewer)} />
+          <Nav items={navFor(viewer, pendingApprovals)} />
         </div>
         <div className="hidden border-t border-slate-800 px-4 py-4 md:block">
           <p className="truncate text-sm font-medium" data-testid="viewer-email">{viewer.email}</p>

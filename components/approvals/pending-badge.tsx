@@ -1,0 +1,21 @@
+'use client';
+import { useQuery } from '@tanstack/react-query';
+import { approvalKeys } from './query-keys';
+
+/** The number of requests waiting for a decision, kept live in the navigation. */
+export function PendingBadge({ initial }: { initial: number }) {
+  const { data } = useQuery({
+    queryKey: approvalKeys.pendingCount(),
+    queryFn: async () => {
+      const res = await fetch('/api/v1/approvals/pending-count');
+      if (!res.ok) throw new Error(String(res.status));
+      return ((await res.json()) as { pending: number }).pending;
+    },
+    initialData: initial,
+    refetchInterval: 10_000,
+  });
+  if (!data) return null;
+  return (
+    <span data-testid="pending-count" aria-label={`${data} pending`} className="ml-auto rounded-full bg-amber-400 px-2 py-0.5 text-xs font-semibold text-slate-900 tabular-nums">{data}</span>
+  );
+}
