@@ -14,7 +14,8 @@ const digest = (s: string) => 'sha256:' + createHash('sha256').update(s).digest(
 
 /** Stages a one-approval write (a trusted, non-destructive tool) through the real API. */
 async function stage(request: APIRequestContext, over: { principal?: string; summary?: string } = {}) {
-  const n = `${Date.now()}${Math.floor(Math.random() * 1e6)}`;
+  // Letters and digits: a long run of digits could pass the Luhn check and be masked as a card number.
+  const n = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
   const body = {
     requestRef: `req_e2e_${n}`, organization: 'acme', principal: over.principal ?? 'user_193', agent: 'support-bot',
     server: 'orders-mcp', tool: { name: `e2e_update_${n}`, annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true } },
@@ -45,7 +46,9 @@ test.describe('approvals', () => {
     await expect(page.getByTestId('approval-status')).toHaveText('Pending');
     await page.getByLabel(/Reason/).fill('Customer confirmed the new address by phone.');
     await page.getByRole('button', { name: 'Approve' }).click();
-    await expect(page.getByTestId('decision-done')).toContainText('approved');
+    // The page refreshes to the new state: approved, with the decision and its reason.
+    await expect(page.getByTestId('approval-status')).toHaveText('Approved');
+    await expect(page.getByTestId('decisions')).toContainText('Customer confirmed the new address by phone.');
 
     const after = await approval(request, staged.id);
     expect(after.status).toBe('approved');
@@ -66,7 +69,10 @@ test.describe('approvals', () => {
     await row.getByLabel('Reason for revoking').fill('Agent misbehaving: pulling all its grants.');
     page.once('dialog', (d) => d.accept());
     await row.getByRole('button', { name: 'Revoke' }).click();
-    await expect(row.getByTestId('revoked')).toBeVisible();
+    // No longer live: the list refreshes without it; the history has it as revoked.
+    await expect(row).toHaveCount(0);
+    await page.goto('/admin/authorizations?view=history&status=revoked');
+    await expect(page.getByTestId('authorization-row').filter({ hasText: staged.body.summary })).toContainText('Revoked');
 
     const res = await redeem(request, grantId, staged.body);
     expect(res.status()).toBe(410);

@@ -44,12 +44,12 @@ export function ApprovalQueue({ initial, now: serverNow }: { initial: Page; now:
                   <Link href={`/approvals/${a.id}`} className="font-mono text-xs font-medium text-indigo-700 hover:underline">{a.tool.name}</Link>
                   <span className="block text-xs text-slate-500">{a.server}</span>
                 </Td>
-                <Td className="min-w-64 whitespace-normal">
+                <Td className="min-w-48 whitespace-normal">
                   <Link href={`/approvals/${a.id}`} className="text-sm text-slate-900 hover:underline">{a.summary}</Link>
                   {a.resource ? <span className="block text-xs text-slate-500">{a.resource.type} {a.resource.id}</span> : null}
                 </Td>
                 <Td><span className="text-sm">{a.principal}</span><span className="block text-xs text-slate-500">{a.agent ?? 'agent unknown'} · {a.organization}</span></Td>
-                <Td className="whitespace-normal"><RiskBadges annotations={a.tool.annotations} trusted={a.annotationsTrusted} /></Td>
+                <Td className="min-w-40 whitespace-normal"><RiskBadges annotations={a.tool.annotations} trusted={a.annotationsTrusted} /></Td>
                 <Td className="tabular-nums">{approvals} of {a.requiredApprovals}</Td>
               </tr>
             );
