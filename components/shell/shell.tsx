@@ -12,11 +12,13 @@ function navFor(viewer: Viewer, pendingApprovals: number): NavItem[] {
     { href: '/outcomes', label: 'Outcomes' },
     { href: '/approvals', label: 'Approvals', pendingApprovals },
     { href: '/incidents', label: 'Incidents' },
+    { href: '/admin/tools', label: 'Tools' },
   ];
   if (can(viewer, 'approval.revoke')) items.push({ href: '/admin/authorizations', label: 'Authorizations' });
   if (can(viewer, 'users.manage')) items.push({ href: '/admin/users', label: 'Users' });
   if (can(viewer, 'apikeys.manage')) items.push({ href: '/admin/api-keys', label: 'API keys' });
   if (can(viewer, 'servers.manage')) items.push({ href: '/admin/servers', label: 'Servers' });
+  if (can(viewer, 'policy.manage')) items.push({ href: '/admin/policy', label: 'Policy' });
   items.push({ href: '/account', label: 'Account' });
   return items;
 }

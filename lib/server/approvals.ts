@@ -4,6 +4,7 @@ import { db, type Tx } from './db';
 import { appendAudit } from './audit';
 import type { ApiClient } from './credentials';
 import { policyFor } from './policy-rules';
+import { notificationsEnabled, notifyApprovalRequested, notifyDecision } from './notify';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { can, type Viewer } from '@/lib/auth/permissions';
 import { policyBasisText } from '@/lib/approvals/policy';
@@ -132,7 +133,7 @@ export async function requestApproval(client: ApiClient, idempotencyKey: string 
   if (!key.success) return fail('invalid_input', 'The Idempotency-Key header is invalid.', [{ path: 'Idempotency-Key', message: key.error.issues[0].message }]);
   const hash = requestHash(body);
 
-  return db.$transaction(async (tx): Promise<Result<{ replayed: boolean; approval: ApprovalCreated }>> => {
+  const result = await db.$transaction(async (tx): Promise<Result<{ replayed: boolean; approval: ApprovalCreated }>> => {
     // Held until commit, when the row is visible: a second request with this key either waits
     // for nothing (it is refused at once) or finds the committed row.
     const [{ locked }] = await tx.$queryRaw<{ locked: boolean }[]>`
@@ -173,6 +174,11 @@ export async function requestApproval(client: ApiClient, idempotencyKey: string 
     if (autoApproved) await issueGrant(tx, created.id, keyActor(client), `no approval required: ${policyBasisText[verdict.basis]}`);
     return ok({ replayed: false, approval: createdBody((await tx.approvalRequest.findUniqueOrThrow({ where: { id: created.id }, select: createdSelect }))) });
   }, TX_OPTIONS);
+  // Notifications go out after the commit, in the background: they never delay or fail the request.
+  if (result.ok && !result.value.replayed && result.value.approval.status === 'pending' && notificationsEnabled()) {
+    void findView(result.value.approval.id).then((view) => view && notifyApprovalRequested(view), () => {});
+  }
+  return result;
 }
 
 /** Issues the grant of a request just approved, inside the caller's transaction (database clock). */
@@ -296,7 +302,11 @@ export async function decideApproval(viewer: Viewer, input: DecisionInput): Prom
     if (refusedByDatabase(err)) return false;
     throw err;
   });
-  if (decided) return ok((await findView(input.id))!);
+  if (decided) {
+    const view = (await findView(input.id))!;
+    notifyDecision(view, { reviewer: viewer.email, decision: input.decision, reason });
+    return ok(view);
+  }
   return explainRefusedDecision(viewer, input);
 }
 

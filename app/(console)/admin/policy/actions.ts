@@ -1,0 +1,33 @@
+'use server';
+import { revalidatePath } from 'next/cache';
+import { z } from 'zod';
+import { policyRuleIdSchema, policyRuleSchema } from '@/lib/approvals/schemas';
+import { runAction } from '@/lib/server/action';
+import { deletePolicyRule, setPolicyRule } from '@/lib/server/policy-rules';
+
+// The shared schema coerces, so a missing or blank count would read as 0 (no approval): from a
+// form, only an explicit 0, 1 or 2 is a count, as on the command line.
+const ruleFormSchema = policyRuleSchema.extend({ requiredApprovals: z.enum(['0', '1', '2'], 'must be 0, 1 or 2').transform(Number) });
+
+function revalidatePolicy() {
+  revalidatePath('/admin/policy');
+  revalidatePath('/admin/tools');
+}
+
+/** Adds a rule, or changes the one for the same server and tool (as the CLI does). */
+export async function addPolicyRuleAction(_prev: unknown, form: FormData) {
+  const text = (name: string) => String(form.get(name) ?? '');
+  const input = { server: text('server'), tool: text('tool'), requiredApprovals: text('requiredApprovals') };
+  const state = await runAction(ruleFormSchema, input, (viewer, d) => setPolicyRule(viewer, d));
+  // What was typed comes back with the errors: React resets the form after every action.
+  if (state.status !== 'ok') return { ...state, input };
+  revalidatePolicy();
+  const { server, tool, requiredApprovals } = state.value;
+  return { ...state, value: { server, tool, requiredApprovals } };
+}
+
+export async function deletePolicyRuleAction(id: string) {
+  const state = await runAction(policyRuleIdSchema, { id }, (viewer, d) => deletePolicyRule(viewer, d.id));
+  revalidatePolicy();
+  return state.status === 'error' ? state.message : null;
+}

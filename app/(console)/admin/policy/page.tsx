@@ -1,0 +1,61 @@
+import Link from 'next/link';
+import { AddPolicyRuleForm } from '@/components/admin/add-policy-rule-form';
+import { Card, EmptyState, PageHeader } from '@/components/ui/card';
+import { ConfirmButton } from '@/components/ui/confirm-button';
+import { Table, Td } from '@/components/ui/table';
+import { formatDate } from '@/lib/format';
+import { requireViewer } from '@/lib/server/session';
+import { listPolicyRulesToManage } from '@/lib/server/tools';
+import { deletePolicyRuleAction } from './actions';
+
+export const metadata = { title: 'Policy rules' };
+
+const approvalsLabel = (n: number) => (n === 0 ? 'None' : n === 1 ? '1 reviewer' : `${n} distinct reviewers`);
+
+export default async function PolicyPage() {
+  const viewer = await requireViewer('policy.manage');
+  const rules = await listPolicyRulesToManage(viewer);
+  if (!rules.ok) throw new Error('listPolicyRulesToManage refused an admin');
+  return (
+    <>
+      <PageHeader
+        title="Policy rules"
+        description={
+          <>
+            Without a rule, a tool that a trusted server calls read-only needs no approval, one that is destructive and open-world needs two
+            distinct reviewers, and any other write one. An untrusted server&apos;s hints never lower the bar: its tools count as destructive
+            and open-world. A rule for a tool wins over a rule for its whole server, which wins over the hints.
+          </>
+        }
+        actions={<Link href="/admin/tools" className="text-sm font-medium text-indigo-600 hover:text-indigo-500">Tools →</Link>}
+      />
+      <div className="space-y-6">
+        <Card title="Add a rule" description="Saving a rule for a server and tool that already has one changes it. Requests already staged keep the requirement they were given.">
+          <AddPolicyRuleForm />
+        </Card>
+        {rules.value.length === 0 ? (
+          <EmptyState title="No rules">Every request is judged by the defaults above.</EmptyState>
+        ) : (
+          <Table head={['Server', 'Tool', 'Approvals required', 'By', 'When', '']} caption="Policy rules">
+            {rules.value.map((r) => (
+              <tr key={r.id} data-testid={`rule-${r.server}-${r.tool ?? '*'}`}>
+                <Td className="font-mono text-xs text-slate-900">{r.server}</Td>
+                <Td>{r.tool ? <span className="font-mono text-xs text-slate-900">{r.tool}</span> : <span className="italic text-slate-500">every tool</span>}</Td>
+                <Td>{approvalsLabel(r.requiredApprovals)}</Td>
+                <Td>{r.createdBy}</Td>
+                <Td>{formatDate(r.createdAt)}</Td>
+                <Td className="text-right">
+                  <ConfirmButton
+                    label="Delete"
+                    confirm={`Delete the rule for ${r.tool ? `${r.tool} on ${r.server}` : `every tool of ${r.server}`}? New requests fall back to ${r.tool ? 'the server rule or ' : ''}the defaults.`}
+                    run={deletePolicyRuleAction.bind(null, r.id)}
+                  />
+                </Td>
+              </tr>
+            ))}
+          </Table>
+        )}
+      </div>
+    </>
+  );
+}
