@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
-import { cli, secretFrom, signIn } from './helpers';
+import { cli, secretFrom, signIn, users } from './helpers';
 
 // Runs on the demo data that `npm test` seeds (scripts/demo-outcomes.ts).
 test.describe('incidents', () => {
@@ -36,7 +36,9 @@ test.describe('incidents', () => {
     await signIn(page, 'support');
     await page.goto('/incidents?q=req_does_not_exist');
     await expect(page.getByTestId('incident-not-found')).toContainText('Nothing matches “req_does_not_exist”');
-    await expect(page.getByTestId('incident-not-found')).toContainText('idempotency keys');
+    for (const kind of ['request references', 'idempotency keys', 'event ids', 'approval ids', 'grant ids']) {
+      await expect(page.getByTestId('incident-not-found')).toContainText(kind);
+    }
   });
 
   test('a record page links to its incident', async ({ page }) => {
@@ -73,5 +75,86 @@ test.describe('incidents', () => {
     expect((await request.get('/api/v1/incidents/req_scope_7781?format=pdf', { headers: auth })).status()).toBe(422);
     expect((await request.get('/api/v1/incidents/req_scope_7781', { headers: { authorization: `Bearer ${writeOnly}` } })).status()).toBe(403);
     expect((await request.get('/api/v1/incidents/req_scope_7781')).status()).toBe(401);
+  });
+
+  test('an approval filed under a reference joins its incident: the request, the decision with its reason, the redemption', async ({ page, request }) => {
+    test.setTimeout(90_000);
+    // One service key stages, redeems and reports; the reviewer decides through a personal token.
+    const key = secretFrom(cli('apikeys:create', '--name', `e2e-incident-approvals-${Date.now()}`, '--scopes', 'approvals:request,grants:redeem,outcomes:write'), 'cs_live_');
+    const reviewerToken = secretFrom(cli('tokens:create', '--email', users.reviewer.email, '--name', 'e2e-incidents'), 'cs_pat_');
+    const bearer = (secret: string) => ({ authorization: `Bearer ${secret}` });
+    const ref = `req_e2e_approval_${Date.now().toString(36)}`;
+    const digest = `sha256:${'ef'.repeat(32)}`;
+    // billing-mcp is trusted in the demo data; this write is neither destructive nor open-world: one approval.
+    const tool = { name: 'add_note', annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false } };
+
+    const staged = await request.post('/api/v1/approvals', {
+      headers: { ...bearer(key), 'idempotency-key': `${ref}-note` },
+      // The principal is not the reviewer's (user_reviewer): they may decide.
+      data: { requestRef: ref, organization: 'acme', principal: 'user_193', agent: 'support-bot', server: 'billing-mcp', tool, argsDigest: digest, summary: 'Add a note to order 4411' },
+    });
+    expect(staged.status()).toBe(201);
+    const { id: approvalId, version } = await staged.json();
+
+    // Before anything ran, the incident already exists, with approvals only.
+    await signIn(page, 'support');
+    await page.goto(`/incidents?q=${approvalId}`);
+    await expect(page).toHaveURL(new RegExp(`/incidents/${ref}$`));
+    await expect(page.getByTestId('incident-sentence')).toContainText('No tool calls were recorded. 1 approval request: 1 pending.');
+    await expect(page.getByTestId('timeline-entry')).toHaveCount(1);
+
+    const decided = await request.post(`/api/v1/approvals/${approvalId}/decisions`, {
+      headers: bearer(reviewerToken), data: { decision: 'approve', reason: 'Checked order 4411 with the customer', version },
+    });
+    expect(decided.status()).toBe(200);
+    const grantId: string = (await decided.json()).grant.id;
+    const redeemed = await request.post(`/api/v1/grants/${grantId}/redeem`, { headers: bearer(key), data: { server: 'billing-mcp', tool: 'add_note', argsDigest: digest } });
+    expect(redeemed.status()).toBe(200);
+    const posted = await request.post('/api/v1/outcomes', { headers: bearer(key), data: { records: [{
+      eventId: `${ref}-run`, occurredAt: new Date().toISOString(), requestRef: ref, organization: 'acme', principal: 'user_193',
+      server: 'billing-mcp', tool, grantId, argsDigest: digest, summary: 'Add a note to order 4411',
+      observed: { sent: true, httpStatus: 200, result: { isError: false, outputValidation: 'valid' } },
+    }] } });
+    expect(posted.status()).toBe(200);
+
+    // The grant id finds the same incident.
+    await page.goto(`/incidents?q=${grantId}`);
+    await expect(page).toHaveURL(new RegExp(`/incidents/${ref}$`));
+    const entries = page.getByTestId('timeline-entry');
+    await expect(entries).toHaveCount(5);
+    const kinds = await entries.evaluateAll((els) => els.map((el) => el.getAttribute('data-kind')));
+    expect(kinds).toEqual(['approval_requested', 'decision', 'grant_issued', 'grant_redeemed', 'outcome']);
+
+    const requested = page.locator('[data-kind="approval_requested"]');
+    await expect(requested).toContainText('add_note');
+    await expect(requested).toContainText('asks on behalf of user_193');
+    await expect(requested).toContainText('Add a note to order 4411');
+    await expect(requested.getByTestId('approval-link')).toHaveAttribute('href', `/approvals/${approvalId}`);
+    const decision = page.locator('[data-kind="decision"]');
+    await expect(decision.getByTestId('decision-reviewer')).toHaveText(users.reviewer.email);
+    await expect(decision).toContainText('approved');
+    await expect(decision.getByTestId('decision-reason')).toContainText('Checked order 4411 with the customer');
+    await expect(page.locator('[data-kind="grant_issued"]')).toContainText(`issued by ${users.reviewer.email}`);
+    await expect(page.locator('[data-kind="grant_redeemed"]')).toContainText(grantId);
+    await expect(page.locator('[data-kind="outcome"]').getByTestId('approval-link')).toHaveAttribute('href', `/approvals/${approvalId}`);
+    await expect(page.getByTestId('incident-sentence')).toHaveText('1 operation done. 1 approval request: 1 redeemed.');
+    await expect(page.getByTestId('incident-approval')).toContainText('redeemed');
+    // The write ran under the grant redeemed for it: no finding.
+    await expect(page.getByTestId('finding-write_without_grant')).toHaveCount(0);
+
+    // The record page links its grant to the approval.
+    await page.locator('[data-kind="outcome"]').getByRole('link', { name: 'add_note on billing-mcp' }).click();
+    await expect(page.getByTestId('grant-link')).toHaveAttribute('href', `/approvals/${approvalId}`);
+
+    // The API and the Markdown export tell the same story.
+    const json = await page.request.get(`/api/v1/incidents/${ref}`);
+    expect(json.status()).toBe(200);
+    const body = await json.json();
+    expect(body.timeline.map((e: { kind: string }) => e.kind)).toEqual(kinds);
+    expect(body.timeline[1]).toMatchObject({ kind: 'decision', reviewer: users.reviewer.email, decision: 'approve', reason: 'Checked order 4411 with the customer', approvalId });
+    const md = await (await page.request.get(`/api/v1/incidents/${ref}?format=markdown`)).text();
+    expect(md).toContain('| Decision (approve) |');
+    expect(md).toContain('Reason: Checked order 4411 with the customer');
+    expect(md).toContain('| Grant redeemed |');
   });
 });

@@ -80,6 +80,59 @@ describe('npm run cli', () => {
     expect(bad.stderr).toContain('--name');
   });
 
+  it('policy:set creates a rule for a tool or a whole server, and changes it', async () => {
+    const server = uniq('pol-mcp');
+    const tool = await cli('policy:set', '--server', server, '--tool', 'refund_payment', '--approvals', '2');
+    expect(tool.code).toBe(0);
+    expect(tool.stdout).toMatch(new RegExp(`Policy rule: refund_payment on ${server} needs 2 approvals \\(rule [0-9a-f-]{36}, set by cli\\)`));
+    const whole = await cli('policy:set', '--server', server, '--approvals', '0');
+    expect(whole.code).toBe(0);
+    expect(whole.stdout).toContain(`Policy rule: every tool of ${server} needs no approval`);
+    const changed = await cli('policy:set', '--server', server, '--tool', 'refund_payment', '--approvals', '1');
+    expect(changed.code).toBe(0);
+    expect(changed.stdout).toContain(`refund_payment on ${server} needs 1 approval (`);
+
+    // Stored as the approval policy reads it, with an audit entry for each change.
+    const { db } = await import('@/lib/server/db');
+    const rules = await db.policyRule.findMany({ where: { server }, orderBy: { toolName: 'asc' }, select: { toolName: true, requiredApprovals: true, createdBy: true } });
+    expect(rules).toEqual([
+      { toolName: '*', requiredApprovals: 0, createdBy: 'cli' },
+      { toolName: 'refund_payment', requiredApprovals: 1, createdBy: 'cli' },
+    ]);
+    const audit = await db.auditEntry.findMany({ where: { targetType: 'policy_rule', actor: 'cli', data: { path: ['server'], equals: server } }, select: { action: true }, orderBy: { seq: 'asc' } });
+    expect(audit.map((a) => a.action)).toEqual(['policy.create', 'policy.create', 'policy.change']);
+  });
+
+  // Two tests of a few cases each: every case is a child process.
+  const refusesPolicy = (name: string, cases: (server: string) => [string[], RegExp][]) =>
+    it(`policy:set refuses ${name} with a message naming the option, and stores nothing`, async () => {
+      const server = uniq('pol-bad');
+      for (const [args, message] of cases(server)) {
+        const r = await cli('policy:set', ...args);
+        expect(r.code, args.join(' ')).toBe(2);
+        expect(r.stderr).toMatch(message);
+        expect(r.stdout).not.toContain('Policy rule:');
+      }
+      const { db } = await import('@/lib/server/db');
+      expect(await db.policyRule.count({ where: { server } })).toBe(0);
+    });
+
+  refusesPolicy('a bad approval count', (server) => [
+    [['--server', server, '--approvals', '3'], /--approvals: must be 0, 1 or 2/],
+    [['--server', server, '--approvals=-1'], /--approvals: must be 0, 1 or 2/],
+    [['--server', server, '--approvals', 'two'], /--approvals: must be 0, 1 or 2/],
+    [['--server', server, '--approvals', ''], /--approvals: must be 0, 1 or 2/],
+    [['--server', server, '--approvals', '1.5'], /--approvals: must be 0, 1 or 2/],
+  ]);
+
+  refusesPolicy('a missing or bad server, tool or option', (server) => [
+    [['--server', server], /--approvals: is required/],
+    [['--approvals', '1'], /--server: is required/],
+    [['--server', '   ', '--approvals', '1'], /--server: is required/],
+    [['--server', server, '--tool', '*', '--approvals', '1'], /--tool: must not contain \*/],
+    [['--server', server, '--approvals', '1', '--tols', 'x'], /Unknown option '--tols'/],
+  ]);
+
   it('audit:verify reports an intact chain with its head', async () => {
     const r = await cli('audit:verify');
     expect(r.code).toBe(0);

@@ -7,6 +7,7 @@ import { applyMigrations } from './lib/migrations';
 import { createUserSchema, emailSchema } from '@/lib/users/schemas';
 import { createApiKeySchema } from '@/lib/credentials/schemas';
 import { trustServerSchema } from '@/lib/servers/schemas';
+import { policyRuleSchema } from '@/lib/approvals/schemas';
 import { randomBytes } from 'node:crypto';
 
 const usage = `Usage: npm run cli -- <command> [options]
@@ -15,18 +16,30 @@ const usage = `Usage: npm run cli -- <command> [options]
   tokens:create  --email E [--name N]                 prints a personal token once
   apikeys:create --name N --scopes a,b [--organization O]   prints the key once
   servers:trust  --name S                             annotations from S are trusted
+  policy:set     --server S [--tool T] --approvals 0|1|2   approvals a server's tool (or all its tools) needs
   audit:verify                                        recomputes the audit chain`;
 
 class UsageError extends Error {}
 
-function parse<T extends z.ZodType>(schema: T, input: unknown): z.infer<T> {
+/** Parses with the shared schema; `options` names the command-line option of a schema field when they differ. */
+function parse<T extends z.ZodType>(schema: T, input: unknown, options: Record<string, string> = {}): z.infer<T> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  throw new UsageError(result.error.issues.map((i) => `--${String(i.path[0] ?? '?')}: ${i.message}`).join('\n'));
+  throw new UsageError(result.error.issues.map((i) => {
+    const field = String(i.path[0] ?? '?');
+    return `--${options[field] ?? field}: ${i.message}`;
+  }).join('\n'));
 }
 
 function failWith(failure: { failure: string; detail?: string }): never {
   throw new UsageError(failure.detail ?? failure.failure);
+}
+
+function policyRuleInput(values: { server?: string; tool?: string; approvals?: string }) {
+  // The schema coerces, so "" would read as 0: only a plain count is a count here.
+  if (values.approvals === undefined) throw new UsageError('--approvals: is required (0, 1 or 2)');
+  if (!/^\s*\d+\s*$/.test(values.approvals)) throw new UsageError('--approvals: must be 0, 1 or 2');
+  return parse(policyRuleSchema, { server: values.server ?? '', tool: values.tool, requiredApprovals: values.approvals }, { requiredApprovals: 'approvals' });
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -41,10 +54,14 @@ async function main(argv: string[]): Promise<void> {
     options: {
       email: { type: 'string' }, role: { type: 'string' }, password: { type: 'string' }, principal: { type: 'string' },
       name: { type: 'string' }, scopes: { type: 'string' }, organization: { type: 'string' },
+      server: { type: 'string' }, tool: { type: 'string' }, approvals: { type: 'string' },
     },
   });
-  const known = ['users:create', 'tokens:create', 'apikeys:create', 'servers:trust', 'audit:verify'];
+  const known = ['users:create', 'tokens:create', 'apikeys:create', 'servers:trust', 'policy:set', 'audit:verify'];
   if (!known.includes(command)) throw new UsageError(`Unknown command "${command}".\n\n${usage}`);
+
+  // Checked before the database is even opened: nothing to undo, and a quick answer.
+  const policyInput = command === 'policy:set' ? policyRuleInput(values) : null;
 
   const database = await resolveDatabase();
   process.env.DATABASE_URL = database.url;
@@ -89,6 +106,15 @@ async function main(argv: string[]): Promise<void> {
         const result = await trustServer('cli', name);
         if (!result.ok) failWith(result);
         console.log(`Trusted server ${result.value.name}: its tool annotations now count (since ${result.value.trustedAt.toISOString()})`);
+        break;
+      }
+      case 'policy:set': {
+        const { setPolicyRule } = await import('@/lib/server/policy-rules');
+        const result = await setPolicyRule('cli', policyInput!);
+        if (!result.ok) failWith(result);
+        const rule = result.value;
+        const n = rule.requiredApprovals;
+        console.log(`Policy rule: ${rule.tool === null ? `every tool of ${rule.server}` : `${rule.tool} on ${rule.server}`} needs ${n === 0 ? 'no approval' : n === 1 ? '1 approval' : `${n} approvals`} (rule ${rule.id}, set by ${rule.createdBy})`);
         break;
       }
       case 'audit:verify': {

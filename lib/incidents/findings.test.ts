@@ -188,7 +188,21 @@ describe('write_without_grant', () => {
     ['an unknown write', [{ obs: 'timeout' }], []],
     ['a write never sent', [{ obs: 'approvalRequired' }], []],
     ['a policy that needs no approval for it', [{ obs: 'ok' }], [], { requiresApproval: () => false }],
+    // The data layer's grant check: only a grant redeemed for this tool in this incident counts.
+    ['a grant id the check does not accept counts as none', [{ obs: 'ok', grant: 'grt_forged' }], [['a']], { hasGrant: () => false }],
+    ['a grant id the check accepts', [{ obs: 'ok', grant: 'grt_1' }], [], { hasGrant: (r) => r.grantId === 'grt_1' }],
+    ['an accepted grant covers only its own call', [{ obs: 'ok', grant: 'grt_1' }, { obs: 'ok', grant: 'grt_2', tool: 'cancel_order' }], [['b']],
+      { hasGrant: (r) => r.grantId === 'grt_1' && r.tool.name === 'refund_payment' }],
+    ['the check never makes a call without a grant id covered', [{ obs: 'ok' }], [['a']], { hasGrant: () => true }],
   ]);
+
+  it('says when the call carried a grant id that covers nothing', () => {
+    const [f] = detectFindings(story({ obs: 'ok', grant: 'grt_forged', key: 'refund-1' }), { hasGrant: () => false });
+    expect(f.explanation).toBe(
+      'refund_payment on billing-mcp with key refund-1 ran with the grant id grt_forged, which matches no grant redeemed ' +
+        'for it in this incident, although it is not trusted as read-only and policy requires approval for it.',
+    );
+  });
 
   it('asks the policy only about calls not read-only', () => {
     const asked: string[] = [];

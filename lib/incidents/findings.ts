@@ -27,8 +27,10 @@
 //    than the bound (its record count, or the highest `attempt` the caller reported in it), or
 //    when it has 3+ attempts and some gap is not longer than, and `minBackoffGrowth` times, the
 //    gap before it.
-// 5. write_without_grant: one finding per completed, not read-only call with no grantId that
-//    the policy says needed approval (output_schema_violation counts: the tool ran).
+// 5. write_without_grant: one finding per completed, not read-only call that the policy says
+//    needed approval and that has no grant covering it (output_schema_violation counts: the tool
+//    ran). A grantId counts only when `policy.hasGrant` accepts it: the data layer checks it
+//    against the grants redeemed for that tool and server in the incident.
 import type { Category } from '@/lib/outcomes/schemas';
 import {
   callName,
@@ -257,13 +259,17 @@ function duration(ms: number): string {
 
 function writeWithoutGrant(records: IncidentRecord[], policy: IncidentPolicy): Finding[] {
   return records
-    .filter((r) => r.classification.delivery === 'completed' && !r.classification.readOnly && !r.grantId)
+    .filter((r) => r.classification.delivery === 'completed' && !r.classification.readOnly)
+    .filter((r) => !(r.grantId && policy.hasGrant(r)))
     .filter((r) => policy.requiresApproval(r))
-    .map((r) =>
-      finding('write_without_grant', [r],
-        `${callName(r)}${r.idempotencyKey ? ` with key ${r.idempotencyKey}` : ''} ran without a redeemed grant, ` +
-        'although it is not trusted as read-only and policy requires approval for it.'),
-    );
+    .map((r) => {
+      const without = r.grantId
+        ? `ran with the grant id ${r.grantId}, which matches no grant redeemed for it in this incident`
+        : 'ran without a redeemed grant';
+      return finding('write_without_grant', [r],
+        `${callName(r)}${r.idempotencyKey ? ` with key ${r.idempotencyKey}` : ''} ${without}, ` +
+        'although it is not trusted as read-only and policy requires approval for it.');
+    });
 }
 
 // ── Wording ─────────────────────────────────────────────────────────────────────────────────

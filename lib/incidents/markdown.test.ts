@@ -70,8 +70,8 @@ const report: IncidentReport = {
     finding({}),
   ],
   timeline: [
-    { at: new Date('2026-11-30T12:00:04.250Z'), kind: 'outcome', title: 'refund_payment completed', detail: hostile },
     { at: new Date('2026-11-30T12:00:00Z'), kind: 'outcome', title: 'refund_payment: unknown (connection lost)' },
+    { at: new Date('2026-11-30T12:00:04.250Z'), kind: 'outcome', title: 'refund_payment completed', detail: hostile },
   ],
 };
 
@@ -98,14 +98,14 @@ describe('incidentMarkdown', () => {
     ]);
   });
 
-  it('puts the timeline in time order, one row per entry, four cells each', () => {
+  it('keeps the timeline in the order given (the builder orders it), one row per entry, four cells each', () => {
     const start = lines.indexOf('| Time (UTC) | Kind | What | Detail |');
     expect(lines[start + 1]).toBe('| --- | --- | --- | --- |');
     const rows = lines.slice(start + 2).filter((l) => l.startsWith('|'));
     expect(rows).toHaveLength(2);
     expect(rows.map(cells)).toEqual([
-      ['2026-11-30 12:00:00.000', 'outcome', 'refund\\_payment: unknown (connection lost)', ''],
-      ['2026-11-30 12:00:04.250', 'outcome', 'refund\\_payment completed',
+      ['2026-11-30 12:00:00.000', 'Outcome', 'refund\\_payment: unknown (connection lost)', ''],
+      ['2026-11-30 12:00:04.250', 'Outcome', 'refund\\_payment completed',
         'x \\| y \\| --- \\| \\<img src=x onerror=alert(1)\\> \\[a\\](http\\://evil.example)'],
     ]);
   });
@@ -115,7 +115,7 @@ describe('incidentMarkdown', () => {
       requestRef: 'req\n# pwned <b>',
       summary: { done: [hostile], notDone: ['- [x](http://e.example)'], unknown: [] },
       findings: [finding({ explanation: hostile, recordIds: ['<i>'] })],
-      timeline: [{ at: new Date('2026-11-30T12:00:00Z'), kind: '|', title: hostile, detail: hostile }],
+      timeline: [{ at: new Date('2026-11-30T12:00:00Z'), kind: 'outcome', status: hostile, title: hostile, detail: hostile }],
     });
     expect(evil.split('\n')[0]).toBe('# Incident req \\# pwned \\<b\\>');
     expect(evil).not.toMatch(/(^|[^\\])[<[]/m);
@@ -127,13 +127,17 @@ describe('incidentMarkdown', () => {
     expect(evil).toContain('\n- \\- \\[x\\](http\\://e.example)\n');
   });
 
-  it('shows an invalid date as a dash, last', () => {
+  it('shows an invalid date as a dash, and never reorders what it was given', () => {
     const out = incidentMarkdown({ ...report, timeline: [
-      { at: new Date('nope'), kind: 'outcome', title: 'later' },
-      { at: new Date('2026-11-30T12:00:00Z'), kind: 'outcome', title: 'first' },
+      { at: new Date('2026-11-30T12:00:01Z'), kind: 'decision', status: 'approve', title: 'approved' },
+      { at: new Date('nope'), kind: 'outcome', title: 'undated' },
+      // A grant issued by the database a few milliseconds "before" the decision the app stamped.
+      { at: new Date('2026-11-30T12:00:00.998Z'), kind: 'grant_issued', title: 'issued' },
     ] });
     const rows = out.split('\n').filter((l) => l.startsWith('| 20') || l.startsWith('| —'));
-    expect(rows.map((r) => cells(r)[0])).toEqual(['2026-11-30 12:00:00.000', '—']);
+    expect(rows.map((r) => cells(r).slice(0, 2))).toEqual([
+      ['2026-11-30 12:00:01.000', 'Decision (approve)'], ['—', 'Outcome'], ['2026-11-30 12:00:00.998', 'Grant issued'],
+    ]);
   });
 
   it('says when there is nothing to list', () => {

@@ -6,12 +6,15 @@
 // redacted (masked summaries, no arguments): this module adds nothing beyond what it is given.
 import { findingLabel } from './findings';
 import { oneSentence } from './summary';
-import type { Finding, IncidentSummary, Severity, TimelineEntry } from './types';
+import { timelineKindLabel, type Finding, type IncidentSummary, type Severity, type TimelineEntry } from './types';
 
 export type IncidentReport = {
   requestRef: string;
+  /** The one sentence, when the caller has a fuller one (e.g. with approvals); else from the summary. */
+  sentence?: string;
   summary: Pick<IncidentSummary, 'done' | 'notDone' | 'unknown'> & { unknownTools?: string[] };
   findings: readonly Finding[];
+  /** Oldest first, as the caller ordered it. */
   timeline: readonly TimelineEntry[];
 };
 
@@ -45,11 +48,12 @@ export function incidentMarkdown(report: IncidentReport): string {
   const findings = [...report.findings].sort(
     (a, b) => SEVERITY_ORDER.indexOf(a.severity) - SEVERITY_ORDER.indexOf(b.severity),
   );
-  const timeline = [...report.timeline].sort((a, b) => time(a.at) - time(b.at));
+  // In the order given: the timeline builder orders it (causes before effects when clocks disagree).
+  const timeline = report.timeline;
   const lines = [
     `# Incident ${escapeMarkdown(report.requestRef)}`,
     '',
-    escapeMarkdown(oneSentence(summary)),
+    escapeMarkdown(report.sentence ?? oneSentence(summary)),
     '',
     '_Redacted report: no credentials, tool arguments or raw results._',
     '',
@@ -79,14 +83,15 @@ function timelineTable(entries: readonly TimelineEntry[]): string[] {
   return [
     '| Time (UTC) | Kind | What | Detail |',
     '| --- | --- | --- | --- |',
-    ...entries.map((e) => `| ${[at(e.at), e.kind, e.title, e.detail ?? ''].map(cell).join(' | ')} |`),
+    ...entries.map((e) => `| ${[at(e.at), kindCell(e), e.title, e.detail ?? ''].map(cell).join(' | ')} |`),
   ];
 }
 
+// The label is ours; an unexpected kind and the status are escaped with the rest of the cell.
+const kindCell = (e: TimelineEntry) => `${timelineKindLabel[e.kind] ?? e.kind}${e.status ? ` (${e.status})` : ''}`;
+
 // An empty cell is fine in GFM, but a lone space keeps the row readable as plain text.
 const cell = (text: string) => escapeMarkdown(text) || ' ';
-
-const time = (d: Date) => (Number.isNaN(d.getTime()) ? Number.POSITIVE_INFINITY : d.getTime());
 
 // Seconds and milliseconds matter: retries a few hundred milliseconds apart are a finding.
 function at(d: Date): string {

@@ -34,6 +34,12 @@ export type IncidentPolicy = {
   minBackoffGrowth: number;
   /** Whether a completed call needed a redeemed grant (only asked about calls not read-only). */
   requiresApproval: (record: IncidentRecord) => boolean;
+  /**
+   * Whether a call ran under a grant that covers it. Without the approval tables at hand a
+   * `grantId` is taken at its word; the data layer passes a check against the grants actually
+   * redeemed for that tool and server in the incident.
+   */
+  hasGrant: (record: IncidentRecord) => boolean;
 };
 
 /** DESIGN.md: by default every tool not trusted as read-only needs approval. */
@@ -41,6 +47,7 @@ export const DEFAULT_INCIDENT_POLICY: IncidentPolicy = {
   maxAttempts: 3,
   minBackoffGrowth: 1,
   requiresApproval: (record) => !record.classification.readOnly,
+  hasGrant: (record) => !!record.grantId,
 };
 
 export const findingKinds = [
@@ -74,7 +81,33 @@ export type IncidentSummary = {
   unknownTools: string[];
 };
 
-export type TimelineEntry = { at: Date; kind: string; title: string; detail?: string | null };
+/** What a timeline entry is: an outcome record, or a step in an approval's life. */
+export const timelineKinds = [
+  'outcome',
+  'approval_requested',
+  'decision',
+  'grant_issued',
+  'grant_redeemed',
+  'revoked',
+  'expired',
+] as const;
+export type TimelineKind = (typeof timelineKinds)[number];
+
+export const timelineKindLabel: Record<TimelineKind, string> = {
+  outcome: 'Outcome',
+  approval_requested: 'Approval requested',
+  decision: 'Decision',
+  grant_issued: 'Grant issued',
+  grant_redeemed: 'Grant redeemed',
+  revoked: 'Revoked',
+  expired: 'Expired',
+};
+
+/**
+ * One row of the report's timeline. `status` qualifies the kind ("completed · ok", "deny"); it
+ * and everything else but `kind` is untrusted text.
+ */
+export type TimelineEntry = { at: Date; kind: TimelineKind; status?: string | null; title: string; detail?: string | null };
 
 /** "Later" (DESIGN.md): by occurredAt, ties broken by receipt order, then id for a total order. */
 export function compareRecords(a: IncidentRecord, b: IncidentRecord): number {

@@ -1,11 +1,11 @@
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { FindingCard } from '@/components/incidents/finding-card';
-import { CategoryBadge, DeliveryBadge } from '@/components/outcomes/outcome-badges';
-import { Card } from '@/components/ui/card';
+import { TimelineItem } from '@/components/incidents/timeline-item';
+import { Badge, Card } from '@/components/ui/card';
+import type { ApprovalStatus } from '@/lib/approvals/schemas';
 import { formatDate } from '@/lib/format';
-import { isUnknownWrite } from '@/lib/outcomes/present';
-import { getIncident } from '@/lib/server/incidents';
+import { openIncident } from '@/lib/server/incidents';
 import { requireViewer } from '@/lib/server/session';
 
 export const metadata = { title: 'Incident' };
@@ -23,10 +23,24 @@ function List({ title, items, tone, testId, empty }: { title: string; items: str
   );
 }
 
+// A malformed escape ("%E0%A4%A") names no reference: not found, not a crash.
+function decoded(raw: string): string | null {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return null;
+  }
+}
+
+const statusTone: Record<ApprovalStatus, 'neutral' | 'good' | 'warn' | 'bad' | 'info'> = {
+  pending: 'info', approved: 'good', redeemed: 'good', denied: 'bad', revoked: 'bad', expired: 'neutral',
+};
+
 export default async function IncidentPage({ params }: { params: Promise<{ ref: string }> }) {
   const viewer = await requireViewer('incidents.read');
-  const ref = decodeURIComponent((await params).ref);
-  const found = await getIncident(viewer, ref);
+  const ref = decoded((await params).ref);
+  if (ref === null) notFound();
+  const found = await openIncident(viewer, ref, 'page');
   if (!found.ok) notFound();
   const incident = found.value;
   const position = (id: string) => incident.records.findIndex((r) => r.id === id) + 1;
@@ -61,24 +75,24 @@ export default async function IncidentPage({ params }: { params: Promise<{ ref: 
         )}
       </Card>
 
-      <Card title={`Timeline (${incident.timeline.length})`} description="Oldest first, times in UTC. Attempts of one operation share its idempotency key.">
-        <ol className="relative space-y-4 border-l border-slate-200 pl-5">
-          {incident.records.map((r, i) => (
-            <li key={r.id} id={`record-${r.id}`} className="scroll-mt-6" data-testid="timeline-entry">
-              <span aria-hidden className={`absolute -left-1.5 mt-1.5 h-3 w-3 rounded-full ring-2 ring-white ${isUnknownWrite(r.classification) ? 'bg-rose-500' : r.classification.delivery === 'completed' ? 'bg-emerald-500' : 'bg-slate-400'}`} />
-              <div className="flex flex-wrap items-center gap-2">
-                <span className="text-xs text-slate-400">#{i + 1}</span>
-                <span className="text-xs text-slate-500">{formatDate(r.occurredAt)}</span>
-                <Link href={`/outcomes/${r.id}`} className="font-mono text-sm font-medium text-indigo-700 hover:underline">{r.tool.name}</Link>
-                <span className="text-xs text-slate-500">on {r.server}</span>
-                <DeliveryBadge delivery={r.classification.delivery} category={r.classification.category} />
-                <CategoryBadge category={r.classification.category} />
-                {r.idempotencyKey ? <span className="rounded bg-slate-100 px-1.5 py-0.5 font-mono text-xs text-slate-700">key {r.idempotencyKey}{r.attempt ? ` · attempt ${r.attempt}` : ''}</span> : null}
-              </div>
-              {r.summary ? <p className="mt-1 text-sm text-slate-800">{r.summary}</p> : null}
-              <p className="mt-0.5 text-xs text-slate-600">{r.classification.whatHappened} <span className="text-slate-500">Next: {r.classification.nextStep}</span></p>
-            </li>
-          ))}
+      {incident.approvals.length ? (
+        <Card title={`Approval requests (${incident.approvals.length})`} description="Staged writes filed under this reference, and where each stands." className="mb-6">
+          <ul className="divide-y divide-slate-100">
+            {incident.approvals.map((a) => (
+              <li key={a.id} className="flex flex-wrap items-center gap-2 py-2" data-testid="incident-approval">
+                <Badge tone={statusTone[a.status]}>{a.status}</Badge>
+                <Link href={`/approvals/${a.id}`} className="font-mono text-sm font-medium text-indigo-700 hover:underline">{a.tool}</Link>
+                <span className="text-xs text-slate-500">on {a.server} · for {a.principal} · {a.approvals} of {a.requiredApprovals} approval{a.requiredApprovals === 1 ? '' : 's'} · {formatDate(a.createdAt)}</span>
+                <span className="w-full text-sm text-slate-700">{a.summary}</span>
+              </li>
+            ))}
+          </ul>
+        </Card>
+      ) : null}
+
+      <Card title={`Timeline (${incident.timeline.length})`} description="Outcome records and approval steps, oldest first, times in UTC. Attempts of one operation share its idempotency key.">
+        <ol className="relative ml-3 space-y-4 border-l border-slate-200">
+          {incident.timeline.map((entry, i) => <TimelineItem key={i} entry={entry} position={position} />)}
         </ol>
       </Card>
     </>

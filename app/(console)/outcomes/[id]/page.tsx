@@ -5,6 +5,8 @@ import { Badge, Card } from '@/components/ui/card';
 import { Facts } from '@/components/ui/facts';
 import { formatDate } from '@/lib/format';
 import { boundaryLabel, isUnknownWrite, retryLabel } from '@/lib/outcomes/present';
+import { can } from '@/lib/auth/permissions';
+import { findApprovalIdForGrant } from '@/lib/server/approvals';
 import { getOutcome } from '@/lib/server/outcomes';
 import { requireViewer } from '@/lib/server/session';
 
@@ -22,6 +24,7 @@ export default async function OutcomePage({ params }: { params: Promise<{ id: st
   const c = r.classification;
   const o = r.observed;
   const a = r.tool.annotations;
+  const approvalId = can(viewer, 'approvals.read') ? await findApprovalIdForGrant(r.grantId) : null;
 
   return (
     <>
@@ -82,7 +85,9 @@ export default async function OutcomePage({ params }: { params: Promise<{ id: st
             ['Request reference', <Link key="ref" href={`/incidents/${encodeURIComponent(r.requestRef)}`} className="font-mono text-xs text-indigo-700 hover:underline" data-testid="incident-link">{r.requestRef} (incident)</Link>],
             ['Idempotency key', code(r.idempotencyKey)],
             ['Attempt', r.attempt],
-            ['Grant', code(r.grantId)],
+            ['Grant', approvalId
+              ? <Link key="grant" href={`/approvals/${approvalId}`} className="font-mono text-xs text-indigo-700 hover:underline" data-testid="grant-link">{r.grantId} (approval)</Link>
+              : code(r.grantId)],
             ['Organization', r.organization],
             ['Principal', r.principal],
             ['Agent', r.agent],

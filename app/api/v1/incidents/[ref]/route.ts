@@ -1,5 +1,5 @@
 import { apiRoute } from '@/lib/server/api-route';
-import { getIncident, incidentApiBody, incidentReport } from '@/lib/server/incidents';
+import { incidentApiBody, incidentReport, openIncident } from '@/lib/server/incidents';
 import { incidentQuerySchema } from '@/lib/incidents/query';
 
 const fileName = (ref: string, ext: string) => `incident-${ref.replace(/[^\w.-]+/g, '_').slice(0, 80)}.${ext}`;
@@ -7,9 +7,9 @@ const fileName = (ref: string, ext: string) => `incident-${ref.replace(/[^\w.-]+
 export const GET = apiRoute<undefined, { ref: string }, typeof incidentQuerySchema>(
   { scopes: ['outcomes:read'], action: 'incidents.read', query: incidentQuerySchema },
   async ({ client, params, query }) => {
-    const incident = await getIncident(client, params.ref);
-    if (!incident.ok) return incident;
     const markdown = query.format === 'markdown';
+    const incident = await openIncident(client, params.ref, markdown ? 'markdown' : 'json');
+    if (!incident.ok) return incident;
     const headers = new Headers({
       'content-type': markdown ? 'text/markdown; charset=utf-8' : 'application/json',
       'cache-control': 'no-store',

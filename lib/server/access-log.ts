@@ -1,0 +1,82 @@
+import 'server-only';
+import { db } from './db';
+import type { OutcomeReader } from './outcomes';
+import { Prisma } from '@/lib/generated/prisma/client';
+import { can, type Viewer } from '@/lib/auth/permissions';
+import {
+  ACCESS_PAGE_DEFAULT, ACCESS_PAGE_MAX, encodeAccessCursor,
+  type AccessActorKind, type AccessLogQuery, type IncidentAccessFormat,
+} from '@/lib/incidents/access-log';
+import { fail, ok, type Result } from '@/lib/result';
+
+export type { AccessActorKind, IncidentAccessFormat } from '@/lib/incidents/access-log';
+
+export type AccessLogEntry = {
+  id: string;
+  at: Date;
+  /** An email, or `api_key:<id>`. */
+  actor: string;
+  actorKind: AccessActorKind;
+  /** For an API key: its name, when the key still exists. */
+  keyName: string | null;
+  requestRef: string;
+  format: IncidentAccessFormat;
+};
+
+export type AccessLogPage = { items: AccessLogEntry[]; nextCursor: string | null };
+
+function actorOf(reader: OutcomeReader): { actor: string; actorKind: AccessActorKind } {
+  if (!('kind' in reader)) return { actor: reader.email, actorKind: 'session' };
+  if (reader.kind === 'user') return { actor: reader.viewer.email, actorKind: reader.tokenId ? 'personal_token' : 'session' };
+  return { actor: `api_key:${reader.keyId}`, actorKind: 'api_key' };
+}
+
+const REF_MAX = 255;
+const API_KEY_ACTOR = /^api_key:([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+
+/**
+ * One row per incident page view, API read or export: a single plain insert. Deliberately not an
+ * audit entry: a read changes no state, and serializing every view behind the audit chain's lock
+ * would make support's busiest page wait on approvals. The reference is stored as asked (capped,
+ * NUL removed: PostgreSQL text cannot hold it), whether or not anything is recorded under it.
+ */
+export async function logIncidentAccess(reader: OutcomeReader, requestRef: string, format: IncidentAccessFormat): Promise<void> {
+  const { actor, actorKind } = actorOf(reader);
+  await db.incidentAccessLog.create({
+    data: { actor, actorKind, format, requestRef: requestRef.replaceAll('\u0000', '').slice(0, REF_MAX) },
+    select: { id: true },
+  });
+}
+
+const entrySelect = { id: true, at: true, actor: true, actorKind: true, requestRef: true, format: true } satisfies Prisma.IncidentAccessLogSelect;
+
+/** Newest first, a page at a time; admins only (the same permission as the audit log). */
+export async function listIncidentAccess(viewer: Viewer, query: Partial<AccessLogQuery> = {}): Promise<Result<AccessLogPage>> {
+  if (!can(viewer, 'audit.read')) return fail('forbidden');
+  const limit = Math.min(Math.max(query.limit ?? ACCESS_PAGE_DEFAULT, 1), ACCESS_PAGE_MAX);
+  const { cursor } = query;
+  const rows = await db.incidentAccessLog.findMany({
+    where: {
+      AND: [
+        query.requestRef ? { requestRef: query.requestRef } : {},
+        query.actor ? { actor: { contains: query.actor, mode: 'insensitive' } } : {},
+        cursor ? { OR: [{ at: { lt: cursor.at } }, { at: cursor.at, id: { lt: cursor.id } }] } : {},
+      ],
+    },
+    orderBy: [{ at: 'desc' }, { id: 'desc' }],
+    take: limit + 1,
+    select: entrySelect,
+  });
+  const page = rows.slice(0, limit);
+  const keyIds = [...new Set(page.flatMap((r) => API_KEY_ACTOR.exec(r.actor)?.[1] ?? []))];
+  const keys = keyIds.length ? await db.apiKey.findMany({ where: { id: { in: keyIds } }, select: { id: true, name: true } }) : [];
+  const nameOf = new Map(keys.map((k) => [k.id, k.name]));
+  const items = page.map((r): AccessLogEntry => ({
+    ...r,
+    actorKind: r.actorKind as AccessActorKind,
+    format: r.format as IncidentAccessFormat,
+    keyName: nameOf.get(API_KEY_ACTOR.exec(r.actor)?.[1] ?? '') ?? null,
+  }));
+  const last = items.at(-1);
+  return ok({ items, nextCursor: rows.length > limit && last ? encodeAccessCursor({ at: last.at, id: last.id }) : null });
+}
