@@ -1,0 +1,151 @@
+// The agent's side of "Approvals and grants" (API.md): stage a write, wait for people to decide,
+// redeem the grant right before the call. Anything but a redeemed grant means: do not call.
+import type { ToolAnnotations } from '../outcomes/schemas';
+import { backoffDelay, callApi, isTransient, problemCode, sleep, type ApiResponse, type CountersignEndpoint } from './countersign-http';
+
+export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'revoked' | 'redeemed';
+
+/** `GET /api/v1/approvals/{id}`, the fields the agent reads. */
+export interface ApprovalSnapshot {
+  id: string;
+  status: ApprovalStatus;
+  requiredApprovals: number;
+  version: number;
+  expiresAt: string;
+  grant: { id: string; expiresAt?: string; redeemedAt?: string | null; revokedAt?: string | null } | null;
+}
+
+/** `POST /api/v1/approvals` body (API.md). */
+export interface ApprovalRequestBody {
+  requestRef: string;
+  organization: string;
+  principal: string;
+  agent?: string;
+  server: string;
+  tool: { name: string; annotations?: ToolAnnotations | null };
+  argsDigest: string;
+  summary: string;
+  resource?: { type: string; id: string };
+  pendingTtlSeconds?: number;
+  grantTtlSeconds?: number;
+}
+
+export interface ApprovalWaitOptions {
+  /** How long to wait for decisions before giving up (default 15 min; the request may live on). */
+  maxWaitMs?: number;
+  /** First poll interval (default 500 ms), growing to `pollMaxMs` (default 5 s). */
+  pollInitialMs?: number;
+  pollMaxMs?: number;
+  pendingTtlSeconds?: number;
+  grantTtlSeconds?: number;
+  /** Called once the request exists (e.g. to tell a person, or, in demos, to decide it). */
+  onRequested?: (approval: ApprovalSnapshot) => void | Promise<void>;
+  random?: () => number;
+}
+
+export type GrantOutcome =
+  | { ok: true; approvalId: string; grantId: string }
+  | { ok: false; block: 'approval_required' | 'denied_by_policy'; approvalId: string | null; reason: string; cancelled?: boolean };
+
+// Transient failures of one API call are retried this often before the call counts as failed.
+const API_ATTEMPTS = 4;
+
+export async function obtainGrant(
+  endpoint: CountersignEndpoint,
+  request: { body: ApprovalRequestBody; idempotencyKey: string },
+  options: ApprovalWaitOptions = {},
+  signal?: AbortSignal,
+): Promise<GrantOutcome> {
+  const random = options.random ?? Math.random;
+  const deadline = Date.now() + (options.maxWaitMs ?? 15 * 60_000);
+  const blocked = (reason: string, approvalId: string | null, block: 'approval_required' | 'denied_by_policy' = 'approval_required'): GrantOutcome =>
+    ({ ok: false, block, approvalId, reason, ...(signal?.aborted ? { cancelled: true } : {}) });
+
+  const body = {
+    ...request.body,
+    pendingTtlSeconds: options.pendingTtlSeconds ?? request.body.pendingTtlSeconds,
+    grantTtlSeconds: options.grantTtlSeconds ?? request.body.grantTtlSeconds,
+  };
+  const created = await withRetries(
+    () => callApi(endpoint, 'POST', '/api/v1/approvals', { body: withoutUndefined(body), headers: { 'idempotency-key': request.idempotencyKey }, signal }),
+    // 409: the same key is still being stored (API.md); its answer comes on the next try.
+    (r) => isTransient(r) || (r.kind === 'response' && r.status === 409),
+    random,
+    signal,
+  );
+  if (created.kind !== 'response' || created.status !== 201) return blocked(`the approval request failed (${describe(created)})`, null);
+  let approval = created.body as ApprovalSnapshot;
+  if (!approval?.id) return blocked('the approval request was answered without an id', null);
+
+  if (approval.status === 'pending') {
+    try {
+      await options.onRequested?.(approval);
+    } catch {
+      // A failing notification does not change what was decided.
+    }
+  }
+
+  for (let poll = 1; approval.status === 'pending'; poll++) {
+    const remaining = deadline - Date.now();
+    if (signal?.aborted) return blocked('cancelled while waiting for approval', approval.id);
+    if (remaining <= 0) return blocked('no decision within the wait limit', approval.id);
+    await sleep(Math.min(remaining, backoffDelay(poll, options.pollInitialMs ?? 500, options.pollMaxMs ?? 5000, random)), signal);
+    const read = await withRetries(() => callApi(endpoint, 'GET', `/api/v1/approvals/${encodeURIComponent(approval.id)}`, { signal }), isTransient, random, signal);
+    // A transient failure to read is not a decision: keep waiting until the limit.
+    if (read.kind === 'response' && read.status === 200) approval = read.body as ApprovalSnapshot;
+    else if (!isTransient(read)) return blocked(`reading the approval failed (${describe(read)})`, approval.id);
+  }
+
+  switch (approval.status) {
+    case 'approved':
+      break;
+    case 'denied':
+      return blocked('a reviewer denied it', approval.id, 'denied_by_policy');
+    case 'redeemed':
+      // The same Idempotency-Key answered a request whose grant is spent: this attempt already ran.
+      return blocked('the grant of this attempt was already used; a replay is a new attempt (attempt + 1)', approval.id);
+    default:
+      return blocked(`the approval is ${approval.status}`, approval.id);
+  }
+  const grantId = approval.grant?.id;
+  if (!grantId) return blocked('approved without a grant', approval.id);
+
+  // A lost answer to a redemption that did succeed reads as 409 on the retry: the grant is then
+  // spent without our knowing it, and we stop. Never call without a confirmed redemption.
+  const redeemed = await withRetries(
+    () => callApi(endpoint, 'POST', `/api/v1/grants/${encodeURIComponent(grantId)}/redeem`, {
+      body: { server: request.body.server, tool: request.body.tool.name, argsDigest: request.body.argsDigest },
+      signal,
+    }),
+    isTransient,
+    random,
+    signal,
+  );
+  if (redeemed.kind === 'response' && redeemed.status === 200) return { ok: true, approvalId: approval.id, grantId };
+  return blocked(`the grant could not be redeemed (${describe(redeemed)})`, approval.id);
+}
+
+async function withRetries(
+  call: () => Promise<ApiResponse>,
+  retryable: (r: ApiResponse) => boolean,
+  random: () => number,
+  signal?: AbortSignal,
+): Promise<ApiResponse> {
+  let res = await call();
+  for (let attempt = 1; attempt < API_ATTEMPTS && retryable(res) && !signal?.aborted; attempt++) {
+    const wait = res.kind === 'response' && res.retryAfterMs != null ? Math.min(res.retryAfterMs, 10_000) : backoffDelay(attempt, 250, 4000, random);
+    await sleep(wait, signal);
+    res = await call();
+  }
+  return res;
+}
+
+function describe(r: ApiResponse): string {
+  if (r.kind === 'network_error') return 'Countersign unreachable';
+  const code = problemCode(r.body);
+  return `HTTP ${r.status}${code ? ` ${code}` : ''}`;
+}
+
+function withoutUndefined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}

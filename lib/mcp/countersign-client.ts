@@ -1,0 +1,245 @@
+// `withCountersign(client, options)`: every tool call observed, classified with THE shared
+// classifier (lib/outcomes/classify.ts) and reported; every call of a tool not trusted as
+// read-only made only with a grant redeemed right before it.
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { classifyRecord } from '../outcomes/classify';
+import { outcomeSchema, type Classification, type Observed, type Outcome, type ToolAnnotations } from '../outcomes/schemas';
+import { obtainGrant, type ApprovalWaitOptions, type GrantOutcome } from './approvals';
+import type { CountersignEndpoint } from './countersign-http';
+import { argsDigest, hashParts } from './digest';
+import { observeToolCall, prepareSession, type Observation, type SessionReady, type ToolCatalog } from './observe';
+import { OutcomeReporter, type ReporterOptions } from './reporter';
+
+export interface CountersignOptions extends CountersignEndpoint {
+  /** The name Countersign knows this MCP server by, e.g. `billing-mcp`. */
+  server: string;
+  /**
+   * Whether this agent trusts the server's tool annotations. Only then does `readOnlyHint` let a
+   * call go without a grant, and only then is a failed read classified as read-only.
+   */
+  trustedServer: boolean;
+  organization: string;
+  /** On whose delegated authority the agent acts. */
+  principal: string;
+  agent?: string;
+  /**
+   * Connects the client when it is not connected (first call, or after the connection closed).
+   * Create a fresh transport inside: a transport cannot be started twice.
+   */
+  connect?: () => Promise<void>;
+  /** Default: a reporter on the same URL and key. Share one between wrappers if you like. */
+  reporter?: OutcomeReporter;
+  reporterOptions?: Omit<ReporterOptions, keyof CountersignEndpoint>;
+  /** Per tool call (the SDK's default is 60 s). */
+  timeoutMs?: number;
+  lostConnectionGraceMs?: number;
+  approval?: ApprovalWaitOptions;
+}
+
+export interface CallOptions {
+  /** The user-level task this call serves: what support staff search by. */
+  requestRef: string;
+  /** The operation's own key, reused on every retry of the same intended mutation. */
+  idempotencyKey?: string;
+  /** A short human summary, e.g. "Refund 40.00 EUR on order 4411" (masked by the server). */
+  summary: string;
+  resource?: { type: string; id: string };
+  /** 1 for the first try; the retry helper counts up. */
+  attempt?: number;
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export interface GuardedCallResult {
+  /** The tool's result, when it returned one worth reading (see Observation.result). */
+  result?: CallToolResult;
+  classification: Classification;
+  /** What was reported (no arguments, no result). */
+  record: Outcome;
+  approval?: { id: string | null; grantId?: string; blockedBecause?: string };
+  /** The SDK's error, if any, for logs. */
+  error?: unknown;
+}
+
+export class CountersignClient {
+  readonly reporter: OutcomeReporter;
+  private catalog: ToolCatalog | null = null;
+  private preparing: Promise<SessionReady> | null = null;
+
+  constructor(readonly client: Client, private readonly options: CountersignOptions) {
+    this.reporter = options.reporter ?? new OutcomeReporter({ ...options.reporterOptions, url: options.url, apiKey: options.apiKey, fetch: options.fetch });
+  }
+
+  /** Forgets the tool catalog (e.g. on `notifications/tools/list_changed`); the next call lists again. */
+  refreshTools(): void {
+    this.catalog = null;
+  }
+
+  async callTool(params: { name: string; arguments?: Record<string, unknown> }, call: CallOptions): Promise<GuardedCallResult> {
+    const args = params.arguments ?? {};
+    const digest = argsDigest(args);
+    const attempt = call.attempt ?? 1;
+    // Caller mistakes (an empty requestRef, a 600-character summary) surface before anything runs.
+    checkCallOptions(this.record(params.name, null, digest, call, attempt, { sent: false, clientBlock: 'approval_required' }, null, undefined));
+
+    const session = await this.session(call);
+    if (!session.ok) return this.finish(params.name, undefined, digest, call, attempt, session.observation);
+    this.catalog = session.catalog;
+    const tool = session.catalog.tools.get(params.name);
+
+    let grant: Extract<GrantOutcome, { ok: true }> | null = null;
+    if (!this.trustedReadOnly(tool)) {
+      const outcome = await obtainGrant(this.options, {
+        body: {
+          requestRef: call.requestRef,
+          organization: this.options.organization,
+          principal: this.options.principal,
+          agent: this.options.agent,
+          server: this.options.server,
+          tool: { name: params.name, annotations: annotationsOf(tool) },
+          argsDigest: digest,
+          summary: call.summary,
+          resource: call.resource,
+        },
+        idempotencyKey: approvalKey(this.options.server, params.name, call, digest, attempt),
+      }, this.options.approval, call.signal);
+      if (!outcome.ok) {
+        const observed: Observed = outcome.cancelled
+          ? { sent: false, clientError: 'cancelled' }
+          : { sent: false, clientBlock: outcome.block };
+        const blocked = this.finish(params.name, tool, digest, call, attempt, { observed, startedAt: new Date(), durationMs: 0 });
+        return { ...blocked, approval: { id: outcome.approvalId, blockedBecause: outcome.reason } };
+      }
+      grant = outcome;
+    }
+
+    const observation = await observeToolCall(this.client, { name: params.name, arguments: args }, {
+      catalog: session.catalog,
+      timeoutMs: call.timeoutMs ?? this.options.timeoutMs,
+      signal: call.signal,
+      lostConnectionGraceMs: this.options.lostConnectionGraceMs,
+    });
+    const done = this.finish(params.name, tool, digest, call, attempt, observation, grant?.grantId);
+    return grant ? { ...done, approval: { id: grant.approvalId, grantId: grant.grantId } } : done;
+  }
+
+  /** Sends buffered records now. */
+  flush() {
+    return this.reporter.flush();
+  }
+
+  /** Flushes with retries until the deadline and stops the reporter. The MCP client stays open. */
+  close(timeoutMs?: number) {
+    return this.reporter.close(timeoutMs);
+  }
+
+  // One connection attempt and one tools/list at a time: concurrent first calls share them.
+  private session(call: CallOptions): Promise<SessionReady> {
+    if (!this.client.transport) this.catalog = null;
+    if (this.catalog) return Promise.resolve({ ok: true, catalog: this.catalog });
+    this.preparing ??= prepareSession(this.client, {
+      connect: this.options.connect,
+      timeoutMs: call.timeoutMs ?? this.options.timeoutMs,
+    }).finally(() => {
+      this.preparing = null;
+    });
+    return this.preparing;
+  }
+
+  private trustedReadOnly(tool: Tool | undefined): boolean {
+    return this.options.trustedServer && tool?.annotations?.readOnlyHint === true;
+  }
+
+  private finish(
+    name: string,
+    tool: Tool | undefined,
+    digest: string,
+    call: CallOptions,
+    attempt: number,
+    observation: Pick<Observation, 'observed' | 'startedAt' | 'durationMs'> & Partial<Observation>,
+    grantId?: string,
+  ): GuardedCallResult {
+    const record = this.record(name, tool, digest, call, attempt, observation.observed, observation, grantId);
+    const classification = classifyRecord(record, this.options.trustedServer);
+    this.reporter.enqueue(record);
+    return {
+      ...(observation.result ? { result: observation.result } : {}),
+      classification,
+      record,
+      ...(observation.error !== undefined ? { error: observation.error } : {}),
+    };
+  }
+
+  private record(
+    name: string,
+    tool: Tool | null | undefined,
+    digest: string,
+    call: CallOptions,
+    attempt: number,
+    observed: Observed,
+    observation: Partial<Observation> | null,
+    grantId: string | undefined,
+  ): Outcome {
+    const o = this.options;
+    return dropUndefined({
+      eventId: `evt_${randomUUID()}`,
+      occurredAt: (observation?.startedAt ?? new Date()).toISOString(),
+      durationMs: observation?.durationMs,
+      requestRef: call.requestRef,
+      idempotencyKey: call.idempotencyKey,
+      attempt,
+      organization: o.organization,
+      principal: o.principal,
+      agent: o.agent,
+      server: o.server,
+      serverVersion: clip(observation?.serverVersion, 100),
+      protocolVersion: clip(observation?.protocolVersion, 64),
+      tool: { name, annotations: annotationsOf(tool ?? undefined) },
+      mcpRequestId: observation?.mcpRequestId,
+      sessionId: clip(observation?.sessionId, 1024),
+      grantId,
+      argsDigest: digest,
+      summary: call.summary,
+      observed,
+    }) as Outcome;
+  }
+}
+
+export function withCountersign(client: Client, options: CountersignOptions): CountersignClient {
+  return new CountersignClient(client, options);
+}
+
+// Per attempt: a replay after an unknown outcome needs a new grant (the first one was spent), so a
+// new decision; a retried POST within one attempt gets the same request back.
+function approvalKey(server: string, tool: string, call: CallOptions, digest: string, attempt: number): string {
+  return `cs-${hashParts(server, tool, call.idempotencyKey ?? `ref:${call.requestRef}`, digest, attempt)}`;
+}
+
+// The annotations the record schema knows; MCP may add more hints, which are not ours to forward.
+function annotationsOf(tool: Tool | undefined): ToolAnnotations | null {
+  const a = tool?.annotations;
+  if (!a) return null;
+  return dropUndefined({
+    title: clip(a.title, 200),
+    readOnlyHint: a.readOnlyHint,
+    destructiveHint: a.destructiveHint,
+    idempotentHint: a.idempotentHint,
+    openWorldHint: a.openWorldHint,
+  });
+}
+
+function checkCallOptions(provisional: Outcome): void {
+  const parsed = outcomeSchema.safeParse(provisional);
+  if (!parsed.success) {
+    const fields = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new TypeError(`withCountersign: invalid call options (${fields})`);
+  }
+}
+
+const clip = (s: string | undefined, max: number) => (s ? s.slice(0, max) : undefined);
+
+function dropUndefined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}

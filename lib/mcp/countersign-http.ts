@@ -1,0 +1,95 @@
+// The few HTTP calls the agent side makes to Countersign's API (API.md): JSON in, JSON out, an
+// API key, a deadline. Expected failures are values, never exceptions: the caller decides whether
+// to retry.
+
+export type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
+
+export interface CountersignEndpoint {
+  /** Countersign's base URL, e.g. `https://countersign.example.com` (a path prefix is kept). */
+  url: string | URL;
+  /** `cs_live_…` with the scopes the caller needs. */
+  apiKey: string;
+  fetch?: FetchLike;
+  /** Per request; default 10 s. */
+  requestTimeoutMs?: number;
+}
+
+export type ApiResponse =
+  | { kind: 'response'; status: number; body: unknown; retryAfterMs: number | null }
+  | { kind: 'network_error'; error: unknown };
+
+export function apiUrl(base: string | URL, path: string): URL {
+  const root = new URL(base);
+  if (!root.pathname.endsWith('/')) root.pathname += '/';
+  return new URL(path.replace(/^\//, ''), root);
+}
+
+export async function callApi(
+  endpoint: CountersignEndpoint,
+  method: 'GET' | 'POST',
+  path: string,
+  options: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {},
+): Promise<ApiResponse> {
+  const timeout = AbortSignal.timeout(endpoint.requestTimeoutMs ?? 10_000);
+  const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+  try {
+    const res = await (endpoint.fetch ?? fetch)(apiUrl(endpoint.url, path), {
+      method,
+      headers: {
+        authorization: `Bearer ${endpoint.apiKey}`,
+        accept: 'application/json',
+        ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...options.headers,
+      },
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      signal,
+    });
+    const text = await res.text();
+    let body: unknown = null;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      body = null;
+    }
+    return { kind: 'response', status: res.status, body, retryAfterMs: retryAfterMs(res.headers.get('retry-after')) };
+  } catch (error) {
+    return { kind: 'network_error', error };
+  }
+}
+
+/** Worth another try later: the request may succeed once the server or network recovers. */
+export function isTransient(r: ApiResponse): boolean {
+  return r.kind === 'network_error' || r.status === 408 || r.status === 429 || r.status >= 500;
+}
+
+// Seconds or an HTTP date (RFC 9110); anything else is ignored.
+function retryAfterMs(header: string | null): number | null {
+  if (!header) return null;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
+}
+
+/**
+ * Exponential backoff with jitter that still grows: attempt n waits between 1× and 1.5× of
+ * `initialMs · 2^(n-1)`, capped at `maxMs`, so each wait is longer than the one before until the cap.
+ */
+export function backoffDelay(attempt: number, initialMs: number, maxMs: number, random: () => number = Math.random): number {
+  const base = initialMs * 2 ** Math.max(0, attempt - 1);
+  return Math.round(Math.min(maxMs, base * (1 + random() * 0.5)));
+}
+
+export const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+
+export const problemCode = (body: unknown): string | null =>
+  body && typeof body === 'object' && typeof (body as { code?: unknown }).code === 'string' ? (body as { code: string }).code : null;
