@@ -117,14 +117,17 @@ export async function ingestOutcomes(client: ApiClient, batch: OutcomeBatch): Pr
 
   const unique = [...firstAt.values()];
   const trusted = await trustedAmong(unique.map((i) => records[i].server));
+  const classified = new Map<string, Classification>();
   const rows = unique.map((i) => {
     const isTrusted = trusted.has(records[i].server);
-    return toRow(records[i], hashes[i], classifyRecord(records[i], isTrusted), isTrusted);
+    const c = classifyRecord(records[i], isTrusted);
+    classified.set(records[i].eventId, c);
+    return toRow(records[i], hashes[i], c, isTrusted);
   });
 
   let stored: Map<string, { id: string; inserted: boolean; classification: Classification }>;
   try {
-    stored = await db.$transaction((tx) => storeRows(tx, client.keyId, rows), { timeout: 30_000, maxWait: 10_000 });
+    stored = await db.$transaction((tx) => storeRows(tx, client.keyId, rows, classified), { timeout: 30_000, maxWait: 10_000 });
   } catch (err) {
     if (!(err instanceof EventIdReused)) throw err;
     return reused(unique.filter((i) => err.eventIds.has(records[i].eventId)).map((i) => `records.${i}.eventId`));
@@ -144,7 +147,7 @@ async function trustedAmong(servers: string[]): Promise<Set<string>> {
   return new Set(rows.map((r) => r.name));
 }
 
-async function storeRows(tx: Tx, apiKeyId: string, rows: Row[]) {
+async function storeRows(tx: Tx, apiKeyId: string, rows: Row[], classified: Map<string, Classification>) {
   // Receipt order is batch order: sequence numbers are drawn once and handed out in order...
   const seqs = await tx.$queryRaw<{ seq: bigint }[]>`
     SELECT nextval(pg_get_serial_sequence('outcome_records', 'received_seq')) AS seq
@@ -155,23 +158,27 @@ async function storeRows(tx: Tx, apiKeyId: string, rows: Row[]) {
   // wait for each other on the unique key in the same order instead of deadlocking.
   const sorted = [...rows].sort((a, b) => (a.event_id < b.event_id ? -1 : a.event_id > b.event_id ? 1 : 0));
 
-  const inserted = await tx.$queryRaw<{ event_id: string }[]>`
+  const inserted = await tx.$queryRaw<{ id: string; event_id: string }[]>`
     INSERT INTO outcome_records (api_key_id, ${Prisma.raw(names)})
     SELECT ${apiKeyId}::uuid, ${Prisma.raw(names)}
     FROM jsonb_to_recordset(${JSON.stringify(sorted)}::jsonb) AS r(${Prisma.raw(typed)})
     ON CONFLICT (api_key_id, event_id) DO NOTHING
-    RETURNING event_id`;
-  const fresh = new Set(inserted.map((r) => r.event_id));
+    RETURNING id, event_id`;
+  const stored = new Map(inserted.map((r) => [r.event_id, { id: r.id, inserted: true, classification: classified.get(r.event_id)! }]));
+  const conflicting = rows.filter((r) => !stored.has(r.event_id)).map((r) => r.event_id);
+  if (!conflicting.length) return stored;
 
-  // A conflicting row was committed by someone else (read committed: this statement sees it).
+  // Rows that were there already (read committed: this statement sees a concurrent commit):
+  // a replay when the content matches, and answered as first stored.
   const existing = await tx.outcomeRecord.findMany({
-    where: { apiKeyId, eventId: { in: rows.map((r) => r.event_id) } },
+    where: { apiKeyId, eventId: { in: conflicting } },
     select: { id: true, eventId: true, contentHash: true, ...classificationSelect },
   });
   const hashOf = new Map(rows.map((r) => [r.event_id, r.content_hash]));
   const clashing = new Set(existing.filter((e) => e.contentHash !== hashOf.get(e.eventId)).map((e) => e.eventId));
   if (clashing.size) throw new EventIdReused(clashing);
-  return new Map(existing.map((e) => [e.eventId, { id: e.id, inserted: fresh.has(e.eventId), classification: toClassification(e) }]));
+  for (const e of existing) stored.set(e.eventId, { id: e.id, inserted: false, classification: toClassification(e) });
+  return stored;
 }
 
 // ── Reading ─────────────────────────────────────────────────────────────────────────────────
