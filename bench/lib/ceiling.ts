@@ -14,17 +14,17 @@ import type { Outcome } from '@/lib/outcomes/schemas';
 export const CEILING_METHOD = 'COPY … FROM STDIN (text format)';
 
 // COPY's text format: tab-separated, \N for NULL, backslash escapes for the separators.
-function copyValue(v: unknown): string {
+export function copyValue(v: unknown): string {
   if (v === null || v === undefined) return '\\N';
   const text = v instanceof Date ? v.toISOString() : typeof v === 'object' ? JSON.stringify(v) : typeof v === 'boolean' ? (v ? 't' : 'f') : String(v);
   return text.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
 }
 
 // column → its value for record r numbered n
-type Column = (r: Outcome, n: number) => unknown;
+export type Column = (r: Outcome, n: number) => unknown;
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
-function columns(): Record<string, Column> {
+export function columns(): Record<string, Column> {
   const trusted = (r: Outcome) => DEMO_TRUSTED_SERVERS.includes(r.server);
   const c = (r: Outcome) => classifyRecord(r, trusted(r));
   return {

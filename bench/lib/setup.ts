@@ -3,11 +3,10 @@
 // an API key. Everything started here is registered with `cleanup`, which undoes it in reverse.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
 import path from 'node:path';
 import pg from 'pg';
 import { ensureDatabaseExists } from '../../scripts/lib/database';
-import { startEmbeddedPostgres } from '../../scripts/lib/embedded-postgres';
+import { freePort, startEmbeddedPostgres } from '../../scripts/lib/embedded-postgres';
 
 const steps: { name: string; undo: () => Promise<void> | void }[] = [];
 
@@ -58,17 +57,6 @@ export async function benchDatabase(root: string): Promise<BenchDatabase> {
   });
   await ensureDatabaseExists(url.toString());
   return { url: url.toString(), where: `${where}, database ${name}` };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 export type App = { origin: string; stop: () => Promise<void> };
@@ -128,16 +116,29 @@ export async function startApp(root: string, env: Record<string, string>, nodeFl
   }
 }
 
-/** An API key with scope outcomes:write, made by the project's own CLI. */
-export function createApiKey(root: string, databaseUrl: string): string {
+/** Runs the project's own CLI against the bench database; its stdout, or a thrown error naming the command. */
+export function runCli(root: string, databaseUrl: string, args: string[]): string {
   const res = spawnSync(
     path.join(root, 'node_modules/.bin/tsx'),
-    ['--conditions=react-server', 'scripts/cli.ts', 'apikeys:create', '--name', 'bench', '--scopes', 'outcomes:write'],
+    ['--conditions=react-server', 'scripts/cli.ts', ...args],
     { cwd: root, env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: 'utf8' },
   );
-  const secret = /\b(cs_live_[\w-]+)/.exec(res.stdout ?? '')?.[1];
-  if (res.status !== 0 || !secret) {
-    throw new Error(`apikeys:create failed (exit ${res.status ?? res.signal}): ${(res.stderr || res.stdout || String(res.error)).trim()}`);
+  if (res.status !== 0) {
+    throw new Error(`${args[0]} failed (exit ${res.status ?? res.signal}): ${(res.stderr || res.stdout || String(res.error)).trim()}`);
   }
+  return res.stdout ?? '';
+}
+
+/** An API key (by default with scope outcomes:write), made by the project's own CLI. */
+export function createApiKey(root: string, databaseUrl: string, scopes: string[] = ['outcomes:write'], name = 'bench'): string {
+  const out = runCli(root, databaseUrl, ['apikeys:create', '--name', name, '--scopes', scopes.join(',')]);
+  const secret = /\b(cs_live_[\w-]+)/.exec(out)?.[1];
+  if (!secret) throw new Error(`apikeys:create printed no key: ${out.trim()}`);
   return secret;
+}
+
+/** A console user with a known password, made by the project's own CLI. */
+export function createUser(root: string, databaseUrl: string, user: { email: string; role: 'reviewer' | 'support' | 'admin'; password: string; principal?: string }): void {
+  runCli(root, databaseUrl, ['users:create', '--email', user.email, '--role', user.role, '--password', user.password,
+    ...(user.principal ? ['--principal', user.principal] : [])]);
 }

@@ -75,7 +75,8 @@ function run(bin: string, args: string[], runAs: RunAs, opts: SpawnSyncOptions =
   return String(res.stdout ?? '');
 }
 
-async function freePort(): Promise<number> {
+/** A TCP port on loopback that nothing listens on right now. */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.once('error', reject);

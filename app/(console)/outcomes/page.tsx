@@ -1,4 +1,6 @@
 import Link from 'next/link';
+import { CursorPager } from '@/components/ui/cursor-pager';
+import { firstValues, withParams } from '@/lib/url';
 import { OutcomeFilters } from '@/components/outcomes/outcome-filters';
 import { CategoryBadge, DeliveryBadge } from '@/components/outcomes/outcome-badges';
 import { EmptyState, Notice, PageHeader } from '@/components/ui/card';
@@ -20,17 +22,6 @@ type Search = Record<string, string | string[] | undefined>;
 // datetime-local inputs send "2026-11-30T12:00"; the console shows UTC, so read them as UTC.
 const asUtc = (v: string | undefined) => (v && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(v) ? `${v}:00Z` : v);
 
-function single(search: Search): Record<string, string | undefined> {
-  return Object.fromEntries(Object.entries(search).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
-}
-
-function withParams(values: Record<string, string | undefined>, change: Record<string, string | undefined>) {
-  const params = new URLSearchParams();
-  for (const [k, v] of Object.entries({ ...values, ...change })) if (v) params.set(k, v);
-  const qs = params.toString();
-  return qs ? `/outcomes?${qs}` : '/outcomes';
-}
-
 const quickViews: { label: string; params: Record<string, string> }[] = [
   { label: 'All', params: {} },
   { label: 'Unknown writes', params: { delivery: 'unknown', readOnly: 'false' } },
@@ -41,7 +32,7 @@ const quickViews: { label: string; params: Record<string, string> }[] = [
 
 export default async function OutcomesPage({ searchParams }: { searchParams: Promise<Search> }) {
   const viewer = await requireViewer('outcomes.read');
-  const values = single(await searchParams);
+  const values = firstValues(await searchParams);
   const parsed = outcomeQuerySchema.safeParse({ ...values, from: asUtc(values.from), to: asUtc(values.to) });
   const page = parsed.success ? await listOutcomes(viewer, parsed.data) : null;
   const findings = page?.ok ? await findingsByRecord(viewer, page.value.items.map((r) => r.requestRef)) : new Map<string, FindingKind[]>();
@@ -54,7 +45,7 @@ export default async function OutcomesPage({ searchParams }: { searchParams: Pro
         {quickViews.map((q) => {
           const active = Object.entries(q.params).every(([k, v]) => values[k] === v) && Object.keys(q.params).length === Object.keys(values).filter((k) => values[k] && k !== 'cursor').length;
           return (
-            <Link key={q.label} href={withParams({}, q.params)} aria-current={active ? 'page' : undefined}
+            <Link key={q.label} href={withParams('/outcomes', {}, q.params)} aria-current={active ? 'page' : undefined}
               className={`rounded-full px-3 py-1 text-sm font-medium ring-1 ring-inset ${active ? 'bg-indigo-600 text-white ring-indigo-600' : 'bg-white text-slate-700 ring-slate-300 hover:bg-slate-50'}`}>
               {q.label}
             </Link>
@@ -109,18 +100,17 @@ export default async function OutcomesPage({ searchParams }: { searchParams: Pro
                     </div>
                   </Td>
                   <Td className="w-36 whitespace-normal text-xs text-slate-600">{retryLabel[r.classification.retry]}</Td>
-                  <Td><Link href={withParams({}, { requestRef: r.requestRef })} className="font-mono text-xs text-slate-600 hover:text-indigo-700">{r.requestRef}</Link></Td>
+                  <Td><Link href={withParams('/outcomes', {}, { requestRef: r.requestRef })} className="font-mono text-xs text-slate-600 hover:text-indigo-700">{r.requestRef}</Link></Td>
                 </tr>
               );
             })}
           </Table>
-          <div className="mt-4 flex items-center justify-between text-sm">
-            <span className="text-slate-500">{page.value.items.length} records on this page</span>
-            <div className="flex gap-4">
-              {values.cursor ? <Link className="font-medium text-slate-600 hover:text-slate-900" href={withParams(values, { cursor: undefined })}>Back to newest</Link> : null}
-              {page.value.nextCursor ? <Link className="font-medium text-indigo-600 hover:text-indigo-500" href={withParams(values, { cursor: page.value.nextCursor })} data-testid="next-page">Older records →</Link> : null}
-            </div>
-          </div>
+          <CursorPager
+            count={page.value.items.length}
+            noun="records"
+            backHref={values.cursor ? withParams('/outcomes', values, { cursor: undefined }) : null}
+            olderHref={page.value.nextCursor ? withParams('/outcomes', values, { cursor: page.value.nextCursor }) : null}
+          />
         </>
       )}
     </>

@@ -1,4 +1,6 @@
 import Link from 'next/link';
+import { CursorPager } from '@/components/ui/cursor-pager';
+import { firstValues, withParams } from '@/lib/url';
 import { Button } from '@/components/ui/button';
 import { Badge, EmptyState, Notice, PageHeader } from '@/components/ui/card';
 import { Input } from '@/components/ui/field';
@@ -13,20 +15,9 @@ export const metadata = { title: 'Incident access log' };
 
 type Search = Record<string, string | string[] | undefined>;
 
-function single(search: Search): Record<string, string | undefined> {
-  return Object.fromEntries(Object.entries(search).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
-}
-
-function withParams(values: Record<string, string | undefined>, change: Record<string, string | undefined>) {
-  const params = new URLSearchParams();
-  for (const [k, v] of Object.entries({ ...values, ...change })) if (v) params.set(k, v);
-  const qs = params.toString();
-  return qs ? `/admin/access-log?${qs}` : '/admin/access-log';
-}
-
 export default async function AccessLogPage({ searchParams }: { searchParams: Promise<Search> }) {
   const viewer = await requireViewer('audit.read');
-  const values = single(await searchParams);
+  const values = firstValues(await searchParams);
   const parsed = accessLogQuerySchema.safeParse(values);
   const page = parsed.success ? await listIncidentAccess(viewer, parsed.data) : null;
   if (page && !page.ok) throw new Error('listIncidentAccess refused an admin');
@@ -63,24 +54,23 @@ export default async function AccessLogPage({ searchParams }: { searchParams: Pr
               <tr key={e.id} data-testid="access-row">
                 <Td className="text-xs">{formatDate(e.at)}</Td>
                 <Td>
-                  <Link href={withParams({}, { actor: e.actor })} className="text-sm text-slate-900 hover:text-indigo-700" data-testid="access-actor">{e.actor}</Link>
+                  <Link href={withParams('/admin/access-log', {}, { actor: e.actor })} className="text-sm text-slate-900 hover:text-indigo-700" data-testid="access-actor">{e.actor}</Link>
                   {e.keyName ? <span className="block text-xs text-slate-500">{e.keyName}</span> : null}
                 </Td>
                 <Td><Badge>{actorKindLabel[e.actorKind] ?? e.actorKind}</Badge></Td>
                 <Td>
-                  <Link href={withParams({}, { requestRef: e.requestRef })} className="font-mono text-xs text-slate-700 hover:text-indigo-700" data-testid="access-ref">{e.requestRef}</Link>
+                  <Link href={withParams('/admin/access-log', {}, { requestRef: e.requestRef })} className="font-mono text-xs text-slate-700 hover:text-indigo-700" data-testid="access-ref">{e.requestRef}</Link>
                 </Td>
                 <Td><Badge tone={e.format === 'page' ? 'neutral' : 'info'}>{formatLabel[e.format] ?? e.format}</Badge></Td>
               </tr>
             ))}
           </Table>
-          <div className="mt-4 flex items-center justify-between text-sm">
-            <span className="text-slate-500">{page.value.items.length} entries on this page</span>
-            <div className="flex gap-4">
-              {values.cursor ? <Link className="font-medium text-slate-600 hover:text-slate-900" href={withParams(values, { cursor: undefined })}>Back to newest</Link> : null}
-              {page.value.nextCursor ? <Link className="font-medium text-indigo-600 hover:text-indigo-500" href={withParams(values, { cursor: page.value.nextCursor })} data-testid="next-page">Older entries →</Link> : null}
-            </div>
-          </div>
+          <CursorPager
+            count={page.value.items.length}
+            noun="entries"
+            backHref={values.cursor ? withParams('/admin/access-log', values, { cursor: undefined }) : null}
+            olderHref={page.value.nextCursor ? withParams('/admin/access-log', values, { cursor: page.value.nextCursor }) : null}
+          />
         </>
       )}
     </>

@@ -1,4 +1,5 @@
 import Link from 'next/link';
+import { firstValues, withParams } from '@/lib/url';
 import { RevokeForm } from '@/components/approvals/revoke-form';
 import { Button } from '@/components/ui/button';
 import { Badge, EmptyState, Notice, PageHeader } from '@/components/ui/card';
@@ -15,15 +16,9 @@ export const metadata = { title: 'Authorizations' };
 
 type Search = Record<string, string | string[] | undefined>;
 
-function href(values: Record<string, string | undefined>) {
-  const params = new URLSearchParams(Object.entries(values).filter((e): e is [string, string] => !!e[1]));
-  const qs = params.toString();
-  return qs ? `/admin/authorizations?${qs}` : '/admin/authorizations';
-}
-
 export default async function AuthorizationsPage({ searchParams }: { searchParams: Promise<Search> }) {
   const viewer = await requireViewer('approval.revoke');
-  const values = Object.fromEntries(Object.entries(await searchParams).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
+  const values = firstValues(await searchParams);
   const history = values.view === 'history';
   const { view: _view, ...filters } = values;
   const parsed = approvalListQuerySchema.safeParse(history ? { ...filters, status: filters.status || undefined } : { status: 'live', cursor: filters.cursor });
@@ -36,7 +31,7 @@ export default async function AuthorizationsPage({ searchParams }: { searchParam
         {[['Live', {}], ['History', { view: 'history' }]].map(([label, params]) => {
           const active = (label === 'History') === history;
           return (
-            <Link key={label as string} href={href(params as Record<string, string>)} aria-current={active ? 'page' : undefined}
+            <Link key={label as string} href={withParams('/admin/authorizations', params as Record<string, string>)} aria-current={active ? 'page' : undefined}
               className={`rounded-full px-3 py-1 text-sm font-medium ring-1 ring-inset ${active ? 'bg-indigo-600 text-white ring-indigo-600' : 'bg-white text-slate-700 ring-slate-300 hover:bg-slate-50'}`}>{label as string}</Link>
           );
         })}
@@ -81,7 +76,7 @@ export default async function AuthorizationsPage({ searchParams }: { searchParam
             ))}
           </Table>
           {page.value.nextCursor ? (
-            <div className="mt-4 text-right text-sm"><Link className="font-medium text-indigo-600" href={href({ ...values, cursor: page.value.nextCursor })}>Older →</Link></div>
+            <div className="mt-4 text-right text-sm"><Link className="font-medium text-indigo-600" href={withParams('/admin/authorizations', values, { cursor: page.value.nextCursor })}>Older →</Link></div>
           ) : null}
         </>
       )}
