@@ -10,6 +10,21 @@ import { freePort, startEmbeddedPostgres } from '../../scripts/lib/embedded-post
 
 const steps: { name: string; undo: () => Promise<void> | void }[] = [];
 
+/** Registers one more undo step for `cleanup` (run before everything registered earlier). */
+export function onCleanup(name: string, undo: () => Promise<void> | void): void {
+  steps.push({ name, undo });
+}
+
+/** A pg client on the bench database, closed by `cleanup` (before the database is dropped). */
+export async function connect(databaseUrl: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  // Dropping the database WITH (FORCE) ends the connection: never an unhandled 'error' event.
+  client.on('error', () => {});
+  await client.connect();
+  steps.push({ name: 'close a pg client', undo: () => client.end() }); // a no-op once ended
+  return client;
+}
+
 /** Runs every registered undo step, newest first; safe to call more than once. */
 export async function cleanup(): Promise<void> {
   while (steps.length) {
@@ -59,7 +74,8 @@ export async function benchDatabase(root: string): Promise<BenchDatabase> {
   return { url: url.toString(), where: `${where}, database ${name}` };
 }
 
-export type App = { origin: string; stop: () => Promise<void> };
+/** `pid` leads the app's process group (for CPU accounting). */
+export type App = { origin: string; pid: number; stop: () => Promise<void> };
 
 /**
  * `next start` on a free port, in its own process group so that stopping it stops all of it.
@@ -108,7 +124,7 @@ export async function startApp(root: string, env: Record<string, string>, nodeFl
     try {
       const res = await fetch(`${origin}/api/v1/me`);
       await res.arrayBuffer();
-      return { origin, stop };
+      return { origin, pid: child.pid!, stop };
     } catch {
       if (Date.now() > deadline) throw new Error(`next start did not answer within 60 s:\n${output.trim()}`);
       await new Promise((r) => setTimeout(r, 200));

@@ -1,0 +1,63 @@
+// Where the CPU went during a phase (Linux /proc): the console's process group, PostgreSQL's
+// processes, this benchmark process (the load generator shares the machine), and the rest.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+
+const TICK_MS = 10; // USER_HZ is 100 on every Linux the project targets
+
+type Snapshot = { at: number; machineBusyMs: number; appMs: number; postgresMs: number; selfMs: number };
+export type CpuShare = { seconds: number; cores: number; machine: number; app: number; postgres: number; bench: number; other: number };
+
+function machineBusyMs(): number {
+  const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+  const n = fields.map(Number);
+  const idle = n[3] + (n[4] ?? 0);
+  return (n.slice(0, 8).reduce((a, b) => a + b, 0) - idle) * TICK_MS;
+}
+
+function processesMs(appGroup: number): { app: number; postgres: number } {
+  let app = 0;
+  let postgres = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ms = (Number(f[11]) + Number(f[12])) * TICK_MS; // utime, stime
+    if (Number(f[2]) === appGroup) app += ms;
+    else if (comm === 'postgres') postgres += ms;
+  }
+  return { app, postgres };
+}
+
+function snapshot(appGroup: number): Snapshot {
+  const { user, system } = process.cpuUsage();
+  const { app, postgres } = processesMs(appGroup);
+  return { at: performance.now(), machineBusyMs: machineBusyMs(), appMs: app, postgresMs: postgres, selfMs: (user + system) / 1000 };
+}
+
+/** Starts counting; `stop()` gives each part's CPU as cores used on average (1.0 = one core busy). Null off Linux. */
+export function cpuMeter(appGroup: number): { stop: () => CpuShare } | null {
+  if (!existsSync('/proc/stat')) return null;
+  const a = snapshot(appGroup);
+  return {
+    stop: () => {
+      const b = snapshot(appGroup);
+      const wall = b.at - a.at;
+      const share = (x: number) => x / wall;
+      const machine = share(b.machineBusyMs - a.machineBusyMs);
+      const app = share(b.appMs - a.appMs);
+      const postgres = share(b.postgresMs - a.postgresMs);
+      const bench = share(b.selfMs - a.selfMs);
+      return { seconds: wall / 1000, cores: os.availableParallelism(), machine, app, postgres, bench, other: Math.max(0, machine - app - postgres - bench) };
+    },
+  };
+}
+
+export const describeCpu = (c: CpuShare) =>
+  `CPU (cores busy of ${c.cores}): machine ${c.machine.toFixed(2)} = console ${c.app.toFixed(2)} + PostgreSQL ${c.postgres.toFixed(2)} + load generator ${c.bench.toFixed(2)} + other ${c.other.toFixed(2)}`;

@@ -1,0 +1,257 @@
+// `npm run bench:lookup`: how fast support gets an incident. On a fresh database (see
+// bench/lib/setup.ts, dropped afterwards) holding 5,000,000 outcome records over 500,000 request
+// references (bench/lib/lookup-data.ts), GET /api/v1/incidents/{ref} through the built console
+// (wall time on loopback, with and without gzip; Server-Timing when the app sends one) against the
+// raw SQL of the same look-up run through pg, same references, same run, and GET /api/v1/me as the
+// floor every API call pays (routing, key check).
+// Then, whatever the verdict, where the API's time goes: the same references through
+// lib/server/incidents.openIncident in this process with every statement timed, and EXPLAIN
+// ANALYZE of each statement the incident path sends.
+// Reports; exits non-zero only on real errors (set-up failures, non-200 answers).
+//   BENCH_LOOKUP_RECORDS (5000000)  BENCH_LOOKUP_REFS (500000)  BENCH_LOOKUP_REQUESTS (300)
+//   BENCH_CPU_PROFILE=<dir>: the console writes a V8 .cpuprofile there (open in Chrome DevTools)
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureBuild } from '../scripts/lib/build';
+import { applyMigrations } from '../scripts/lib/migrations';
+import { DEMO_TRUSTED_SERVERS } from '../scripts/demo-outcomes';
+import { cpuMeter, describeCpu } from './lib/cpu';
+import { timedFetch } from './lib/http';
+import { loadLookupData, refName } from './lib/lookup-data';
+import { queryLabel, traced, type TracedQuery } from './lib/pgtrace';
+import { int, load1, log, machine, ms, prng, runMain, stats, table, verdict, type Stats } from './lib/report';
+import { benchDatabase, cleanup, connect, onCleanup, createApiKey, startApp } from './lib/setup';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const num = (name: string, fallback: number) => {
+  const v = Math.floor(Number(process.env[name] || fallback));
+  if (!(v > 0)) throw new Error(`${name} must be a positive number`);
+  return v;
+};
+const RECORDS = num('BENCH_LOOKUP_RECORDS', 5_000_000);
+const REFS = num('BENCH_LOOKUP_REFS', 500_000);
+const REQUESTS = num('BENCH_LOOKUP_REQUESTS', 300);
+const WARMUP = 40;
+const TARGET = { p95Ms: 50, ofRaw: 3 };
+
+// The same look-up as lib/server/outcomes.ts listIncidentOutcomes: its columns, its order, its cap.
+const RAW_SQL = `
+  SELECT id, event_id, occurred_at, duration_ms, request_ref, idempotency_key, attempt, organization, principal, agent,
+         server, server_version, protocol_version, tool_name, tool_annotations, mcp_request_id, grant_id, args_digest,
+         summary, observed, annotations_trusted, received_at, boundary, delivery, category, retry, read_only,
+         what_happened, next_step, received_seq
+  FROM outcome_records WHERE request_ref = $1
+  ORDER BY occurred_at, received_seq
+  LIMIT 5000`;
+
+const statsRow = (name: string, s: Stats, extra = '') => [name, ms(s.p50), ms(s.p95), ms(s.p99), ms(s.max), extra];
+
+async function main(): Promise<number> {
+  const startLoad = load1();
+  const db = await benchDatabase(root);
+  log(`database: ${db.where}`);
+  await applyMigrations(db.url, { warn: () => {} });
+  const sql = await connect(db.url);
+  const pgVersion = (await sql.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0].v;
+  await sql.query(`INSERT INTO trusted_servers (name, trusted_by) SELECT unnest($1::text[]), 'bench'`, [DEMO_TRUSTED_SERVERS]);
+
+  log(`loading ${int(RECORDS)} outcome records over ${int(REFS)} request references (load ${load1()})…`);
+  const { plan, timings } = await loadLookupData(db.url, { records: RECORDS, refs: REFS, progress: log });
+  log(`loaded: COPY ${timings.generateAndCopy.toFixed(0)} s, indexes ${timings.indexes.toFixed(0)} s, VACUUM ANALYZE ${timings.vacuum.toFixed(0)} s; ` +
+    `table ${(timings.tableBytes / 2 ** 30).toFixed(2)} GiB + indexes ${(timings.indexBytes / 2 ** 30).toFixed(2)} GiB`);
+
+  const secret = randomBytes(32).toString('base64url');
+  ensureBuild(root);
+  const profile = process.env.BENCH_CPU_PROFILE;
+  const app = await startApp(root, { DATABASE_URL: db.url, AUTH_SECRET: secret }, profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profile)}`] : []);
+  log(`console: ${app.origin}`);
+  const apiKey = createApiKey(root, db.url, ['outcomes:read'], 'bench-lookup');
+  const headers = { authorization: `Bearer ${apiKey}` };
+
+  // Random references, the same for both paths; the warm-up uses others.
+  const random = prng(7);
+  const pick = () => Math.floor(random() * REFS);
+  const warmRefs = Array.from({ length: WARMUP }, pick);
+  const sample = Array.from({ length: REQUESTS }, pick);
+
+  const api = async (i: number, encoding?: string) => {
+    const r = await timedFetch(`${app.origin}/api/v1/incidents/${encodeURIComponent(refName(i))}`, { headers: encoding ? { ...headers, 'accept-encoding': encoding } : headers });
+    if (r.status !== 200) throw new Error(`GET /api/v1/incidents/${refName(i)} answered ${r.status}: ${r.body.slice(0, 400)}`);
+    const outcomes = (JSON.parse(r.body) as { timeline: { kind: string }[] }).timeline.filter((e) => e.kind === 'outcome').length;
+    if (outcomes !== plan.countOf(i)) throw new Error(`GET /api/v1/incidents/${refName(i)}: ${outcomes} outcome entries in the timeline, expected ${plan.countOf(i)}`);
+    return r;
+  };
+  const raw = async (i: number) => {
+    const t0 = performance.now();
+    const res = await sql.query(RAW_SQL, [refName(i)]);
+    const elapsed = performance.now() - t0;
+    if (res.rowCount !== plan.countOf(i)) throw new Error(`raw SQL found ${res.rowCount} records under ${refName(i)}, expected ${plan.countOf(i)}`);
+    return elapsed;
+  };
+
+  log(`warming up (${WARMUP} references)…`);
+  for (const i of warmRefs) {
+    await api(i);
+    await raw(i);
+    await timedFetch(`${app.origin}/api/v1/me`, { headers });
+  }
+
+  log(`measuring ${REQUESTS} references, sequentially: API (gzip, as fetch asks by default), API without gzip, raw SQL, in rotating order (load ${load1()})…`);
+  const meter = cpuMeter(app.pid);
+  const apiMs: number[] = [];
+  const plainMs: number[] = []; // Accept-Encoding: identity (Next gzips bodies over 1 KiB when asked)
+  const rawMs: number[] = [];
+  const serverMs: number[] = [];
+  let bytes = 0;
+  for (const [k, i] of sample.entries()) {
+    const steps = [
+      async () => {
+        const r = await api(i);
+        apiMs.push(r.ms);
+        if (r.serverMs !== null) serverMs.push(r.serverMs);
+        bytes += r.bytes;
+      },
+      async () => {
+        plainMs.push((await api(i, 'identity')).ms);
+      },
+      async () => {
+        rawMs.push(await raw(i));
+      },
+    ];
+    // Whichever goes first reads the reference's pages into shared buffers: rotate.
+    for (let n = 0; n < 3; n++) await steps[(k + n) % 3]();
+  }
+  const cpu = meter?.stop();
+  // The floor under every API call: routing, the key check, JSON out, on the same connection.
+  const floorMs: number[] = [];
+  for (let k = 0; k < 100; k++) {
+    const r = await timedFetch(`${app.origin}/api/v1/me`, { headers });
+    if (r.status !== 200) throw new Error(`GET /api/v1/me answered ${r.status}`);
+    floorMs.push(r.ms);
+  }
+  const measuredLoad = load1();
+  await app.stop();
+
+  // ── Where the time goes: the same path in this process, every statement timed ─────────────
+  log('breaking the incident path down in this process (same references)…');
+  process.env.DATABASE_URL = db.url;
+  process.env.AUTH_SECRET = secret;
+  const { db: prisma } = await import('@/lib/server/db');
+  onCleanup('disconnect Prisma', () => prisma.$disconnect());
+  const { openIncident, incidentApiBody } = await import('@/lib/server/incidents');
+  const key = (await sql.query<{ id: string; name: string }>(`SELECT id, name FROM api_keys WHERE name = 'bench-lookup'`)).rows[0];
+  const reader = { kind: 'apiKey' as const, keyId: key.id, name: key.name, scopes: ['outcomes:read' as const], organization: null };
+  for (const i of warmRefs) await openIncident(reader, refName(i), 'json');
+
+  const perLabel = new Map<string, { ms: number[]; calls: number; example: TracedQuery }>();
+  const dataMs: number[] = [];
+  const queryMs: number[] = [];
+  const jsMs: number[] = [];
+  const stringifyMs: number[] = [];
+  const statements: number[] = [];
+  for (const i of sample) {
+    const t = await traced(() => openIncident(reader, refName(i), 'json'));
+    if (!t.value.ok) throw new Error(`openIncident(${refName(i)}) failed: ${t.value.failure}`);
+    const s0 = performance.now();
+    JSON.stringify(incidentApiBody(t.value.value));
+    stringifyMs.push(performance.now() - s0);
+    const inQueries = t.queries.reduce((a, q) => a + q.ms, 0);
+    dataMs.push(t.ms);
+    queryMs.push(inQueries);
+    jsMs.push(t.ms - inQueries);
+    statements.push(t.queries.length);
+    const seen = new Map<string, number>();
+    for (const q of t.queries) {
+      const label = queryLabel(q.sql);
+      seen.set(label, (seen.get(label) ?? 0) + q.ms);
+      const entry = perLabel.get(label) ?? { ms: [], calls: 0, example: q };
+      entry.calls++;
+      perLabel.set(label, entry);
+    }
+    for (const [label, total] of seen) perLabel.get(label)!.ms.push(total);
+  }
+
+  // EXPLAIN ANALYZE of each statement the path sent, for the reference with the median record count
+  // (inside a rolled-back transaction: the access-log insert is not kept).
+  const byCount = [...sample].sort((a, b) => plan.countOf(a) - plan.countOf(b));
+  const median = byCount[Math.floor(byCount.length / 2)];
+  const largest = byCount[byCount.length - 1];
+  const medianTrace = await traced(() => openIncident(reader, refName(median), 'json'));
+  const plans: { label: string; plan: string }[] = [];
+  await sql.query('BEGIN');
+  for (const q of medianTrace.queries) {
+    const label = queryLabel(q.sql);
+    if (['BEGIN', 'COMMIT', 'ROLLBACK'].includes(label)) continue;
+    const res = await sql.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${q.sql}`, q.values as unknown[]);
+    plans.push({ label, plan: res.rows.map((r) => r['QUERY PLAN']).join('\n') });
+  }
+  const rawPlan = (await sql.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${RAW_SQL}`, [refName(median)])).rows.map((r) => r['QUERY PLAN']).join('\n');
+  const largestPlan = (await sql.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${RAW_SQL}`, [refName(largest)])).rows.map((r) => r['QUERY PLAN']).join('\n');
+  await sql.query('ROLLBACK');
+  await sql.end();
+
+  // ── Report ────────────────────────────────────────────────────────────────────────────────
+  const apiS = stats(apiMs);
+  const rawS = stats(rawMs);
+  const floorS = stats(floorMs);
+  const counts = sample.map((i) => plan.countOf(i));
+  const ratio95 = apiS.p95 / rawS.p95;
+  const ratio50 = apiS.p50 / rawS.p50;
+  const dataS = stats(dataMs);
+  const label = (l: string) => l.replace(/^SELECT pg_advisory_xact_lock$/, 'advisory lock');
+  const breakdown = [...perLabel.entries()].sort((a, b) => stats(b[1].ms).p50 - stats(a[1].ms).p50);
+  const execTime = (p: string) => /Execution Time: ([\d.]+) ms/.exec(p)?.[1] ?? '?';
+
+  console.log(`
+Countersign incident look-up benchmark
+  machine   ${machine(pgVersion)}
+  database  ${db.where}
+  data      ${int(RECORDS)} outcome records over ${int(REFS)} request references (${(timings.tableBytes / 2 ** 30).toFixed(2)} GiB table, ${(timings.indexBytes / 2 ** 30).toFixed(2)} GiB indexes), ${int(timings.approvalRequests)} approval requests
+  load      COPY ${timings.generateAndCopy.toFixed(0)} s (${int(RECORDS / timings.generateAndCopy)} rows/s), index builds ${timings.indexes.toFixed(0)} s, VACUUM ANALYZE + CHECKPOINT ${timings.vacuum.toFixed(0)} s
+  load avg  ${startLoad} at start, ${measuredLoad} after measuring, ${load1()} at end (1 min)
+  sample    ${REQUESTS} random references, sequential; records per reference p50 ${stats(counts).p50}, p95 ${stats(counts).p95}, max ${stats(counts).max}; mean answer ${int(bytes / REQUESTS)} bytes
+
+${table([
+  ['path', 'p50', 'p95', 'p99', 'max', ''],
+  statsRow('GET /api/v1/incidents/{ref} (wall, loopback)', apiS),
+  serverMs.length ? statsRow('  same, Server-Timing', stats(serverMs)) : ['  Server-Timing', 'not sent by the app', '', '', '', ''],
+  statsRow('  same, Accept-Encoding: identity (no gzip)', stats(plainMs)),
+  statsRow('raw SQL through pg (same refs, same run)', rawS),
+  statsRow('GET /api/v1/me (the HTTP + key-check floor)', floorS),
+  ['API ÷ raw', `${ratio50.toFixed(1)}×`, `${ratio95.toFixed(1)}×`, '', '', ''],
+])}${cpu ? `\n  while measuring, ${describeCpu(cpu)}` : ''}
+
+${table([
+  ['target', 'measured', ''],
+  [`incident API p95 ≤ ${TARGET.p95Ms} ms`, ms(apiS.p95), verdict(apiS.p95 <= TARGET.p95Ms)],
+  [`incident API p95 ≤ ${TARGET.ofRaw}× raw query p95`, `${ratio95.toFixed(1)}× (${ms(apiS.p95)} vs ${ms(rawS.p95)})`, verdict(ratio95 <= TARGET.ofRaw)],
+])}
+
+Where the time goes: lib/server/incidents.openIncident in this process, same ${REQUESTS} references (no HTTP)
+${table([
+  ['step', 'per request', 'p50', 'p95', 'share of p50 total'],
+  ...breakdown.map(([l, e]) => {
+    const s = stats(e.ms);
+    return [`  ${label(l)}`, `${(e.calls / REQUESTS).toFixed(2)}×`, ms(s.p50), ms(s.p95), `${Math.round((s.p50 / dataS.p50) * 100)}%`];
+  }),
+  ['  all statements (round trips included)', `${(statements.reduce((a, b) => a + b, 0) / REQUESTS).toFixed(1)}×`, ms(stats(queryMs).p50), ms(stats(queryMs).p95), `${Math.round((stats(queryMs).p50 / dataS.p50) * 100)}%`],
+  ['  JS between statements (Prisma, findings, timeline)', '', ms(stats(jsMs).p50), ms(stats(jsMs).p95), `${Math.round((stats(jsMs).p50 / dataS.p50) * 100)}%`],
+  ['openIncident total', '', ms(dataS.p50), ms(dataS.p95), '100%'],
+  ['JSON.stringify of the API body', '', ms(stats(stringifyMs).p50), ms(stats(stringifyMs).p95), ''],
+  ['HTTP, routing, key check (GET /api/v1/me)', '', ms(floorS.p50), ms(floorS.p95), ''],
+])}
+
+Statements of one look-up (reference ${refName(median)}, ${plan.countOf(median)} records), EXPLAIN ANALYZE execution time:
+${plans.map((p) => `  ${label(p.label).padEnd(36)} ${execTime(p.plan)} ms`).join('\n')}
+  ${'raw SQL'.padEnd(36)} ${execTime(rawPlan)} ms
+
+Plan of the incident path's outcome_records query:
+${(plans.find((p) => p.label === 'SELECT outcome_records')?.plan ?? '(not found)').replace(/^/gm, '    ')}
+
+Plan of the raw query for the largest sampled reference (${refName(largest)}, ${plan.countOf(largest)} records):
+${largestPlan.replace(/^/gm, '    ')}`);
+  return 0;
+}
+
+runMain(main, cleanup);
