@@ -5,7 +5,7 @@ test.describe('admin pages', () => {
   for (const who of ['support', 'reviewer'] as const) {
     test(`${who} is denied the admin pages`, async ({ page }) => {
       await signIn(page, who);
-      for (const path of ['/admin/users', '/admin/api-keys', '/admin/servers']) {
+      for (const path of ['/admin/users', '/admin/api-keys', '/admin/servers', '/admin/audit']) {
         const res = await page.goto(path);
         expect(res?.status()).toBe(403);
         await expect(page.getByTestId('forbidden')).toBeVisible();
@@ -79,5 +79,14 @@ test.describe('admin pages', () => {
     page.once('dialog', (d) => d.accept());
     await page.getByTestId(`server-row-${name}`).getByRole('button', { name: 'Stop trusting' }).click();
     await expect(page.getByTestId(`server-row-${name}`)).toHaveCount(0);
+  });
+
+  test('an admin sees the audit chain verified, its head hash and the latest entries', async ({ page }) => {
+    await signIn(page, 'admin');
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit log' }).click();
+    await expect(page.getByTestId('audit-ok')).toContainText('Intact');
+    await expect(page.getByTestId('audit-head')).toHaveText(/^sha256:[0-9a-f]{64}$/);
+    // The demo seed alone wrote user, server, key and revocation entries.
+    await expect(page.getByTestId('audit-row').filter({ hasText: 'user.create' }).first()).toBeVisible();
   });
 });

@@ -19,7 +19,7 @@ function navFor(viewer: Viewer, pendingApprovals: number): NavItem[] {
   if (can(viewer, 'apikeys.manage')) items.push({ href: '/admin/api-keys', label: 'API keys' });
   if (can(viewer, 'servers.manage')) items.push({ href: '/admin/servers', label: 'Servers' });
   if (can(viewer, 'policy.manage')) items.push({ href: '/admin/policy', label: 'Policy' });
-  if (can(viewer, 'audit.read')) items.push({ href: '/admin/access-log', label: 'Access log' });
+  if (can(viewer, 'audit.read')) items.push({ href: '/admin/audit', label: 'Audit log' }, { href: '/admin/access-log', label: 'Access log' });
   items.push({ href: '/account', label: 'Account' });
   return items;
 }

@@ -56,3 +56,18 @@ export async function verifyAuditChainAs(client: { kind: 'user'; viewer: Viewer 
   if (client.kind !== 'user' || !can(client.viewer, 'audit.read')) return fail('forbidden');
   return ok(await verifyAuditChain());
 }
+
+export type AuditEntryView = { seq: number; at: Date; actor: string; action: string; targetType: string; targetId: string; hash: string };
+
+/** The newest entries, a page at a time (before `beforeSeq`), for admins. */
+export async function listAuditEntries(viewer: Viewer, beforeSeq?: number, limit = 50): Promise<Result<{ items: AuditEntryView[]; nextBefore: number | null }>> {
+  if (!can(viewer, 'audit.read')) return fail('forbidden');
+  const rows = await db.auditEntry.findMany({
+    where: beforeSeq ? { seq: { lt: BigInt(beforeSeq) } } : {},
+    orderBy: { seq: 'desc' },
+    take: limit + 1,
+    select: { seq: true, at: true, actor: true, action: true, targetType: true, targetId: true, hash: true },
+  });
+  const items = rows.slice(0, limit).map((r) => ({ ...r, seq: Number(r.seq) }));
+  return ok({ items, nextBefore: rows.length > limit ? items[items.length - 1].seq : null });
+}

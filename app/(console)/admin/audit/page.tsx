@@ -1,0 +1,46 @@
+import Link from 'next/link';
+import { Badge, Card, Notice, PageHeader } from '@/components/ui/card';
+import { Table, Td } from '@/components/ui/table';
+import { formatDate } from '@/lib/format';
+import { listAuditEntries, verifyAuditChainAs } from '@/lib/server/audit';
+import { requireViewer } from '@/lib/server/session';
+import { firstValues } from '@/lib/url';
+
+export const metadata = { title: 'Audit log' };
+
+export default async function AuditPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const viewer = await requireViewer('audit.read');
+  const before = Number(firstValues(await searchParams).before) || undefined;
+  const [verification, page] = await Promise.all([verifyAuditChainAs({ kind: 'user', viewer }), listAuditEntries(viewer, before)]);
+  if (!verification.ok || !page.ok) throw new Error('the audit log refused an admin');
+  const v = verification.value;
+  return (
+    <>
+      <PageHeader title="Audit log" description="Every state change and human decision, append-only and hash-chained: each entry's hash covers the one before it, so an edited, removed or inserted entry breaks the chain from there on." />
+      <Card title="Chain verification" description="Recomputed from the first entry now, on every visit." className="mb-6">
+        {v.ok ? (
+          <Notice tone="good" testId="audit-ok">Intact: {v.entries} entries.</Notice>
+        ) : (
+          <Notice tone="bad" testId="audit-broken">Broken at entry {v.firstBrokenEntry}: {v.reason}. {v.entries} entries verified before it.</Notice>
+        )}
+        <p className="mt-3 text-xs text-slate-500">Head hash, to anchor elsewhere (also <code className="font-mono">GET /api/v1/audit/verify</code> and <code className="font-mono">npm run cli -- audit:verify</code>):</p>
+        <code className="mt-1 block break-all font-mono text-xs text-slate-800" data-testid="audit-head">{v.head}</code>
+      </Card>
+      <Table head={['#', 'When', 'Actor', 'Action', 'Target', 'Hash']} caption="Audit entries, newest first">
+        {page.value.items.map((e) => (
+          <tr key={e.seq} data-testid="audit-row">
+            <Td className="tabular-nums text-slate-500">{e.seq}</Td>
+            <Td className="text-xs">{formatDate(e.at)}</Td>
+            <Td>{e.actor}</Td>
+            <Td><Badge>{e.action}</Badge></Td>
+            <Td className="font-mono text-xs">{e.targetType}:{e.targetId}</Td>
+            <Td className="font-mono text-xs text-slate-500">{e.hash.slice(7, 19)}…</Td>
+          </tr>
+        ))}
+      </Table>
+      {page.value.nextBefore ? (
+        <div className="mt-4 text-right text-sm"><Link className="font-medium text-indigo-600" href={`/admin/audit?before=${page.value.nextBefore}`}>Older entries →</Link></div>
+      ) : null}
+    </>
+  );
+}
