@@ -159,9 +159,12 @@ async function findingPolicy(records: readonly PolicyRecord[], redeemed: readonl
 
 /** Everything under one request reference: records, approvals, what was and was not done, findings. */
 export async function getIncident(reader: OutcomeReader, requestRef: string): Promise<Result<IncidentView>> {
-  const records = await listIncidentOutcomes(reader, requestRef);
+  // Independent reads: side by side, not one after the other.
+  const [records, { approvals, now }] = await Promise.all([
+    listIncidentOutcomes(reader, requestRef),
+    listIncidentApprovals(reader, [requestRef]),
+  ]);
   if (!records.ok) return records;
-  const { approvals, now } = await listIncidentApprovals(reader, [requestRef]);
   if (records.value.length === 0 && approvals.length === 0) {
     return fail('not_found', `Nothing is recorded under the request reference "${requestRef}".`);
   }
@@ -184,12 +187,14 @@ export async function getIncident(reader: OutcomeReader, requestRef: string): Pr
 
 /**
  * What the incident page, the API and the exports call: records who opened the incident, how,
- * then reads it. Logged first, found or not: a look-up of a reference that does not exist is an
- * access too. If the log cannot be written the database is down and the read would fail anyway.
+ * and reads it. Logged found or not: a look-up of a reference that does not exist is an access
+ * too. If the log cannot be written the whole call fails, so nothing is shown unlogged.
  */
 export async function openIncident(reader: OutcomeReader, requestRef: string, format: IncidentAccessFormat): Promise<Result<IncidentView>> {
-  await logIncidentAccess(reader, requestRef, format);
-  return getIncident(reader, requestRef);
+  // The log entry and the read run together; the answer waits for both, so no incident is
+  // shown without its access recorded.
+  const [, incident] = await Promise.all([logIncidentAccess(reader, requestRef, format), getIncident(reader, requestRef)]);
+  return incident;
 }
 
 /** The API body: the same incident without the full records (the timeline carries what matters). */
