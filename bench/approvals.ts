@@ -22,15 +22,11 @@ import { stageApprovedGrants, stagePendingQueue, type StagedGrant } from './lib/
 import { cpuMeter, describeCpu, type CpuShare } from './lib/cpu';
 import { signIn, timedFetch } from './lib/http';
 import { queryLabel, traced, type TracedQuery } from './lib/pgtrace';
-import { int, load1, log, machine, ms, runMain, stats, table, verdict, type Stats } from './lib/report';
+import { int, load1, log, machine, ms, runMain, stats, table, verdict, type Stats, envNumber } from './lib/report';
 import { benchDatabase, cleanup, connect, onCleanup, createApiKey, createUser, startApp } from './lib/setup';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const num = (name: string, fallback: number) => {
-  const v = Math.floor(Number(process.env[name] || fallback));
-  if (!(v > 0)) throw new Error(`${name} must be a positive number`);
-  return v;
-};
+const num = envNumber;
 const GRANTS = num('BENCH_REDEEM_GRANTS', 5_000);
 const CLIENTS = num('BENCH_REDEEM_CLIENTS', 50);
 const REDEEM_SECONDS = num('BENCH_REDEEM_SECONDS', 60);

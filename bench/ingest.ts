@@ -5,7 +5,6 @@
 //   BENCH_SECONDS (20)  BENCH_SINGLE_SECONDS (10)  BENCH_CONCURRENCY (4)  BENCH_BATCH (500)
 //   BENCH_CPU_PROFILE=<dir>: the console writes a V8 .cpuprofile there (open in Chrome DevTools)
 import { randomBytes } from 'node:crypto';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -16,28 +15,14 @@ import { CEILING_METHOD, runCeiling } from './lib/ceiling';
 import { percentile, runLoad, type LoadResult } from './lib/load';
 import { bodies, recordPool } from './lib/records';
 import { benchDatabase, cleanup, createApiKey, startApp } from './lib/setup';
+import { envNumber, int, load1, log, machine, ms, runMain, table, verdict } from './lib/report';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const num = (name: string, fallback: number) => {
-  const v = Number(process.env[name] || fallback);
-  if (!(v > 0)) throw new Error(`${name} must be a positive number`);
-  return v;
-};
-const SECONDS = num('BENCH_SECONDS', 20);
-const SINGLE_SECONDS = num('BENCH_SINGLE_SECONDS', 10);
-const C = Math.floor(num('BENCH_CONCURRENCY', 4));
-const BATCH = Math.floor(num('BENCH_BATCH', 500));
+const SECONDS = envNumber('BENCH_SECONDS', 20);
+const SINGLE_SECONDS = envNumber('BENCH_SINGLE_SECONDS', 10);
+const C = Math.floor(envNumber('BENCH_CONCURRENCY', 4));
+const BATCH = Math.floor(envNumber('BENCH_BATCH', 500));
 const TARGET = { recordsPerSecond: 10_000, ofCeiling: 0.3, singleP99Ms: 25 };
-
-const log = (s: string) => console.log(`[bench] ${s}`);
-const int = (n: number) => Math.round(n).toLocaleString('en-US');
-const ms = (n: number) => (Number.isNaN(n) ? '–' : `${n.toFixed(n < 10 ? 1 : 0)} ms`);
-const load1 = () => os.loadavg()[0].toFixed(2);
-
-function table(rows: string[][]): string {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows.map((r) => '  ' + r.map((cell, i) => cell.padEnd(widths[i])).join('   ').trimEnd()).join('\n');
-}
 
 function describeErrors(name: string, r: LoadResult): void {
   if (r.errors) console.error(`[bench] ${name}: ${r.errors} failed request(s); first: ${r.firstError}`);
@@ -88,10 +73,9 @@ async function main(): Promise<number> {
   const ratio = rps / ceilingRps;
   const singleP99 = percentile(single.latenciesMs, 99);
 
-  const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
   console.log(`
 Countersign ingestion benchmark
-  machine   ${os.availableParallelism()} CPUs (${os.cpus()[0]?.model.trim() ?? '?'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, PostgreSQL ${pgVersion}
+  machine   ${machine(pgVersion)}
   database  ${db.where}
   load avg  ${startLoad} at start, ${load1()} at end (1 min)
 
@@ -116,24 +100,4 @@ ${table([
   return failed ? 1 : 0;
 }
 
-let interrupted = false;
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.on(sig, () => {
-    if (interrupted) return;
-    interrupted = true;
-    console.error(`\n[bench] ${sig}: cleaning up…`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
-
-main().then(
-  async (code) => {
-    await cleanup();
-    process.exit(code);
-  },
-  async (err) => {
-    console.error('[bench]', err instanceof Error ? err.message : err);
-    await cleanup();
-    process.exit(1);
-  },
-);
+runMain(main, cleanup);

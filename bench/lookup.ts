@@ -20,15 +20,11 @@ import { cpuMeter, describeCpu } from './lib/cpu';
 import { timedFetch } from './lib/http';
 import { loadLookupData, refName } from './lib/lookup-data';
 import { queryLabel, traced, type TracedQuery } from './lib/pgtrace';
-import { int, load1, log, machine, ms, prng, runMain, stats, table, verdict, type Stats } from './lib/report';
+import { int, load1, log, machine, ms, prng, runMain, stats, table, verdict, type Stats, envNumber } from './lib/report';
 import { benchDatabase, cleanup, connect, onCleanup, createApiKey, startApp } from './lib/setup';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const num = (name: string, fallback: number) => {
-  const v = Math.floor(Number(process.env[name] || fallback));
-  if (!(v > 0)) throw new Error(`${name} must be a positive number`);
-  return v;
-};
+const num = envNumber;
 const RECORDS = num('BENCH_LOOKUP_RECORDS', 5_000_000);
 const REFS = num('BENCH_LOOKUP_REFS', 500_000);
 const REQUESTS = num('BENCH_LOOKUP_REQUESTS', 300);

@@ -3,6 +3,13 @@ import os from 'node:os';
 import { percentile } from './load';
 
 export const log = (s: string) => console.log(`[bench] ${s}`);
+
+/** A positive whole number from the environment, or the default. */
+export function envNumber(name: string, fallback: number): number {
+  const v = Math.floor(Number(process.env[name] || fallback));
+  if (!(v > 0)) throw new Error(`${name} must be a positive number`);
+  return v;
+}
 export const int = (n: number) => Math.round(n).toLocaleString('en-US');
 export const ms = (n: number) => (Number.isNaN(n) ? '–' : `${n.toFixed(n < 10 ? 2 : n < 100 ? 1 : 0)} ms`);
 export const load1 = () => os.loadavg()[0].toFixed(2);
