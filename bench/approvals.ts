@@ -23,7 +23,7 @@ import { cpuMeter, describeCpu, type CpuShare } from './lib/cpu';
 import { signIn, timedFetch } from './lib/http';
 import { queryLabel, traced, type TracedQuery } from './lib/pgtrace';
 import { int, load1, log, machine, ms, runMain, stats, table, verdict, type Stats, envNumber } from './lib/report';
-import { benchDatabase, cleanup, connect, onCleanup, createApiKey, createUser, startApp } from './lib/setup';
+import { benchDatabase, cleanup, connect, createApiKey, createUser, startApp, pointDataLayerAt } from './lib/setup';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const num = envNumber;
@@ -259,10 +259,7 @@ async function main(): Promise<number> {
 
   // ── In this process: the same data-layer calls, every statement timed ───────────────────
   log('tracing redemption and the queue read in this process…');
-  process.env.DATABASE_URL = db.url;
-  process.env.AUTH_SECRET = secret;
-  const { db: prisma } = await import('@/lib/server/db');
-  onCleanup('disconnect Prisma', () => prisma.$disconnect());
+  await pointDataLayerAt(db.url, secret);
   const { redeemGrant } = await import('@/lib/server/grants');
   const { listApprovals, countPendingApprovals } = await import('@/lib/server/approvals');
   const { findActiveViewer } = await import('@/lib/server/users');

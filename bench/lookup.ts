@@ -21,7 +21,7 @@ import { timedFetch } from './lib/http';
 import { loadLookupData, refName } from './lib/lookup-data';
 import { queryLabel, traced, type TracedQuery } from './lib/pgtrace';
 import { int, load1, log, machine, ms, prng, runMain, stats, table, verdict, type Stats, envNumber } from './lib/report';
-import { benchDatabase, cleanup, connect, onCleanup, createApiKey, startApp } from './lib/setup';
+import { benchDatabase, cleanup, connect, createApiKey, startApp, pointDataLayerAt } from './lib/setup';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const num = envNumber;
@@ -131,10 +131,7 @@ async function main(): Promise<number> {
 
   // ── Where the time goes: the same path in this process, every statement timed ─────────────
   log('breaking the incident path down in this process (same references)…');
-  process.env.DATABASE_URL = db.url;
-  process.env.AUTH_SECRET = secret;
-  const { db: prisma } = await import('@/lib/server/db');
-  onCleanup('disconnect Prisma', () => prisma.$disconnect());
+  await pointDataLayerAt(db.url, secret);
   const { openIncident, incidentApiBody } = await import('@/lib/server/incidents');
   const key = (await sql.query<{ id: string; name: string }>(`SELECT id, name FROM api_keys WHERE name = 'bench-lookup'`)).rows[0];
   const reader = { kind: 'apiKey' as const, keyId: key.id, name: key.name, scopes: ['outcomes:read' as const], organization: null };

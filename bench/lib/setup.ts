@@ -158,3 +158,14 @@ export function createUser(root: string, databaseUrl: string, user: { email: str
   runCli(root, databaseUrl, ['users:create', '--email', user.email, '--role', user.role, '--password', user.password,
     ...(user.principal ? ['--principal', user.principal] : [])]);
 }
+
+/**
+ * Points this process's data layer at the bench database, for timing the same calls without
+ * HTTP; Prisma is disconnected at clean-up. Import data-access modules only after this.
+ */
+export async function pointDataLayerAt(databaseUrl: string, authSecret: string): Promise<void> {
+  process.env.DATABASE_URL = databaseUrl;
+  process.env.AUTH_SECRET = authSecret;
+  const { db: prisma } = await import('@/lib/server/db');
+  onCleanup('disconnect Prisma', () => prisma.$disconnect());
+}
