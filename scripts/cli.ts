@@ -126,8 +126,8 @@ async function main(argv: string[]): Promise<void> {
       }
     }
   } finally {
-    const { db } = await import('@/lib/server/db');
-    await db.$disconnect().catch(() => {});
+    const { closeDb } = await import('@/lib/server/db');
+    await closeDb();
     database.release();
   }
 }

@@ -22,8 +22,8 @@ async function main() {
     const { db } = await import('@/lib/server/db');
     if ((await db.user.count()) === 0) console.log('[seed] no users yet: create an admin with `npm run cli -- users:create --email you@example.com --role admin`');
   }
-  const { db } = await import('@/lib/server/db');
-  await db.$disconnect();
+  const { closeDb } = await import('@/lib/server/db');
+  await closeDb();
 
   ensureBuild();
   const port = process.env.PORT || '3000';

@@ -97,8 +97,8 @@ async function main() {
       process.env.AUTH_SECRET = env.AUTH_SECRET;
       const { seedDemo } = await import('./seed');
       await seedDemo();
-      const { db: prisma } = await import('@/lib/server/db');
-      await prisma.$disconnect();
+      const { closeDb } = await import('@/lib/server/db');
+      await closeDb();
       ensureBuild();
       run('playwright', ['test', ...filters], { ...env, E2E_JSON_REPORT: `${reports}/e2e.json` });
       add(playwrightCounts(`${reports}/e2e.json`));

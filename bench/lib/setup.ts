@@ -166,6 +166,6 @@ export function createUser(root: string, databaseUrl: string, user: { email: str
 export async function pointDataLayerAt(databaseUrl: string, authSecret: string): Promise<void> {
   process.env.DATABASE_URL = databaseUrl;
   process.env.AUTH_SECRET = authSecret;
-  const { db: prisma } = await import('@/lib/server/db');
-  onCleanup('disconnect Prisma', () => prisma.$disconnect());
+  const { closeDb } = await import('@/lib/server/db');
+  onCleanup('disconnect Prisma', closeDb);
 }

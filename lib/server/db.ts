@@ -1,19 +1,33 @@
 import 'server-only';
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { PrismaClient } from '@/lib/generated/prisma/client';
 
-// One client per process; dev reloads reuse it through globalThis.
-const holder = globalThis as unknown as { countersignDb?: PrismaClient };
+// One pool and one client per process; dev reloads reuse them through globalThis.
+const holder = globalThis as unknown as { countersignDb?: PrismaClient; countersignPool?: pg.Pool };
 
-function createClient(): PrismaClient {
+/**
+ * The process's one connection pool. Prisma runs on it; the few hot paths that a benchmark showed
+ * Prisma's per-query overhead dominating (outcome ingestion) use it directly, still only here
+ * under lib/server/.
+ */
+export function pool(): pg.Pool {
+  if (holder.countersignPool) return holder.countersignPool;
   const connectionString = process.env.DATABASE_URL;
   if (!connectionString) throw new Error('DATABASE_URL is not set');
-  const adapter = new PrismaPg({
+  const created = new pg.Pool({
     connectionString,
     max: Number(process.env.DATABASE_POOL_SIZE) || 10,
     connectionTimeoutMillis: 5_000,
   });
-  return new PrismaClient({ adapter });
+  // An idle client losing its connection (the database restarting) must not crash the process.
+  created.on('error', (err) => console.error('[db] idle connection lost:', err.message));
+  holder.countersignPool = created;
+  return created;
+}
+
+function createClient(): PrismaClient {
+  return new PrismaClient({ adapter: new PrismaPg(pool()) });
 }
 
 export const db: PrismaClient = new Proxy({} as PrismaClient, {
@@ -36,4 +50,13 @@ export function isDatabaseUnavailable(err: unknown): boolean {
     if (typeof e.message === 'string' && /ECONNREFUSED|Connection terminated|timeout exceeded when trying to connect|Can't reach database/i.test(e.message)) return true;
   }
   return false;
+}
+
+/** Disconnects Prisma and closes the pool (scripts and tests that end or switch databases). */
+export async function closeDb(): Promise<void> {
+  const { countersignDb: client, countersignPool: open } = holder;
+  holder.countersignDb = undefined;
+  holder.countersignPool = undefined;
+  await client?.$disconnect().catch(() => {});
+  await open?.end().catch(() => {});
 }

@@ -38,9 +38,8 @@ if (template && admin) {
   });
 
   afterAll(async () => {
-    const holder = globalThis as unknown as { countersignDb?: { $disconnect(): Promise<void> } };
-    await holder.countersignDb?.$disconnect();
-    holder.countersignDb = undefined;
+    const { closeDb } = await import('@/lib/server/db');
+    await closeDb();
     await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   });
 }
