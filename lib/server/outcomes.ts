@@ -1,6 +1,7 @@
 import 'server-only';
 import { createHmac } from 'node:crypto';
-import { db, type Tx } from './db';
+import type { PoolClient } from 'pg';
+import { db, pool } from './db';
 import type { ApiClient } from './credentials';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { can, type Viewer } from '@/lib/auth/permissions';
@@ -43,9 +44,9 @@ const COLUMNS = {
   args_digest: 'text', summary: 'text', observed: 'jsonb', boundary: 'outcome_boundary',
   delivery: 'outcome_delivery', category: 'outcome_category', retry: 'outcome_retry',
   read_only: 'bool', what_happened: 'text', next_step: 'text', classifier_version: 'int4',
-  annotations_trusted: 'bool', content_hash: 'text', received_seq: 'int8',
+  annotations_trusted: 'bool', content_hash: 'text',
 } as const;
-type Row = { -readonly [K in keyof typeof COLUMNS]?: unknown } & { event_id: string };
+type Row = { -readonly [K in keyof typeof COLUMNS]?: unknown } & { event_id: string; /** position in the batch */ ord?: number };
 
 const names = Object.keys(COLUMNS).join(', ');
 const typed = Object.entries(COLUMNS).map(([column, type]) => `${column} ${type}`).join(', ');
@@ -79,13 +80,6 @@ const toClassification = (r: Prisma.OutcomeRecordGetPayload<{ select: typeof cla
   readOnly: r.readOnly, whatHappened: r.whatHappened, nextStep: r.nextStep,
 });
 
-/** Thrown inside the transaction to roll the batch back: these event ids exist with other content. */
-class EventIdReused extends Error {
-  constructor(readonly eventIds: Set<string>) {
-    super('event id reused');
-  }
-}
-
 const reused = (paths: string[]) =>
   fail('idempotency_key_reused', `${paths[0]} was already sent with different content; nothing was stored.`,
     paths.map((path) => ({ path, message: 'already sent with different content' })));
@@ -116,69 +110,101 @@ export async function ingestOutcomes(client: ApiClient, batch: OutcomeBatch): Pr
   if (clashes.length) return reused(clashes);
 
   const unique = [...firstAt.values()];
-  const trusted = await trustedAmong(unique.map((i) => records[i].server));
-  const classified = new Map<string, Classification>();
-  const rows = unique.map((i) => {
-    const isTrusted = trusted.has(records[i].server);
-    const c = classifyRecord(records[i], isTrusted);
-    classified.set(records[i].eventId, c);
-    return toRow(records[i], hashes[i], c, isTrusted);
-  });
-
-  let stored: Map<string, { id: string; inserted: boolean; classification: Classification }>;
+  // The hot path runs on the pool directly (lib/server/db.ts): one connection, four short
+  // statements, no ORM round trips. Everything else about records reads through Prisma.
+  const conn = await pool().connect();
+  let broken: Error | undefined;
   try {
-    stored = await db.$transaction((tx) => storeRows(tx, client.keyId, rows, classified), { timeout: 30_000, maxWait: 10_000 });
-  } catch (err) {
-    if (!(err instanceof EventIdReused)) throw err;
-    return reused(unique.filter((i) => err.eventIds.has(records[i].eventId)).map((i) => `records.${i}.eventId`));
-  }
+    const trusted = await trustedAmong(conn, unique.map((i) => records[i].server));
+    const classified = new Map<string, Classification>();
+    const rows = unique.map((i) => {
+      const isTrusted = trusted.has(records[i].server);
+      const c = classifyRecord(records[i], isTrusted);
+      classified.set(records[i].eventId, c);
+      return toRow(records[i], hashes[i], c, isTrusted);
+    });
+    rows.forEach((row, ord) => (row.ord = ord));
 
-  let accepted = 0;
-  const out = records.map((r, i) => {
-    const s = stored.get(r.eventId)!;
-    if (s.inserted && firstAt.get(r.eventId) === i) accepted++;
-    return { eventId: r.eventId, id: s.id, classification: s.classification };
-  });
-  return ok({ accepted, duplicates: records.length - accepted, records: out });
+    const stored = await storeRows(conn, client.keyId, rows, classified);
+    if (stored instanceof Set) return reused(unique.filter((i) => stored.has(records[i].eventId)).map((i) => `records.${i}.eventId`));
+
+    let accepted = 0;
+    const out = records.map((r, i) => {
+      const s = stored.get(r.eventId)!;
+      if (s.inserted && firstAt.get(r.eventId) === i) accepted++;
+      return { eventId: r.eventId, id: s.id, classification: s.classification };
+    });
+    return ok({ accepted, duplicates: records.length - accepted, records: out });
+  } catch (err) {
+    broken = err as Error;
+    throw err;
+  } finally {
+    // A connection that failed mid-transaction is discarded, never handed to the next request.
+    conn.release(broken);
+  }
 }
 
-async function trustedAmong(servers: string[]): Promise<Set<string>> {
-  const rows = await db.trustedServer.findMany({ where: { name: { in: [...new Set(servers)] } }, select: { name: true } });
+async function trustedAmong(conn: PoolClient, servers: string[]): Promise<Set<string>> {
+  const { rows } = await conn.query<{ name: string }>('SELECT name FROM trusted_servers WHERE name = ANY($1::text[])', [[...new Set(servers)]]);
   return new Set(rows.map((r) => r.name));
 }
 
-async function storeRows(tx: Tx, apiKeyId: string, rows: Row[], classified: Map<string, Classification>) {
-  // Receipt order is batch order: sequence numbers are drawn once and handed out in order...
-  const seqs = await tx.$queryRaw<{ seq: bigint }[]>`
-    SELECT nextval(pg_get_serial_sequence('outcome_records', 'received_seq')) AS seq
-    FROM generate_series(1, ${rows.length}::int)`;
-  const ordered = seqs.map((s) => s.seq).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  rows.forEach((row, i) => (row.received_seq = ordered[i].toString()));
-  // ...while rows are inserted sorted by eventId: concurrent batches sharing event ids then
-  // wait for each other on the unique key in the same order instead of deadlocking.
-  const sorted = [...rows].sort((a, b) => (a.event_id < b.event_id ? -1 : a.event_id > b.event_id ? 1 : 0));
+// Receipt order is batch order: sequence numbers are drawn in batch order (a volatile select
+// list is evaluated after ORDER BY)... while rows are inserted sorted by eventId, so concurrent
+// batches sharing event ids wait for each other on the unique key in the same order instead of
+// deadlocking.
+const INSERT_ROWS = `
+  WITH input AS MATERIALIZED (
+    SELECT r.*, nextval(pg_get_serial_sequence('outcome_records', 'received_seq')) AS received_seq
+    FROM json_to_recordset($2::json) AS r(${typed}, ord int4)
+    ORDER BY ord
+  )
+  INSERT INTO outcome_records (api_key_id, ${names}, received_seq)
+  SELECT $1::uuid, ${names}, received_seq FROM input ORDER BY event_id
+  ON CONFLICT (api_key_id, event_id) DO NOTHING
+  RETURNING id, event_id`;
 
-  const inserted = await tx.$queryRaw<{ id: string; event_id: string }[]>`
-    INSERT INTO outcome_records (api_key_id, ${Prisma.raw(names)})
-    SELECT ${apiKeyId}::uuid, ${Prisma.raw(names)}
-    FROM jsonb_to_recordset(${JSON.stringify(sorted)}::jsonb) AS r(${Prisma.raw(typed)})
-    ON CONFLICT (api_key_id, event_id) DO NOTHING
-    RETURNING id, event_id`;
-  const stored = new Map(inserted.map((r) => [r.event_id, { id: r.id, inserted: true, classification: classified.get(r.event_id)! }]));
-  const conflicting = rows.filter((r) => !stored.has(r.event_id)).map((r) => r.event_id);
-  if (!conflicting.length) return stored;
+const SELECT_EXISTING = `
+  SELECT id, event_id, content_hash, boundary, delivery, category, retry, read_only, what_happened, next_step
+  FROM outcome_records WHERE api_key_id = $1::uuid AND event_id = ANY($2::text[])`;
 
-  // Rows that were there already (read committed: this statement sees a concurrent commit):
-  // a replay when the content matches, and answered as first stored.
-  const existing = await tx.outcomeRecord.findMany({
-    where: { apiKeyId, eventId: { in: conflicting } },
-    select: { id: true, eventId: true, contentHash: true, ...classificationSelect },
-  });
-  const hashOf = new Map(rows.map((r) => [r.event_id, r.content_hash]));
-  const clashing = new Set(existing.filter((e) => e.contentHash !== hashOf.get(e.eventId)).map((e) => e.eventId));
-  if (clashing.size) throw new EventIdReused(clashing);
-  for (const e of existing) stored.set(e.eventId, { id: e.id, inserted: false, classification: toClassification(e) });
-  return stored;
+type ExistingRow = {
+  id: string; event_id: string; content_hash: string; boundary: Classification['boundary']; delivery: Classification['delivery'];
+  category: Classification['category']; retry: Classification['retry']; read_only: boolean; what_happened: string; next_step: string;
+};
+
+type Stored = Map<string, { id: string; inserted: boolean; classification: Classification }>;
+
+/** Inserts in one transaction; returns the event ids stored before with other content (rolled back) or what is stored. */
+async function storeRows(conn: PoolClient, apiKeyId: string, rows: Row[], classified: Map<string, Classification>): Promise<Stored | Set<string>> {
+  await conn.query('BEGIN');
+  try {
+    const inserted = await conn.query<{ id: string; event_id: string }>(INSERT_ROWS, [apiKeyId, JSON.stringify(rows)]);
+    const stored: Stored = new Map(inserted.rows.map((r) => [r.event_id, { id: r.id, inserted: true, classification: classified.get(r.event_id)! }]));
+    const conflicting = rows.filter((r) => !stored.has(r.event_id)).map((r) => r.event_id);
+    if (conflicting.length) {
+      // Rows that were there already (read committed: this statement sees a concurrent commit):
+      // a replay when the content matches, and answered as first stored.
+      const existing = await conn.query<ExistingRow>(SELECT_EXISTING, [apiKeyId, conflicting]);
+      const hashOf = new Map(rows.map((r) => [r.event_id, r.content_hash]));
+      const clashing = new Set(existing.rows.filter((e) => e.content_hash !== hashOf.get(e.event_id)).map((e) => e.event_id));
+      if (clashing.size) {
+        await conn.query('ROLLBACK');
+        return clashing;
+      }
+      for (const e of existing.rows) {
+        stored.set(e.event_id, {
+          id: e.id, inserted: false,
+          classification: { boundary: e.boundary, delivery: e.delivery, category: e.category, retry: e.retry, readOnly: e.read_only, whatHappened: e.what_happened, nextStep: e.next_step },
+        });
+      }
+    }
+    await conn.query('COMMIT');
+    return stored;
+  } catch (err) {
+    await conn.query('ROLLBACK').catch(() => {});
+    throw err;
+  }
 }
 
 // ── Reading ─────────────────────────────────────────────────────────────────────────────────
