@@ -27,6 +27,28 @@ describe('API keys and personal tokens (real PostgreSQL)', () => {
     expect(await revokeApiKey(admin, created.value.key.id)).toMatchObject({ ok: false, failure: 'conflict' });
   });
 
+  it('notes when a key was last used, at most once a minute', async () => {
+    const admin = await makeUser('admin');
+    const created = await createApiKey(admin, { name: uniq('key'), scopes: ['outcomes:read'] });
+    if (!created.ok) throw new Error(created.failure);
+    const { secret, key } = created.value;
+    const lastUsed = async () => (await db.apiKey.findUniqueOrThrow({ where: { id: key.id }, select: { lastUsedAt: true } })).lastUsedAt;
+    expect(await lastUsed()).toBeNull();
+    await authenticateBearer(secret);
+    const first = await lastUsed();
+    expect(first).toBeInstanceOf(Date);
+
+    const recent = new Date(Date.now() - 30_000);
+    await db.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: recent } });
+    await authenticateBearer(secret);
+    expect(await lastUsed()).toEqual(recent);
+
+    const old = new Date(Date.now() - 120_000);
+    await db.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: old } });
+    await authenticateBearer(secret);
+    expect((await lastUsed())!.getTime()).toBeGreaterThan(Date.now() - 10_000);
+  });
+
   it('only admins manage keys', async () => {
     const support = await makeUser('support');
     expect(await createApiKey(support, { name: 'x', scopes: ['outcomes:write'] })).toMatchObject({ ok: false, failure: 'forbidden' });
