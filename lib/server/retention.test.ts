@@ -1,7 +1,8 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import pg from 'pg';
 import {
-  purgeExpiredOutcomes, PURGE_ACTION, runScheduledPurge, startRetentionSchedule, stopRetentionSchedule, type PurgeReport,
+  getRetentionStatus, purgeExpiredOutcomes, PURGE_ACTION, runScheduledPurge, startRetentionSchedule, stopRetentionSchedule,
+  type PurgeReport,
 } from './retention';
 import { ingestOutcomes } from './outcomes';
 import { decideApproval, requestApproval, revokeApproval } from './approvals';
@@ -336,5 +337,25 @@ describe('the schedule', () => {
     process.env[RETENTION_ENV] = 'OFF';
     expect(startRetentionSchedule(run, log)).toBe('off');
     expect(log.log).toHaveBeenCalledWith('[retention] off (OUTCOME_RETENTION_DAYS=off): outcome records are kept forever');
+  });
+});
+
+describe('getRetentionStatus', () => {
+  it('shows admins the setting and the last purge that deleted something; nobody else', async () => {
+    expect(await getRetentionStatus(reviewer)).toEqual({ ok: false, failure: 'forbidden' });
+    const kept = await oldRecords(1);
+    const approval = await requestFor(kept);
+    await oldRecords(4);
+    const r = ran(await purgeExpiredOutcomes());
+    await purgeExpiredOutcomes(); // deletes nothing: not the "last purge"
+    const status = value(await getRetentionStatus(admin));
+    expect(status.setting).toEqual({ enabled: true, days: 90 });
+    expect(status.lastPurge).toMatchObject({ deleted: 4, kept: 1, cutoff: r.cutoff.toISOString() });
+    expect(Date.now() - status.lastPurge!.at.getTime()).toBeLessThan(60_000);
+
+    process.env[RETENTION_ENV] = 'soon';
+    const invalid = value(await getRetentionStatus(admin)).setting;
+    expect(invalid).toMatchObject({ enabled: false, invalid: expect.stringMatching(/^OUTCOME_RETENTION_DAYS must be/) });
+    value(await revokeApproval(admin, { id: approval.id, reason: 'clean up' }));
   });
 });
