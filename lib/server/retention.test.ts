@@ -283,6 +283,44 @@ describe('purgeExpiredOutcomes (real PostgreSQL)', () => {
   });
 });
 
+describe('an interrupted purge', () => {
+  it('stops when its lock connection is lost, and audits the batches it committed', async () => {
+    const ref = await oldRecords(300);
+    const before = (await purgeEntries()).length;
+    const run = purgeExpiredOutcomes({ batchSize: 1 }).then(() => null, (e: Error) => e);
+    // Once some batches are in, end the session that holds the purge lock (as a dropped connection would).
+    const watcher = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await watcher.connect();
+    try {
+      for (let waited = 0; ; waited += 10) {
+        const { rows } = await watcher.query<{ n: number }>('SELECT count(*)::int AS n FROM outcome_records WHERE request_ref = $1', [ref]);
+        if (rows[0].n < 295) break;
+        if (waited > 15_000) throw new Error('the purge never started');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      const { rowCount } = await watcher.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_locks
+         WHERE locktype = 'advisory' AND granted AND classid = x'72657465'::int::oid AND objid = x'6e74696f'::int::oid AND objsubid = 1`);
+      expect(rowCount).toBe(1);
+    } finally {
+      await watcher.end();
+    }
+    const err = await run;
+    expect(err?.message).toMatch(/lost its lock/);
+    const entries = await purgeEntries();
+    expect(entries.length).toBe(before + 1);
+    const data = entries.at(-1)!.data as { deleted: number; kept: number | null; batches: number; completed: boolean };
+    expect(data).toMatchObject({ kept: null, completed: false });
+    expect(data.deleted).toBeGreaterThanOrEqual(5);
+    expect(data.batches).toBe(data.deleted);
+    expect(await countOf(ref)).toBe(300 - data.deleted);
+    expect(await verifyAuditChain()).toMatchObject({ ok: true });
+
+    // The next run carries on.
+    expect(ran(await purgeExpiredOutcomes())).toMatchObject({ deleted: 300 - data.deleted });
+  });
+});
+
 describe('the schedule', () => {
   it('logs one line and carries on when the database is down', async () => {
     const url = process.env.DATABASE_URL;

@@ -112,7 +112,7 @@ export async function purgeExpiredOutcomes(options: PurgeOptions = {}): Promise<
   }
   const actor = options.actor ?? 'system';
 
-  const report = await withPurgeLock(async () => {
+  const report = await withPurgeLock(async (held) => {
     const started = Date.now();
     const at = options.now ?? (await dbNow());
     const cutoff = new Date(at.getTime() - setting.days * DAY_MS);
@@ -126,6 +126,8 @@ export async function purgeExpiredOutcomes(options: PurgeOptions = {}): Promise<
     let from: Date | null = null;
     try {
       for (;;) {
+        // Its connection gone, the lock is gone: another run could be under way.
+        if (!held()) throw new Error('the purge lost its lock (its connection closed); the next run carries on');
         const step = await db.$transaction(async (tx) => {
           const { n, upto } = await deleteBatch(tx, from, cutoff, at, batchSize);
           if (n === batchSize) return { n, upto, kept: null };
@@ -151,18 +153,24 @@ export async function purgeExpiredOutcomes(options: PurgeOptions = {}): Promise<
   return report ?? { ran: false, reason: 'busy' };
 }
 
-/** Runs `work` holding the purge lock on a connection of its own, or answers null when another run holds it. */
-async function withPurgeLock<T>(work: () => Promise<T>): Promise<T | null> {
+/**
+ * Runs `work` holding the purge lock on a connection of its own, or answers null when another
+ * run holds it. `held()` turns false once that connection is lost, and the lock with it.
+ */
+async function withPurgeLock<T>(work: (held: () => boolean) => Promise<T>): Promise<T | null> {
   const connectionString = process.env.DATABASE_URL;
   if (!connectionString) throw new Error('DATABASE_URL is not set');
   const client = new pg.Client({ connectionString, connectionTimeoutMillis: 5_000 });
-  // A dropped connection releases the lock; the run's own statements report the failure.
-  client.on('error', () => {});
+  let connected = false;
+  // Without a listener a dropped connection would be an uncaught 'error' event: the process dies.
+  client.on('error', () => (connected = false));
+  client.on('end', () => (connected = false));
   await client.connect();
+  connected = true;
   try {
     const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [PURGE_LOCK.toString()]);
     if (!rows[0].locked) return null;
-    return await work();
+    return await work(() => connected);
   } finally {
     // Closing the session releases the lock.
     await client.end().catch(() => {});
