@@ -4,9 +4,11 @@ import path from 'node:path';
 import { resolveDatabase } from './lib/database';
 import { applyMigrations } from './lib/migrations';
 import { ensureBuild } from './lib/build';
+import { rateLimitConfig } from '@/lib/ratelimit/config';
 
 async function main() {
   const started = Date.now();
+  rateLimitConfig(); // a bad RATE_LIMIT_* value stops here, named, before anything starts
   const database = await resolveDatabase();
   if (!database.authSecret) throw new Error('AUTH_SECRET is required when DATABASE_URL is set (generate one with: openssl rand -base64 32)');
   process.env.DATABASE_URL = database.url;
