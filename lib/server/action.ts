@@ -1,6 +1,7 @@
 import 'server-only';
 import type { z } from 'zod';
 import { getViewer } from './session';
+import { takeRequest } from './rate-limit';
 import type { Viewer } from '@/lib/auth/permissions';
 import { fieldErrors, type Failure, type Result } from '@/lib/result';
 
@@ -31,6 +32,9 @@ export async function runAction<S extends z.ZodType, T>(
   }
   const viewer = await getViewer();
   if (!viewer) return { status: 'error', message: messages.unauthenticated!, at };
+  // The same per-person budget as the API: a script clicking through the console counts too.
+  const take = takeRequest({ kind: 'user', userId: viewer.userId });
+  if (!take.allowed) return { status: 'error', message: `Too many requests; wait ${take.retryAfterSeconds} s and try again.`, at };
   const result = await run(viewer, parsed.data);
   if (result.ok) return { status: 'ok', value: result.value, at };
   const fields = result.errors ? Object.fromEntries(result.errors.map((e) => [e.path, e.message])) : undefined;

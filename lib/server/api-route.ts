@@ -4,6 +4,7 @@ import { auth } from './auth';
 import { authenticateBearer, type ApiClient } from './credentials';
 import { isDatabaseUnavailable } from './db';
 import { findActiveViewer } from './users';
+import { takeRequest } from './rate-limit';
 import { can, type Action } from '@/lib/auth/permissions';
 import type { ApiScope } from '@/lib/credentials/scopes';
 import { fieldErrors, httpStatus, type Failure, type FieldError, type Result } from '@/lib/result';
@@ -87,6 +88,14 @@ async function authenticate(request: Request): Promise<ApiClient | Response | nu
   return viewer ? { kind: 'user', viewer, tokenId: null } : null;
 }
 
+/** Per API key, or per person (personal tokens and the console session share one budget). */
+function rateLimited(client: ApiClient): Response | null {
+  const take = takeRequest(client.kind === 'apiKey' ? { kind: 'apiKey', keyId: client.keyId } : { kind: 'user', userId: client.viewer.userId });
+  if (take.allowed) return null;
+  const who = client.kind === 'apiKey' ? 'this API key' : 'you';
+  return problem('rate_limited', `Too many requests from ${who}; retry after ${take.retryAfterSeconds} s.`, undefined, { 'retry-after': String(take.retryAfterSeconds) });
+}
+
 function allowed(client: ApiClient, options: RouteOptions<z.ZodType | undefined, z.ZodType | undefined>): boolean {
   if (client.kind === 'apiKey') return !!options.scopes?.some((s) => client.scopes.includes(s));
   return !!options.action && can(client.viewer, options.action);
@@ -136,6 +145,8 @@ export function apiRoute<S extends z.ZodType | undefined = undefined, P = Record
       const client = await authenticate(request);
       if (client instanceof Response) return client;
       if (!client) return problem('unauthenticated', 'Send a valid API key or personal token as "Authorization: Bearer …".', undefined, { 'www-authenticate': 'Bearer' });
+      const limited = rateLimited(client);
+      if (limited) return limited;
       if (!allowed(client, options)) {
         const need = client.kind === 'apiKey' ? `one of the scopes ${options.scopes?.join(', ') || '(people only)'}` : 'a role that may do this';
         return problem('forbidden', `This credential lacks ${need}.`);

@@ -396,8 +396,10 @@ describe('redeemGrant', () => {
     expect(value(await getApproval(redeemer, approvalId))).toMatchObject({ status: 'redeemed', grant: { state: 'redeemed' } });
     const again = await redeemGrant(redeemer, grantId, redeemBody());
     expect(again).toMatchObject({ ok: false, failure: 'conflict' });
-    expect(await findApprovalIdForGrant(grantId)).toBe(approvalId);
-    expect(await findApprovalIdForGrant('grt_not_a_uuid')).toBeNull();
+    expect(await findApprovalIdForGrant(reviewer, grantId)).toBe(approvalId);
+    expect(await findApprovalIdForGrant(redeemer, grantId)).toBe(approvalId);
+    expect(await findApprovalIdForGrant(reviewer, 'grt_not_a_uuid')).toBeNull();
+    expect(await findApprovalIdForGrant(await makeKey(['outcomes:write']), grantId)).toBeNull(); // may not read approvals
   });
 
   it('names the field that differs from what was approved (422) and redeems nothing', async () => {

@@ -254,10 +254,11 @@ export async function countPendingApprovals(viewer: Viewer): Promise<number> {
   return db.approvalRequest.count({ where: statusWhere('pending', await dbNow()) });
 }
 
-/** The approval a grant belongs to (an outcome record's grantId), or null. */
-export async function findApprovalIdForGrant(grantId: string | null | undefined): Promise<string | null> {
-  if (!grantId || !isUuid(grantId)) return null;
-  const grant = await db.grant.findUnique({ where: { id: grantId }, select: { approvalId: true } });
+/** The approval a grant belongs to (an outcome record's grantId), or null: also when the reader may not see it. */
+export async function findApprovalIdForGrant(reader: ApprovalReader, grantId: string | null | undefined): Promise<string | null> {
+  const scope = readScope(reader);
+  if (!scope || !grantId || !isUuid(grantId)) return null;
+  const grant = await db.grant.findFirst({ where: { id: grantId, approval: scope }, select: { approvalId: true } });
   return grant?.approvalId ?? null;
 }
 

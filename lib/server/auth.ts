@@ -3,6 +3,7 @@ import NextAuth from 'next-auth';
 import Credentials from 'next-auth/providers/credentials';
 import { signInSchema } from '@/lib/users/schemas';
 import { verifyPassword } from './users';
+import { admitSignIn, clientAddress } from './rate-limit';
 
 // Auth.js configuration. Only lib/server/session.ts reads the session it produces.
 export const { handlers, auth, signIn, signOut } = NextAuth({
@@ -13,10 +14,27 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
   providers: [
     Credentials({
       credentials: { email: {}, password: {} },
-      async authorize(raw) {
+      async authorize(raw, request) {
         const parsed = signInSchema.safeParse(raw);
         if (!parsed.success) return null;
-        const viewer = await verifyPassword(parsed.data.email, parsed.data.password);
+        const { email, password } = parsed.data;
+        const address = clientAddress(request.headers);
+        const admission = admitSignIn(email, address);
+        if (!admission.admitted) {
+          // Too many failed attempts for this address or e-mail: refused like a wrong password
+          // (same answer, and the password is still checked so it takes as long), but logged.
+          console.warn(`[auth] sign-in refused for ${email} from ${address ?? 'an unknown address'}: too many failed attempts (retry after ${admission.retryAfterSeconds} s)`);
+          await verifyPassword(email, password);
+          return null;
+        }
+        let viewer;
+        try {
+          viewer = await verifyPassword(email, password);
+        } catch (err) {
+          admission.refund(); // the check did not happen: not a failed guess
+          throw err;
+        }
+        if (viewer) admission.refund(); // only failed attempts count
         return viewer ? { id: viewer.userId, email: viewer.email, name: viewer.name } : null;
       },
     }),

@@ -5,7 +5,6 @@ import { Badge, Card } from '@/components/ui/card';
 import { Facts } from '@/components/ui/facts';
 import { formatDate } from '@/lib/format';
 import { boundaryLabel, isUnknownWrite, retryLabel } from '@/lib/outcomes/present';
-import { can } from '@/lib/auth/permissions';
 import { findApprovalIdForGrant } from '@/lib/server/approvals';
 import { getOutcome } from '@/lib/server/outcomes';
 import { requireViewer } from '@/lib/server/session';
@@ -24,7 +23,7 @@ export default async function OutcomePage({ params }: { params: Promise<{ id: st
   const c = r.classification;
   const o = r.observed;
   const a = r.tool.annotations;
-  const approvalId = can(viewer, 'approvals.read') ? await findApprovalIdForGrant(r.grantId) : null;
+  const approvalId = await findApprovalIdForGrant(viewer, r.grantId);
 
   return (
     <>

@@ -1,0 +1,90 @@
+import 'server-only';
+import { BucketStore, type Take } from '@/lib/ratelimit/bucket';
+import { rateLimitConfig } from '@/lib/ratelimit/config';
+
+// ── The one rate-limit mechanism ────────────────────────────────────────────────────────────
+// In memory, per process. The console runs as one Node process, so this is every request it
+// gets. Several instances behind a load balancer would each allow the full limit: they would
+// need a shared store (e.g. PostgreSQL or Redis) instead of these maps.
+// Memory is bounded: idle buckets are dropped once full again, and at most DEFAULT_MAX_BUCKETS
+// are kept per kind (lib/ratelimit/bucket.ts).
+
+type Stores = { apiKey: BucketStore; user: BucketStore; signInEmail: BucketStore; signInAddress: BucketStore };
+
+// On globalThis: route handlers and server actions are bundled apart and must share the buckets.
+const holder = globalThis as unknown as { countersignRateLimits?: Stores };
+
+function stores(): Stores {
+  if (!holder.countersignRateLimits) {
+    const config = rateLimitConfig(); // throws naming the variable when one is invalid
+    holder.countersignRateLimits = {
+      apiKey: new BucketStore(config.apiKey),
+      user: new BucketStore(config.user),
+      signInEmail: new BucketStore(config.signInEmail),
+      signInAddress: new BucketStore(config.signInAddress),
+    };
+  }
+  return holder.countersignRateLimits;
+}
+
+/** Forgets every bucket and reads the configuration again (tests). */
+export function resetRateLimits(): void {
+  holder.countersignRateLimits = undefined;
+}
+
+export type Caller = { kind: 'apiKey'; keyId: string } | { kind: 'user'; userId: string };
+
+/** One request of an API key or a person: allowed, or refused with whole seconds to wait. */
+export function takeRequest(caller: Caller): Take {
+  const result = caller.kind === 'apiKey' ? stores().apiKey.take(caller.keyId) : stores().user.take(caller.userId);
+  // Once per spell of refusals, not per refused request: a flood would otherwise flood the log.
+  if (!result.allowed && result.first) {
+    const who = caller.kind === 'apiKey' ? `api_key:${caller.keyId}` : `user:${caller.userId}`;
+    console.warn(`[rate-limit] ${who} is over its limit; refusing requests for now (retry after ${result.retryAfterSeconds} s)`);
+  }
+  return result;
+}
+
+// ── Sign-in attempts ────────────────────────────────────────────────────────────────────────
+
+export type SignInAdmission =
+  /** `refund()` when the attempt was not a failed guess after all (it succeeded, or the check could not run). */
+  | { admitted: true; refund: () => void }
+  | { admitted: false; retryAfterSeconds: number };
+
+/**
+ * Brute-force guard for the password check: each attempt takes a token from the e-mail
+ * address's bucket and the client address's; a successful one gives them back, so only failed
+ * attempts count. Taken before the check (not after) so concurrent guesses cannot slip past.
+ */
+export function admitSignIn(email: string, address: string | null): SignInAdmission {
+  const s = stores();
+  const byEmail = s.signInEmail.take(email);
+  const byAddress = address ? s.signInAddress.take(address) : null;
+  const refused = [byEmail, byAddress].filter((t): t is Extract<Take, { allowed: false }> => !!t && !t.allowed);
+  if (refused.length) {
+    // A refused attempt is not a guess: whatever one bucket gave is given back.
+    if (byEmail.allowed) s.signInEmail.refund(email);
+    if (byAddress?.allowed && address) s.signInAddress.refund(address);
+    return { admitted: false, retryAfterSeconds: Math.max(...refused.map((r) => r.retryAfterSeconds)) };
+  }
+  return {
+    admitted: true,
+    refund: () => {
+      s.signInEmail.refund(email);
+      if (address) s.signInAddress.refund(address);
+    },
+  };
+}
+
+/**
+ * The client's address as the nearest hop saw it: the last `X-Forwarded-For` entry, which a
+ * reverse proxy in front appends, or which Next.js fills from the socket when none was sent.
+ * Without a proxy a client can send its own header and pick this value; the per-e-mail limit
+ * holds regardless.
+ */
+export function clientAddress(headers: Headers): string | null {
+  const forwarded = headers.get('x-forwarded-for');
+  const last = forwarded?.split(',').map((s) => s.trim()).filter(Boolean).at(-1);
+  return (last ?? headers.get('x-real-ip')?.trim()) || null;
+}
