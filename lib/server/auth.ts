@@ -1,8 +1,14 @@
 import 'server-only';
-import NextAuth from 'next-auth';
+import NextAuth, { CredentialsSignin } from 'next-auth';
 import Credentials from 'next-auth/providers/credentials';
 import { signInSchema } from '@/lib/users/schemas';
+import { isDatabaseUnavailable } from './db';
 import { verifyPassword } from './users';
+
+/** Sign-in could not check the password because the database is unavailable (not "wrong password"). */
+export class SignInUnavailable extends CredentialsSignin {
+  code = 'unavailable';
+}
 
 // Auth.js configuration. Only lib/server/session.ts reads the session it produces.
 export const { handlers, auth, signIn, signOut } = NextAuth({
@@ -16,7 +22,14 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
       async authorize(raw) {
         const parsed = signInSchema.safeParse(raw);
         if (!parsed.success) return null;
-        const viewer = await verifyPassword(parsed.data.email, parsed.data.password);
+        let viewer;
+        try {
+          viewer = await verifyPassword(parsed.data.email, parsed.data.password);
+        } catch (err) {
+          // Auth.js would wrap anything else in a CallbackRouteError, indistinguishable from a wrong password.
+          if (isDatabaseUnavailable(err)) throw new SignInUnavailable();
+          throw err;
+        }
         return viewer ? { id: viewer.userId, email: viewer.email, name: viewer.name } : null;
       },
     }),
