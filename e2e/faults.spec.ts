@@ -130,15 +130,15 @@ function batch(size: number): Batch {
 type Answer = { status: number; retryAfter: string | null; contentType: string; text: string; sentAt: number; answeredAt: number };
 type Ingested = { accepted: number; duplicates: number; records: { eventId: string; id: string; classification: Record<string, unknown> }[] };
 
-/** One POST; status 0 when the request itself failed (aborted, connection refused). */
-async function post(records: unknown[], signal?: AbortSignal): Promise<Answer> {
+/** One request to the API with the key; status 0 when the request itself failed (aborted, refused). */
+async function call(pathAndQuery: string, init: { body?: unknown; signal?: AbortSignal } = {}): Promise<Answer> {
   const sentAt = Date.now();
   try {
-    const res = await fetch(`${app!.origin}/api/v1/outcomes`, {
-      method: 'POST',
+    const res = await fetch(`${app!.origin}${pathAndQuery}`, {
+      method: init.body === undefined ? 'GET' : 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ records }),
-      signal,
+      body: init.body === undefined ? undefined : JSON.stringify(init.body),
+      signal: init.signal,
     });
     const text = await res.text();
     return { status: res.status, retryAfter: res.headers.get('retry-after'), contentType: res.headers.get('content-type') ?? '', text, sentAt, answeredAt: Date.now() };
@@ -146,6 +146,8 @@ async function post(records: unknown[], signal?: AbortSignal): Promise<Answer> {
     return { status: 0, retryAfter: null, contentType: '', text: String(err), sentAt, answeredAt: Date.now() };
   }
 }
+
+const post = (records: unknown[], signal?: AbortSignal) => call('/api/v1/outcomes', { body: { records }, signal });
 
 /**
  * A client that retries on 503 until the batch is acknowledged. It waits 200 ms rather than the
@@ -336,6 +338,8 @@ test(`200 concurrent requests while inserts are held up and the pool (${POOL_SIZ
   }
   await expectWholeBatches(batches);
   expectNoUnexpectedErrors();
+  const slowest = Math.max(...unavailable.map((a) => a.answeredAt - a.sentAt));
+  console.log(`[faults] pool exhaustion: ${ok.length} × 200 once the lock went, ${unavailable.length} × 503 (slowest after ${slowest} ms); retried: ${retries.length} × 200`);
 });
 
 test('PostgreSQL stopped (fast, then crashed) and started again under a stream of batches: 503 with Retry-After while down, every acknowledged record stored once', async () => {
@@ -382,6 +386,8 @@ test('PostgreSQL stopped (fast, then crashed) and started again under a stream o
   await expectWholeBatches(delivered.map((d) => d.b));
   for (const { b, answer } of delivered.slice(-5)) await expectAnswerMatchesStore(b, answer!);
   expectNoUnexpectedErrors();
+  const retried = delivered.filter((d) => d.answer!.duplicates > 0).length;
+  console.log(`[faults] stop/start: ${delivered.length} batches acknowledged, ${attempts.length} requests, ${attempts.filter((a) => a.status === 503).length} × 503, ${retried} batches found already stored on retry`);
 });
 
 test('PostgreSQL frozen (it takes connections but never answers): 503 within the timeouts instead of a hang, then recovery', async () => {
@@ -392,11 +398,7 @@ test('PostgreSQL frozen (it takes connections but never answers): 503 within the
   try {
     freeze();
     [read, ...during] = await Promise.all([
-      (async () => {
-        const sentAt = Date.now();
-        const res = await fetch(`${app!.origin}/api/v1/outcomes?requestRef=${b.requestRef}`, { headers: { authorization: `Bearer ${key}` } });
-        return { status: res.status, retryAfter: res.headers.get('retry-after'), contentType: res.headers.get('content-type') ?? '', text: await res.text(), sentAt, answeredAt: Date.now() };
-      })(),
+      call(`/api/v1/outcomes?requestRef=${b.requestRef}`),
       ...Array.from({ length: 4 }, () => post(b.records)),
     ]);
   } finally {
@@ -407,6 +409,7 @@ test('PostgreSQL frozen (it takes connections but never answers): 503 within the
     // Authentication is the first query: it fails after one of the two timeouts.
     expect(a.answeredAt - a.sentAt).toBeLessThan(Math.max(QUERY_TIMEOUT_MS, CONNECT_TIMEOUT_MS) + 3_000);
   }
+  console.log(`[faults] frozen: 503 after ${[read, ...during].map((a) => a.answeredAt - a.sentAt).join(', ')} ms`);
   await expectWholeBatches([], [b]);
   const log: Answer[] = [];
   const answer = await deliver(b, log, 20_000);
