@@ -6,9 +6,11 @@ import { uniq } from '@/lib/server/testing';
 const exec = promisify(execFile);
 
 // The real CLI, in a child process, against this file's own database.
-async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+const cli = (...args: string[]) => cliWith({}, ...args);
+
+async function cliWith(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await exec('node_modules/.bin/tsx', ['--conditions=react-server', 'scripts/cli.ts', ...args], { env: process.env });
+    const { stdout, stderr } = await exec('node_modules/.bin/tsx', ['--conditions=react-server', 'scripts/cli.ts', ...args], { env: { ...process.env, ...env } });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -137,6 +139,43 @@ describe('npm run cli', () => {
     const r = await cli('audit:verify');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/Audit chain intact: \d+ entries, head sha256:[0-9a-f]{64}/);
+  });
+
+  it('retention:purge deletes the records past the period, says what it did, and audits it', async () => {
+    const { db } = await import('@/lib/server/db');
+    const [old, recent] = [uniq('cli-old'), uniq('cli-recent')];
+    // Rows as ingestion stores them, received 91 days and 1 day ago.
+    for (const [ref, days] of [[old, 91], [recent, 1]] as const) {
+      await db.$executeRaw`
+        INSERT INTO outcome_records (api_key_id, event_id, occurred_at, request_ref, organization, principal, server, tool_name,
+          observed, boundary, delivery, category, retry, read_only, what_happened, next_step, classifier_version,
+          annotations_trusted, content_hash, received_at)
+        SELECT gen_random_uuid(), ${ref} || '-' || i, now(), ${ref}, 'acme', 'user_193', 'billing-mcp', 'get_order',
+          '{"sent":true}'::jsonb, 'none', 'completed', 'ok', 'no', true, 'done', 'nothing', 1,
+          true, 'h', now() - make_interval(days => ${days}::int)
+        FROM generate_series(1, 3) i`;
+    }
+    const r = await cli('retention:purge');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Purged 3 outcome records received before \d{4}-\d\d-\d\dT[\d:.]+Z \(90 days\) in 1 batch\.$/m);
+    expect(await db.outcomeRecord.count({ where: { requestRef: old } })).toBe(0);
+    expect(await db.outcomeRecord.count({ where: { requestRef: recent } })).toBe(3);
+    const entry = await db.auditEntry.findFirst({ where: { action: 'outcomes.purge' }, orderBy: { seq: 'desc' } });
+    expect(entry).toMatchObject({ actor: 'cli', data: { deleted: 3, kept: 0, batches: 1, completed: true } });
+
+    const again = await cli('retention:purge');
+    expect(again.stdout).toMatch(/^Nothing to purge: no outcome records received before \S+ \(90 days\)\.$/m);
+    const shorter = await cliWith({ OUTCOME_RETENTION_DAYS: '1' }, 'retention:purge');
+    expect(shorter.stdout).toContain('Purged 3 outcome records');
+  });
+
+  it('retention:purge refuses a bad OUTCOME_RETENTION_DAYS before opening the database, and says when it is off', async () => {
+    const bad = await cliWith({ OUTCOME_RETENTION_DAYS: '0' }, 'retention:purge');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('Error: OUTCOME_RETENTION_DAYS must be a whole number of days from 1 to 36500, or "off"');
+    const off = await cliWith({ OUTCOME_RETENTION_DAYS: 'off' }, 'retention:purge');
+    expect(off.code).toBe(0);
+    expect(off.stdout).toContain('Retention is off (OUTCOME_RETENTION_DAYS=off): outcome records are kept forever; nothing purged.');
   });
 
   it('an unknown command or option exits non-zero with usage', async () => {

@@ -8,6 +8,7 @@ import { createUserSchema, emailSchema } from '@/lib/users/schemas';
 import { createApiKeySchema } from '@/lib/credentials/schemas';
 import { trustServerSchema } from '@/lib/servers/schemas';
 import { policyRuleSchema } from '@/lib/approvals/schemas';
+import { parseRetentionSetting, RETENTION_ENV, RetentionConfigError } from '@/lib/outcomes/retention';
 import { randomBytes } from 'node:crypto';
 
 const usage = `Usage: npm run cli -- <command> [options]
@@ -17,7 +18,8 @@ const usage = `Usage: npm run cli -- <command> [options]
   apikeys:create --name N --scopes a,b [--organization O]   prints the key once
   servers:trust  --name S                             annotations from S are trusted
   policy:set     --server S [--tool T] --approvals 0|1|2   approvals a server's tool (or all its tools) needs
-  audit:verify                                        recomputes the audit chain`;
+  audit:verify                                        recomputes the audit chain
+  retention:purge                                     deletes outcome records older than ${RETENTION_ENV} (default 90 days)`;
 
 class UsageError extends Error {}
 
@@ -29,6 +31,15 @@ function parse<T extends z.ZodType>(schema: T, input: unknown, options: Record<s
     const field = String(i.path[0] ?? '?');
     return `--${options[field] ?? field}: ${i.message}`;
   }).join('\n'));
+}
+
+function retentionSettingOrUsage() {
+  try {
+    return parseRetentionSetting(process.env[RETENTION_ENV]);
+  } catch (err) {
+    if (err instanceof RetentionConfigError) throw new UsageError(err.message);
+    throw err;
+  }
 }
 
 function failWith(failure: { failure: string; detail?: string }): never {
@@ -57,11 +68,18 @@ async function main(argv: string[]): Promise<void> {
       server: { type: 'string' }, tool: { type: 'string' }, approvals: { type: 'string' },
     },
   });
-  const known = ['users:create', 'tokens:create', 'apikeys:create', 'servers:trust', 'policy:set', 'audit:verify'];
+  const known = ['users:create', 'tokens:create', 'apikeys:create', 'servers:trust', 'policy:set', 'audit:verify', 'retention:purge'];
   if (!known.includes(command)) throw new UsageError(`Unknown command "${command}".\n\n${usage}`);
 
   // Checked before the database is even opened: nothing to undo, and a quick answer.
   const policyInput = command === 'policy:set' ? policyRuleInput(values) : null;
+  if (command === 'retention:purge') {
+    const setting = retentionSettingOrUsage();
+    if (!setting.enabled) {
+      console.log(`Retention is off (${RETENTION_ENV}=off): outcome records are kept forever; nothing purged.`);
+      return;
+    }
+  }
 
   const database = await resolveDatabase();
   process.env.DATABASE_URL = database.url;
@@ -122,6 +140,13 @@ async function main(argv: string[]): Promise<void> {
         const result = await verifyAuditChain();
         if (result.ok) console.log(`Audit chain intact: ${result.entries} entries, head ${result.head}`);
         else throw new UsageError(`Audit chain BROKEN at entry ${result.firstBrokenEntry}: ${result.reason} (${result.entries} entries verified before it)`);
+        break;
+      }
+      case 'retention:purge': {
+        const { purgeExpiredOutcomes, describePurge } = await import('@/lib/server/retention');
+        const report = await purgeExpiredOutcomes({ actor: 'cli' });
+        if (report.ran) console.log(describePurge(report));
+        else if (report.reason === 'busy') console.log('Another purge is running (the console\'s hourly one, or another cli): skipped.');
         break;
       }
     }

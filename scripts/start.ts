@@ -4,9 +4,12 @@ import path from 'node:path';
 import { resolveDatabase } from './lib/database';
 import { applyMigrations } from './lib/migrations';
 import { ensureBuild } from './lib/build';
+import { parseRetentionSetting, RETENTION_ENV } from '@/lib/outcomes/retention';
 
 async function main() {
   const started = Date.now();
+  // Before anything starts: a bad value names the variable (the server would refuse it too).
+  parseRetentionSetting(process.env[RETENTION_ENV]);
   const database = await resolveDatabase();
   if (!database.authSecret) throw new Error('AUTH_SECRET is required when DATABASE_URL is set (generate one with: openssl rand -base64 32)');
   process.env.DATABASE_URL = database.url;

@@ -1,5 +1,5 @@
 import 'server-only';
-import { db } from './db';
+import { db, pool } from './db';
 import type { OutcomeReader } from './outcomes';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { can, type Viewer } from '@/lib/auth/permissions';
@@ -42,10 +42,8 @@ const API_KEY_ACTOR = /^api_key:([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}
  */
 export async function logIncidentAccess(reader: OutcomeReader, requestRef: string, format: IncidentAccessFormat): Promise<void> {
   const { actor, actorKind } = actorOf(reader);
-  await db.incidentAccessLog.create({
-    data: { actor, actorKind, format, requestRef: requestRef.replaceAll('\u0000', '').slice(0, REF_MAX) },
-    select: { id: true },
-  });
+  await pool().query('INSERT INTO incident_access_log (actor, actor_kind, format, request_ref) VALUES ($1, $2, $3, $4)',
+    [actor, actorKind, format, requestRef.replaceAll('\u0000', '').slice(0, REF_MAX)]);
 }
 
 const entrySelect = { id: true, at: true, actor: true, actorKind: true, requestRef: true, format: true } satisfies Prisma.IncidentAccessLogSelect;

@@ -1,5 +1,5 @@
 import 'server-only';
-import { db } from './db';
+import { db, pool } from './db';
 import { logIncidentAccess, type IncidentAccessFormat } from './access-log';
 import { findOutcomeRequestRef, listIncidentOutcomes, type OutcomeReader, type OutcomeView } from './outcomes';
 import { Prisma } from '@/lib/generated/prisma/client';
@@ -83,6 +83,23 @@ function toIncidentApproval(r: ApprovalRow): IncidentApproval & { requestRef: st
   };
 }
 
+const INCIDENT_APPROVALS = `
+  SELECT r.id, r.request_ref, r.created_at, r.status::text AS status, r.expires_at, r.organization, r.principal, r.agent,
+         r.server, r.tool_name, r.summary, r.required_approvals, r.resource_type, r.resource_id,
+         r.revoked_at, r.revoked_by, r.revoke_reason, r.requested_by_key_id, rk.name AS requester_name,
+         g.id AS grant_id, g.issued_at AS grant_issued_at, g.expires_at AS grant_expires_at,
+         g.redeemed_at AS grant_redeemed_at, g.revoked_at AS grant_revoked_at, g.redeemed_by_key_id, gk.name AS redeemer_name,
+         COALESCE((SELECT json_agg(json_build_object('reviewer', d.reviewer_email, 'decision', d.decision, 'reason', d.reason, 'at', d.at) ORDER BY d.at, d.id)
+                   FROM approval_decisions d WHERE d.approval_id = r.id), '[]'::json) AS decisions,
+         clock_timestamp() AS now
+  FROM approval_requests r
+  LEFT JOIN grants g ON g.approval_id = r.id
+  LEFT JOIN api_keys rk ON rk.id = r.requested_by_key_id
+  LEFT JOIN api_keys gk ON gk.id = g.redeemed_by_key_id
+  WHERE r.request_ref = ANY($1::text[]) AND ($2::text IS NULL OR r.organization = $2::text)
+  ORDER BY r.created_at, r.id
+  LIMIT $3::int`;
+
 /**
  * Every approval request filed under some request references, with its decisions, grant and the
  * API keys that asked and redeemed: one query. `now` is the database clock (expiry is judged by it).
@@ -91,22 +108,7 @@ async function listIncidentApprovals(reader: OutcomeReader, refs: string[]): Pro
   const scope = approvalScope(reader);
   if (!scope || !refs.length) return { approvals: [], now: new Date() };
   const org = scope.organization;
-  const rows = await db.$queryRaw<ApprovalRow[]>`
-    SELECT r.id, r.request_ref, r.created_at, r.status::text AS status, r.expires_at, r.organization, r.principal, r.agent,
-           r.server, r.tool_name, r.summary, r.required_approvals, r.resource_type, r.resource_id,
-           r.revoked_at, r.revoked_by, r.revoke_reason, r.requested_by_key_id, rk.name AS requester_name,
-           g.id AS grant_id, g.issued_at AS grant_issued_at, g.expires_at AS grant_expires_at,
-           g.redeemed_at AS grant_redeemed_at, g.revoked_at AS grant_revoked_at, g.redeemed_by_key_id, gk.name AS redeemer_name,
-           COALESCE((SELECT json_agg(json_build_object('reviewer', d.reviewer_email, 'decision', d.decision, 'reason', d.reason, 'at', d.at) ORDER BY d.at, d.id)
-                     FROM approval_decisions d WHERE d.approval_id = r.id), '[]'::json) AS decisions,
-           clock_timestamp() AS now
-    FROM approval_requests r
-    LEFT JOIN grants g ON g.approval_id = r.id
-    LEFT JOIN api_keys rk ON rk.id = r.requested_by_key_id
-    LEFT JOIN api_keys gk ON gk.id = g.redeemed_by_key_id
-    WHERE r.request_ref IN (${Prisma.join(refs)}) AND (${org}::text IS NULL OR r.organization = ${org}::text)
-    ORDER BY r.created_at, r.id
-    LIMIT ${MAX_APPROVALS}::int`;
+  const { rows } = await pool().query<ApprovalRow>(INCIDENT_APPROVALS, [refs, org, MAX_APPROVALS]);
   return { approvals: rows.map(toIncidentApproval), now: rows[0]?.now ?? new Date() };
 }
 
@@ -139,10 +141,9 @@ const needsGrantCheck = (r: PolicyRecord) => r.classification.delivery === 'comp
 async function findingPolicy(records: readonly PolicyRecord[], redeemed: readonly RedeemedGrant[]): Promise<Partial<IncidentPolicy>> {
   const writes = records.filter(needsGrantCheck);
   if (!writes.length) return {};
-  const rules = await db.policyRule.findMany({
-    where: { server: { in: [...new Set(writes.map((r) => r.server))] } },
-    select: { server: true, toolName: true, requiredApprovals: true },
-  });
+  const { rows: rules } = await pool().query<{ server: string; toolName: string; requiredApprovals: number }>(
+    'SELECT server, tool_name AS "toolName", required_approvals AS "requiredApprovals" FROM policy_rules WHERE server = ANY($1::text[])',
+    [[...new Set(writes.map((r) => r.server))]]);
   const needsApproval = new Map(writes.map((r) => [r.id, requiredApprovalsFor({
     toolName: r.tool.name, annotations: r.tool.annotations, serverTrusted: r.annotationsTrusted,
     rules: rules.filter((rule) => rule.server === r.server),

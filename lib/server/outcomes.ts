@@ -260,12 +260,19 @@ function toView(r: Prisma.OutcomeRecordGetPayload<{ select: typeof viewSelect }>
 /** An API client (scope outcomes:read), or a person allowed `outcomes.read`. */
 export type OutcomeReader = ApiClient | Viewer;
 
-// What the reader may see: null when nothing; an organization-limited key only its own.
-function readScope(reader: OutcomeReader): Prisma.OutcomeRecordWhereInput | null {
-  if (!('kind' in reader)) return can(reader, 'outcomes.read') ? {} : null;
-  if (reader.kind === 'user') return can(reader.viewer, 'outcomes.read') ? {} : null;
+/** Which organization's records a reader may see (null: every one), or null when none at all. */
+function readableOrganization(reader: OutcomeReader): { organization: string | null } | null {
+  if (!('kind' in reader)) return can(reader, 'outcomes.read') ? { organization: null } : null;
+  if (reader.kind === 'user') return can(reader.viewer, 'outcomes.read') ? { organization: null } : null;
   if (!reader.scopes.includes('outcomes:read')) return null;
-  return reader.organization === null ? {} : { organization: reader.organization };
+  return { organization: reader.organization };
+}
+
+// What the reader may see, as a Prisma filter: null when nothing; an organization-limited key only its own.
+function readScope(reader: OutcomeReader): Prisma.OutcomeRecordWhereInput | null {
+  const scope = readableOrganization(reader);
+  if (!scope) return null;
+  return scope.organization === null ? {} : { organization: scope.organization };
 }
 
 export type OutcomePage = { items: OutcomeView[]; nextCursor: string | null };
@@ -311,16 +318,27 @@ export async function getOutcome(reader: OutcomeReader, id: string): Promise<Res
   return row ? ok(toView(row)) : fail('not_found');
 }
 
-/** Every record of some request references, oldest first, with its receipt order (for "later"). */
+// The view's columns under the names Prisma gives them, for the reads that run on the pool.
+const VIEW_COLUMNS = Object.keys(viewSelect)
+  .map((field) => { const column = field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`); return column === field ? field : `${column} AS "${field}"`; })
+  .join(', ');
+
+const INCIDENT_RECORDS = `
+  SELECT ${VIEW_COLUMNS}, received_seq AS "receivedSeq" FROM outcome_records
+  WHERE request_ref = ANY($1::text[]) AND ($2::text IS NULL OR organization = $2::text)
+  ORDER BY occurred_at, received_seq
+  LIMIT $3::int`;
+
+/**
+ * Every record of some request references, oldest first, with its receipt order (for "later").
+ * On the pool: the incident page, its API and the list's findings all start here.
+ */
 export async function listIncidentOutcomes(reader: OutcomeReader, requestRef: string | string[], max = 5_000): Promise<Result<(OutcomeView & { seq: number })[]>> {
-  const scope = readScope(reader);
+  const scope = readableOrganization(reader);
   if (!scope) return fail('forbidden');
-  const rows = await db.outcomeRecord.findMany({
-    where: { AND: [scope, { requestRef: typeof requestRef === 'string' ? requestRef : { in: requestRef } }] },
-    orderBy: [{ occurredAt: 'asc' }, { receivedSeq: 'asc' }],
-    take: max,
-    select: { ...viewSelect, receivedSeq: true },
-  });
+  const refs = typeof requestRef === 'string' ? [requestRef] : requestRef;
+  type Raw = Prisma.OutcomeRecordGetPayload<{ select: typeof viewSelect }> & { receivedSeq: string };
+  const { rows } = await pool().query<Raw>(INCIDENT_RECORDS, [refs, scope.organization, max]);
   return ok(rows.map(({ receivedSeq, ...r }) => ({ ...toView(r), seq: Number(receivedSeq) })));
 }
 

@@ -3,6 +3,8 @@ import { Badge, Card, Notice, PageHeader } from '@/components/ui/card';
 import { Table, Td } from '@/components/ui/table';
 import { formatDate } from '@/lib/format';
 import { listAuditEntries, verifyAuditChainAs } from '@/lib/server/audit';
+import { getRetentionStatus } from '@/lib/server/retention';
+import { describeRetention } from '@/lib/outcomes/retention';
 import { requireViewer } from '@/lib/server/session';
 import { firstValues } from '@/lib/url';
 
@@ -11,9 +13,12 @@ export const metadata = { title: 'Audit log' };
 export default async function AuditPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const viewer = await requireViewer('audit.read');
   const before = Number(firstValues(await searchParams).before) || undefined;
-  const [verification, page] = await Promise.all([verifyAuditChainAs({ kind: 'user', viewer }), listAuditEntries(viewer, before)]);
-  if (!verification.ok || !page.ok) throw new Error('the audit log refused an admin');
+  const [verification, page, retention] = await Promise.all([
+    verifyAuditChainAs({ kind: 'user', viewer }), listAuditEntries(viewer, before), getRetentionStatus(viewer),
+  ]);
+  if (!verification.ok || !page.ok || !retention.ok) throw new Error('the audit log refused an admin');
   const v = verification.value;
+  const { setting, lastPurge } = retention.value;
   return (
     <>
       <PageHeader title="Audit log" description="Every state change and human decision, append-only and hash-chained: each entry's hash covers the one before it, so an edited, removed or inserted entry breaks the chain from there on." />
@@ -38,6 +43,13 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
           </tr>
         ))}
       </Table>
+      <p className="mt-4 text-xs text-slate-500" data-testid="retention">
+        {'invalid' in setting ? <span className="text-rose-700">{setting.invalid}.</span> : <>{describeRetention(setting)}{setting.enabled ? ', purged hourly' : ''}.</>}
+        {' '}
+        {lastPurge
+          ? <>Last purge: {formatDate(lastPurge.at)}, {lastPurge.deleted} deleted{lastPurge.kept ? `, ${lastPurge.kept} kept for approvals still in play` : ''} (action <code className="font-mono">outcomes.purge</code>).</>
+          : 'No purge has deleted anything yet.'}
+      </p>
       {page.value.nextBefore ? (
         <div className="mt-4 text-right text-sm"><Link className="font-medium text-indigo-600" href={`/admin/audit?before=${page.value.nextBefore}`}>Older entries →</Link></div>
       ) : null}

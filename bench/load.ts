@@ -1,0 +1,235 @@
+// `npm run bench:load`: the console under a steady stream of agent traffic while people use it.
+// On a fresh database (bench/lib/setup.ts, dropped afterwards) against the built console:
+//  - ingestion: single-record POST /api/v1/outcomes at a FIXED ARRIVAL RATE (open loop: a request
+//    is sent when it is due, whether or not earlier ones were answered, so a slow server shows up
+//    as latency and backlog rather than as a politely lower rate). Latency is measured from when
+//    the request was due, so time spent waiting behind a backlog counts;
+//  - people at the same time: a signed-in support user loading the overview, the outcome list, a
+//    filtered list, a record and an incident page, one after another, without pause;
+//  - at the end, the check that matters: every record whose post was acknowledged (200) is stored
+//    exactly once, and nothing else was stored.
+// Reports; exits non-zero only on set-up failures or when an acknowledged record is missing.
+//   BENCH_LOAD_RATE (2000 records/s)  BENCH_LOAD_SECONDS (60)  BENCH_LOAD_SOCKETS (128)
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureBuild } from '../scripts/lib/build';
+import { applyMigrations } from '../scripts/lib/migrations';
+import { DEMO_TRUSTED_SERVERS } from '../scripts/demo-outcomes';
+import { cpuMeter, describeCpu } from './lib/cpu';
+import { signIn, timedFetch } from './lib/http';
+import { bodies, recordPool } from './lib/records';
+import { envNumber, int, load1, log, machine, ms, runMain, stats, table, verdict } from './lib/report';
+import { benchDatabase, cleanup, connect, createApiKey, createUser, startApp } from './lib/setup';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const RATE = envNumber('BENCH_LOAD_RATE', 2_000);
+const SECONDS = envNumber('BENCH_LOAD_SECONDS', 60);
+const SOCKETS = envNumber('BENCH_LOAD_SOCKETS', 128);
+const TARGET = { rate: 2_000, p99Ms: 50 };
+const TICK_MS = 2;
+
+type Answer = { status: number; text: string };
+
+/** A keep-alive POST with node:http (lighter than fetch at thousands of requests a second). */
+function poster(origin: string, apiKey: string) {
+  const { hostname, port } = new URL(origin);
+  const agent = new http.Agent({ keepAlive: true, maxSockets: SOCKETS });
+  const post = (body: string) => new Promise<Answer>((resolve, reject) => {
+    const req = http.request({
+      host: hostname, port, path: '/api/v1/outcomes', method: 'POST', agent,
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+  return { post, close: () => agent.destroy() };
+}
+
+type Ingest = {
+  due: number; sent: number; acked: string[]; latenciesMs: number[]; errors: number;
+  statuses: Map<string, number>; firstError: string | null; maxInFlight: number; seconds: number;
+};
+
+/** Sends RATE posts a second for SECONDS, each when due; resolves when every answer is in. */
+async function ingestAtRate(origin: string, apiKey: string): Promise<Ingest> {
+  const { post, close } = poster(origin, apiKey);
+  const singles = bodies(recordPool(), 1, 256);
+  const runId = randomBytes(3).toString('hex');
+  const out: Ingest = { due: RATE * SECONDS, sent: 0, acked: [], latenciesMs: [], errors: 0, statuses: new Map(), firstError: null, maxInFlight: 0, seconds: 0 };
+  let inFlight = 0;
+  const pending: Promise<void>[] = [];
+  const started = performance.now();
+
+  const send = (n: number) => {
+    const dueAt = started + (n * 1000) / RATE;
+    const tag = `${runId}${n.toString(36)}`;
+    inFlight++;
+    out.maxInFlight = Math.max(out.maxInFlight, inFlight);
+    pending.push(post(singles.next(tag)).then(
+      (a) => {
+        const key = String(a.status);
+        out.statuses.set(key, (out.statuses.get(key) ?? 0) + 1);
+        if (a.status === 200 && a.text.startsWith('{"accepted":1')) {
+          out.acked.push(`evt_${tag}_0`);
+          out.latenciesMs.push(performance.now() - dueAt);
+        } else {
+          out.errors++;
+          out.firstError ??= `HTTP ${a.status}: ${a.text.slice(0, 400)}`;
+        }
+      },
+      (err: Error) => {
+        out.statuses.set('network', (out.statuses.get('network') ?? 0) + 1);
+        out.errors++;
+        out.firstError ??= `request failed: ${err.message}`;
+      },
+    ).finally(() => inFlight--));
+  };
+
+  await new Promise<void>((resolve) => {
+    const timer = setInterval(() => {
+      const elapsed = performance.now() - started;
+      const due = Math.min(out.due, Math.floor((elapsed / 1000) * RATE));
+      while (out.sent < due) send(out.sent++);
+      if (out.sent >= out.due) {
+        clearInterval(timer);
+        resolve();
+      }
+    }, TICK_MS);
+  });
+  await Promise.all(pending);
+  out.seconds = (performance.now() - started) / 1000;
+  close();
+  return out;
+}
+
+type People = { latencies: Map<string, number[]>; errors: number; firstError: string | null };
+
+/** One person clicking through the console, page after page, until `stop` resolves. */
+async function browse(origin: string, cookie: string, stop: { done: boolean }): Promise<People> {
+  const out: People = { latencies: new Map(), errors: 0, firstError: null };
+  const get = async (name: string, url: string) => {
+    const r = await timedFetch(`${origin}${url}`, { headers: { cookie } });
+    if (r.status !== 200) {
+      out.errors++;
+      out.firstError ??= `${url}: HTTP ${r.status}`;
+      return r.body;
+    }
+    out.latencies.set(name, [...(out.latencies.get(name) ?? []), r.ms]);
+    return r.body;
+  };
+  while (!stop.done) {
+    await get('overview', '/');
+    const list = await get('outcome list', '/outcomes');
+    await get('filtered list (unknown writes)', '/outcomes?delivery=unknown&readOnly=false');
+    const record = /href="\/outcomes\/([0-9a-f-]{36})"/.exec(list)?.[1];
+    if (record) {
+      const page = await get('record page', `/outcomes/${record}`);
+      const ref = /href="\/incidents\/([^"?]+)"/.exec(page)?.[1];
+      if (ref) await get('incident page', `/incidents/${ref}`);
+    }
+  }
+  return out;
+}
+
+async function main(): Promise<number> {
+  const startLoad = load1();
+  const db = await benchDatabase(root);
+  log(`database: ${db.where}`);
+  await applyMigrations(db.url, { warn: () => {} });
+  const sql = await connect(db.url);
+  const pgVersion = (await sql.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0].v;
+  await sql.query(`INSERT INTO trusted_servers (name, trusted_by) SELECT unnest($1::text[]), 'bench'`, [DEMO_TRUSTED_SERVERS]);
+
+  const apiKey = createApiKey(root, db.url);
+  const person = { email: 'support@bench.local', role: 'support' as const, password: randomBytes(12).toString('hex') };
+  createUser(root, db.url, person);
+  ensureBuild(root);
+  // Started after the CLI calls: a keep-alive connection left idle past the server's timeout
+  // meanwhile fails the next request ("other side closed").
+  const app = await startApp(root, { DATABASE_URL: db.url, AUTH_SECRET: randomBytes(32).toString('base64url') });
+  log(`console: ${app.origin}`);
+  const cookie = await signIn(app.origin, person.email, person.password);
+
+  log(`warming up (${int(Math.ceil(RATE / 2))} posts one at a time while a person browses)…`);
+  const warmStop = { done: false };
+  const warmPeople = browse(app.origin, cookie, warmStop);
+  const { post, close } = poster(app.origin, apiKey);
+  const warmBodies = bodies(recordPool(), 1, 64);
+  for (let i = 0; i < Math.ceil(RATE / 2); i++) await post(warmBodies.next(`warm${i.toString(36)}${randomBytes(2).toString('hex')}`));
+  close();
+  warmStop.done = true;
+  await warmPeople;
+  const before = Number((await sql.query<{ n: string }>('SELECT count(*) AS n FROM outcome_records')).rows[0].n);
+
+  log(`ingesting ${int(RATE)} single-record posts/s for ${SECONDS} s while a person browses (load ${load1()})…`);
+  const cpu = cpuMeter(app.pid);
+  const stop = { done: false };
+  const people = browse(app.origin, cookie, stop);
+  const ingest = await ingestAtRate(app.origin, apiKey);
+  stop.done = true;
+  const browsing = await people;
+  const share = cpu?.stop();
+
+  // Every acknowledged record exactly once; nothing stored beyond what was sent.
+  const found = await sql.query<{ event_id: string; n: string }>(
+    'SELECT event_id, count(*) AS n FROM outcome_records WHERE event_id = ANY($1::text[]) GROUP BY event_id', [ingest.acked]);
+  const storedOnce = found.rows.filter((r) => r.n === '1').length;
+  const storedTwice = found.rows.filter((r) => r.n !== '1').length;
+  const missing = ingest.acked.length - found.rows.length;
+  const after = Number((await sql.query<{ n: string }>('SELECT count(*) AS n FROM outcome_records')).rows[0].n);
+  const extra = after - before - ingest.acked.length;
+  await app.stop();
+
+  const s = stats(ingest.latenciesMs);
+  const achieved = ingest.acked.length / ingest.seconds;
+  const statuses = [...ingest.statuses].map(([k, v]) => `${k}: ${int(v)}`).join(', ');
+  console.log(`
+Countersign load benchmark
+  machine   ${machine(pgVersion)}
+  database  ${db.where}
+  load avg  ${startLoad} at start, ${load1()} at end (1 min)
+  ${share ? describeCpu(share) : ''}
+
+${table([
+  ['ingestion (open loop, latency from when each post was due)', 'value'],
+  ['offered', `${int(RATE)} posts/s × ${SECONDS} s = ${int(ingest.due)} posts`],
+  ['acknowledged', `${int(ingest.acked.length)} in ${ingest.seconds.toFixed(1)} s = ${int(achieved)} records/s`],
+  ['answers', statuses],
+  ['latency p50 / p95 / p99 / max', `${ms(s.p50)} / ${ms(s.p95)} / ${ms(s.p99)} / ${ms(s.max)}`],
+  ['most posts in flight at once', int(ingest.maxInFlight)],
+  ['errors', `${int(ingest.errors)}${ingest.firstError ? ` (first: ${ingest.firstError})` : ''}`],
+])}
+
+${table([
+  ['people, at the same time', 'loads', 'p50', 'p95', 'max'],
+  ...[...browsing.latencies].map(([name, values]) => { const p = stats(values); return [name, int(p.n), ms(p.p50), ms(p.p95), ms(p.max)]; }),
+  ['errors', int(browsing.errors), browsing.firstError ?? '', '', ''],
+])}
+
+${table([
+  ['stored', 'count'],
+  ['acknowledged and stored exactly once', int(storedOnce)],
+  ['acknowledged but missing', int(missing)],
+  ['acknowledged but stored more than once', int(storedTwice)],
+  ['stored without an acknowledgement (answer lost or refused)', int(extra)],
+])}
+
+${table([
+  ['target', 'measured', ''],
+  [`≥ ${int(TARGET.rate)} records/s of single-record posts`, int(achieved), verdict(achieved >= TARGET.rate * 0.99)],
+  [`p99 ≤ ${TARGET.p99Ms} ms`, ms(s.p99), verdict(s.p99 <= TARGET.p99Ms)],
+  ['zero errors', int(ingest.errors + browsing.errors), verdict(ingest.errors + browsing.errors === 0)],
+  ['zero loss (every acknowledged record stored once)', int(missing + storedTwice), verdict(missing + storedTwice === 0)],
+])}`);
+  if (missing + storedTwice) console.error(`\n[bench] ${missing + storedTwice} acknowledged record(s) not stored exactly once.`);
+  return missing + storedTwice ? 1 : 0;
+}
+
+runMain(main, cleanup);

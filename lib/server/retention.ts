@@ -1,0 +1,258 @@
+import 'server-only';
+import pg from 'pg';
+import { db, isDatabaseUnavailable, type Tx } from './db';
+import { appendAudit } from './audit';
+import { dbNow } from './approvals';
+import { Prisma } from '@/lib/generated/prisma/client';
+import { can, type Viewer } from '@/lib/auth/permissions';
+import { parseRetentionSetting, RETENTION_ENV, type RetentionSetting } from '@/lib/outcomes/retention';
+import { fail, ok, type Result } from '@/lib/result';
+
+// Outcome records older than the retention period (OUTCOME_RETENTION_DAYS) are deleted, oldest
+// first, in short batches: each batch is its own transaction deleting at most `batchSize` rows
+// it could lock at once (SKIP LOCKED), so ingestion, which only inserts new rows, never waits on
+// a purge. Age is counted from `received_at`, the database's clock when the record arrived:
+// `occurred_at` is the caller's clock, and a caller's wrong clock must neither keep records
+// forever (dated in the future) nor have them deleted the moment they arrive (back-filled).
+//
+// Kept whatever their age: records tied to an approval still in play, i.e. records of the same
+// request reference as a pending, unexpired request (the evidence its reviewers read), or as an
+// approved request whose grant is live (unredeemed, unrevoked, unexpired), and records naming
+// such a grant. They go in the first run after the approval is decided, expires or is used.
+
+export const PURGE_BATCH_DEFAULT = 5_000;
+const PURGE_BATCH_MAX = 50_000;
+const DAY_MS = 86_400_000;
+
+// Session-level advisory lock (its own connection, below): one purge at a time across every
+// instance and the CLI. Any 64-bit constant unique to this lock: "retention".
+const PURGE_LOCK = 0x726574656e74696fn;
+
+// The audit entries of purges share one target, so the admin page finds the latest by index.
+const AUDIT_TARGET = { targetType: 'outcome_records', targetId: 'retention' } as const;
+export const PURGE_ACTION = 'outcomes.purge';
+
+/** The setting in force; a bad value throws a RetentionConfigError naming the variable. */
+export const retentionSetting = (): RetentionSetting => parseRetentionSetting(process.env[RETENTION_ENV]);
+
+export type PurgeOptions = {
+  /** The instant the run judges ages and approvals by (default: the database clock). */
+  now?: Date;
+  batchSize?: number;
+  /** Who the audit entry names: `system` for the schedule, `cli` for the command. */
+  actor?: string;
+};
+
+export type PurgeReport =
+  | { ran: false; reason: 'off' | 'busy' }
+  | { ran: true; retentionDays: number; cutoff: Date; deleted: number; kept: number; batches: number; durationMs: number };
+
+// Approvals still in play, as (request reference, grant id) pairs; evaluated by each statement.
+const liveApprovals = (at: Date) => Prisma.sql`
+  live AS MATERIALIZED (
+    SELECT r.request_ref, NULL::text AS grant_id FROM approval_requests r
+    WHERE r.status = 'pending' AND r.expires_at > ${at}::timestamptz
+    UNION ALL
+    SELECT r.request_ref, g.id::text FROM approval_requests r JOIN grants g ON g.approval_id = r.id
+    WHERE r.status = 'approved' AND g.redeemed_at IS NULL AND g.revoked_at IS NULL AND g.expires_at > ${at}::timestamptz
+  )`;
+
+// NOT IN over the (small) live set plans as a hashed filter on the ordered index scan, which
+// stops after `batchSize` rows; NOT EXISTS would plan as an anti-join over every old row and a
+// sort. Neither column of `live` that is compared holds a NULL, which NOT IN could not bear.
+const untied = Prisma.sql`
+  o.request_ref NOT IN (SELECT l.request_ref FROM live l)
+  AND (o.grant_id IS NULL OR o.grant_id NOT IN (SELECT l.grant_id FROM live l WHERE l.grant_id IS NOT NULL))`;
+
+/**
+ * Deletes up to `batchSize` of the oldest untied records received in [from, cutoff). `from` is
+ * where the previous batch of the run ended: the index entries of rows deleted by this run stay
+ * until vacuum, and each batch would otherwise walk past all of them again.
+ */
+async function deleteBatch(tx: Tx, from: Date | null, cutoff: Date, at: Date, batchSize: number): Promise<{ n: number; upto: Date | null }> {
+  const [r] = await tx.$queryRaw<{ n: number; upto: Date | null }[]>`
+    WITH ${liveApprovals(at)},
+    deleted AS (
+      DELETE FROM outcome_records WHERE ctid = ANY(ARRAY(
+        SELECT o.ctid FROM outcome_records o
+        WHERE o.received_at < ${cutoff}::timestamptz AND o.received_at >= ${from ?? new Date(0)}::timestamptz AND ${untied}
+        ORDER BY o.received_at
+        LIMIT ${batchSize}::int
+        FOR UPDATE OF o SKIP LOCKED))
+      RETURNING received_at
+    )
+    SELECT count(*)::int AS n, max(received_at) AS upto FROM deleted`;
+  return r;
+}
+
+// From the live set through the request_ref and grant_id indexes: as cheap after a run that
+// deleted millions of rows as after one that deleted none.
+async function countKept(tx: Tx, cutoff: Date, at: Date): Promise<number> {
+  const [{ n }] = await tx.$queryRaw<{ n: number }[]>`
+    WITH ${liveApprovals(at)}
+    SELECT count(DISTINCT o.id)::int AS n FROM live l
+    JOIN outcome_records o ON o.request_ref = l.request_ref OR o.grant_id = l.grant_id
+    WHERE o.received_at < ${cutoff}::timestamptz`;
+  return n;
+}
+
+/**
+ * Deletes the outcome records past the retention period, a batch at a time, and audits the run
+ * (one entry, only when something was deleted). Skips when retention is off or another purge
+ * holds the lock. The entry commits with the last batch: a run that fits in one batch, the
+ * hourly routine, deletes and audits atomically. If a longer run fails midway, the batches
+ * already committed are audited by a best-effort entry marked `completed: false`.
+ */
+export async function purgeExpiredOutcomes(options: PurgeOptions = {}): Promise<PurgeReport> {
+  const setting = retentionSetting();
+  if (!setting.enabled) return { ran: false, reason: 'off' };
+  const batchSize = options.batchSize ?? PURGE_BATCH_DEFAULT;
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > PURGE_BATCH_MAX) {
+    throw new Error(`batchSize must be a whole number from 1 to ${PURGE_BATCH_MAX}`);
+  }
+  const actor = options.actor ?? 'system';
+
+  const report = await withPurgeLock(async (held) => {
+    const started = Date.now();
+    const at = options.now ?? (await dbNow());
+    const cutoff = new Date(at.getTime() - setting.days * DAY_MS);
+    const entry = (deleted: number, kept: number | null, batches: number, completed: boolean) => ({
+      actor, action: PURGE_ACTION, ...AUDIT_TARGET,
+      data: { retentionDays: setting.days, cutoff: cutoff.toISOString(), deleted, kept, batches, batchSize, completed },
+    });
+
+    let deleted = 0;
+    let batches = 0;
+    let from: Date | null = null;
+    try {
+      for (;;) {
+        // Its connection gone, the lock is gone: another run could be under way.
+        if (!held()) throw new Error('the purge lost its lock (its connection closed); the next run carries on');
+        const step = await db.$transaction(async (tx) => {
+          const { n, upto } = await deleteBatch(tx, from, cutoff, at, batchSize);
+          if (n === batchSize) return { n, upto, kept: null };
+          // The last batch: fewer rows than asked for were left to delete.
+          const kept = await countKept(tx, cutoff, at);
+          if (deleted + n > 0) await appendAudit(tx, entry(deleted + n, kept, batches + (n > 0 ? 1 : 0), true));
+          return { n, upto, kept };
+        }, { maxWait: 10_000, timeout: 60_000 });
+        deleted += step.n;
+        from = step.upto ?? from;
+        if (step.n > 0) batches++;
+        if (step.kept !== null) {
+          return { ran: true as const, retentionDays: setting.days, cutoff, deleted, kept: step.kept, batches, durationMs: Date.now() - started };
+        }
+      }
+    } catch (err) {
+      if (deleted > 0) {
+        await db.$transaction((tx) => appendAudit(tx, entry(deleted, null, batches, false))).catch(() => {});
+      }
+      throw err;
+    }
+  });
+  return report ?? { ran: false, reason: 'busy' };
+}
+
+/**
+ * Runs `work` holding the purge lock on a connection of its own, or answers null when another
+ * run holds it. `held()` turns false once that connection is lost, and the lock with it.
+ */
+async function withPurgeLock<T>(work: (held: () => boolean) => Promise<T>): Promise<T | null> {
+  const connectionString = process.env.DATABASE_URL;
+  if (!connectionString) throw new Error('DATABASE_URL is not set');
+  const client = new pg.Client({ connectionString, connectionTimeoutMillis: 5_000 });
+  let connected = false;
+  // Without a listener a dropped connection would be an uncaught 'error' event: the process dies.
+  client.on('error', () => (connected = false));
+  client.on('end', () => (connected = false));
+  await client.connect();
+  connected = true;
+  try {
+    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [PURGE_LOCK.toString()]);
+    if (!rows[0].locked) return null;
+    return await work(() => connected);
+  } finally {
+    // Closing the session releases the lock.
+    await client.end().catch(() => {});
+  }
+}
+
+// ── Schedule ────────────────────────────────────────────────────────────────────────────────
+
+const HOUR_MS = 3_600_000;
+const FIRST_RUN_DELAY_MS = 60_000;
+const timers = globalThis as unknown as { countersignRetention?: NodeJS.Timeout[] };
+
+type Log = Pick<Console, 'log' | 'error'>;
+
+/** One scheduled run: never throws, logs one line when it did something or failed. */
+export async function runScheduledPurge(log: Log = console): Promise<void> {
+  try {
+    const r = await purgeExpiredOutcomes({ actor: 'system' });
+    if (r.ran && r.deleted > 0) log.log(`[retention] ${describePurge(r)}`);
+  } catch (err) {
+    const why = isDatabaseUnavailable(err) ? 'the database is unavailable' : (err instanceof Error ? err.message : String(err)).split('\n')[0];
+    log.error(`[retention] purge failed: ${why}; next try in an hour`);
+  }
+}
+
+/**
+ * Called once by instrumentation.ts when the server starts: a purge a minute later, then every
+ * hour. Timers are unref'd, so they never keep a process alive. A bad setting throws here, at
+ * start-up; `off` starts nothing.
+ */
+export function startRetentionSchedule(run: () => void = () => void runScheduledPurge(), log: Log = console): 'off' | 'started' | 'running' {
+  const setting = retentionSetting();
+  if (!setting.enabled) {
+    log.log(`[retention] off (${RETENTION_ENV}=off): outcome records are kept forever`);
+    return 'off';
+  }
+  if (timers.countersignRetention) return 'running';
+  const first = setTimeout(run, FIRST_RUN_DELAY_MS);
+  const hourly = setInterval(run, HOUR_MS);
+  first.unref();
+  hourly.unref();
+  timers.countersignRetention = [first, hourly];
+  return 'started';
+}
+
+export function stopRetentionSchedule(): void {
+  for (const t of timers.countersignRetention ?? []) clearTimeout(t);
+  timers.countersignRetention = undefined;
+}
+
+/** What a run did, in one sentence (the CLI and the log). */
+export function describePurge(r: Extract<PurgeReport, { ran: true }>): string {
+  const kept = r.kept ? `; kept ${r.kept} tied to a pending approval or live grant` : '';
+  const before = `received before ${r.cutoff.toISOString()} (${r.retentionDays} days)`;
+  if (r.deleted === 0) return `Nothing to purge: no outcome records ${before}${kept ? ` except ${r.kept} tied to a pending approval or live grant` : ''}.`;
+  return `Purged ${r.deleted} outcome ${r.deleted === 1 ? 'record' : 'records'} ${before} in ${r.batches} ${r.batches === 1 ? 'batch' : 'batches'}${kept}.`;
+}
+
+// ── For admins ──────────────────────────────────────────────────────────────────────────────
+
+export type RetentionStatus = {
+  setting: RetentionSetting | { enabled: false; invalid: string };
+  lastPurge: { at: Date; deleted: number; kept: number | null; cutoff: string } | null;
+};
+
+/** The setting in force and the last purge that deleted something (from the audit log). */
+export async function getRetentionStatus(viewer: Viewer): Promise<Result<RetentionStatus>> {
+  if (!can(viewer, 'audit.read')) return fail('forbidden');
+  let setting: RetentionStatus['setting'];
+  try {
+    setting = retentionSetting();
+  } catch (err) {
+    setting = { enabled: false, invalid: (err as Error).message };
+  }
+  const last = await db.auditEntry.findFirst({
+    where: { ...AUDIT_TARGET, action: PURGE_ACTION },
+    orderBy: { seq: 'desc' },
+    select: { at: true, data: true },
+  });
+  const data = last?.data as { deleted?: number; kept?: number | null; cutoff?: string } | undefined;
+  return ok({
+    setting,
+    lastPurge: last && data ? { at: last.at, deleted: data.deleted ?? 0, kept: data.kept ?? null, cutoff: data.cutoff ?? '' } : null,
+  });
+}
