@@ -1,6 +1,6 @@
 'use server';
 import { AuthError } from 'next-auth';
-import { signIn } from '@/lib/server/auth';
+import { signIn, SignInUnavailable } from '@/lib/server/auth';
 import { signInSchema } from '@/lib/users/schemas';
 
 export type SignInState = { error?: string; email?: string };
@@ -19,6 +19,7 @@ export async function signInAction(_prev: SignInState, form: FormData): Promise<
     return {};
   } catch (err) {
     // signIn redirects by throwing NEXT_REDIRECT: only Auth.js' own errors mean "wrong credentials".
+    if (err instanceof SignInUnavailable) return { error: 'The console cannot reach its database right now. Try again in a moment.', email };
     if (err instanceof AuthError) return { error: 'Wrong email or password, or the account is disabled.', email };
     throw err;
   }

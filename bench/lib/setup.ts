@@ -1,12 +1,14 @@
 // What the benchmark runs against: a fresh database (on BENCH_DATABASE_URL / DATABASE_URL's
 // server, else an embedded cluster under .bench-data/), the built console on a free port, and
 // an API key. Everything started here is registered with `cleanup`, which undoes it in reverse.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
 import { ensureDatabaseExists } from '../../scripts/lib/database';
-import { freePort, startEmbeddedPostgres } from '../../scripts/lib/embedded-postgres';
+import { startConsole, type ConsoleProcess } from '../../scripts/lib/console-process';
+import { startEmbeddedPostgres } from '../../scripts/lib/embedded-postgres';
+
+export { createApiKey, createUser, runCli } from '../../scripts/lib/console-process';
 
 const steps: { name: string; undo: () => Promise<void> | void }[] = [];
 
@@ -74,89 +76,13 @@ export async function benchDatabase(root: string): Promise<BenchDatabase> {
   return { url: url.toString(), where: `${where}, database ${name}` };
 }
 
-/** `pid` leads the app's process group (for CPU accounting). */
-export type App = { origin: string; pid: number; stop: () => Promise<void> };
+export type App = ConsoleProcess;
 
-/**
- * `next start` on a free port, in its own process group so that stopping it stops all of it.
- * `nodeFlags` (e.g. --cpu-prof, which NODE_OPTIONS refuses) run the same script under `node …`.
- */
+/** The built console on a free port (scripts/lib/console-process.ts), stopped by `cleanup`. */
 export async function startApp(root: string, env: Record<string, string>, nodeFlags: string[] = []): Promise<App> {
-  const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
-  const next = [path.join(root, 'node_modules/.bin/next'), 'start', '-p', String(port), '-H', '127.0.0.1'];
-  const [cmd, ...args] = nodeFlags.length ? [process.execPath, ...nodeFlags, ...next] : next;
-  const child: ChildProcess = spawn(cmd, args, {
-    cwd: root,
-    env: { ...process.env, ...env, NEXT_TELEMETRY_DISABLED: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  let output = '';
-  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000));
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  let alive = true;
-  void exited.then(() => (alive = false));
-
-  const signal = (sig: NodeJS.Signals) => {
-    try {
-      process.kill(-child.pid!, sig);
-    } catch {
-      // Already gone.
-    }
-  };
-  const stop = async () => {
-    if (!alive) return;
-    signal('SIGTERM');
-    const timer = setTimeout(() => signal('SIGKILL'), 5_000);
-    await exited;
-    clearTimeout(timer);
-  };
-  steps.push({ name: 'stop next start', undo: stop });
-  // Last resort if this process exits without the clean-up (an uncaught throw, process.exit).
-  process.once('exit', () => alive && signal('SIGKILL'));
-
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (!alive) throw new Error(`next start exited before answering:\n${output.trim()}`);
-    try {
-      const res = await fetch(`${origin}/api/v1/me`);
-      await res.arrayBuffer();
-      return { origin, pid: child.pid!, stop };
-    } catch {
-      if (Date.now() > deadline) throw new Error(`next start did not answer within 60 s:\n${output.trim()}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-}
-
-/** Runs the project's own CLI against the bench database; its stdout, or a thrown error naming the command. */
-export function runCli(root: string, databaseUrl: string, args: string[]): string {
-  const res = spawnSync(
-    path.join(root, 'node_modules/.bin/tsx'),
-    ['--conditions=react-server', 'scripts/cli.ts', ...args],
-    { cwd: root, env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: 'utf8' },
-  );
-  if (res.status !== 0) {
-    throw new Error(`${args[0]} failed (exit ${res.status ?? res.signal}): ${(res.stderr || res.stdout || String(res.error)).trim()}`);
-  }
-  return res.stdout ?? '';
-}
-
-/** An API key (by default with scope outcomes:write), made by the project's own CLI. */
-export function createApiKey(root: string, databaseUrl: string, scopes: string[] = ['outcomes:write'], name = 'bench'): string {
-  const out = runCli(root, databaseUrl, ['apikeys:create', '--name', name, '--scopes', scopes.join(',')]);
-  const secret = /\b(cs_live_[\w-]+)/.exec(out)?.[1];
-  if (!secret) throw new Error(`apikeys:create printed no key: ${out.trim()}`);
-  return secret;
-}
-
-/** A console user with a known password, made by the project's own CLI. */
-export function createUser(root: string, databaseUrl: string, user: { email: string; role: 'reviewer' | 'support' | 'admin'; password: string; principal?: string }): void {
-  runCli(root, databaseUrl, ['users:create', '--email', user.email, '--role', user.role, '--password', user.password,
-    ...(user.principal ? ['--principal', user.principal] : [])]);
+  const app = await startConsole(root, env, nodeFlags);
+  steps.push({ name: 'stop next start', undo: app.stop });
+  return app;
 }
 
 /**

@@ -1,5 +1,6 @@
 import 'server-only';
 import type { z } from 'zod';
+import { isDatabaseUnavailable } from './db';
 import { getViewer } from './session';
 import { takeRequest } from './rate-limit';
 import type { Viewer } from '@/lib/auth/permissions';
@@ -16,6 +17,7 @@ const messages: Partial<Record<Failure, string>> = {
   not_found: 'That record no longer exists.',
   conflict: 'Someone changed this in the meantime. Reload and try again.',
   invalid_input: 'Some fields need attention.',
+  unavailable: 'The console cannot reach its database right now. Try again in a moment.',
 };
 
 /** The one path of every server action: parse with the shared schema, get the viewer, call data access. */
@@ -30,12 +32,19 @@ export async function runAction<S extends z.ZodType, T>(
     const fields = Object.fromEntries(fieldErrors(parsed.error.issues).map((e) => [e.path, e.message]));
     return { status: 'error', message: messages.invalid_input!, fields, at };
   }
-  const viewer = await getViewer();
-  if (!viewer) return { status: 'error', message: messages.unauthenticated!, at };
-  // The same per-person budget as the API: a script clicking through the console counts too.
-  const take = takeRequest({ kind: 'user', userId: viewer.userId });
-  if (!take.allowed) return { status: 'error', message: `Too many requests; wait ${take.retryAfterSeconds} s and try again.`, at };
-  const result = await run(viewer, parsed.data);
+  let result: Result<T>;
+  try {
+    const viewer = await getViewer();
+    if (!viewer) return { status: 'error', message: messages.unauthenticated!, at };
+    // The same per-person budget as the API: a script clicking through the console counts too.
+    const take = takeRequest({ kind: 'user', userId: viewer.userId });
+    if (!take.allowed) return { status: 'error', message: `Too many requests; wait ${take.retryAfterSeconds} s and try again.`, at };
+    result = await run(viewer, parsed.data);
+  } catch (err) {
+    // The form stays as it was, with a message, instead of the page's error screen.
+    if (isDatabaseUnavailable(err)) return { status: 'error', message: messages.unavailable!, at };
+    throw err;
+  }
   if (result.ok) return { status: 'ok', value: result.value, at };
   const fields = result.errors ? Object.fromEntries(result.errors.map((e) => [e.path, e.message])) : undefined;
   return { status: 'error', message: result.detail ?? messages[result.failure] ?? 'That did not work.', fields, at };

@@ -1,9 +1,15 @@
 import 'server-only';
-import NextAuth from 'next-auth';
+import NextAuth, { CredentialsSignin } from 'next-auth';
 import Credentials from 'next-auth/providers/credentials';
 import { signInSchema } from '@/lib/users/schemas';
+import { isDatabaseUnavailable } from './db';
 import { verifyPassword } from './users';
 import { admitSignIn, clientAddress } from './rate-limit';
+
+/** Sign-in could not check the password because the database is unavailable (not "wrong password"). */
+export class SignInUnavailable extends CredentialsSignin {
+  code = 'unavailable';
+}
 
 // Auth.js configuration. Only lib/server/session.ts reads the session it produces.
 export const { handlers, auth, signIn, signOut } = NextAuth({
@@ -24,7 +30,7 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
           // Too many failed attempts for this address or e-mail: refused like a wrong password
           // (same answer, and the password is still checked so it takes as long), but logged.
           console.warn(`[auth] sign-in refused for ${email} from ${address ?? 'an unknown address'}: too many failed attempts (retry after ${admission.retryAfterSeconds} s)`);
-          await verifyPassword(email, password);
+          await verifyPassword(email, password).catch(() => null);
           return null;
         }
         let viewer;
@@ -32,6 +38,8 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
           viewer = await verifyPassword(email, password);
         } catch (err) {
           admission.refund(); // the check did not happen: not a failed guess
+          // Auth.js would wrap anything else in a CallbackRouteError, indistinguishable from a wrong password.
+          if (isDatabaseUnavailable(err)) throw new SignInUnavailable();
           throw err;
         }
         if (viewer) admission.refund(); // only failed attempts count

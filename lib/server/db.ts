@@ -18,7 +18,13 @@ export function pool(): pg.Pool {
   const created = new pg.Pool({
     connectionString,
     max: Number(process.env.DATABASE_POOL_SIZE) || 10,
+    // A database that does not answer (stopped: refused at once; frozen, or a network dropping
+    // packets: silence) must cost a request seconds, then a 503, never a hang. New connections
+    // give up after 5 s; a query on an open connection after DATABASE_QUERY_TIMEOUT_MS, since
+    // without it a query sent to a frozen server waits forever (pg has no default).
     connectionTimeoutMillis: 5_000,
+    query_timeout: Number(process.env.DATABASE_QUERY_TIMEOUT_MS) || 15_000,
+    keepAlive: true,
   });
   // An idle client losing its connection (the database restarting) must not crash the process.
   created.on('error', (err) => console.error('[db] idle connection lost:', err.message));
@@ -41,15 +47,40 @@ export const db: PrismaClient = new Proxy({} as PrismaClient, {
 
 export type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
 
-const unavailableCodes = new Set(['P1001', 'P1002', 'P1017', 'P2024', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', '57P01', '57P02', '57P03', '53300']);
+// SQLSTATEs (class 08 is added below), socket errors and Prisma's codes for them: P1001 cannot
+// reach, P1002 timed out, P1008 socket timeout, P1017 server closed the connection, P2024 pool
+// timeout, P2037 too many connections.
+const unavailableCodes = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2037', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE',
+  '57P01', '57P02', '57P03', '53300']);
+// What @prisma/adapter-pg calls a connection failure (DriverAdapterError's cause.kind).
+const unavailableKinds = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
+// pg's own errors carry no code: a connection dropped mid-query, the pool's connect timeout, the
+// query timeout, a client reused after its connection failed, and Prisma's wording for an
+// unreachable server.
+const unavailableMessages = /ECONNREFUSED|Connection terminated|timeout exceeded when trying to connect|Query read timeout|not queryable|Can't reach database/i;
 
-/** True when an error means the database cannot be reached or is shutting down (answer 503). */
+type ErrorLike = { code?: unknown; originalCode?: unknown; kind?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
+
+/**
+ * True when an error means the database cannot be reached or is shutting down (answer 503).
+ * pg's errors say so in `code`; Prisma wraps them (PrismaClientKnownRequestError P2010/P2039 for
+ * a query that failed that way), keeping the driver's error in meta.driverAdapterError, whose
+ * cause holds the original SQLSTATE or the kind of connection failure.
+ */
 export function isDatabaseUnavailable(err: unknown): boolean {
-  for (let e = err as { code?: unknown; cause?: unknown; message?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
-    if (typeof e.code === 'string' && (unavailableCodes.has(e.code) || e.code.startsWith('08'))) return true;
-    if (typeof e.message === 'string' && /ECONNREFUSED|Connection terminated|timeout exceeded when trying to connect|Can't reach database/i.test(e.message)) return true;
-  }
-  return false;
+  const seen = new Set<unknown>();
+  const visit = (e: unknown, depth: number): boolean => {
+    if (!e || typeof e !== 'object' || depth > 5 || seen.has(e)) return false;
+    seen.add(e);
+    const { code, originalCode, kind, message, cause, meta } = e as ErrorLike;
+    for (const c of [code, originalCode]) {
+      if (typeof c === 'string' && (unavailableCodes.has(c) || c.startsWith('08'))) return true;
+    }
+    if (typeof kind === 'string' && unavailableKinds.has(kind)) return true;
+    if (typeof message === 'string' && unavailableMessages.test(message)) return true;
+    return visit(cause, depth + 1) || visit(meta?.driverAdapterError, depth + 1);
+  };
+  return visit(err, 0);
 }
 
 /** Disconnects Prisma and closes the pool (scripts and tests that end or switch databases). */

@@ -109,9 +109,10 @@ function runningPort(bin: string, pgData: string, runAs: RunAs): number | null {
 
 /**
  * Starts (or finds running) the embedded cluster whose files live under dataDir.
- * Returns `started: true` when this call started it, so the caller knows to stop it.
+ * Returns `started: true` when this call started it, so the caller knows to stop it; `stop` and
+ * `start` take it down and bring it back on the same port (fault-injection tests).
  */
-export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedCluster & { started: boolean; stop: () => void }> {
+export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedCluster & { started: boolean; stop: (mode?: 'fast' | 'immediate') => void; start: () => void }> {
   // Traversable but not listable: the postgres user must reach dataDir/pg; secrets are 0600.
   mkdirSync(dataDir, { recursive: true, mode: 0o711 });
   const runAs = postgresUser();
@@ -135,16 +136,18 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedCl
     }
   }
 
-  let port = runningPort(bin, pgData, runAs);
-  const started = port === null;
-  if (port === null) {
-    port = Number(process.env.COUNTERSIGN_PG_PORT) || (await freePort());
+  const running = runningPort(bin, pgData, runAs);
+  const started = running === null;
+  const port = running ?? (Number(process.env.COUNTERSIGN_PG_PORT) || (await freePort()));
+  const start = () => {
     const opts = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c max_connections=200`;
     run(path.join(bin, 'pg_ctl'), ['start', '-w', '-t', '60', '-D', pgData, '-l', path.join(pgData, 'server.log'), '-o', opts], runAs, { stdio: ['ignore', 'pipe', 'pipe'] });
-  }
-  const stop = () => {
-    spawnSync(path.join(bin, 'pg_ctl'), ['stop', '-m', 'fast', '-D', pgData], { ...runAs, stdio: 'ignore' });
+  };
+  if (started) start();
+  // `immediate` is a crash as far as clients can tell: no goodbye, crash recovery at the next start.
+  const stop = (mode: 'fast' | 'immediate' = 'fast') => {
+    spawnSync(path.join(bin, 'pg_ctl'), ['stop', '-w', '-m', mode, '-D', pgData], { ...runAs, stdio: 'ignore' });
   };
   const url = (db = 'postgres') => `postgresql://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/${db}`;
-  return { dataDir: pgData, port, password, url, started, stop };
+  return { dataDir: pgData, port, password, url, started, stop, start };
 }
