@@ -177,34 +177,31 @@ type Stored = Map<string, { id: string; inserted: boolean; classification: Class
 
 /** Inserts in one transaction; returns the event ids stored before with other content (rolled back) or what is stored. */
 async function storeRows(conn: PoolClient, apiKeyId: string, rows: Row[], classified: Map<string, Classification>): Promise<Stored | Set<string>> {
+  // On any error the caller discards the connection, which rolls the transaction back: no
+  // ROLLBACK that would queue behind a stuck statement and time out a second time.
   await conn.query('BEGIN');
-  try {
-    const inserted = await conn.query<{ id: string; event_id: string }>(INSERT_ROWS, [apiKeyId, JSON.stringify(rows)]);
-    const stored: Stored = new Map(inserted.rows.map((r) => [r.event_id, { id: r.id, inserted: true, classification: classified.get(r.event_id)! }]));
-    const conflicting = rows.filter((r) => !stored.has(r.event_id)).map((r) => r.event_id);
-    if (conflicting.length) {
-      // Rows that were there already (read committed: this statement sees a concurrent commit):
-      // a replay when the content matches, and answered as first stored.
-      const existing = await conn.query<ExistingRow>(SELECT_EXISTING, [apiKeyId, conflicting]);
-      const hashOf = new Map(rows.map((r) => [r.event_id, r.content_hash]));
-      const clashing = new Set(existing.rows.filter((e) => e.content_hash !== hashOf.get(e.event_id)).map((e) => e.event_id));
-      if (clashing.size) {
-        await conn.query('ROLLBACK');
-        return clashing;
-      }
-      for (const e of existing.rows) {
-        stored.set(e.event_id, {
-          id: e.id, inserted: false,
-          classification: { boundary: e.boundary, delivery: e.delivery, category: e.category, retry: e.retry, readOnly: e.read_only, whatHappened: e.what_happened, nextStep: e.next_step },
-        });
-      }
+  const inserted = await conn.query<{ id: string; event_id: string }>(INSERT_ROWS, [apiKeyId, JSON.stringify(rows)]);
+  const stored: Stored = new Map(inserted.rows.map((r) => [r.event_id, { id: r.id, inserted: true, classification: classified.get(r.event_id)! }]));
+  const conflicting = rows.filter((r) => !stored.has(r.event_id)).map((r) => r.event_id);
+  if (conflicting.length) {
+    // Rows that were there already (read committed: this statement sees a concurrent commit):
+    // a replay when the content matches, and answered as first stored.
+    const existing = await conn.query<ExistingRow>(SELECT_EXISTING, [apiKeyId, conflicting]);
+    const hashOf = new Map(rows.map((r) => [r.event_id, r.content_hash]));
+    const clashing = new Set(existing.rows.filter((e) => e.content_hash !== hashOf.get(e.event_id)).map((e) => e.event_id));
+    if (clashing.size) {
+      await conn.query('ROLLBACK');
+      return clashing;
     }
-    await conn.query('COMMIT');
-    return stored;
-  } catch (err) {
-    await conn.query('ROLLBACK').catch(() => {});
-    throw err;
+    for (const e of existing.rows) {
+      stored.set(e.event_id, {
+        id: e.id, inserted: false,
+        classification: { boundary: e.boundary, delivery: e.delivery, category: e.category, retry: e.retry, readOnly: e.read_only, whatHappened: e.what_happened, nextStep: e.next_step },
+      });
+    }
   }
+  await conn.query('COMMIT');
+  return stored;
 }
 
 // ── Reading ─────────────────────────────────────────────────────────────────────────────────
