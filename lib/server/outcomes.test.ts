@@ -266,6 +266,24 @@ describe('ingestOutcomes (real PostgreSQL)', () => {
     expect(await countFor(other)).toBe(0);
   });
 
+  it('a lone record (stored without a transaction): replay, clash and a race each behave like a batch', async () => {
+    const key = await makeKey();
+    const requestRef = uniq('req');
+    const record = makeRecord({ requestRef, summary: 'Refund 12.00 EUR' });
+    const first = value(await ingestOutcomes(key, batchOf(record)));
+    expect(first).toMatchObject({ accepted: 1, duplicates: 0 });
+    expect(value(await ingestOutcomes(key, batchOf(record)))).toEqual({ ...first, accepted: 0, duplicates: 1 });
+    const clash = await ingestOutcomes(key, batchOf({ ...record, summary: 'Refund 120.00 EUR' }));
+    expect(clash).toMatchObject({ ok: false, failure: 'idempotency_key_reused', errors: [{ path: 'records.0.eventId' }] });
+    expect((await db.outcomeRecord.findFirstOrThrow({ where: { requestRef } })).summary).toBe('Refund 12.00 EUR');
+
+    const raced = makeRecord({ requestRef });
+    const results = (await racing(10, () => Promise.all(Array.from({ length: 10 }, () => ingestOutcomes(key, batchOf(raced)))))).map(value);
+    expect(results.reduce((sum, r) => sum + r.accepted, 0)).toBe(1);
+    expect(new Set(results.map((r) => r.records[0].id)).size).toBe(1);
+    expect(await countFor(requestRef)).toBe(2);
+  });
+
   it('a batch with one invalid record writes nothing', async () => {
     const key = await makeKey();
     const requestRef = uniq('req');
