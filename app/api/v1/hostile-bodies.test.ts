@@ -7,8 +7,8 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import {
-  type Actors, api, approvalBody, blockedRecord, call, type CallOptions, expectOk, expectProblem, fullRecord, getAt,
-  jsonType, type JsonType, makeActors, newApproval, newGrant, paths, redeemBody, type Reply, setAt,
+  type Actors, api, approvalBody, blockedRecord, call, type CallOptions, expectOk, expectProblem, fullRecord, getAt, hostileText,
+  jsonType, type JsonType, makeActors, newApproval, newGrant, paths, redeemBody, type Reply, setAt, unstorable, UNSTORABLE,
 } from './testing';
 import { maskText } from '@/lib/redaction/mask';
 import { uniq } from '@/lib/server/testing';
@@ -280,26 +280,6 @@ describe('strings at, just over and far over their ceilings', () => {
 });
 
 // ── Unicode ─────────────────────────────────────────────────────────────────────────────────
-
-// What PostgreSQL cannot store (NUL) or what is not Unicode at all (half a surrogate pair), and
-// what is legal but easy to get wrong: bidi overrides, zero-width and invisible characters,
-// emoji sequences, stacked combining marks, line and paragraph separators, noncharacters.
-const UNSTORABLE = ['\u0000', '\ud800', '\udbff', '\udc00', '\udfff', 'a\ud83d', '\ude00b'];
-const AWKWARD = [
-  '\u202e', '\u202d', '\u2066', '\u2069', '\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad', '\u061c',
-  '👩‍👩‍👧‍👦', '🏳️‍🌈', '🇫🇷', '\u{1f600}', 'e\u0301\u0301\u0301\u0301', 'Z\u0351\u0352\u0353\u0354\u0355', '\u2028', '\u2029', '\u0085',
-  '\uffff', '\ufffe', '\u{10ffff}', '\r\n', '\t', '\u001b[31m', 'Set-Cookie: a=b', '"', "'", '\\', '<script>', '%00', 'ǅ', 'ß', 'İ',
-];
-const hostileText = fc
-  .array(fc.oneof(
-    { weight: 3, arbitrary: fc.constantFrom(...AWKWARD) },
-    { weight: 1, arbitrary: fc.constantFrom(...UNSTORABLE) },
-    { weight: 3, arbitrary: fc.string({ unit: 'grapheme', maxLength: 4 }) },
-    { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 4 }) },
-  ), { minLength: 1, maxLength: 6 })
-  .map((parts) => parts.join(''))
-  .filter((s) => s.length > 0);
-const unstorable = (s: string) => s.includes('\u0000') || /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
 
 /** Where a string field of each body is read back, and how it is stored. */
 async function readBack(t: Target, r: Reply, path: string): Promise<unknown> {

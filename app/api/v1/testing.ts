@@ -2,6 +2,7 @@
 // in-process with real `Request` objects, valid bodies for each of them, and what a refusal must
 // look like (API.md, "Errors"). Credentials are real API keys and personal tokens (bearer), so
 // everything but Next's own routing runs as in production.
+import fc from 'fast-check';
 import { expect } from 'vitest';
 import { GET as listOutcomes, POST as postOutcomes } from './outcomes/route';
 import { GET as getOutcome } from './outcomes/[id]/route';
@@ -177,6 +178,28 @@ export async function newGrant(actors: Actors): Promise<string> {
 }
 
 export const redeemBody = () => ({ server: AUTO_SERVER, tool: 'refund_payment', argsDigest: DIGEST });
+
+// ── Hostile text ─────────────────────────────────────────────────────────────────────────
+
+// What PostgreSQL cannot store (NUL) or what is not Unicode at all (half a surrogate pair), and
+// what is legal but easy to get wrong: bidi overrides, zero-width and invisible characters,
+// emoji sequences, stacked combining marks, line and paragraph separators, noncharacters.
+export const UNSTORABLE = ['\u0000', '\ud800', '\udbff', '\udc00', '\udfff', 'a\ud83d', '\ude00b'];
+export const AWKWARD = [
+  '\u202e', '\u202d', '\u2066', '\u2069', '\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad', '\u061c',
+  '👩‍👩‍👧‍👦', '🏳️‍🌈', '🇫🇷', '\u{1f600}', 'e\u0301\u0301\u0301\u0301', 'Z\u0351\u0352\u0353\u0354\u0355', '\u2028', '\u2029', '\u0085',
+  '\uffff', '\ufffe', '\u{10ffff}', '\r\n', '\t', '\u001b[31m', 'Set-Cookie: a=b', '"', "'", '\\', '<script>', '%00', 'ǅ', 'ß', 'İ',
+];
+export const hostileText = fc
+  .array(fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(...AWKWARD) },
+    { weight: 1, arbitrary: fc.constantFrom(...UNSTORABLE) },
+    { weight: 3, arbitrary: fc.string({ unit: 'grapheme', maxLength: 4 }) },
+    { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 4 }) },
+  ), { minLength: 1, maxLength: 6 })
+  .map((parts) => parts.join(''))
+  .filter((s) => s.length > 0);
+export const unstorable = (s: string) => s.includes('\u0000') || /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
 
 // ── JSON paths ─────────────────────────────────────────────────────────────────────────────
 
