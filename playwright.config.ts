@@ -1,6 +1,11 @@
+import os from 'node:os';
+import path from 'node:path';
 import { defineConfig } from '@playwright/test';
 
 const port = Number(process.env.E2E_PORT || 3100);
+// Where the server's stdout and stderr are copied (scripts/lib/server-log.mjs), so specs can check
+// what it logged. Set once in the runner; its workers inherit it.
+process.env.E2E_SERVER_LOG ||= path.join(os.tmpdir(), `countersign-e2e-${port}-${Date.now().toString(36)}.log`);
 
 export default defineConfig({
   testDir: 'e2e',
@@ -24,6 +29,10 @@ export default defineConfig({
     url: `http://127.0.0.1:${port}/sign-in`,
     reuseExistingServer: false,
     timeout: 60_000,
-    env: { NEXT_TELEMETRY_DISABLED: '1' },
+    env: {
+      NEXT_TELEMETRY_DISABLED: '1',
+      COUNTERSIGN_SERVER_LOG: process.env.E2E_SERVER_LOG,
+      NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import ${path.resolve('scripts/lib/server-log.mjs')}`].filter(Boolean).join(' '),
+    },
   },
 });

@@ -35,7 +35,22 @@ export type Result<T> = Ok<T> | Fail;
 export const ok = <T>(value: T): Ok<T> => ({ ok: true, value });
 export const fail = (failure: Failure, detail?: string, errors?: FieldError[]): Fail => ({ ok: false, failure, detail, errors });
 
-/** zod issues as field errors, with dotted paths such as `records.3.eventId`. */
-export function fieldErrors(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): FieldError[] {
-  return issues.map((i) => ({ path: i.path.map(String).join('.') || '(body)', message: i.message }));
+type Issue = { path: ReadonlyArray<PropertyKey>; message: string; code?: string; keys?: ReadonlyArray<string> };
+
+// Unknown keys are named one by one, up to a bound: a body of 100,000 unknown keys answers a few
+// lines, not megabytes.
+const UNKNOWN_KEYS_NAMED = 20;
+
+/**
+ * zod issues as field errors, with dotted paths such as `records.3.eventId`. A strict object
+ * reports unknown keys as one issue on the object: each key (`records.0.__proto__`) is named.
+ */
+export function fieldErrors(issues: ReadonlyArray<Issue>): FieldError[] {
+  const at = (path: ReadonlyArray<PropertyKey>) => path.map(String).join('.') || '(body)';
+  return issues.flatMap((i) => {
+    if (i.code !== 'unrecognized_keys' || !i.keys?.length) return [{ path: at(i.path), message: i.message }];
+    const named = i.keys.slice(0, UNKNOWN_KEYS_NAMED).map((key) => ({ path: at([...i.path, key]), message: 'is not a known field' }));
+    const more = i.keys.length - named.length;
+    return more > 0 ? [...named, { path: at(i.path), message: `has ${more} more unknown fields` }] : named;
+  });
 }

@@ -1,7 +1,7 @@
 // Wire shapes of approvals, decisions, revocations, redemptions and policy rules (API.md,
 // "Approvals and grants"). Pure: used by route handlers, server actions and forms alike.
 import { z } from 'zod';
-import { argsDigestSchema, boundedString, toolSchema } from '@/lib/outcomes/schemas';
+import { argsDigestSchema, boundedString, storable, toolSchema } from '@/lib/outcomes/schemas';
 
 export const approvalStatuses = ['pending', 'approved', 'denied', 'expired', 'revoked', 'redeemed'] as const;
 export type ApprovalStatus = (typeof approvalStatuses)[number];
@@ -18,7 +18,7 @@ const NAME_MAX = 200;
 const text = (max: number) => boundedString(max).min(1, 'is required');
 const ttl = (fallback: number) => z.number().int().min(1).max(TTL_MAX_SECONDS).default(fallback);
 // A reason is what people read later: surrounding blanks are not a reason.
-const reason = z.string().trim().min(1, 'is required').max(REASON_MAX).regex(/^[^\u0000]*$/, 'must not contain NUL characters');
+const reason = storable(z.string().trim().min(1, 'is required').max(REASON_MAX));
 
 // JSON producers often write null for "not there".
 const optional = <T extends z.ZodType>(schema: T) => schema.nullish();
@@ -51,7 +51,8 @@ export const decisionSchema = z
   .object({
     decision: z.enum(decisionKinds, 'must be approve or deny'),
     reason,
-    version: z.coerce.number().int().min(1).max(2_147_483_647),
+    // A number, or its decimal digits as the console's form sends them; never `true` or `[2]`.
+    version: z.union([z.number(), z.string().regex(/^\d{1,10}$/).transform(Number)], 'must be a number').pipe(z.number().int().min(1).max(2_147_483_647)),
   })
   .strict();
 export type DecisionBody = z.infer<typeof decisionSchema>;
@@ -72,7 +73,7 @@ export type RedeemBody = z.infer<typeof redeemSchema>;
 
 // An admin's rule; `tool` null (or blank in a form) means every tool of the server.
 export const policyRuleSchema = z.object({
-  server: z.string().trim().min(1, 'is required').max(NAME_MAX).regex(/^[^\u0000]*$/, 'must not contain NUL characters'),
+  server: storable(z.string().trim().min(1, 'is required').max(NAME_MAX)),
   tool: z
     .string()
     .trim()

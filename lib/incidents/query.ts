@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { boundedString } from '@/lib/outcomes/schemas';
 
 // GET /api/v1/incidents/{ref}: JSON by default, `format=markdown` for the ticket report;
 // `download=1` asks the browser to save it rather than show it.
@@ -7,4 +8,5 @@ export const incidentQuerySchema = z.strictObject({
   download: z.enum(['1', 'true']).optional(),
 });
 
-export const incidentRefSchema = z.string().trim().min(1).max(200);
+// The `{requestRef}` of the path, as stored: at most 200 characters, none that text cannot hold.
+export const incidentRefSchema = boundedString(200).min(1);

@@ -69,9 +69,15 @@ export type OutputValidation = (typeof outputValidations)[number];
 // Every string has a ceiling so a record's size is bounded by its schema, not only by the
 // 1 MiB body limit.
 const NAME_MAX = 200;
-// PostgreSQL refuses NUL in text and jsonb: refused here, naming the field, not as a 500 later.
+// PostgreSQL refuses NUL in text and jsonb, and half a surrogate pair is not Unicode at all (jsonb
+// refuses its escape; a text column would silently store U+FFFD instead): both refused here,
+// naming the field, not as a 500 or a changed value later.
 const NO_NUL = /^[^\u0000]*$/;
-export const boundedString = (max: number) => z.string().max(max).regex(NO_NUL, 'must not contain NUL characters');
+const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/** `s` refusing what cannot be stored as text: NUL, and unpaired surrogates. */
+export const storable = (s: z.ZodString) =>
+  s.regex(NO_NUL, 'must not contain NUL characters').refine((v) => !UNPAIRED_SURROGATE.test(v), 'must be valid Unicode (no unpaired surrogates)');
+export const boundedString = (max: number) => storable(z.string().max(max));
 const text = (max: number) => boundedString(max).min(1);
 // Postgres `integer`: what a counter or a duration can be stored as.
 const int4 = z.number().int().max(2_147_483_647);

@@ -119,7 +119,12 @@ async function readBody(request: Request): Promise<{ text: string } | Response> 
     }
     chunks.push(value);
   }
-  return { text: Buffer.concat(chunks).toString('utf8') };
+  // Bytes that are not UTF-8 make a malformed body, not text silently changed to U+FFFD.
+  try {
+    return { text: new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(Buffer.concat(chunks)) };
+  } catch {
+    return problem('bad_request', 'The body is not valid UTF-8.');
+  }
 }
 
 // No prototype: a parameter named `__proto__` stays a parameter (and is refused as unknown).

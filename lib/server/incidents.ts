@@ -1,4 +1,5 @@
 import 'server-only';
+import { z } from 'zod';
 import { db, pool } from './db';
 import { logIncidentAccess, type IncidentAccessFormat } from './access-log';
 import { findOutcomeRequestRef, listIncidentOutcomes, type OutcomeReader, type OutcomeView } from './outcomes';
@@ -12,8 +13,9 @@ import { incidentMarkdown } from '@/lib/incidents/markdown';
 import { summarizeIncident } from '@/lib/incidents/summary';
 import { buildTimeline, incidentSentence, timelineReportRows, type IncidentApproval, type IncidentTimelineEntry } from '@/lib/incidents/timeline';
 import { groupBy, type Finding, type FindingKind, type IncidentPolicy, type IncidentSummary } from '@/lib/incidents/types';
-import type { ToolAnnotations } from '@/lib/outcomes/schemas';
-import { fail, ok, type Result } from '@/lib/result';
+import { storable, type ToolAnnotations } from '@/lib/outcomes/schemas';
+import { incidentRefSchema } from '@/lib/incidents/query';
+import { fail, fieldErrors, ok, type Result } from '@/lib/result';
 
 export type { IncidentTimelineEntry } from '@/lib/incidents/timeline';
 
@@ -160,6 +162,10 @@ async function findingPolicy(records: readonly PolicyRecord[], redeemed: readonl
 
 /** Everything under one request reference: records, approvals, what was and was not done, findings. */
 export async function getIncident(reader: OutcomeReader, requestRef: string): Promise<Result<IncidentView>> {
+  // A reference no record can have (NUL, half a surrogate pair, too long) is named as the fault
+  // rather than sent to the database, which refuses NUL with an error.
+  const ref = incidentRefSchema.safeParse(requestRef);
+  if (!ref.success) return fail('invalid_input', 'This is not a request reference.', fieldErrors(ref.error.issues.map((i) => ({ ...i, path: ['requestRef'] }))));
   // Independent reads: side by side, not one after the other.
   const [records, { approvals, now }] = await Promise.all([
     listIncidentOutcomes(reader, requestRef),
@@ -223,7 +229,7 @@ export function incidentReport(incident: IncidentView): string {
  */
 export async function resolveIncidentRef(reader: OutcomeReader, term: string): Promise<string | null> {
   const trimmed = term.trim();
-  if (!trimmed || trimmed.length > 255) return null;
+  if (!trimmed || trimmed.length > 255 || !storable(z.string()).safeParse(trimmed).success) return null;
   return (await findOutcomeRequestRef(reader, trimmed)) ?? findApprovalRequestRef(reader, trimmed);
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
 
 export const serverNameSchema = z.string().trim().min(1, 'is required').max(200).regex(/^[\w.:@/-]+$/, 'letters, digits and . _ - : @ / only');
-export const trustServerSchema = z.object({ name: serverNameSchema });
+// Strict, as every API body: a misspelt or unexpected field is named, not silently dropped.
+export const trustServerSchema = z.strictObject({ name: serverNameSchema });
