@@ -416,6 +416,16 @@ describe('redeemGrant', () => {
     expect(await redeemGrant(redeemer, 'grt_123', redeemBody())).toMatchObject({ ok: false, failure: 'not_found' });
     const otherOrg = await makeKey(['grants:redeem'], 'globex');
     expect(await redeemGrant(otherOrg, grantId, redeemBody())).toMatchObject({ ok: false, failure: 'not_found' });
+    // Its own organization's grant: redeemed, and audited with the binding, the key and the approval as target.
+    const ownOrg = await makeKey(['grants:redeem'], 'acme');
+    const redeemed = value(await redeemGrant(ownOrg, grantId, redeemBody()));
+    const audit = await db.auditEntry.findFirstOrThrow({ where: { action: 'grant.redeem', targetId: redeemed.approvalId } });
+    expect(audit).toMatchObject({
+      actor: `api_key:${(ownOrg as { keyId: string }).keyId}`, targetType: 'approval',
+      data: { grantId, server: TRUSTED, tool: 'get_order', argsDigest: digest(1), apiKey: (ownOrg as { name: string }).name },
+    });
+    // Both by the database clock (the column rounds to the millisecond, the audit entry truncates).
+    expect(audit.at.getTime()).toBeGreaterThanOrEqual(redeemed.redeemedAt.getTime() - 1);
   });
 
   it('20 concurrent redemptions: exactly one succeeds, the rest conflict', async () => {

@@ -1,7 +1,7 @@
 import 'server-only';
 import { db } from './db';
-import { appendAudit } from './audit';
-import { dbNow, keyActor, refusedByDatabase, TX_OPTIONS } from './approvals';
+import { auditAppendArgs } from './audit';
+import { dbNow, keyActor, refusedByDatabase } from './approvals';
 import type { ApiClient } from './credentials';
 import { isUuid, type RedeemBody } from '@/lib/approvals/schemas';
 import { fail, ok, type FieldError, type Result } from '@/lib/result';
@@ -13,32 +13,27 @@ const fieldLabel = { server: 'server', tool: 'tool', argsDigest: 'argument diges
 /**
  * The execution step presents a grant (API.md, `POST /api/v1/grants/{grantId}/redeem`): one
  * conditional update, unredeemed, unrevoked, unexpired by the database clock and bound to the same
- * server, tool and argument digest, which also moves the request to redeemed. It succeeds once.
+ * server, tool and argument digest, which also moves the request to redeemed and appends the
+ * audit entry, in one statement (one round trip, no interactive transaction). It succeeds once.
  */
 export async function redeemGrant(client: ApiClient, grantId: string, body: RedeemBody): Promise<Result<Redemption>> {
   if (client.kind !== 'apiKey' || !client.scopes.includes('grants:redeem')) return fail('forbidden');
   if (!isUuid(grantId)) return fail('not_found');
-  const org = client.organization;
-  const redeemed = await db.$transaction(async (tx) => {
-    const [grant] = await tx.$queryRaw<{ approval_id: string; redeemed_at: Date }[]>`
-      UPDATE grants g SET redeemed_at = clock_timestamp(), redeemed_by_key_id = ${client.keyId}::uuid
-      WHERE g.id = ${grantId}::uuid AND g.redeemed_at IS NULL AND g.revoked_at IS NULL AND g.expires_at > clock_timestamp()
-        AND g.server = ${body.server} AND g.tool_name = ${body.tool} AND g.args_digest = ${body.argsDigest}
-        AND (${org}::text IS NULL OR EXISTS (SELECT 1 FROM approval_requests r WHERE r.id = g.approval_id AND r.organization = ${org}::text))
-      RETURNING g.approval_id, g.redeemed_at`;
-    if (!grant) return null;
-    const moved = await tx.$executeRaw`
-      UPDATE approval_requests SET status = 'redeemed', version = version + 1 WHERE id = ${grant.approval_id}::uuid AND status = 'approved'`;
-    if (moved !== 1) throw new Error(`invariant: the redeemable grant ${grantId} belongs to a request that is not approved`);
-    await appendAudit(tx, {
-      actor: keyActor(client), action: 'grant.redeem', targetType: 'approval', targetId: grant.approval_id,
-      data: { grantId, server: body.server, tool: body.tool, argsDigest: body.argsDigest, apiKey: client.name },
+  // The audit entry's target, the approval, is filled in by the database.
+  const entry = {
+    actor: keyActor(client), action: 'grant.redeem', targetType: 'approval', targetId: '',
+    data: { grantId, server: body.server, tool: body.tool, argsDigest: body.argsDigest, apiKey: client.name },
+  };
+  const audit = auditAppendArgs(entry, ['at', 'seq', 'targetId']);
+  // One statement, its own transaction: the grant, the request and the audit entry together
+  // (redeem_grant in prisma/migrations/…_audit_append_in_sql). No row: not redeemable now.
+  const redeemed = await db.$queryRaw<{ approval_id: string; redeemed_at: Date }[]>`
+    SELECT approval_id, redeemed_at FROM redeem_grant(${grantId}::uuid, ${client.keyId}::uuid, ${client.organization}::text,
+      ${body.server}, ${body.tool}, ${body.argsDigest}, ${entry.actor}, ${entry.action}, ${entry.targetType}, ${audit.data}::jsonb, ${audit.canonical}::text[])`
+    .then(([row]) => row ?? null, (err: unknown) => {
+      if (refusedByDatabase(err)) return null;
+      throw err;
     });
-    return grant;
-  }, TX_OPTIONS).catch((err: unknown) => {
-    if (refusedByDatabase(err)) return null;
-    throw err;
-  });
   if (redeemed) {
     return ok({ grantId, approvalId: redeemed.approval_id, redeemedAt: redeemed.redeemed_at, server: body.server, tool: body.tool, argsDigest: body.argsDigest });
   }
