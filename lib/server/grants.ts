@@ -56,9 +56,10 @@ type RedeemItem = {
 type Redeemed = { approval_id: string; redeemed_at: Date };
 type Waiting = { item: RedeemItem; resolve: (r: Redeemed | null) => void; reject: (err: unknown) => void };
 
-// Below the pool's 10 connections, leaving some for everything else; enough that a few
-// redemptions stuck behind a row lock (a revocation committing) do not hold up the others.
-const MAX_IN_FLIGHT = 8;
+// Below the pool's connections (lib/server/db.ts, 10 by default), leaving two for everything
+// else; enough that a few redemptions stuck behind a row lock (a revocation committing) do not
+// hold up the others.
+const MAX_IN_FLIGHT = Math.max(1, (Number(process.env.DATABASE_POOL_SIZE) || 10) - 2);
 const MAX_BATCH = 64;
 const batching = { inFlight: 0, queue: [] as Waiting[] };
 
@@ -73,7 +74,9 @@ function pump(): void {
   while (batching.inFlight < MAX_IN_FLIGHT && batching.queue.length) {
     const batch = batching.queue.splice(0, MAX_BATCH);
     batching.inFlight++;
-    void runBatch(batch).finally(() => {
+    void runBatch(batch).catch((err: unknown) => {
+      for (const w of batch) w.reject(err); // a no-op for those already answered
+    }).finally(() => {
       batching.inFlight--;
       pump();
     });
