@@ -11,6 +11,8 @@
 // Reports; exits non-zero only on real errors (set-up failures, unexpected answers).
 //   BENCH_REDEEM_GRANTS (5000)  BENCH_REDEEM_CLIENTS (50)  BENCH_REDEEM_SECONDS (60, a cap)
 //   BENCH_QUEUE_PENDING (10000)  BENCH_QUEUE_REQUESTS (30)
+// After the 50-client run, BURST_ROUNDS bursts of 50 simultaneous single redemptions (labelled
+// as an added measure: how long one redemption takes when 50 agents act at the same moment).
 //   BENCH_CPU_PROFILE=<dir>: the console writes a V8 .cpuprofile there (open in Chrome DevTools)
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -37,6 +39,9 @@ const SERIAL_GRANTS = 200;
 const TRACE_GRANTS = 100;
 const MID_CLIENTS = 10;
 const MID_GRANTS = Math.min(1_000, GRANTS);
+// An added measure, not the target's: bursts of CLIENTS simultaneous redemptions, each client
+// sending one and waiting for nothing else (an open burst, not a closed loop).
+const BURST_ROUNDS = 5;
 const TARGET = { redeemP99Ms: 30, queueMs: 150 };
 
 const statsRow = (name: string, s: Stats, extra = '') => [name, ms(s.p50), ms(s.p95), ms(s.p99), ms(s.max), extra];
@@ -156,9 +161,10 @@ async function main(): Promise<number> {
   const [reviewer, reviewer2] = ids.rows;
   const gatewayId = (await sql.query<{ id: string }>(`SELECT id FROM api_keys WHERE name = 'bench-gateway'`)).rows[0].id;
 
-  log(`staging ${int(GRANTS + WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS)} approved requests with grants and ${int(PENDING)} pending requests…`);
+  const BURST_GRANTS = BURST_ROUNDS * CLIENTS;
+  log(`staging ${int(GRANTS + WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS + BURST_GRANTS)} approved requests with grants and ${int(PENDING)} pending requests…`);
   const t0 = performance.now();
-  const grants = await stageApprovedGrants(sql, { keyId: gatewayId, reviewer, count: GRANTS + WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS, tag: 'redeem' });
+  const grants = await stageApprovedGrants(sql, { keyId: gatewayId, reviewer, count: GRANTS + WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS + BURST_GRANTS, tag: 'redeem' });
   await stagePendingQueue(sql, { keyId: gatewayId, reviewer: reviewer2, count: PENDING, tag: 'queue' });
   await sql.query('VACUUM (ANALYZE) approval_requests');
   await sql.query('VACUUM (ANALYZE) approval_decisions');
@@ -168,7 +174,8 @@ async function main(): Promise<number> {
   const serial = grants.slice(WARM_GRANTS, WARM_GRANTS + SERIAL_GRANTS);
   const traceGrants = grants.slice(WARM_GRANTS + SERIAL_GRANTS, WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS);
   const mid = grants.slice(WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS, WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS);
-  const timed = grants.slice(WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS);
+  const timed = grants.slice(WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS, WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS + GRANTS);
+  const burstGrants = grants.slice(WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS + GRANTS);
 
   const secret = randomBytes(32).toString('base64url');
   ensureBuild(root);
@@ -199,6 +206,16 @@ async function main(): Promise<number> {
   cpu.full = meter?.stop();
   const activity = await sampler.stop();
   const redeemLoad = load1();
+  log(`redemption: ${BURST_ROUNDS} bursts of ${CLIENTS} simultaneous single redemptions (load ${load1()})…`);
+  const burst: RedeemRun = { latencies: [], errors: 0, firstError: null, seconds: 0, redeemed: 0 };
+  for (let k = 0; k < BURST_ROUNDS; k++) {
+    await new Promise((res) => setTimeout(res, 250));
+    const one = await redeemAll(app.origin, redeemKey, deal(burstGrants.slice(k * CLIENTS, (k + 1) * CLIENTS), CLIENTS), REDEEM_SECONDS);
+    burst.latencies.push(...one.latencies);
+    burst.errors += one.errors;
+    burst.firstError ??= one.firstError;
+    burst.redeemed += one.redeemed;
+  }
   const replay = await timedFetch(`${app.origin}/api/v1/grants/${timed[0].id}/redeem`, {
     method: 'POST', headers: { authorization: `Bearer ${redeemKey}`, 'content-type': 'application/json' },
     body: JSON.stringify({ server: timed[0].server, tool: timed[0].tool, argsDigest: timed[0].argsDigest }),
@@ -206,7 +223,7 @@ async function main(): Promise<number> {
   const counted = (await sql.query<{ grants: number; requests: number }>(`
     SELECT (SELECT count(*) FROM grants WHERE redeemed_at IS NOT NULL)::int AS grants,
            (SELECT count(*) FROM approval_requests WHERE status = 'redeemed')::int AS requests`)).rows[0];
-  const expected = warmRun.redeemed + serialRun.redeemed + midRun.redeemed + run.redeemed;
+  const expected = warmRun.redeemed + serialRun.redeemed + midRun.redeemed + run.redeemed + burst.redeemed;
 
   // ── (b) The queue ───────────────────────────────────────────────────────────────────────
   log(`queue: signing in as ${reviewerEmail} through /api/auth/callback/credentials…`);
@@ -276,6 +293,10 @@ async function main(): Promise<number> {
     const lock = t.queries.find((q) => /pg_advisory_xact_lock/.test(q.sql));
     const commit = t.queries.findLast((q) => /^\s*COMMIT/i.test(q.sql));
     if (lock && commit) lockHeld.push(commit.start + commit.ms - (lock.start + lock.ms));
+    // Since the chain lock is taken inside one statement (redeem_grants → audit_append), that
+    // statement, commit included, bounds how long it is held.
+    const statement = t.queries.find((q) => /redeem_grants|audit_append/.test(q.sql));
+    if (!lock && statement) lockHeld.push(statement.ms);
   }
   const viewer = (await findActiveViewer(reviewer.id))!;
   const listTraces: TracedQuery[][] = [];
@@ -295,6 +316,7 @@ async function main(): Promise<number> {
 
   // ── Report ──────────────────────────────────────────────────────────────────────────────
   const r = stats(run.latencies);
+  const b = stats(burst.latencies);
   const s = stats(serialRun.latencies);
   const throughput = run.redeemed / run.seconds;
   const held = stats(lockHeld);
@@ -316,13 +338,15 @@ ${table([
   [`sequential, 1 client`, int(serialRun.redeemed), `${int(serialRun.redeemed / serialRun.seconds)}/s`, ms(s.p50), ms(s.p95), ms(s.p99), ms(s.max), String(serialRun.errors)],
   [`${MID_CLIENTS} clients, ${midRun.seconds.toFixed(1)} s`, int(midRun.redeemed), `${int(midRun.redeemed / midRun.seconds)}/s`, ms(stats(midRun.latencies).p50), ms(stats(midRun.latencies).p95), ms(stats(midRun.latencies).p99), ms(stats(midRun.latencies).max), String(midRun.errors)],
   [`${CLIENTS} clients, ${run.seconds.toFixed(1)} s`, int(run.redeemed), `${int(throughput)}/s`, ms(r.p50), ms(r.p95), ms(r.p99), ms(r.max), String(run.errors)],
+  [`added: ${BURST_ROUNDS} bursts of ${CLIENTS} at once`, int(burst.redeemed), '', ms(b.p50), ms(b.p95), ms(b.p99), ms(b.max), String(burst.errors)],
 ])}
+  (the added row is not the target's measure: ${CLIENTS} redemptions sent at the same moment, each client sending one and nothing after it, ${BURST_ROUNDS} times)
   floor: GET /api/v1/me with the same key ${ms(stats(keyFloor).p50)} p50 / ${ms(stats(keyFloor).p95)} p95 (routing, key check, no transaction)
 ${(['serial', 'mid', 'full'] as const).map((k) => cpu[k] && `  ${{ serial: 'sequential', mid: `${MID_CLIENTS} clients`, full: `${CLIENTS} clients` }[k].padEnd(11)} ${describeCpu(cpu[k]!)}`).filter(Boolean).join('\n')}
   Little's law for ${CLIENTS} closed-loop clients: mean latency = ${CLIENTS} ÷ throughput = ${ms((CLIENTS / throughput) * 1000)}; p99 ≤ ${TARGET.redeemP99Ms} ms needs more than ${int(CLIENTS / (TARGET.redeemP99Ms / 1000))} redemptions/s
   checks: redeeming one of them again answers ${replay.status} (expected 409); the database holds ${int(counted.grants)} redeemed grants and ${int(counted.requests)} redeemed requests (expected ${int(expected)})
   during the ${CLIENTS}-client run (${activity.samples} samples of pg_stat_activity): app connections active ${mean(activity.active).toFixed(1)}, waiting on an advisory lock (the audit chain) ${mean(activity.advisoryWaits).toFixed(1)}, idle in transaction ${mean(activity.idleInTx).toFixed(1)}
-  in this process, uncontended (${TRACE_GRANTS} redemptions through lib/server/grants.redeemGrant): ${ms(stats(redeemTotal).p50)} p50; the audit lock is held from its grant to COMMIT for ${ms(held.p50)} p50 / ${ms(held.p95)} p95 → at most ~${int(1000 / held.p50)} redemptions/s whatever the concurrency
+  in this process, uncontended (${TRACE_GRANTS} redemptions through lib/server/grants.redeemGrant): ${ms(stats(redeemTotal).p50)} p50; the audit lock is held from its grant to COMMIT for ${ms(held.p50)} p50 / ${ms(held.p95)} p95${redeemTraces[0]?.some((q) => /pg_advisory_xact_lock/.test(q.sql)) ? '' : ' (at most: the whole one-statement redemption, taken inside it)'} → at most ~${int(1000 / held.p50)} redemptions/s at one redemption per commit
 ${table([['  statement', 'per call', 'p50', 'p95'], ...traceRows(breakdown(redeemTraces))])}
   EXPLAIN ANALYZE (one redemption, rolled back):
 ${redeemPlans.join('\n')}
@@ -346,8 +370,8 @@ ${table([
   [`GET /api/v1/approvals?status=pending&limit=200 p95 ≤ ${TARGET.queueMs} ms`, `${ms(listS.p95)} (p50 ${ms(listS.p50)})`, verdict(listS.p95 <= TARGET.queueMs)],
 ])}`);
   const problems: string[] = [];
-  const failed = run.errors + serialRun.errors + midRun.errors;
-  if (failed) problems.push(`${failed} redemption(s) failed; first: ${run.firstError ?? midRun.firstError ?? serialRun.firstError}`);
+  const failed = run.errors + serialRun.errors + midRun.errors + burst.errors;
+  if (failed) problems.push(`${failed} redemption(s) failed; first: ${run.firstError ?? midRun.firstError ?? serialRun.firstError ?? burst.firstError}`);
   if (replay.status !== 409) problems.push(`a second redemption answered ${replay.status}, not 409`);
   if (counted.grants !== expected || counted.requests !== expected) {
     problems.push(`the database holds ${counted.grants} redeemed grants / ${counted.requests} redeemed requests, expected ${expected}`);

@@ -418,6 +418,16 @@ describe('redeemGrant', () => {
     expect(await redeemGrant(redeemer, 'grt_123', redeemBody())).toMatchObject({ ok: false, failure: 'not_found' });
     const otherOrg = await makeKey(['grants:redeem'], 'globex');
     expect(await redeemGrant(otherOrg, grantId, redeemBody())).toMatchObject({ ok: false, failure: 'not_found' });
+    // Its own organization's grant: redeemed, and audited with the binding, the key and the approval as target.
+    const ownOrg = await makeKey(['grants:redeem'], 'acme');
+    const redeemed = value(await redeemGrant(ownOrg, grantId, redeemBody()));
+    const audit = await db.auditEntry.findFirstOrThrow({ where: { action: 'grant.redeem', targetId: redeemed.approvalId } });
+    expect(audit).toMatchObject({
+      actor: `api_key:${(ownOrg as { keyId: string }).keyId}`, targetType: 'approval',
+      data: { grantId, server: TRUSTED, tool: 'get_order', argsDigest: digest(1), apiKey: (ownOrg as { name: string }).name },
+    });
+    // Both by the database clock (the column rounds to the millisecond, the audit entry truncates).
+    expect(audit.at.getTime()).toBeGreaterThanOrEqual(redeemed.redeemedAt.getTime() - 1);
   });
 
   it('20 concurrent redemptions: exactly one succeeds, the rest conflict', async () => {
@@ -443,6 +453,40 @@ describe('redeemGrant', () => {
       expect([grant.redeemedAt, grant.revokedAt].filter(Boolean)).toHaveLength(1);
       expect(value(await getApproval(admin, approvalId)).status).toBe(revoked.ok ? 'revoked' : 'redeemed');
     }
+  });
+
+  it('40 at once, more than go to the database singly: each redeemed or refused on its own merits, one audit entry each', async () => {
+    const grants = await Promise.all(Array.from({ length: 35 }, () => approvedGrant()));
+    const used = grants.slice(0, 30);
+    const calls: { g: { grantId: string }; body: ReturnType<typeof redeemBody>; expect?: string }[] = [
+      ...used.map((g) => ({ g, body: redeemBody() })),
+      ...used.slice(0, 4).map((g) => ({ g, body: redeemBody() })), // the same grant again
+      ...grants.slice(30, 34).map((g) => ({ g, body: redeemBody({ argsDigest: digest(9) }), expect: 'invalid_input' })),
+      { g: { grantId: '00000000-0000-4000-8000-000000000000' }, body: redeemBody(), expect: 'not_found' },
+      { g: grants[34], body: redeemBody({ tool: 'get_\ud800order' }), expect: 'invalid_input' }, // text PostgreSQL cannot hold
+    ];
+    const results = await Promise.all(calls.map((c) => redeemGrant(redeemer, c.g.grantId, c.body)));
+    const outcome = (r: Result<unknown>) => (r.ok ? 'ok' : r.failure);
+    // A grant and its duplicate: one succeeded, the other conflicts.
+    for (let i = 0; i < 4; i++) expect([outcome(results[i]), outcome(results[30 + i])].sort()).toEqual(['conflict', 'ok']);
+    expect(results.slice(4, 30).map(outcome)).toEqual(Array(26).fill('ok'));
+    expect(results.slice(34).map(outcome)).toEqual(calls.slice(34).map((c) => c.expect));
+    const entries = await db.auditEntry.findMany({ where: { action: 'grant.redeem', targetId: { in: grants.map((g) => g.approvalId) } } });
+    expect(entries.map((e) => e.targetId).sort()).toEqual(used.map((g) => g.approvalId).sort());
+    for (const g of grants) expect(value(await getApproval(admin, g.approvalId)).status).toBe(used.includes(g) ? 'redeemed' : 'approved');
+    expect(await verifyAuditChain()).toMatchObject({ ok: true });
+  });
+
+  it('one redemption the database refuses does not take down the others sent with it', async () => {
+    const grants = await Promise.all(Array.from({ length: 20 }, () => approvedGrant()));
+    // Broken behind the app's back: the request revoked, its grant left live (an invariant redemption checks).
+    const broken = grants[13];
+    await sql(`UPDATE approval_requests SET status = 'revoked', revoked_at = now(), revoked_by = 'sql' WHERE id = $1`, [broken.approvalId]);
+    const results = await Promise.allSettled(grants.map((g) => redeemGrant(redeemer, g.grantId, redeemBody())));
+    expect(results[13]).toMatchObject({ status: 'rejected', reason: expect.objectContaining({ message: expect.stringMatching(/invariant/) }) });
+    expect(results.filter((r, i) => i !== 13 && r.status === 'fulfilled' && r.value.ok)).toHaveLength(19);
+    expect((await db.grant.findUniqueOrThrow({ where: { id: broken.grantId } })).redeemedAt).toBeNull();
+    expect(await db.auditEntry.count({ where: { action: 'grant.redeem', targetId: broken.approvalId } })).toBe(0);
   });
 
   it('the database refuses to redeem twice, to redeem a revoked grant, or to delete one', async () => {

@@ -1,8 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import pg from 'pg';
-import { appendAudit, verifyAuditChain } from './audit';
-import { db } from './db';
+import { appendAudit, AUDIT_LOCK, verifyAuditChain, type AuditInput } from './audit';
+import { db, type Tx } from './db';
 import { uniq } from './testing';
+import { auditHash, GENESIS_HASH } from '@/lib/audit/chain';
 
 // Tampering needs a superuser session that bypasses the append-only trigger, as an attacker with
 // database access would; the app's own connection is refused (see the first test).
@@ -21,6 +23,28 @@ async function tamper(sql: string, params: unknown[] = []) {
   }
 }
 
+/** How the previous release appended (hash computed in JS, three statements under the lock): instances still running it must keep extending the same chain. */
+async function appendAuditTheOldWay(tx: Tx, input: AuditInput): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(${AUDIT_LOCK})`;
+  const last = await tx.auditEntry.findFirst({ orderBy: { seq: 'desc' }, select: { seq: true, hash: true } });
+  const seq = (last?.seq ?? 0n) + 1n;
+  const prevHash = last?.hash ?? GENESIS_HASH;
+  const at = new Date();
+  const data = input.data ?? {};
+  const hash = auditHash(prevHash, { ...input, seq, at, data });
+  await tx.auditEntry.create({ data: { seq, at, actor: input.actor, action: input.action, targetType: input.targetType, targetId: input.targetId, data: data as object, prevHash, hash } });
+}
+
+// Text PostgreSQL can store (no NUL), in any script, with characters JSON escapes.
+const text = fc.oneof(fc.string({ unit: 'binary', maxLength: 40 }), fc.constantFrom('"at":""', '\\"', '\n\t', 'Ünïcødé ✓', '😀', '\u2028', '</script>'))
+  .filter((t) => !t.includes('\u0000'));
+const json = fc.letrec((tie) => ({
+  value: fc.oneof({ depthSize: 'small' },
+    fc.constant(null), fc.boolean(), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), text,
+    fc.array(tie('value'), { maxLength: 4 }), fc.dictionary(text, tie('value'), { maxKeys: 4 })),
+})).value;
+const entry = fc.record({ actor: text, action: text, targetType: text, targetId: text, data: fc.option(fc.dictionary(text, json, { maxKeys: 6 }), { nil: undefined }) });
+
 describe.sequential('audit chain (real PostgreSQL)', () => {
   it('the database refuses UPDATE, DELETE and TRUNCATE', async () => {
     await db.$transaction((tx) => appendAudit(tx, { actor: 'test', action: 'test.append', targetType: 'test', targetId: uniq() }));
@@ -35,6 +59,64 @@ describe.sequential('audit chain (real PostgreSQL)', () => {
     const v = await verifyAuditChain();
     expect(v).toMatchObject({ ok: true });
     expect(v.entries).toBeGreaterThanOrEqual(51);
+  });
+
+  it('the database computes exactly the hash auditHash gives for the stored row, over many varied entries', async () => {
+    await fc.assert(fc.asyncProperty(entry, async (input) => {
+      await db.$transaction((tx) => appendAudit(tx, input));
+      const row = await db.auditEntry.findFirstOrThrow({ orderBy: { seq: 'desc' } });
+      const before = await db.auditEntry.findFirst({ where: { seq: { lt: row.seq } }, orderBy: { seq: 'desc' } });
+      expect(row).toMatchObject({ actor: input.actor, action: input.action, targetType: input.targetType, targetId: input.targetId, prevHash: before?.hash ?? GENESIS_HASH });
+      // Stored as given (a JSON round trip drops only what JSON cannot say, like -0).
+      expect(row.data).toEqual(JSON.parse(JSON.stringify(input.data ?? {})));
+      expect(row.at.getTime() % 1 === 0 && Math.abs(Date.now() - row.at.getTime())).toBeLessThan(60_000);
+      expect(auditHash(row.prevHash, row)).toBe(row.hash);
+    }), { numRuns: 150 });
+    expect(await verifyAuditChain()).toMatchObject({ ok: true });
+  });
+
+  it('entries appended the old way (hash in JS) and the new way interleave into one chain that verifies', async () => {
+    const tag = uniq('mixed');
+    for (let i = 0; i < 6; i++) {
+      await db.$transaction((tx) => (i % 2 ? appendAudit : appendAuditTheOldWay)(tx, { actor: 'test', action: 'test.mixed', targetType: 'test', targetId: `${tag}-${i}`, data: { i, why: 'a rolling deploy' } }));
+    }
+    await Promise.all(Array.from({ length: 20 }, (_, i) =>
+      db.$transaction((tx) => (i % 2 ? appendAudit : appendAuditTheOldWay)(tx, { actor: 'test', action: 'test.mixed', targetType: 'test', targetId: `${tag}-c${i}` }))));
+    const rows = await db.auditEntry.findMany({ where: { action: 'test.mixed' }, orderBy: { seq: 'asc' } });
+    expect(rows).toHaveLength(26);
+    const v = await verifyAuditChain();
+    expect(v).toMatchObject({ ok: true, head: (await db.auditEntry.findFirstOrThrow({ orderBy: { seq: 'desc' } })).hash });
+  });
+
+  it('takes the same lock as the previous release: an append waits while another session holds it', async () => {
+    const holder = await superuser.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT pg_advisory_xact_lock($1)', [String(AUDIT_LOCK)]);
+      const targetId = uniq('waits');
+      const append = db.$transaction((tx) => appendAudit(tx, { actor: 'test', action: 'test.lock', targetType: 'test', targetId }));
+      for (let waited = 0; ; waited += 20) {
+        const { rows } = await holder.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'");
+        if (rows[0].n === 1) break;
+        if (waited > 10_000) throw new Error('the append never waited for the chain lock');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(await db.auditEntry.count({ where: { targetId } })).toBe(0);
+      await holder.query('COMMIT');
+      await append;
+      expect(await db.auditEntry.count({ where: { targetId } })).toBe(1);
+    } finally {
+      holder.release();
+    }
+  });
+
+  it('dates entries by the database clock after the lock: `at` never goes backwards along the chain', async () => {
+    await Promise.all(Array.from({ length: 30 }, (_, i) =>
+      db.$transaction((tx) => appendAudit(tx, { actor: 'test', action: 'test.order', targetType: 'test', targetId: String(i) }))));
+    const ats = (await db.auditEntry.findMany({ where: { action: 'test.order' }, orderBy: { seq: 'asc' }, select: { at: true } })).map((e) => e.at.getTime());
+    expect(ats).toHaveLength(30);
+    expect(ats).toEqual([...ats].sort((a, b) => a - b));
   });
 
   // These three break the chain for good, so they run last and in this order.

@@ -1,24 +1,36 @@
 import 'server-only';
 import { db, type Tx } from './db';
-import { auditHash, GENESIS_HASH } from '@/lib/audit/chain';
+import { auditHash, canonicalJson, canonicalTemplate, GENESIS_HASH } from '@/lib/audit/chain';
 import { can, type Viewer } from '@/lib/auth/permissions';
 import { fail, ok, type Result } from '@/lib/result';
 
 export type AuditInput = { actor: string; action: string; targetType: string; targetId: string; data?: Record<string, unknown> };
 
-// Any 64-bit constant unique to this lock; serializes appends so the chain never forks.
-const AUDIT_LOCK = 0x636f756e746572n;
+/**
+ * The chain's lock: 0x636f756e746572, any 64-bit constant unique to it, taken by the database
+ * functions audit_append and redeem_grant (prisma/migrations/…_audit_append_in_sql) so appends
+ * serialize and the chain never forks. Named here for whoever reads locks in pg_locks.
+ */
+export const AUDIT_LOCK = 0x636f756e746572n;
 
-/** Appends one entry inside the caller's transaction, so the audit row and the change commit together. */
-export async function appendAudit(tx: Tx, input: AuditInput): Promise<void> {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(${AUDIT_LOCK})`;
-  const last = await tx.auditEntry.findFirst({ orderBy: { seq: 'desc' }, select: { seq: true, hash: true } });
-  const seq = (last?.seq ?? 0n) + 1n;
-  const prevHash = last?.hash ?? GENESIS_HASH;
-  const at = new Date();
+/** What audit_append takes: the entry, its data as stored and its canonical form around the holes. */
+export function auditAppendArgs(input: AuditInput, holes: readonly ('at' | 'seq' | 'targetId')[] = ['at', 'seq']) {
   const data = input.data ?? {};
-  const hash = auditHash(prevHash, { ...input, seq, at, data });
-  await tx.auditEntry.create({ data: { seq, at, actor: input.actor, action: input.action, targetType: input.targetType, targetId: input.targetId, data: data as object, prevHash, hash } });
+  return {
+    data: canonicalJson(data),
+    canonical: canonicalTemplate({ actor: input.actor, action: input.action, targetType: input.targetType, targetId: input.targetId, data }, holes),
+  };
+}
+
+/**
+ * Appends one entry inside the caller's transaction, so the audit row and the change commit
+ * together: one round trip, in which the database takes the chain's lock, reads its head and
+ * inserts the entry with its hash (the same as `auditHash` of the stored row). The data is
+ * stored as the canonical JSON that was hashed.
+ */
+export async function appendAudit(tx: Tx, input: AuditInput): Promise<void> {
+  const { data, canonical } = auditAppendArgs(input);
+  await tx.$executeRaw`SELECT audit_append(${input.actor}, ${input.action}, ${input.targetType}, ${input.targetId}, ${data}::jsonb, ${canonical}::text[])`;
 }
 
 export type AuditVerification =
