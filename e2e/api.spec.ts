@@ -31,6 +31,19 @@ test.describe('machine API guard', () => {
     }
   });
 
+  test('small answers go uncompressed; large ones are gzipped', async ({ request }) => {
+    const headers = { authorization: `Bearer ${readKey}`, 'accept-encoding': 'gzip' };
+    const small = await request.get('/api/v1/me', { headers });
+    expect(small.status()).toBe(200);
+    expect(small.headers()['content-encoding']).toBeUndefined();
+    expect(small.headers()['cache-control']).toBe('no-store, no-transform');
+    // The demo data has hundreds of records: a page of 100 is far over 1 KiB.
+    const large = await request.get('/api/v1/outcomes?limit=100', { headers });
+    expect(large.status()).toBe(200);
+    expect(large.headers()['content-encoding']).toBe('gzip');
+    expect((await large.json()).items).toHaveLength(100);
+  });
+
   test('x-middleware-subrequest never bypasses the check', async ({ request }) => {
     const headers = { 'x-middleware-subrequest': 'middleware:middleware:middleware:middleware:middleware' };
     await expectProblem(await request.get('/api/v1/me', { headers }), 401, 'unauthenticated');

@@ -25,18 +25,25 @@ const titles: Record<Failure, string> = {
   unavailable: 'Service unavailable',
 };
 
+// Next gzips every route handler's answer (it drops a declared Content-Length, so its compressor's
+// 1 KiB threshold never applies): a quarter of a small call's CPU, measured on redemption. Small
+// answers say no-transform and go as they are; larger ones are still compressed.
+const cacheControl = (body: string) => (body.length < 1024 ? 'no-store, no-transform' : 'no-store');
+
 export function problem(failure: Failure | 'bad_request' | 'internal', detail?: string, errors?: FieldError[], headers: Record<string, string> = {}): Response {
   const status = failure === 'bad_request' ? 400 : failure === 'internal' ? 500 : httpStatus[failure];
   const title = failure === 'bad_request' ? 'Malformed request' : failure === 'internal' ? 'Internal error' : titles[failure];
   const code = failure === 'bad_request' ? 'invalid_input' : failure;
-  return new Response(JSON.stringify({ type: `/problems/${code}`, title, status, code, detail: detail ?? title, ...(errors ? { errors } : {}) }), {
+  const body = JSON.stringify({ type: `/problems/${code}`, title, status, code, detail: detail ?? title, ...(errors ? { errors } : {}) });
+  return new Response(body, {
     status,
-    headers: { 'content-type': 'application/problem+json', 'cache-control': 'no-store', ...headers },
+    headers: { 'content-type': 'application/problem+json', 'cache-control': cacheControl(body), ...headers },
   });
 }
 
 export function json(value: unknown, status = 200): Response {
-  return new Response(JSON.stringify(value), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
+  const body = JSON.stringify(value);
+  return new Response(body, { status, headers: { 'content-type': 'application/json', 'cache-control': cacheControl(body) } });
 }
 
 type RouteOptions<S extends z.ZodType | undefined, Q extends z.ZodType | undefined = undefined> = {
