@@ -20,7 +20,7 @@ const POOL_SIZE = 4;
 // Longer than the connect timeout (lib/server/db.ts), so that requests holding a connection
 // outlast those waiting for one in the pool-exhaustion case.
 const CONNECT_TIMEOUT_MS = 5_000;
-const QUERY_TIMEOUT_MS = 8_000;
+const QUERY_TIMEOUT_MS = 15_000;
 const USER = { email: `faults-${Date.now().toString(36)}@example.test`, password: 'faults correct horse' };
 
 type Cluster = Awaited<ReturnType<typeof startEmbeddedPostgres>>;

@@ -105,6 +105,23 @@ describe('isDatabaseUnavailable on real failures', () => {
     }
   });
 
+  it('a statement past the timeout is cancelled by the server and commits nothing (not only abandoned here)', async () => {
+    const admin = new pg.Client({ connectionString: cluster.url() });
+    await admin.connect();
+    try {
+      await admin.query('DROP TABLE IF EXISTS faults_probe; CREATE TABLE faults_probe (id int)');
+      const err = await failure(() => pool().query('WITH i AS (INSERT INTO faults_probe VALUES (1) RETURNING id) SELECT pg_sleep(3) FROM i'));
+      expect(err).toMatchObject({ code: '57014' });
+      expect(isDatabaseUnavailable(err)).toBe(true);
+      // Had only the client given up, the statement would still be sleeping, then commit.
+      await new Promise((r) => setTimeout(r, 3_500));
+      expect((await admin.query<{ n: number }>('SELECT count(*)::int AS n FROM faults_probe')).rows[0].n).toBe(0);
+    } finally {
+      await admin.query('DROP TABLE IF EXISTS faults_probe');
+      await admin.end();
+    }
+  });
+
   it('too many connections (53300)', async () => {
     const admin = new pg.Client({ connectionString: cluster.url() });
     await admin.connect();

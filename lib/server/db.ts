@@ -15,15 +15,19 @@ export function pool(): pg.Pool {
   if (holder.countersignPool) return holder.countersignPool;
   const connectionString = process.env.DATABASE_URL;
   if (!connectionString) throw new Error('DATABASE_URL is not set');
+  const queryTimeout = Number(process.env.DATABASE_QUERY_TIMEOUT_MS) || 15_000;
   const created = new pg.Pool({
     connectionString,
     max: Number(process.env.DATABASE_POOL_SIZE) || 10,
     // A database that does not answer (stopped: refused at once; frozen, or a network dropping
     // packets: silence) must cost a request seconds, then a 503, never a hang. New connections
-    // give up after 5 s; a query on an open connection after DATABASE_QUERY_TIMEOUT_MS, since
-    // without it a query sent to a frozen server waits forever (pg has no default).
+    // give up after 5 s. A slow statement is cancelled by the server itself (statement_timeout),
+    // which rolls it back: giving up only on this side would leave it running, free to commit
+    // after its caller was told 503. The client-side limit, a little later, is for a server
+    // that cannot even do that (frozen): without it such a query waits forever.
     connectionTimeoutMillis: 5_000,
-    query_timeout: Number(process.env.DATABASE_QUERY_TIMEOUT_MS) || 15_000,
+    statement_timeout: Math.max(queryTimeout - 2_000, Math.ceil(queryTimeout / 2)),
+    query_timeout: queryTimeout,
     keepAlive: true,
   });
   // An idle client losing its connection (the database restarting) must not crash the process.
@@ -47,11 +51,11 @@ export const db: PrismaClient = new Proxy({} as PrismaClient, {
 
 export type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
 
-// SQLSTATEs (class 08 is added below), socket errors and Prisma's codes for them: P1001 cannot
+// SQLSTATEs (class 08 is added below; 57014: cancelled by statement_timeout), socket errors and Prisma's codes for them: P1001 cannot
 // reach, P1002 timed out, P1008 socket timeout, P1017 server closed the connection, P2024 pool
 // timeout, P2037 too many connections.
 const unavailableCodes = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2037', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE',
-  '57P01', '57P02', '57P03', '53300']);
+  '57P01', '57P02', '57P03', '53300', '57014']);
 // What @prisma/adapter-pg calls a connection failure (DriverAdapterError's cause.kind).
 const unavailableKinds = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
 // pg's own errors carry no code: a connection dropped mid-query, the pool's connect timeout, the
