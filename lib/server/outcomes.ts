@@ -182,14 +182,20 @@ async function storeRows(conn: PoolClient, apiKeyId: string, rows: Row[], classi
   // connection, which rolls a transaction back: no ROLLBACK queued behind a stuck statement.
   const transaction = rows.length > 1;
   if (transaction) await conn.query('BEGIN');
-  const inserted = await conn.query<{ id: string; event_id: string }>(INSERT_ROWS, [apiKeyId, JSON.stringify(rows)]);
-  const stored: Stored = new Map(inserted.rows.map((r) => [r.event_id, { id: r.id, inserted: true, classification: classified.get(r.event_id)! }]));
-  const conflicting = rows.filter((r) => !stored.has(r.event_id)).map((r) => r.event_id);
-  if (conflicting.length) {
+  const stored: Stored = new Map();
+  let pending = rows;
+  // A row that conflicted can be gone by the time it is read (the retention purge deleted it):
+  // then it is simply inserted again, on the next round.
+  for (let round = 1; pending.length; round++) {
+    if (round > 3) throw new Error('ingest: conflicting rows kept disappearing; giving up');
+    const inserted = await conn.query<{ id: string; event_id: string }>(INSERT_ROWS, [apiKeyId, JSON.stringify(pending)]);
+    for (const r of inserted.rows) stored.set(r.event_id, { id: r.id, inserted: true, classification: classified.get(r.event_id)! });
+    const conflicting = pending.filter((r) => !stored.has(r.event_id));
+    if (!conflicting.length) break;
     // Rows that were there already (read committed: this statement sees a concurrent commit):
     // a replay when the content matches, and answered as first stored.
-    const existing = await conn.query<ExistingRow>(SELECT_EXISTING, [apiKeyId, conflicting]);
-    const hashOf = new Map(rows.map((r) => [r.event_id, r.content_hash]));
+    const existing = await conn.query<ExistingRow>(SELECT_EXISTING, [apiKeyId, conflicting.map((r) => r.event_id)]);
+    const hashOf = new Map(conflicting.map((r) => [r.event_id, r.content_hash]));
     const clashing = new Set(existing.rows.filter((e) => e.content_hash !== hashOf.get(e.event_id)).map((e) => e.event_id));
     if (clashing.size) {
       if (transaction) await conn.query('ROLLBACK');
@@ -201,6 +207,7 @@ async function storeRows(conn: PoolClient, apiKeyId: string, rows: Row[], classi
         classification: { boundary: e.boundary, delivery: e.delivery, category: e.category, retry: e.retry, readOnly: e.read_only, whatHappened: e.what_happened, nextStep: e.next_step },
       });
     }
+    pending = conflicting.filter((r) => !stored.has(r.event_id));
   }
   if (transaction) await conn.query('COMMIT');
   return stored;
