@@ -41,6 +41,7 @@ test.describe('machine API guard', () => {
     const large = await request.get('/api/v1/outcomes?limit=100', { headers });
     expect(large.status()).toBe(200);
     expect(large.headers()['content-encoding']).toBe('gzip');
+    expect((await large.body()).length).toBeGreaterThan(16 * 1024);
     expect((await large.json()).items).toHaveLength(100);
   });
 
