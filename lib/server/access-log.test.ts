@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { listIncidentAccess, logIncidentAccess } from './access-log';
 import { createApiKey, type ApiClient } from './credentials';
 import { makeUser, uniq } from './testing';
-import { db } from './db';
+import { db, logPool, pool } from './db';
 import type { Viewer } from '@/lib/auth/permissions';
 import { accessLogQuerySchema } from '@/lib/incidents/access-log';
 import type { Result } from '@/lib/result';
@@ -29,6 +29,12 @@ beforeAll(async () => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('logIncidentAccess', () => {
+  it('is written without waiting for the disk, and only it: everything else commits durably', async () => {
+    const setting = async (p: typeof pool) => (await p().query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0].synchronous_commit;
+    expect(await setting(logPool)).toBe('off');
+    expect(await setting(pool)).toBe('on');
+  });
+
   it('writes exactly one row per call, with no audit entry', async () => {
     const ref = uniq('req');
     const audit = await db.auditEntry.count();

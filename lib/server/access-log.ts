@@ -1,5 +1,5 @@
 import 'server-only';
-import { db, pool } from './db';
+import { db, logPool } from './db';
 import type { OutcomeReader } from './outcomes';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { can, type Viewer } from '@/lib/auth/permissions';
@@ -37,12 +37,14 @@ const API_KEY_ACTOR = /^api_key:([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}
 /**
  * One row per incident page view, API read or export: a single plain insert. Deliberately not an
  * audit entry: a read changes no state, and serializing every view behind the audit chain's lock
- * would make support's busiest page wait on approvals. The reference is stored as asked (capped,
+ * would make support's busiest page wait on approvals. Written through logPool (no wait for the
+ * disk): the view waits for the row to be inserted, not for it to be flushed, so a database crash
+ * could lose the last fraction of a second of views. The reference is stored as asked (capped,
  * NUL removed: PostgreSQL text cannot hold it), whether or not anything is recorded under it.
  */
 export async function logIncidentAccess(reader: OutcomeReader, requestRef: string, format: IncidentAccessFormat): Promise<void> {
   const { actor, actorKind } = actorOf(reader);
-  await pool().query('INSERT INTO incident_access_log (actor, actor_kind, format, request_ref) VALUES ($1, $2, $3, $4)',
+  await logPool().query('INSERT INTO incident_access_log (actor, actor_kind, format, request_ref) VALUES ($1, $2, $3, $4)',
     [actor, actorKind, format, requestRef.replaceAll('\u0000', '').slice(0, REF_MAX)]);
 }
 

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { PrismaClient } from '@/lib/generated/prisma/client';
 
 // One pool and one client per process; dev reloads reuse them through globalThis.
-const holder = globalThis as unknown as { countersignDb?: PrismaClient; countersignPool?: pg.Pool };
+const holder = globalThis as unknown as { countersignDb?: PrismaClient; countersignPool?: pg.Pool; countersignLogPool?: pg.Pool };
 
 /**
  * The process's one connection pool. Prisma runs on it; the few hot paths that a benchmark showed
@@ -33,6 +33,28 @@ export function pool(): pg.Pool {
   // An idle client losing its connection (the database restarting) must not crash the process.
   created.on('error', (err) => console.error('[db] idle connection lost:', err.message));
   holder.countersignPool = created;
+  return created;
+}
+
+/**
+ * Two connections whose commits do not wait for the disk (synchronous_commit off), for records
+ * of reads only, where a database crash may lose the last fraction of a second but nothing can
+ * be left inconsistent: the incident access log. Its insert was the slowest step of an incident
+ * read (an fsync per view); now it costs what the reads beside it cost.
+ */
+export function logPool(): pg.Pool {
+  if (holder.countersignLogPool) return holder.countersignLogPool;
+  const connectionString = process.env.DATABASE_URL;
+  if (!connectionString) throw new Error('DATABASE_URL is not set');
+  const created = new pg.Pool({
+    connectionString,
+    max: 2,
+    connectionTimeoutMillis: 5_000,
+    query_timeout: Number(process.env.DATABASE_QUERY_TIMEOUT_MS) || 15_000,
+    options: '-c synchronous_commit=off',
+  });
+  created.on('error', (err) => console.error('[db] idle connection lost:', err.message));
+  holder.countersignLogPool = created;
   return created;
 }
 
@@ -87,11 +109,13 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   return visit(err, 0);
 }
 
-/** Disconnects Prisma and closes the pool (scripts and tests that end or switch databases). */
+/** Disconnects Prisma and closes the pools (scripts and tests that end or switch databases). */
 export async function closeDb(): Promise<void> {
-  const { countersignDb: client, countersignPool: open } = holder;
+  const { countersignDb: client, countersignPool: open, countersignLogPool: log } = holder;
   holder.countersignDb = undefined;
   holder.countersignPool = undefined;
+  holder.countersignLogPool = undefined;
   await client?.$disconnect().catch(() => {});
   await open?.end().catch(() => {});
+  await log?.end().catch(() => {});
 }
