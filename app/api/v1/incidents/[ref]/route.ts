@@ -1,4 +1,4 @@
-import { apiRoute } from '@/lib/server/api-route';
+import { apiRoute, cacheControl } from '@/lib/server/api-route';
 import { incidentApiBody, incidentReport, openIncident } from '@/lib/server/incidents';
 import { incidentQuerySchema } from '@/lib/incidents/query';
 
@@ -10,12 +10,12 @@ export const GET = apiRoute<undefined, { ref: string }, typeof incidentQuerySche
     const markdown = query.format === 'markdown';
     const incident = await openIncident(client, params.ref, markdown ? 'markdown' : 'json');
     if (!incident.ok) return incident;
+    const body = markdown ? incidentReport(incident.value) : JSON.stringify(incidentApiBody(incident.value));
     const headers = new Headers({
       'content-type': markdown ? 'text/markdown; charset=utf-8' : 'application/json',
-      'cache-control': 'no-store',
+      'cache-control': cacheControl(body),
     });
     if (query.download) headers.set('content-disposition', `attachment; filename="${fileName(incident.value.requestRef, markdown ? 'md' : 'json')}"`);
-    const body = markdown ? incidentReport(incident.value) : JSON.stringify(incidentApiBody(incident.value));
     return new Response(body, { headers });
   },
 );
