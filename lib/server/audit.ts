@@ -8,7 +8,7 @@ export type AuditInput = { actor: string; action: string; targetType: string; ta
 
 /**
  * The chain's lock: 0x636f756e746572, any 64-bit constant unique to it, taken by the database
- * functions audit_append and redeem_grant (prisma/migrations/…_audit_append_in_sql) so appends
+ * functions audit_append and redeem_grants (prisma/migrations/…_audit_append_in_sql) so appends
  * serialize and the chain never forks. Named here for whoever reads locks in pg_locks.
  */
 export const AUDIT_LOCK = 0x636f756e746572n;
