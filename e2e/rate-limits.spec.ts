@@ -4,8 +4,9 @@ import { startConsole, type ConsoleProcess } from '../scripts/lib/console-proces
 import { get, type Answer } from './http-get';
 import { DEMO_PASSWORD } from '../scripts/seed';
 
-// The main test server runs with the default limits (far above anything a test does); this file
-// starts a second one on the same build and database with tiny limits, so the limits can be met.
+// The main test server runs with generous limits (playwright.config.ts: far above anything a test
+// does); this file starts a second one on the same build and database with tiny limits, so the
+// limits can be met.
 const LIMITS = {
   RATE_LIMIT_API_KEY_PER_SECOND: '0.2', RATE_LIMIT_API_KEY_BURST: '3', // a token every 5 s
   RATE_LIMIT_USER_PER_SECOND: '0.2', RATE_LIMIT_USER_BURST: '3',

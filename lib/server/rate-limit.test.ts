@@ -22,6 +22,9 @@ const LIMITS = {
   RATE_LIMIT_SIGN_IN_ADDRESS_PER_HOUR: '1800', RATE_LIMIT_SIGN_IN_ADDRESS_BURST: '5',
 };
 
+// Low limits of its own, over the generous ones scripts/lib/vitest-setup.ts sets for other suites.
+const before = Object.fromEntries(Object.keys(LIMITS).map((name) => [name, process.env[name]]));
+
 beforeEach(() => {
   // Only the monotonic clock the buckets read is faked: database I/O keeps real timers.
   vi.useFakeTimers({ toFake: ['performance'] });
@@ -31,7 +34,10 @@ beforeEach(() => {
 
 afterEach(() => {
   vi.useRealTimers();
-  for (const name of Object.keys(LIMITS)) delete process.env[name];
+  for (const [name, value] of Object.entries(before)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
   resetRateLimits();
 });
 
