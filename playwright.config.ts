@@ -31,6 +31,11 @@ export default defineConfig({
     timeout: 60_000,
     env: {
       NEXT_TELEMETRY_DISABLED: '1',
+      // Specs act as the same few people many times over; the per-person limit (20/s, burst 100)
+      // would make them depend on their speed. Real limits are met in e2e/rate-limits.spec.ts,
+      // on a second server of its own with low ones.
+      RATE_LIMIT_USER_PER_SECOND: '10000',
+      RATE_LIMIT_USER_BURST: '100000',
       COUNTERSIGN_SERVER_LOG: process.env.E2E_SERVER_LOG,
       NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import ${path.resolve('scripts/lib/server-log.mjs')}`].filter(Boolean).join(' '),
     },

@@ -18,14 +18,12 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { ensureBuild } from '../scripts/lib/build';
-import { applyMigrations } from '../scripts/lib/migrations';
 import { stageApprovedGrants, stagePendingQueue, type StagedGrant } from './lib/approval-data';
 import { cpuMeter, describeCpu, type CpuShare } from './lib/cpu';
 import { signIn, timedFetch } from './lib/http';
 import { queryLabel, traced, type TracedQuery } from './lib/pgtrace';
 import { int, load1, log, machine, ms, runMain, stats, table, verdict, type Stats, envNumber } from './lib/report';
-import { benchDatabase, cleanup, connect, createApiKey, createUser, startApp, pointDataLayerAt } from './lib/setup';
+import { cleanup, connect, createApiKey, createUser, setUpBench, pointDataLayerAt } from './lib/setup';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const num = envNumber;
@@ -141,47 +139,37 @@ async function explainAll(client: pg.Client, queries: TracedQuery[]): Promise<st
 }
 
 async function main(): Promise<number> {
-  const startLoad = load1();
-  const db = await benchDatabase(root);
-  log(`database: ${db.where}`);
-  await applyMigrations(db.url, { warn: () => {} });
-  const sql = await connect(db.url);
-  const pgVersion = (await sql.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0].v;
-  await sql.query(`INSERT INTO trusted_servers (name, trusted_by) VALUES ('billing-mcp', 'bench'), ('orders-mcp', 'bench')`);
-
   // People and keys, made with the project's own CLI.
   const password = randomBytes(12).toString('base64url');
   const reviewerEmail = 'reviewer@bench.local';
-  createUser(root, db.url, { email: reviewerEmail, role: 'reviewer', password, principal: 'bench-reviewer' });
-  createUser(root, db.url, { email: 'reviewer2@bench.local', role: 'reviewer', password, principal: 'bench-reviewer-2' });
-  const redeemKey = createApiKey(root, db.url, ['grants:redeem'], 'bench-executor');
-  createApiKey(root, db.url, ['approvals:request'], 'bench-gateway');
-  const ids = await sql.query<{ id: string; email: string; principal: string }>(
-    `SELECT id, email, principal_id AS principal FROM users WHERE email IN ($1, 'reviewer2@bench.local') ORDER BY email`, [reviewerEmail]);
-  const [reviewer, reviewer2] = ids.rows;
-  const gatewayId = (await sql.query<{ id: string }>(`SELECT id FROM api_keys WHERE name = 'bench-gateway'`)).rows[0].id;
-
   const BURST_GRANTS = BURST_ROUNDS * CLIENTS;
-  log(`staging ${int(GRANTS + WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS + BURST_GRANTS)} approved requests with grants and ${int(PENDING)} pending requests…`);
-  const t0 = performance.now();
-  const grants = await stageApprovedGrants(sql, { keyId: gatewayId, reviewer, count: GRANTS + WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS + BURST_GRANTS, tag: 'redeem' });
-  await stagePendingQueue(sql, { keyId: gatewayId, reviewer: reviewer2, count: PENDING, tag: 'queue' });
-  await sql.query('VACUUM (ANALYZE) approval_requests');
-  await sql.query('VACUUM (ANALYZE) approval_decisions');
-  await sql.query('VACUUM (ANALYZE) grants');
-  log(`staged in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  const { startLoad, db, sql, pgVersion, app, authSecret: secret, prepared } = await setUpBench(root, async ({ db: { url }, sql }) => {
+    createUser(root, url, { email: reviewerEmail, role: 'reviewer', password, principal: 'bench-reviewer' });
+    createUser(root, url, { email: 'reviewer2@bench.local', role: 'reviewer', password, principal: 'bench-reviewer-2' });
+    const redeemKey = createApiKey(root, url, ['grants:redeem'], 'bench-executor');
+    createApiKey(root, url, ['approvals:request'], 'bench-gateway');
+    const ids = await sql.query<{ id: string; email: string; principal: string }>(
+      `SELECT id, email, principal_id AS principal FROM users WHERE email IN ($1, 'reviewer2@bench.local') ORDER BY email`, [reviewerEmail]);
+    const [reviewer, reviewer2] = ids.rows;
+    const gatewayId = (await sql.query<{ id: string }>(`SELECT id FROM api_keys WHERE name = 'bench-gateway'`)).rows[0].id;
+
+    log(`staging ${int(GRANTS + WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS + BURST_GRANTS)} approved requests with grants and ${int(PENDING)} pending requests…`);
+    const t0 = performance.now();
+    const grants = await stageApprovedGrants(sql, { keyId: gatewayId, reviewer, count: GRANTS + WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS + BURST_GRANTS, tag: 'redeem' });
+    await stagePendingQueue(sql, { keyId: gatewayId, reviewer: reviewer2, count: PENDING, tag: 'queue' });
+    await sql.query('VACUUM (ANALYZE) approval_requests');
+    await sql.query('VACUUM (ANALYZE) approval_decisions');
+    await sql.query('VACUUM (ANALYZE) grants');
+    log(`staged in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    return { redeemKey, reviewer, grants };
+  });
+  const { redeemKey, reviewer, grants } = prepared;
   const warm = grants.slice(0, WARM_GRANTS);
   const serial = grants.slice(WARM_GRANTS, WARM_GRANTS + SERIAL_GRANTS);
   const traceGrants = grants.slice(WARM_GRANTS + SERIAL_GRANTS, WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS);
   const mid = grants.slice(WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS, WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS);
   const timed = grants.slice(WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS, WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS + GRANTS);
   const burstGrants = grants.slice(WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS + GRANTS);
-
-  const secret = randomBytes(32).toString('base64url');
-  ensureBuild(root);
-  const profile = process.env.BENCH_CPU_PROFILE;
-  const app = await startApp(root, { DATABASE_URL: db.url, AUTH_SECRET: secret }, profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profile)}`] : []);
-  log(`console: ${app.origin}`);
 
   // ── (a) Redemption ──────────────────────────────────────────────────────────────────────
   log('redemption: warming up…');

@@ -16,18 +16,16 @@
 // waiting, posts that fall due are not sent but counted as shed (an error), so the run ends on time.
 //   BENCH_LOAD_RATE (2000 records/s)  BENCH_LOAD_SECONDS (60)  BENCH_LOAD_SOCKETS (128)
 //   BENCH_LOAD_BACKLOG (2 s of the rate)
+//   BENCH_CPU_PROFILE=<dir>: the console writes a V8 .cpuprofile there (bench/lib/setup.ts)
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureBuild } from '../scripts/lib/build';
-import { applyMigrations } from '../scripts/lib/migrations';
-import { DEMO_TRUSTED_SERVERS } from '../scripts/demo-outcomes';
 import { cpuMeter, describeCpu } from './lib/cpu';
 import { signIn, timedFetch } from './lib/http';
 import { bodies, recordPool } from './lib/records';
 import { envNumber, int, load1, log, machine, ms, runMain, stats, table, verdict } from './lib/report';
-import { benchDatabase, cleanup, connect, createApiKey, createUser, startApp } from './lib/setup';
+import { cleanup, createApiKey, createUser, setUpBench } from './lib/setup';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RATE = envNumber('BENCH_LOAD_RATE', 2_000);
@@ -174,22 +172,12 @@ async function browse(origin: string, cookie: string, stop: { done: boolean }): 
 }
 
 async function main(): Promise<number> {
-  const startLoad = load1();
-  const db = await benchDatabase(root);
-  log(`database: ${db.where}`);
-  await applyMigrations(db.url, { warn: () => {} });
-  const sql = await connect(db.url);
-  const pgVersion = (await sql.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0].v;
-  await sql.query(`INSERT INTO trusted_servers (name, trusted_by) SELECT unnest($1::text[]), 'bench'`, [DEMO_TRUSTED_SERVERS]);
-
-  const apiKey = createApiKey(root, db.url);
   const person = { email: 'support@bench.local', role: 'support' as const, password: randomBytes(12).toString('hex') };
-  createUser(root, db.url, person);
-  ensureBuild(root);
-  // Started after the CLI calls: a keep-alive connection left idle past the server's timeout
-  // meanwhile fails the next request ("other side closed").
-  const app = await startApp(root, { DATABASE_URL: db.url, AUTH_SECRET: randomBytes(32).toString('base64url') });
-  log(`console: ${app.origin}`);
+  const { startLoad, db, sql, pgVersion, app, prepared: apiKey } = await setUpBench(root, ({ db: { url } }) => {
+    const key = createApiKey(root, url);
+    createUser(root, url, person);
+    return key;
+  });
   const cookie = await signIn(app.origin, person.email, person.password);
 
   log(`warming up (${int(Math.ceil(RATE / 2))} posts one at a time while a person browses)…`);

@@ -10,18 +10,14 @@
 // Reports; exits non-zero only on real errors (set-up failures, non-200 answers).
 //   BENCH_LOOKUP_RECORDS (5000000)  BENCH_LOOKUP_REFS (500000)  BENCH_LOOKUP_REQUESTS (300)
 //   BENCH_CPU_PROFILE=<dir>: the console writes a V8 .cpuprofile there (open in Chrome DevTools)
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureBuild } from '../scripts/lib/build';
-import { applyMigrations } from '../scripts/lib/migrations';
-import { DEMO_TRUSTED_SERVERS } from '../scripts/demo-outcomes';
 import { cpuMeter, describeCpu } from './lib/cpu';
 import { timedFetch } from './lib/http';
 import { loadLookupData, refName } from './lib/lookup-data';
 import { queryLabel, traced, type TracedQuery } from './lib/pgtrace';
 import { int, load1, log, machine, ms, prng, runMain, stats, table, verdict, type Stats, envNumber } from './lib/report';
-import { benchDatabase, cleanup, connect, createApiKey, startApp, pointDataLayerAt } from './lib/setup';
+import { cleanup, createApiKey, setUpBench, pointDataLayerAt } from './lib/setup';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const num = envNumber;
@@ -44,25 +40,14 @@ const RAW_SQL = `
 const statsRow = (name: string, s: Stats, extra = '') => [name, ms(s.p50), ms(s.p95), ms(s.p99), ms(s.max), extra];
 
 async function main(): Promise<number> {
-  const startLoad = load1();
-  const db = await benchDatabase(root);
-  log(`database: ${db.where}`);
-  await applyMigrations(db.url, { warn: () => {} });
-  const sql = await connect(db.url);
-  const pgVersion = (await sql.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0].v;
-  await sql.query(`INSERT INTO trusted_servers (name, trusted_by) SELECT unnest($1::text[]), 'bench'`, [DEMO_TRUSTED_SERVERS]);
-
-  log(`loading ${int(RECORDS)} outcome records over ${int(REFS)} request references (load ${load1()})…`);
-  const { plan, timings } = await loadLookupData(db.url, { records: RECORDS, refs: REFS, progress: log });
-  log(`loaded: COPY ${timings.generateAndCopy.toFixed(0)} s, indexes ${timings.indexes.toFixed(0)} s, VACUUM ANALYZE ${timings.vacuum.toFixed(0)} s; ` +
-    `table ${(timings.tableBytes / 2 ** 30).toFixed(2)} GiB + indexes ${(timings.indexBytes / 2 ** 30).toFixed(2)} GiB`);
-
-  const secret = randomBytes(32).toString('base64url');
-  ensureBuild(root);
-  const profile = process.env.BENCH_CPU_PROFILE;
-  const app = await startApp(root, { DATABASE_URL: db.url, AUTH_SECRET: secret }, profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profile)}`] : []);
-  log(`console: ${app.origin}`);
-  const apiKey = createApiKey(root, db.url, ['outcomes:read'], 'bench-lookup');
+  const { startLoad, db, sql, pgVersion, app, authSecret: secret, prepared } = await setUpBench(root, async ({ db: { url } }) => {
+    log(`loading ${int(RECORDS)} outcome records over ${int(REFS)} request references (load ${load1()})…`);
+    const { plan, timings } = await loadLookupData(url, { records: RECORDS, refs: REFS, progress: log });
+    log(`loaded: COPY ${timings.generateAndCopy.toFixed(0)} s, indexes ${timings.indexes.toFixed(0)} s, VACUUM ANALYZE ${timings.vacuum.toFixed(0)} s; ` +
+      `table ${(timings.tableBytes / 2 ** 30).toFixed(2)} GiB + indexes ${(timings.indexBytes / 2 ** 30).toFixed(2)} GiB`);
+    return { plan, timings, apiKey: createApiKey(root, url, ['outcomes:read'], 'bench-lookup') };
+  });
+  const { plan, timings, apiKey } = prepared;
   const headers = { authorization: `Bearer ${apiKey}` };
 
   // Random references, the same for both paths; the warm-up uses others.

@@ -36,7 +36,7 @@ test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async () => {
   test.setTimeout(120_000);
-  cluster = await startEmbeddedPostgres(path.join(ROOT, '.faults-data', 'e2e'));
+  cluster = await startEmbeddedPostgres(path.join(ROOT, '.faults-data', 'e2e'), { port: 'free' }); // not the main cluster's COUNTERSIGN_PG_PORT
   dbName = `faults_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
   const url = cluster.url(dbName);
   await ensureDatabaseExists(url);

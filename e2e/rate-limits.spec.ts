@@ -1,10 +1,12 @@
 import { expect, test, type Browser } from '@playwright/test';
 import { cli, secretFrom, users } from './helpers';
-import { get, startSecondServer, type Answer, type SecondServer } from './second-server';
+import { startConsole, type ConsoleProcess } from '../scripts/lib/console-process';
+import { get, type Answer } from './http-get';
 import { DEMO_PASSWORD } from '../scripts/seed';
 
-// The main test server runs with the default limits (far above anything a test does); this file
-// starts a second one on the same build and database with tiny limits, so the limits can be met.
+// The main test server runs with generous limits (playwright.config.ts: far above anything a test
+// does); this file starts a second one on the same build and database with tiny limits, so the
+// limits can be met.
 const LIMITS = {
   RATE_LIMIT_API_KEY_PER_SECOND: '0.2', RATE_LIMIT_API_KEY_BURST: '3', // a token every 5 s
   RATE_LIMIT_USER_PER_SECOND: '0.2', RATE_LIMIT_USER_BURST: '3',
@@ -12,12 +14,12 @@ const LIMITS = {
   RATE_LIMIT_SIGN_IN_ADDRESS_PER_HOUR: '36', RATE_LIMIT_SIGN_IN_ADDRESS_BURST: '6',
 };
 
-let server: SecondServer;
+let server: ConsoleProcess;
 const stamp = Date.now().toString(36);
 
 test.beforeAll(async () => {
   test.setTimeout(90_000);
-  server = await startSecondServer(LIMITS);
+  server = await startConsole(process.cwd(), LIMITS);
 });
 
 test.afterAll(async () => {

@@ -4,9 +4,13 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import pg from 'pg';
+import { DEMO_TRUSTED_SERVERS } from '../../scripts/demo-outcomes';
+import { ensureBuild } from '../../scripts/lib/build';
 import { ensureDatabaseExists } from '../../scripts/lib/database';
 import { startConsole, type ConsoleProcess } from '../../scripts/lib/console-process';
 import { startEmbeddedPostgres } from '../../scripts/lib/embedded-postgres';
+import { applyMigrations } from '../../scripts/lib/migrations';
+import { load1, log } from './report';
 
 export { createApiKey, createUser, runCli } from '../../scripts/lib/console-process';
 
@@ -83,6 +87,42 @@ export async function startApp(root: string, env: Record<string, string>, nodeFl
   const app = await startConsole(root, env, nodeFlags);
   steps.push({ name: 'stop next start', undo: app.stop });
   return app;
+}
+
+export type Bench = {
+  /** The 1-minute load average before anything started. */
+  startLoad: string;
+  db: BenchDatabase;
+  /** A pg client on the bench database (closed by `cleanup`). */
+  sql: pg.Client;
+  pgVersion: string;
+};
+
+/**
+ * The set-up the console benchmarks share, in this order: a fresh bench database (its place
+ * logged) with the migrations applied, a pg client on it, the server's version, the demo's MCP
+ * servers trusted; then `prepare`, the benchmark's own data and credentials (CLI calls: made
+ * before the console starts, since a keep-alive connection left idle past the server's timeout
+ * meanwhile fails the next request); then the build if needed and the console on its own
+ * AUTH_SECRET (under --cpu-prof when BENCH_CPU_PROFILE names a folder), its origin logged.
+ */
+export async function setUpBench<T>(root: string, prepare: (bench: Bench) => Promise<T> | T): Promise<Bench & { prepared: T; app: App; authSecret: string }> {
+  const startLoad = load1();
+  const db = await benchDatabase(root);
+  log(`database: ${db.where}`);
+  await applyMigrations(db.url, { warn: () => {} });
+  const sql = await connect(db.url);
+  const pgVersion = (await sql.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0].v;
+  await sql.query(`INSERT INTO trusted_servers (name, trusted_by) SELECT unnest($1::text[]), 'bench'`, [DEMO_TRUSTED_SERVERS]);
+  const bench = { startLoad, db, sql, pgVersion };
+  const prepared = await prepare(bench);
+
+  const authSecret = randomBytes(32).toString('base64url');
+  ensureBuild(root);
+  const profile = process.env.BENCH_CPU_PROFILE;
+  const app = await startApp(root, { DATABASE_URL: db.url, AUTH_SECRET: authSecret }, profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profile)}`] : []);
+  log(`console: ${app.origin}`);
+  return { ...bench, prepared, app, authSecret };
 }
 
 /**

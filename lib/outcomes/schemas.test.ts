@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { outcomeBatchSchema, outcomeSchema } from './schemas';
+import { z } from 'zod';
+import { isStorableText, outcomeBatchSchema, outcomeSchema, storable } from './schemas';
 
 const DIGEST = `sha256:${'ab'.repeat(32)}`;
 
@@ -152,5 +153,19 @@ describe('outcomeBatchSchema', () => {
 
   it('refuses unknown keys beside records', () => {
     expect(outcomeBatchSchema.safeParse({ records: [minimal], extra: 1 }).success).toBe(false);
+  });
+});
+
+describe('isStorableText', () => {
+  it('says what storable() accepts: refuses NUL and unpaired surrogates, keeps paired ones', () => {
+    const schema = storable(z.string());
+    const samples: [string, boolean][] = [
+      ['get_order', true], ['', true], ['emoji \ud83d\ude00 pair', true], ['ünïcödé', true],
+      ['a\u0000b', false], ['\u0000', false], ['x\ud800', false], ['\udc00x', false], ['\ude00\ud83d', false],
+    ];
+    for (const [text, storableText] of samples) {
+      expect(isStorableText(text), JSON.stringify(text)).toBe(storableText);
+      expect(schema.safeParse(text).success, JSON.stringify(text)).toBe(storableText);
+    }
   });
 });

@@ -74,6 +74,8 @@ const NAME_MAX = 200;
 // naming the field, not as a 500 or a changed value later.
 const NO_NUL = /^[^\u0000]*$/;
 const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/** Whether PostgreSQL can hold `v` as text: no NUL, no unpaired surrogate (what `storable` refuses). */
+export const isStorableText = (v: string) => NO_NUL.test(v) && !UNPAIRED_SURROGATE.test(v);
 /** `s` refusing what cannot be stored as text: NUL, and unpaired surrogates. */
 export const storable = (s: z.ZodString) =>
   s.regex(NO_NUL, 'must not contain NUL characters').refine((v) => !UNPAIRED_SURROGATE.test(v), 'must be valid Unicode (no unpaired surrogates)');

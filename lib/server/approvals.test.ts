@@ -411,6 +411,16 @@ describe('redeemGrant', () => {
     expect(value(await redeemGrant(redeemer, grantId, redeemBody())).grantId).toBe(grantId);
   });
 
+  it('text PostgreSQL cannot hold (a NUL, a lone surrogate) in the server or tool: named as differing, nothing redeemed', async () => {
+    const { approvalId, grantId } = await approvedGrant();
+    for (const [field, over] of [['server', { server: `${TRUSTED}\u0000` }], ['tool', { tool: 'get_\u0000order' }], ['tool', { tool: 'get_\udc00order' }]] as const) {
+      const r = await redeemGrant(redeemer, grantId, redeemBody(over));
+      expect(r).toMatchObject({ ok: false, failure: 'invalid_input', errors: [{ path: field }] });
+    }
+    expect(value(await getApproval(admin, approvalId)).status).toBe('approved');
+    expect(value(await redeemGrant(redeemer, grantId, redeemBody())).grantId).toBe(grantId);
+  });
+
   it('needs the scope and a grant that exists (in the key\'s organization)', async () => {
     const { grantId } = await approvedGrant();
     expect(await redeemGrant(requester, grantId, redeemBody())).toMatchObject({ ok: false, failure: 'forbidden' });

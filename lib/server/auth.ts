@@ -28,8 +28,7 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
         const admission = admitSignIn(email, address);
         if (!admission.admitted) {
           // Too many failed attempts for this address or e-mail: refused like a wrong password
-          // (same answer, and the password is still checked so it takes as long), but logged.
-          console.warn(`[auth] sign-in refused for ${email} from ${address ?? 'an unknown address'}: too many failed attempts (retry after ${admission.retryAfterSeconds} s)`);
+          // (same answer, and the password is still checked so it takes as long); admitSignIn logs it.
           await verifyPassword(email, password).catch(() => null);
           return null;
         }

@@ -11,7 +11,7 @@ import { closeDb, db, isDatabaseUnavailable, pool } from './db';
 let cluster: Awaited<ReturnType<typeof startEmbeddedPostgres>>;
 
 beforeAll(async () => {
-  cluster = await startEmbeddedPostgres(path.resolve('.faults-data', 'unit'));
+  cluster = await startEmbeddedPostgres(path.resolve('.faults-data', 'unit'), { port: 'free' }); // not the main cluster's COUNTERSIGN_PG_PORT
   await closeDb();
   process.env.DATABASE_URL = cluster.url();
   process.env.DATABASE_POOL_SIZE = '4';

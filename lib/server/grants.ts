@@ -4,6 +4,7 @@ import { auditAppendArgs } from './audit';
 import { dbNow, keyActor, refusedByDatabase } from './approvals';
 import type { ApiClient } from './credentials';
 import { isUuid, type RedeemBody } from '@/lib/approvals/schemas';
+import { isStorableText } from '@/lib/outcomes/schemas';
 import { fail, ok, type FieldError, type Result } from '@/lib/result';
 
 export type Redemption = { grantId: string; approvalId: string; redeemedAt: Date; server: string; tool: string; argsDigest: string };
@@ -20,7 +21,7 @@ export async function redeemGrant(client: ApiClient, grantId: string, body: Rede
   if (client.kind !== 'apiKey' || !client.scopes.includes('grants:redeem')) return fail('forbidden');
   if (!isUuid(grantId)) return fail('not_found');
   // Text PostgreSQL cannot hold never matches a stored binding: explained without a write.
-  if (LONE_SURROGATE.test(body.server) || LONE_SURROGATE.test(body.tool)) return explainRefusedRedemption(client, grantId, body);
+  if (!isStorableText(body.server) || !isStorableText(body.tool)) return explainRefusedRedemption(client, grantId, body);
   // The audit entry's target, the approval, is filled in by the database.
   const entry = {
     actor: keyActor(client), action: 'grant.redeem', targetType: 'approval', targetId: '',
@@ -36,8 +37,6 @@ export async function redeemGrant(client: ApiClient, grantId: string, body: Rede
   }
   return explainRefusedRedemption(client, grantId, body);
 }
-
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 // ── Group commit ────────────────────────────────────────────────────────────────────────────
 // Every redemption appends to the audit chain, whose lock is held until its transaction has

@@ -22,6 +22,9 @@ const LIMITS = {
   RATE_LIMIT_SIGN_IN_ADDRESS_PER_HOUR: '1800', RATE_LIMIT_SIGN_IN_ADDRESS_BURST: '5',
 };
 
+// Low limits of its own, over the generous ones scripts/lib/vitest-setup.ts sets for other suites.
+const before = Object.fromEntries(Object.keys(LIMITS).map((name) => [name, process.env[name]]));
+
 beforeEach(() => {
   // Only the monotonic clock the buckets read is faked: database I/O keeps real timers.
   vi.useFakeTimers({ toFake: ['performance'] });
@@ -31,7 +34,10 @@ beforeEach(() => {
 
 afterEach(() => {
   vi.useRealTimers();
-  for (const name of Object.keys(LIMITS)) delete process.env[name];
+  for (const [name, value] of Object.entries(before)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
   resetRateLimits();
 });
 
@@ -181,6 +187,40 @@ describe('sign-in attempts', () => {
       return a.admitted;
     }));
     expect(results.filter(Boolean)).toHaveLength(3);
+  });
+
+  it('logs a refusal once per spell of each e-mail or address, not once per refused attempt', () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const email = `${uniq('flood')}@example.test`;
+    for (let i = 0; i < 3; i++) guess(email, `198.51.100.${10 + i}`);
+    for (let i = 0; i < 20; i++) expect(guess(email, `198.51.100.${20 + i}`)).toBe(false);
+    expect(warn.mock.calls.map((c) => String(c[0]))).toEqual([
+      `[auth] sign-in refused for ${email} from 198.51.100.20: too many failed attempts (retry after 1 s)`,
+    ]);
+    // A token back, spent on one more failure: the next refusal starts a new spell.
+    vi.advanceTimersByTime(1_000);
+    expect(guess(email, '198.51.100.50')).toBe(true);
+    for (let i = 0; i < 5; i++) expect(guess(email, '198.51.100.51')).toBe(false);
+    expect(warn).toHaveBeenCalledTimes(2);
+    // An address spraying accounts: one line for its spell, whichever accounts follow.
+    for (let i = 0; i < 5; i++) guess(`${uniq('spray')}@example.test`, '203.0.113.99');
+    for (let i = 0; i < 10; i++) expect(guess(`${uniq('spray')}@example.test`, '203.0.113.99')).toBe(false);
+    expect(warn).toHaveBeenCalledTimes(3);
+    expect(String(warn.mock.calls[2][0])).toMatch(/from 203\.0\.113\.99: too many failed attempts \(retry after 2 s\)$/);
+    warn.mockRestore();
+  });
+
+  it('logs a client-chosen address without control characters and at most 64 characters long', () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const address = `6.6.6.6\n[auth] sign-in succeeded for admin@example.test\u202e${'x'.repeat(5_000)}`;
+    for (let i = 0; i < 6; i++) guess(`${uniq('forge')}@example.test`, address);
+    expect(warn).toHaveBeenCalledTimes(1);
+    const line = String(warn.mock.calls[0][0]);
+    expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/);
+    const logged = /from (.*): too many failed attempts/.exec(line)![1];
+    expect(logged.startsWith('6.6.6.6?[auth] sign-in succeeded for admin@example.test?xx')).toBe(true);
+    expect(Array.from(logged)).toHaveLength(64);
+    warn.mockRestore();
   });
 
   it('without a known address only the e-mail limit applies', () => {

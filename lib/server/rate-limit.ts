@@ -1,6 +1,7 @@
 import 'server-only';
 import { BucketStore, type Take } from '@/lib/ratelimit/bucket';
 import { rateLimitConfig } from '@/lib/ratelimit/config';
+import { loggable } from '@/lib/ratelimit/log';
 
 // ── The one rate-limit mechanism ────────────────────────────────────────────────────────────
 // In memory, per process. The console runs as one Node process, so this is every request it
@@ -56,6 +57,7 @@ export type SignInAdmission =
  * Brute-force guard for the password check: each attempt takes a token from the e-mail
  * address's bucket and the client address's; a successful one gives them back, so only failed
  * attempts count. Taken before the check (not after) so concurrent guesses cannot slip past.
+ * The first refusal of a spell is logged. `email` is a validated address (signInSchema).
  */
 export function admitSignIn(email: string, address: string | null): SignInAdmission {
   const s = stores();
@@ -66,7 +68,13 @@ export function admitSignIn(email: string, address: string | null): SignInAdmiss
     // A refused attempt is not a guess: whatever one bucket gave is given back.
     if (byEmail.allowed) s.signInEmail.refund(email);
     if (byAddress?.allowed && address) s.signInAddress.refund(address);
-    return { admitted: false, retryAfterSeconds: Math.max(...refused.map((r) => r.retryAfterSeconds)) };
+    const retryAfterSeconds = Math.max(...refused.map((r) => r.retryAfterSeconds));
+    // Once per spell of refusals of the e-mail or the address, not per refused attempt; the
+    // address is the client's choice without a proxy in front, so logged made safe (log.ts).
+    if (refused.some((r) => r.first)) {
+      console.warn(`[auth] sign-in refused for ${email} from ${address === null ? 'an unknown address' : loggable(address)}: too many failed attempts (retry after ${retryAfterSeconds} s)`);
+    }
+    return { admitted: false, retryAfterSeconds };
   }
   return {
     admitted: true,

@@ -107,12 +107,21 @@ function runningPort(bin: string, pgData: string, runAs: RunAs): number | null {
   return Number(readFileSync(path.join(pgData, 'postmaster.pid'), 'utf8').split('\n')[3]);
 }
 
+export type EmbeddedOptions = {
+  /**
+   * `configured` (the default): COUNTERSIGN_PG_PORT when set, else a free one; `free`: a free
+   * one whatever is set, for a cluster of its own beside the configured one (test harnesses).
+   */
+  port?: 'configured' | 'free';
+};
+
 /**
  * Starts (or finds running) the embedded cluster whose files live under dataDir.
  * Returns `started: true` when this call started it, so the caller knows to stop it; `stop` and
- * `start` take it down and bring it back on the same port (fault-injection tests).
+ * `start` take it down and bring it back on the same port (fault-injection tests). A cluster
+ * found running keeps the port it runs on.
  */
-export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedCluster & { started: boolean; stop: (mode?: 'fast' | 'immediate') => void; start: () => void }> {
+export async function startEmbeddedPostgres(dataDir: string, options: EmbeddedOptions = {}): Promise<EmbeddedCluster & { started: boolean; stop: (mode?: 'fast' | 'immediate') => void; start: () => void }> {
   // Traversable but not listable: the postgres user must reach dataDir/pg; secrets are 0600.
   mkdirSync(dataDir, { recursive: true, mode: 0o711 });
   const runAs = postgresUser();
@@ -138,7 +147,8 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedCl
 
   const running = runningPort(bin, pgData, runAs);
   const started = running === null;
-  const port = running ?? (Number(process.env.COUNTERSIGN_PG_PORT) || (await freePort()));
+  const configured = options.port === 'free' ? 0 : Number(process.env.COUNTERSIGN_PG_PORT);
+  const port = running ?? (configured || (await freePort()));
   const start = () => {
     const opts = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c max_connections=200`;
     run(path.join(bin, 'pg_ctl'), ['start', '-w', '-t', '60', '-D', pgData, '-l', path.join(pgData, 'server.log'), '-o', opts], runAs, { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -4,6 +4,12 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import pg from 'pg';
 
+// Suites act as the same person many times (e.g. app/api/v1/hostile-*.test.ts with personal
+// tokens): the per-person limit (20/s, burst 100) would make them depend on their speed. Unless
+// set otherwise; lib/server/rate-limit.test.ts sets its own low limits to test real ones.
+process.env.RATE_LIMIT_USER_PER_SECOND ??= '10000';
+process.env.RATE_LIMIT_USER_BURST ??= '100000';
+
 const template = process.env.DATABASE_URL;
 const admin = process.env.TEST_ADMIN_DATABASE_URL;
 
