@@ -236,4 +236,8 @@ describe('clientAddress', () => {
     expect(clientAddress(new Headers({ 'x-forwarded-for': ' , ', 'x-real-ip': '198.51.100.7' }))).toBe('198.51.100.7');
     expect(clientAddress(new Headers())).toBeNull();
   });
+
+  it('keeps at most 64 characters of a forged address (bucket keys stay small)', () => {
+    expect(clientAddress(new Headers({ 'x-forwarded-for': 'a'.repeat(8_000) }))).toBe('a'.repeat(64));
+  });
 });

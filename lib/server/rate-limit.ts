@@ -94,5 +94,7 @@ export function admitSignIn(email: string, address: string | null): SignInAdmiss
 export function clientAddress(headers: Headers): string | null {
   const forwarded = headers.get('x-forwarded-for');
   const last = forwarded?.split(',').map((s) => s.trim()).filter(Boolean).at(-1);
-  return (last ?? headers.get('x-real-ip')?.trim()) || null;
+  // An address is at most 45 characters (IPv6 with an IPv4 tail); a longer value is forged, and
+  // kept whole it would make every bucket key as large as a header.
+  return (last ?? headers.get('x-real-ip')?.trim())?.slice(0, 64) || null;
 }
