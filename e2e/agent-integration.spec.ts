@@ -6,6 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { observingFetch, withCountersign } from '../lib/mcp';
 import { DEMO_SERVER_NAME, startDemoMcpServer } from '../scripts/demo-mcp-server';
+import { freePort } from '../scripts/lib/embedded-postgres';
 import type { DemoAgentReport } from '../scripts/demo-agent';
 import { cli, secretFrom, users } from './helpers';
 
@@ -163,14 +164,6 @@ test('Countersign down: the tool call still works and its record waits; writes a
     await proxy?.close();
   }
 });
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
 // A plain TCP forwarder: the console reachable again on the port the reporter was given.
 async function forward(port: number, targetPort: string): Promise<{ close(): Promise<void> }> {
