@@ -1,5 +1,5 @@
-import { expect, test, type APIResponse } from '@playwright/test';
-import { cli, secretFrom, users } from './helpers';
+import { expect, test } from '@playwright/test';
+import { cli, expectProblem, secretFrom, users } from './helpers';
 
 let adminToken = '';
 let readKey = '';
@@ -9,14 +9,6 @@ test.beforeAll(() => {
   readKey = secretFrom(cli('apikeys:create', '--name', `e2e-read-${Date.now()}`, '--scopes', 'outcomes:read'), 'cs_live_');
 });
 
-async function expectProblem(res: APIResponse, status: number, code: string) {
-  expect(res.status()).toBe(status);
-  expect(res.headers()['content-type']).toContain('application/problem+json');
-  const body = await res.json();
-  expect(body).toMatchObject({ status, code, type: expect.any(String), title: expect.any(String), detail: expect.any(String) });
-  expect(JSON.stringify(body)).not.toMatch(/at .*\.(ts|js):\d+|prisma|postgres/i);
-  return body;
-}
 
 test.describe('machine API guard', () => {
   test('no credential: 401 problem+json with a Bearer challenge', async ({ request }) => {

@@ -1,5 +1,5 @@
-import { expect, test, type APIRequestContext, type APIResponse } from '@playwright/test';
-import { cli, secretFrom, users } from './helpers';
+import { expect, test, type APIRequestContext } from '@playwright/test';
+import { cli, expectProblem, secretFrom, users } from './helpers';
 
 // Approvals and grants through the real server (API.md, "Approvals and grants"): every status
 // code the contract names for these routes.
@@ -47,14 +47,6 @@ const decide = (request: APIRequestContext, id: string, secret: string, data: un
 const redeem = (request: APIRequestContext, grantId: string, data: unknown, secret = redeemKey) =>
   request.post(`/api/v1/grants/${grantId}/redeem`, { headers: bearer(secret), data });
 
-async function expectProblem(res: APIResponse, status: number, code: string) {
-  expect(res.status()).toBe(status);
-  expect(res.headers()['content-type']).toContain('application/problem+json');
-  const body = await res.json();
-  expect(body).toMatchObject({ status, code, type: expect.any(String), title: expect.any(String), detail: expect.any(String) });
-  expect(JSON.stringify(body)).not.toMatch(/at .*\.(ts|js):\d+|prisma|postgres|SQL/i);
-  return body;
-}
 
 async function pending(request: APIRequestContext, over: Record<string, unknown> = {}): Promise<{ id: string; version: number }> {
   const res = await create(request, approvalBody(over));

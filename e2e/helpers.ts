@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { expect, type Page } from '@playwright/test';
+import { expect, type APIResponse, type Page } from '@playwright/test';
 import { DEMO_PASSWORD, demoUsers } from '../scripts/seed';
 
 export const users = Object.fromEntries(demoUsers.map((u) => [u.role === 'reviewer' && u.email.startsWith('reviewer2') ? 'reviewer2' : u.role, u])) as Record<'admin' | 'reviewer' | 'reviewer2' | 'support', (typeof demoUsers)[number]>;
@@ -22,3 +22,13 @@ export const secretFrom = (output: string, prefix: string) => {
   if (!m) throw new Error(`no ${prefix} secret in: ${output}`);
   return m[0];
 };
+
+/** A problem+json answer with this status and code, and no stack trace or database text in it. */
+export async function expectProblem(res: APIResponse, status: number, code: string) {
+  expect(res.status()).toBe(status);
+  expect(res.headers()['content-type']).toContain('application/problem+json');
+  const body = await res.json();
+  expect(body).toMatchObject({ status, code, type: expect.any(String), title: expect.any(String), detail: expect.any(String) });
+  expect(JSON.stringify(body)).not.toMatch(/at .*\.(ts|js):\d+|prisma|postgres|SQL/i);
+  return body;
+}

@@ -1,5 +1,5 @@
-import { expect, test, type APIRequestContext, type APIResponse } from '@playwright/test';
-import { cli, secretFrom, users } from './helpers';
+import { expect, test, type APIRequestContext } from '@playwright/test';
+import { cli, expectProblem, secretFrom, users } from './helpers';
 
 // The outcome records API through the real server (API.md, "Outcome records").
 
@@ -42,14 +42,6 @@ function record(over: Record<string, unknown> = {}) {
 const post = (request: APIRequestContext, secret: string, data: unknown) =>
   request.post('/api/v1/outcomes', { headers: bearer(secret), data });
 
-async function expectProblem(res: APIResponse, status: number, code: string) {
-  expect(res.status()).toBe(status);
-  expect(res.headers()['content-type']).toContain('application/problem+json');
-  const body = await res.json();
-  expect(body).toMatchObject({ status, code, type: expect.any(String), title: expect.any(String), detail: expect.any(String) });
-  expect(JSON.stringify(body)).not.toMatch(/at .*\.(ts|js):\d+|prisma|postgres|SQL/i);
-  return body;
-}
 
 const CLASSIFICATION_KEYS = ['boundary', 'category', 'delivery', 'nextStep', 'readOnly', 'retry', 'whatHappened'];
 

@@ -2,15 +2,15 @@
 import { useState, useTransition } from 'react';
 import { Button } from './button';
 
-/** A destructive action behind a confirmation; shows the action's own error next to it. */
-export function ConfirmButton({ label, confirm, run }: { label: string; confirm: string; run: () => Promise<string | null> }) {
+/** An action behind a confirmation (destructive unless said otherwise); shows the action's own error next to it. */
+export function ConfirmButton({ label, confirm, run, variant = 'danger' }: { label: string; confirm: string; run: () => Promise<string | null>; variant?: 'danger' | 'secondary' }) {
   const [pending, start] = useTransition();
   const [error, setError] = useState<string | null>(null);
   return (
     <span className="inline-flex items-center gap-2">
       <Button
         size="sm"
-        variant="danger"
+        variant={variant}
         disabled={pending}
         onClick={() => {
           if (!window.confirm(confirm)) return;

@@ -2,8 +2,9 @@
 import { believedHints } from './policy';
 import type { ApprovalStatus } from './schemas';
 import type { ToolAnnotations } from '@/lib/outcomes/schemas';
+import type { Tone } from '@/lib/outcomes/present';
 
-export type Tone = 'neutral' | 'good' | 'warn' | 'bad' | 'info';
+export type { Tone } from '@/lib/outcomes/present';
 
 export const statusLabel: Record<ApprovalStatus, string> = {
   pending: 'Pending',

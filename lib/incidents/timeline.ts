@@ -57,18 +57,8 @@ export type OutcomeEntry = Entry<'outcome', {
   grantId: string | null;
   classification: Classification;
 }>;
-export type ApprovalRequestedEntry = Entry<'approval_requested', {
-  approvalId: string;
-  requestedBy: string;
-  organization: string;
-  principal: string;
-  agent: string | null;
-  server: string;
-  tool: string;
-  summary: string;
-  requiredApprovals: number;
-  resource: { type: string; id: string } | null;
-}>;
+export type ApprovalRequestedEntry = Entry<'approval_requested', { approvalId: string } & Pick<IncidentApproval,
+  'requestedBy' | 'organization' | 'principal' | 'agent' | 'server' | 'tool' | 'summary' | 'requiredApprovals' | 'resource'>>;
 export type DecisionEntry = Entry<'decision', { approvalId: string; reviewer: string; decision: DecisionKind; reason: string }>;
 export type GrantIssuedEntry = Entry<'grant_issued', { approvalId: string; grantId: string; issuedBy: string; expiresAt: Date }>;
 export type GrantRedeemedEntry = Entry<'grant_redeemed', { approvalId: string; grantId: string; redeemedBy: string; server: string; tool: string }>;

@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { freePort } from '../../scripts/lib/embedded-postgres';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -289,7 +289,7 @@ describe('prepareSession over HTTP: admission failures while connecting', () => 
   });
 
   it('a refused connection: nothing was sent', async () => {
-    const port = await closedPort();
+    const port = await freePort() /* nothing listens there */;
     const client = new Client({ name: 'test', version: '1.0.0' });
     const ready = await prepareSession(client, {
       connect: () => client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { fetch: observingFetch() })),
@@ -314,11 +314,3 @@ describe('catalog', () => {
     expect(o.observed.result).toEqual({ isError: false, outputValidation: 'invalid' });
   });
 });
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}

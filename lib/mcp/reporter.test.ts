@@ -1,5 +1,5 @@
 import { createServer as createHttpServer } from 'node:http';
-import { createServer } from 'node:net';
+import { freePort } from '../../scripts/lib/embedded-postgres';
 import { describe, expect, it } from 'vitest';
 import { outcomeSchema, type Outcome } from '../outcomes/schemas';
 import { OutcomeReporter, type ReporterEvent, type ReporterOptions } from './reporter';
@@ -174,7 +174,7 @@ describe('OutcomeReporter', () => {
   });
 
   it('against a real closed port: records stay buffered; against a real server they arrive', async () => {
-    const port = await closedPort();
+    const port = await freePort() /* nothing listens there */;
     const down = new OutcomeReporter({ url: `http://127.0.0.1:${port}`, apiKey: 'cs_live_x', flushIntervalMs: 10_000 });
     down.enqueue(record());
     expect(await down.flush()).toEqual({ ok: false, buffered: 1 });
@@ -197,11 +197,3 @@ describe('OutcomeReporter', () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 });
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}

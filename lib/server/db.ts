@@ -13,11 +13,8 @@ const holder = globalThis as unknown as { countersignDb?: PrismaClient; counters
  */
 export function pool(): pg.Pool {
   if (holder.countersignPool) return holder.countersignPool;
-  const connectionString = process.env.DATABASE_URL;
-  if (!connectionString) throw new Error('DATABASE_URL is not set');
   const queryTimeout = Number(process.env.DATABASE_QUERY_TIMEOUT_MS) || 15_000;
-  const created = new pg.Pool({
-    connectionString,
+  holder.countersignPool = createPool({
     max: Number(process.env.DATABASE_POOL_SIZE) || 10,
     // A database that does not answer (stopped: refused at once; frozen, or a network dropping
     // packets: silence) must cost a request seconds, then a 503, never a hang. New connections
@@ -25,14 +22,19 @@ export function pool(): pg.Pool {
     // which rolls it back: giving up only on this side would leave it running, free to commit
     // after its caller was told 503. The client-side limit, a little later, is for a server
     // that cannot even do that (frozen): without it such a query waits forever.
-    connectionTimeoutMillis: 5_000,
     statement_timeout: Math.max(queryTimeout - 2_000, Math.ceil(queryTimeout / 2)),
     query_timeout: queryTimeout,
     keepAlive: true,
   });
+  return holder.countersignPool;
+}
+
+function createPool(config: pg.PoolConfig): pg.Pool {
+  const connectionString = process.env.DATABASE_URL;
+  if (!connectionString) throw new Error('DATABASE_URL is not set');
+  const created = new pg.Pool({ connectionString, connectionTimeoutMillis: 5_000, ...config });
   // An idle client losing its connection (the database restarting) must not crash the process.
   created.on('error', (err) => console.error('[db] idle connection lost:', err.message));
-  holder.countersignPool = created;
   return created;
 }
 
@@ -43,19 +45,12 @@ export function pool(): pg.Pool {
  * read (an fsync per view); now it costs what the reads beside it cost.
  */
 export function logPool(): pg.Pool {
-  if (holder.countersignLogPool) return holder.countersignLogPool;
-  const connectionString = process.env.DATABASE_URL;
-  if (!connectionString) throw new Error('DATABASE_URL is not set');
-  const created = new pg.Pool({
-    connectionString,
+  holder.countersignLogPool ??= createPool({
     max: 2,
-    connectionTimeoutMillis: 5_000,
     query_timeout: Number(process.env.DATABASE_QUERY_TIMEOUT_MS) || 15_000,
     options: '-c synchronous_commit=off',
   });
-  created.on('error', (err) => console.error('[db] idle connection lost:', err.message));
-  holder.countersignLogPool = created;
-  return created;
+  return holder.countersignLogPool;
 }
 
 function createClient(): PrismaClient {

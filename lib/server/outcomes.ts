@@ -165,13 +165,11 @@ const INSERT_ROWS = `
   RETURNING id, event_id`;
 
 const SELECT_EXISTING = `
-  SELECT id, event_id, content_hash, boundary, delivery, category, retry, read_only, what_happened, next_step
+  SELECT id, event_id, content_hash, boundary, delivery, category, retry,
+         read_only AS "readOnly", what_happened AS "whatHappened", next_step AS "nextStep"
   FROM outcome_records WHERE api_key_id = $1::uuid AND event_id = ANY($2::text[])`;
 
-type ExistingRow = {
-  id: string; event_id: string; content_hash: string; boundary: Classification['boundary']; delivery: Classification['delivery'];
-  category: Classification['category']; retry: Classification['retry']; read_only: boolean; what_happened: string; next_step: string;
-};
+type ExistingRow = Classification & { id: string; event_id: string; content_hash: string };
 
 type Stored = Map<string, { id: string; inserted: boolean; classification: Classification }>;
 
@@ -201,12 +199,7 @@ async function storeRows(conn: PoolClient, apiKeyId: string, rows: Row[], classi
       if (transaction) await conn.query('ROLLBACK');
       return clashing;
     }
-    for (const e of existing.rows) {
-      stored.set(e.event_id, {
-        id: e.id, inserted: false,
-        classification: { boundary: e.boundary, delivery: e.delivery, category: e.category, retry: e.retry, readOnly: e.read_only, whatHappened: e.what_happened, nextStep: e.next_step },
-      });
-    }
+    for (const e of existing.rows) stored.set(e.event_id, { id: e.id, inserted: false, classification: toClassification(e) });
     pending = conflicting.filter((r) => !stored.has(r.event_id));
   }
   if (transaction) await conn.query('COMMIT');
