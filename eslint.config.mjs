@@ -5,7 +5,10 @@ import nextTs from 'eslint-config-next/typescript';
 // Prisma lives only under lib/server/ (STYLE.md §2): everything else calls data access.
 const prismaOutsideServer = {
   patterns: [
-    { group: ['@prisma/*', '**/generated/prisma/**', '@/lib/generated/*'], message: 'Use a data-access function from lib/server/ instead of Prisma.' },
+    {
+      group: ['@prisma/*', '**/generated/prisma/**', '@/lib/generated/*'],
+      message: 'Use a data-access function from lib/server/ instead of Prisma.',
+    },
     { group: ['@/lib/server/db', '**/lib/server/db'], message: 'Only lib/server/ modules use the Prisma client.' },
   ],
 };
@@ -13,7 +16,15 @@ const prismaOutsideServer = {
 export default defineConfig([
   ...nextVitals,
   ...nextTs,
-  globalIgnores(['.next/**', 'node_modules/**', 'lib/generated/**', '.data/**', '.test-data/**', 'test-results/**', 'next-env.d.ts']),
+  globalIgnores([
+    '.next/**',
+    'node_modules/**',
+    'lib/generated/**',
+    '.data/**',
+    '.test-data/**',
+    'test-results/**',
+    'next-env.d.ts',
+  ]),
   {
     files: ['app/**', 'components/**', 'e2e/**', 'lib/**'],
     ignores: ['lib/server/**'],

@@ -20,7 +20,15 @@ export default defineConfig({
     screenshot: 'only-on-failure',
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-dev-shm-usage',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     },
   },
   webServer: {
@@ -37,7 +45,9 @@ export default defineConfig({
       RATE_LIMIT_USER_PER_SECOND: '10000',
       RATE_LIMIT_USER_BURST: '100000',
       COUNTERSIGN_SERVER_LOG: process.env.E2E_SERVER_LOG,
-      NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import ${path.resolve('scripts/lib/server-log.mjs')}`].filter(Boolean).join(' '),
+      NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import ${path.resolve('scripts/lib/server-log.mjs')}`]
+        .filter(Boolean)
+        .join(' '),
     },
   },
 });

@@ -9,9 +9,19 @@ export function proxy(request: NextRequest) {
     return NextResponse.next();
   } catch {
     const detail = 'The path is not valid percent-encoded UTF-8.';
-    if (!request.nextUrl.pathname.startsWith('/api/')) return new NextResponse(detail, { status: 400, headers: { 'content-type': 'text/plain; charset=utf-8' } });
-    const body = { type: '/problems/invalid_input', title: 'Malformed request', status: 400, code: 'invalid_input', detail };
-    return NextResponse.json(body, { status: 400, headers: { 'content-type': 'application/problem+json', 'cache-control': 'no-store' } });
+    if (!request.nextUrl.pathname.startsWith('/api/'))
+      return new NextResponse(detail, { status: 400, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+    const body = {
+      type: '/problems/invalid_input',
+      title: 'Malformed request',
+      status: 400,
+      code: 'invalid_input',
+      detail,
+    };
+    return NextResponse.json(body, {
+      status: 400,
+      headers: { 'content-type': 'application/problem+json', 'cache-control': 'no-store' },
+    });
   }
 }
 

@@ -14,7 +14,9 @@ export default function PageError({ error, retry }: { error: unknown; retry: () 
           The console could not read what this page needs, usually because its database is restarting or out of reach.
           Try again in a moment.
         </p>
-        <Button className="mt-6" onClick={() => retry()}>Try again</Button>
+        <Button className="mt-6" onClick={() => retry()}>
+          Try again
+        </Button>
         {digest ? <p className="mt-6 text-xs text-slate-400">Reference for the server log: {digest}</p> : null}
       </div>
     </main>

@@ -51,32 +51,35 @@ async function redeemAll(origin: string, apiKey: string, slices: StagedGrant[][]
   const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
   const started = performance.now();
   const until = started + seconds * 1000;
-  await Promise.all(slices.map(async (slice) => {
-    for (const g of slice) {
-      if (performance.now() > until) return;
-      const body = JSON.stringify({ server: g.server, tool: g.tool, argsDigest: g.argsDigest });
-      try {
-        const r = await timedFetch(`${origin}/api/v1/grants/${g.id}/redeem`, { method: 'POST', headers, body });
-        if (r.status === 200) {
-          out.latencies.push(r.ms);
-          out.redeemed++;
-        } else {
+  await Promise.all(
+    slices.map(async (slice) => {
+      for (const g of slice) {
+        if (performance.now() > until) return;
+        const body = JSON.stringify({ server: g.server, tool: g.tool, argsDigest: g.argsDigest });
+        try {
+          const r = await timedFetch(`${origin}/api/v1/grants/${g.id}/redeem`, { method: 'POST', headers, body });
+          if (r.status === 200) {
+            out.latencies.push(r.ms);
+            out.redeemed++;
+          } else {
+            out.errors++;
+            out.firstError ??= `HTTP ${r.status}: ${r.body.slice(0, 400)}`;
+          }
+        } catch (err) {
           out.errors++;
-          out.firstError ??= `HTTP ${r.status}: ${r.body.slice(0, 400)}`;
+          out.firstError ??= `request failed: ${err instanceof Error ? `${err.message} ${String(err.cause ?? '')}` : err}`;
+          await new Promise((res) => setTimeout(res, 100));
         }
-      } catch (err) {
-        out.errors++;
-        out.firstError ??= `request failed: ${err instanceof Error ? `${err.message} ${String(err.cause ?? '')}` : err}`;
-        await new Promise((res) => setTimeout(res, 100));
       }
-    }
-  }));
+    }),
+  );
   out.seconds = (performance.now() - started) / 1000;
   return out;
 }
 
 /** Deals grants to `n` clients round-robin: each gets its own. */
-const deal = (grants: StagedGrant[], n: number) => Array.from({ length: n }, (_, c) => grants.filter((_, i) => i % n === c));
+const deal = (grants: StagedGrant[], n: number) =>
+  Array.from({ length: n }, (_, c) => grants.filter((_, i) => i % n === c));
 
 type Activity = { samples: number; advisoryWaits: number[]; active: number[]; idleInTx: number[] };
 
@@ -87,7 +90,9 @@ async function sampleActivity(databaseUrl: string): Promise<{ stop: () => Promis
   let running = true;
   const loop = (async () => {
     while (running) {
-      const { rows: [r] } = await client.query<{ advisory: number; active: number; idle_tx: number }>(`
+      const {
+        rows: [r],
+      } = await client.query<{ advisory: number; active: number; idle_tx: number }>(`
         SELECT count(*) FILTER (WHERE wait_event_type = 'Lock' AND wait_event = 'advisory')::int AS advisory,
                count(*) FILTER (WHERE state = 'active')::int AS active,
                count(*) FILTER (WHERE state LIKE 'idle in transaction%')::int AS idle_tx
@@ -100,7 +105,13 @@ async function sampleActivity(databaseUrl: string): Promise<{ stop: () => Promis
     }
     await client.end();
   })();
-  return { stop: async () => { running = false; await loop; return out; } };
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      return out;
+    },
+  };
 }
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
 
@@ -108,7 +119,12 @@ const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.l
 function breakdown(runs: TracedQuery[][]): { label: string; perCall: number; p50: number; p95: number }[] {
   const by = new Map<string, number[]>();
   for (const run of runs) for (const q of run) by.set(queryLabel(q.sql), [...(by.get(queryLabel(q.sql)) ?? []), q.ms]);
-  return [...by].map(([label, xs]) => ({ label, perCall: xs.length / runs.length, p50: stats(xs).p50, p95: stats(xs).p95 }));
+  return [...by].map(([label, xs]) => ({
+    label,
+    perCall: xs.length / runs.length,
+    p50: stats(xs).p50,
+    p95: stats(xs).p95,
+  }));
 }
 
 async function explainAll(client: pg.Client, queries: TracedQuery[]): Promise<string[]> {
@@ -121,7 +137,9 @@ async function explainAll(client: pg.Client, queries: TracedQuery[]): Promise<st
       // Replayed after the fact: a statement whose effect is already there (the audit entry's
       // sequence number) cannot run again; it is named, not explained.
       await client.query('SAVEPOINT explain');
-      const res = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${q.sql}`, q.values).catch((err: Error) => err);
+      const res = await client
+        .query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${q.sql}`, q.values)
+        .catch((err: Error) => err);
       if (res instanceof Error) {
         await client.query('ROLLBACK TO SAVEPOINT explain');
         out.push(`  ${label.padEnd(40)} ${'–'.padStart(10)}   (not replayable afterwards: ${res.message})`);
@@ -143,19 +161,42 @@ async function main(): Promise<number> {
   const password = randomBytes(12).toString('base64url');
   const reviewerEmail = 'reviewer@bench.local';
   const BURST_GRANTS = BURST_ROUNDS * CLIENTS;
-  const { startLoad, db, sql, pgVersion, app, authSecret: secret, prepared } = await setUpBench(root, async ({ db: { url }, sql }) => {
+  const {
+    startLoad,
+    db,
+    sql,
+    pgVersion,
+    app,
+    authSecret: secret,
+    prepared,
+  } = await setUpBench(root, async ({ db: { url }, sql }) => {
     createUser(root, url, { email: reviewerEmail, role: 'reviewer', password, principal: 'bench-reviewer' });
-    createUser(root, url, { email: 'reviewer2@bench.local', role: 'reviewer', password, principal: 'bench-reviewer-2' });
+    createUser(root, url, {
+      email: 'reviewer2@bench.local',
+      role: 'reviewer',
+      password,
+      principal: 'bench-reviewer-2',
+    });
     const redeemKey = createApiKey(root, url, ['grants:redeem'], 'bench-executor');
     createApiKey(root, url, ['approvals:request'], 'bench-gateway');
     const ids = await sql.query<{ id: string; email: string; principal: string }>(
-      `SELECT id, email, principal_id AS principal FROM users WHERE email IN ($1, 'reviewer2@bench.local') ORDER BY email`, [reviewerEmail]);
+      `SELECT id, email, principal_id AS principal FROM users WHERE email IN ($1, 'reviewer2@bench.local') ORDER BY email`,
+      [reviewerEmail],
+    );
     const [reviewer, reviewer2] = ids.rows;
-    const gatewayId = (await sql.query<{ id: string }>(`SELECT id FROM api_keys WHERE name = 'bench-gateway'`)).rows[0].id;
+    const gatewayId = (await sql.query<{ id: string }>(`SELECT id FROM api_keys WHERE name = 'bench-gateway'`)).rows[0]
+      .id;
 
-    log(`staging ${int(GRANTS + WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS + BURST_GRANTS)} approved requests with grants and ${int(PENDING)} pending requests…`);
+    log(
+      `staging ${int(GRANTS + WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS + BURST_GRANTS)} approved requests with grants and ${int(PENDING)} pending requests…`,
+    );
     const t0 = performance.now();
-    const grants = await stageApprovedGrants(sql, { keyId: gatewayId, reviewer, count: GRANTS + WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS + BURST_GRANTS, tag: 'redeem' });
+    const grants = await stageApprovedGrants(sql, {
+      keyId: gatewayId,
+      reviewer,
+      count: GRANTS + WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS + BURST_GRANTS,
+      tag: 'redeem',
+    });
     await stagePendingQueue(sql, { keyId: gatewayId, reviewer: reviewer2, count: PENDING, tag: 'queue' });
     await sql.query('VACUUM (ANALYZE) approval_requests');
     await sql.query('VACUUM (ANALYZE) approval_decisions');
@@ -167,8 +208,14 @@ async function main(): Promise<number> {
   const warm = grants.slice(0, WARM_GRANTS);
   const serial = grants.slice(WARM_GRANTS, WARM_GRANTS + SERIAL_GRANTS);
   const traceGrants = grants.slice(WARM_GRANTS + SERIAL_GRANTS, WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS);
-  const mid = grants.slice(WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS, WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS);
-  const timed = grants.slice(WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS, WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS + GRANTS);
+  const mid = grants.slice(
+    WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS,
+    WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS,
+  );
+  const timed = grants.slice(
+    WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS,
+    WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS + GRANTS,
+  );
   const burstGrants = grants.slice(WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS + GRANTS);
 
   // ── (a) Redemption ──────────────────────────────────────────────────────────────────────
@@ -182,7 +229,10 @@ async function main(): Promise<number> {
   cpu.serial = meter?.stop();
   // The floor under a redemption: routing and the key check, same key, same connection reuse.
   const keyFloor: number[] = [];
-  for (let k = 0; k < 100; k++) keyFloor.push((await timedFetch(`${app.origin}/api/v1/me`, { headers: { authorization: `Bearer ${redeemKey}` } })).ms);
+  for (let k = 0; k < 100; k++)
+    keyFloor.push(
+      (await timedFetch(`${app.origin}/api/v1/me`, { headers: { authorization: `Bearer ${redeemKey}` } })).ms,
+    );
   log(`redemption: ${int(mid.length)} grants, ${MID_CLIENTS} clients (load ${load1()})…`);
   meter = cpuMeter(app.pid);
   const midRun = await redeemAll(app.origin, redeemKey, deal(mid, MID_CLIENTS), REDEEM_SECONDS);
@@ -198,38 +248,54 @@ async function main(): Promise<number> {
   const burst: RedeemRun = { latencies: [], errors: 0, firstError: null, seconds: 0, redeemed: 0 };
   for (let k = 0; k < BURST_ROUNDS; k++) {
     await new Promise((res) => setTimeout(res, 250));
-    const one = await redeemAll(app.origin, redeemKey, deal(burstGrants.slice(k * CLIENTS, (k + 1) * CLIENTS), CLIENTS), REDEEM_SECONDS);
+    const one = await redeemAll(
+      app.origin,
+      redeemKey,
+      deal(burstGrants.slice(k * CLIENTS, (k + 1) * CLIENTS), CLIENTS),
+      REDEEM_SECONDS,
+    );
     burst.latencies.push(...one.latencies);
     burst.errors += one.errors;
     burst.firstError ??= one.firstError;
     burst.redeemed += one.redeemed;
   }
   const replay = await timedFetch(`${app.origin}/api/v1/grants/${timed[0].id}/redeem`, {
-    method: 'POST', headers: { authorization: `Bearer ${redeemKey}`, 'content-type': 'application/json' },
+    method: 'POST',
+    headers: { authorization: `Bearer ${redeemKey}`, 'content-type': 'application/json' },
     body: JSON.stringify({ server: timed[0].server, tool: timed[0].tool, argsDigest: timed[0].argsDigest }),
   });
-  const counted = (await sql.query<{ grants: number; requests: number }>(`
+  const counted = (
+    await sql.query<{ grants: number; requests: number }>(`
     SELECT (SELECT count(*) FROM grants WHERE redeemed_at IS NOT NULL)::int AS grants,
-           (SELECT count(*) FROM approval_requests WHERE status = 'redeemed')::int AS requests`)).rows[0];
+           (SELECT count(*) FROM approval_requests WHERE status = 'redeemed')::int AS requests`)
+  ).rows[0];
   const expected = warmRun.redeemed + serialRun.redeemed + midRun.redeemed + run.redeemed + burst.redeemed;
 
   // ── (b) The queue ───────────────────────────────────────────────────────────────────────
   log(`queue: signing in as ${reviewerEmail} through /api/auth/callback/credentials…`);
   const cookie = await signIn(app.origin, reviewerEmail, password);
-  const first = (await sql.query<{ summary: string }>(
-    `SELECT summary FROM approval_requests WHERE status = 'pending' AND expires_at > now() ORDER BY expires_at, id LIMIT 1`)).rows[0].summary;
+  const first = (
+    await sql.query<{ summary: string }>(
+      `SELECT summary FROM approval_requests WHERE status = 'pending' AND expires_at > now() ORDER BY expires_at, id LIMIT 1`,
+    )
+  ).rows[0].summary;
   const page = async () => {
     const r = await timedFetch(`${app.origin}/approvals`, { headers: { cookie } });
     const rows = r.body.split('data-testid="queue-row"').length - 1;
     if (r.status !== 200 || rows !== 200 || !r.body.includes(first)) {
-      throw new Error(`GET /approvals answered ${r.status} with ${rows} queue rows (expected 200, the first "${first}"): ${r.body.slice(0, 300)}`);
+      throw new Error(
+        `GET /approvals answered ${r.status} with ${rows} queue rows (expected 200, the first "${first}"): ${r.body.slice(0, 300)}`,
+      );
     }
     return r;
   };
   const list = async () => {
     const r = await timedFetch(`${app.origin}/api/v1/approvals?status=pending&limit=200`, { headers: { cookie } });
     const items = r.status === 200 ? (JSON.parse(r.body) as { items: { summary: string }[] }).items : [];
-    if (items.length !== 200 || items[0].summary !== first) throw new Error(`GET /api/v1/approvals?status=pending&limit=200 answered ${r.status} with ${items.length} items: ${r.body.slice(0, 300)}`);
+    if (items.length !== 200 || items[0].summary !== first)
+      throw new Error(
+        `GET /api/v1/approvals?status=pending&limit=200 answered ${r.status} with ${items.length} items: ${r.body.slice(0, 300)}`,
+      );
     return r;
   };
   const me = async () => {
@@ -242,7 +308,9 @@ async function main(): Promise<number> {
     await list();
     await me();
   }
-  log(`queue: ${QUEUE_REQUESTS} × GET /approvals, GET /api/v1/approvals, GET /api/v1/me, sequential (load ${load1()})…`);
+  log(
+    `queue: ${QUEUE_REQUESTS} × GET /approvals, GET /api/v1/approvals, GET /api/v1/me, sequential (load ${load1()})…`,
+  );
   meter = cpuMeter(app.pid);
   const pageRuns: number[] = [];
   const listRuns: number[] = [];
@@ -269,12 +337,20 @@ async function main(): Promise<number> {
   const { listApprovals, countPendingApprovals } = await import('@/lib/server/approvals');
   const { findActiveViewer } = await import('@/lib/server/users');
   const executor = (await sql.query<{ id: string }>(`SELECT id FROM api_keys WHERE name = 'bench-executor'`)).rows[0];
-  const client = { kind: 'apiKey' as const, keyId: executor.id, name: 'bench-executor', scopes: ['grants:redeem' as const], organization: null };
+  const client = {
+    kind: 'apiKey' as const,
+    keyId: executor.id,
+    name: 'bench-executor',
+    scopes: ['grants:redeem' as const],
+    organization: null,
+  };
   const redeemTraces: TracedQuery[][] = [];
   const redeemTotal: number[] = [];
   const lockHeld: number[] = [];
   for (const g of traceGrants) {
-    const t = await traced(() => redeemGrant(client, g.id, { server: g.server, tool: g.tool, argsDigest: g.argsDigest }));
+    const t = await traced(() =>
+      redeemGrant(client, g.id, { server: g.server, tool: g.tool, argsDigest: g.argsDigest }),
+    );
     if (!t.value.ok) throw new Error(`redeemGrant(${g.id}) in process failed: ${t.value.failure}`);
     redeemTraces.push(t.queries);
     redeemTotal.push(t.ms);
@@ -299,7 +375,10 @@ async function main(): Promise<number> {
     countTotal.push(c.ms);
   }
   const redeemPlans = await explainAll(sql, redeemTraces[0]);
-  const listPlans = await explainAll(sql, [...listTraces[0], ...(await traced(() => countPendingApprovals(viewer))).queries]);
+  const listPlans = await explainAll(sql, [
+    ...listTraces[0],
+    ...(await traced(() => countPendingApprovals(viewer))).queries,
+  ]);
   await sql.end();
 
   // ── Report ──────────────────────────────────────────────────────────────────────────────
@@ -311,7 +390,8 @@ async function main(): Promise<number> {
   const pageS = stats(pageRuns);
   const listS = stats(listRuns);
   const meS = stats(meRuns);
-  const traceRows = (rows: ReturnType<typeof breakdown>) => rows.map((b) => [`  ${b.label}`, `${b.perCall.toFixed(2)}×`, ms(b.p50), ms(b.p95)]);
+  const traceRows = (rows: ReturnType<typeof breakdown>) =>
+    rows.map((b) => [`  ${b.label}`, `${b.perCall.toFixed(2)}×`, ms(b.p50), ms(b.p95)]);
 
   console.log(`
 Countersign approvals benchmark
@@ -323,14 +403,57 @@ Countersign approvals benchmark
 (a) POST /api/v1/grants/{id}/redeem, each grant once
 ${table([
   ['run', 'redeemed', 'throughput', 'p50', 'p95', 'p99', 'max', 'errors'],
-  [`sequential, 1 client`, int(serialRun.redeemed), `${int(serialRun.redeemed / serialRun.seconds)}/s`, ms(s.p50), ms(s.p95), ms(s.p99), ms(s.max), String(serialRun.errors)],
-  [`${MID_CLIENTS} clients, ${midRun.seconds.toFixed(1)} s`, int(midRun.redeemed), `${int(midRun.redeemed / midRun.seconds)}/s`, ms(stats(midRun.latencies).p50), ms(stats(midRun.latencies).p95), ms(stats(midRun.latencies).p99), ms(stats(midRun.latencies).max), String(midRun.errors)],
-  [`${CLIENTS} clients, ${run.seconds.toFixed(1)} s`, int(run.redeemed), `${int(throughput)}/s`, ms(r.p50), ms(r.p95), ms(r.p99), ms(r.max), String(run.errors)],
-  [`added: ${BURST_ROUNDS} bursts of ${CLIENTS} at once`, int(burst.redeemed), '', ms(b.p50), ms(b.p95), ms(b.p99), ms(b.max), String(burst.errors)],
+  [
+    `sequential, 1 client`,
+    int(serialRun.redeemed),
+    `${int(serialRun.redeemed / serialRun.seconds)}/s`,
+    ms(s.p50),
+    ms(s.p95),
+    ms(s.p99),
+    ms(s.max),
+    String(serialRun.errors),
+  ],
+  [
+    `${MID_CLIENTS} clients, ${midRun.seconds.toFixed(1)} s`,
+    int(midRun.redeemed),
+    `${int(midRun.redeemed / midRun.seconds)}/s`,
+    ms(stats(midRun.latencies).p50),
+    ms(stats(midRun.latencies).p95),
+    ms(stats(midRun.latencies).p99),
+    ms(stats(midRun.latencies).max),
+    String(midRun.errors),
+  ],
+  [
+    `${CLIENTS} clients, ${run.seconds.toFixed(1)} s`,
+    int(run.redeemed),
+    `${int(throughput)}/s`,
+    ms(r.p50),
+    ms(r.p95),
+    ms(r.p99),
+    ms(r.max),
+    String(run.errors),
+  ],
+  [
+    `added: ${BURST_ROUNDS} bursts of ${CLIENTS} at once`,
+    int(burst.redeemed),
+    '',
+    ms(b.p50),
+    ms(b.p95),
+    ms(b.p99),
+    ms(b.max),
+    String(burst.errors),
+  ],
 ])}
   (the added row is not the target's measure: ${CLIENTS} redemptions sent at the same moment, each client sending one and nothing after it, ${BURST_ROUNDS} times)
   floor: GET /api/v1/me with the same key ${ms(stats(keyFloor).p50)} p50 / ${ms(stats(keyFloor).p95)} p95 (routing, key check, no transaction)
-${(['serial', 'mid', 'full'] as const).map((k) => cpu[k] && `  ${{ serial: 'sequential', mid: `${MID_CLIENTS} clients`, full: `${CLIENTS} clients` }[k].padEnd(11)} ${describeCpu(cpu[k]!)}`).filter(Boolean).join('\n')}
+${(['serial', 'mid', 'full'] as const)
+  .map(
+    (k) =>
+      cpu[k] &&
+      `  ${{ serial: 'sequential', mid: `${MID_CLIENTS} clients`, full: `${CLIENTS} clients` }[k].padEnd(11)} ${describeCpu(cpu[k]!)}`,
+  )
+  .filter(Boolean)
+  .join('\n')}
   Little's law for ${CLIENTS} closed-loop clients: mean latency = ${CLIENTS} ÷ throughput = ${ms((CLIENTS / throughput) * 1000)}; p99 ≤ ${TARGET.redeemP99Ms} ms needs more than ${int(CLIENTS / (TARGET.redeemP99Ms / 1000))} redemptions/s
   checks: redeeming one of them again answers ${replay.status} (expected 409); the database holds ${int(counted.grants)} redeemed grants and ${int(counted.requests)} redeemed requests (expected ${int(expected)})
   during the ${CLIENTS}-client run (${activity.samples} samples of pg_stat_activity): app connections active ${mean(activity.active).toFixed(1)}, waiting on an advisory lock (the audit chain) ${mean(activity.advisoryWaits).toFixed(1)}, idle in transaction ${mean(activity.idleInTx).toFixed(1)}
@@ -354,15 +477,28 @@ ${listPlans.join('\n')}
 ${table([
   ['target', 'measured', ''],
   [`redemption p99 ≤ ${TARGET.redeemP99Ms} ms (${CLIENTS} clients)`, ms(r.p99), verdict(r.p99 <= TARGET.redeemP99Ms)],
-  [`GET /approvals p95 ≤ ${TARGET.queueMs} ms`, `${ms(pageS.p95)} (p50 ${ms(pageS.p50)})`, verdict(pageS.p95 <= TARGET.queueMs)],
-  [`GET /api/v1/approvals?status=pending&limit=200 p95 ≤ ${TARGET.queueMs} ms`, `${ms(listS.p95)} (p50 ${ms(listS.p50)})`, verdict(listS.p95 <= TARGET.queueMs)],
+  [
+    `GET /approvals p95 ≤ ${TARGET.queueMs} ms`,
+    `${ms(pageS.p95)} (p50 ${ms(pageS.p50)})`,
+    verdict(pageS.p95 <= TARGET.queueMs),
+  ],
+  [
+    `GET /api/v1/approvals?status=pending&limit=200 p95 ≤ ${TARGET.queueMs} ms`,
+    `${ms(listS.p95)} (p50 ${ms(listS.p50)})`,
+    verdict(listS.p95 <= TARGET.queueMs),
+  ],
 ])}`);
   const problems: string[] = [];
   const failed = run.errors + serialRun.errors + midRun.errors + burst.errors;
-  if (failed) problems.push(`${failed} redemption(s) failed; first: ${run.firstError ?? midRun.firstError ?? serialRun.firstError ?? burst.firstError}`);
+  if (failed)
+    problems.push(
+      `${failed} redemption(s) failed; first: ${run.firstError ?? midRun.firstError ?? serialRun.firstError ?? burst.firstError}`,
+    );
   if (replay.status !== 409) problems.push(`a second redemption answered ${replay.status}, not 409`);
   if (counted.grants !== expected || counted.requests !== expected) {
-    problems.push(`the database holds ${counted.grants} redeemed grants / ${counted.requests} redeemed requests, expected ${expected}`);
+    problems.push(
+      `the database holds ${counted.grants} redeemed grants / ${counted.requests} redeemed requests, expected ${expected}`,
+    );
   }
   for (const p of problems) console.error(`[bench] ${p}`);
   return problems.length ? 1 : 0;

@@ -37,13 +37,18 @@ async function main(): Promise<number> {
   await facts.connect();
   const pgVersion = (await facts.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0].v;
   // As the demo seed does: annotations from these servers count (the trust lookup runs either way).
-  await facts.query(`INSERT INTO trusted_servers (name, trusted_by) SELECT unnest($1::text[]), 'bench'`, [DEMO_TRUSTED_SERVERS]);
+  await facts.query(`INSERT INTO trusted_servers (name, trusted_by) SELECT unnest($1::text[]), 'bench'`, [
+    DEMO_TRUSTED_SERVERS,
+  ]);
   await facts.end();
 
   ensureBuild(root);
   const profile = process.env.BENCH_CPU_PROFILE;
-  const app = await startApp(root, { DATABASE_URL: db.url, AUTH_SECRET: randomBytes(32).toString('base64url') },
-    profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profile)}`] : []);
+  const app = await startApp(
+    root,
+    { DATABASE_URL: db.url, AUTH_SECRET: randomBytes(32).toString('base64url') },
+    profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profile)}`] : [],
+  );
   log(`console: ${app.origin}`);
   const apiKey = createApiKey(root, db.url);
   const url = `${app.origin}/api/v1/outcomes`;
@@ -53,8 +58,10 @@ async function main(): Promise<number> {
   const singles = bodies(pool, 1, 256);
 
   log('warming up…');
-  const warm = [await runLoad({ url, apiKey, bodies: batches, concurrency: C, requestsPerClient: 3 }),
-    await runLoad({ url, apiKey, bodies: singles, concurrency: C, requestsPerClient: 50 })];
+  const warm = [
+    await runLoad({ url, apiKey, bodies: batches, concurrency: C, requestsPerClient: 3 }),
+    await runLoad({ url, apiKey, bodies: singles, concurrency: C, requestsPerClient: 50 }),
+  ];
   warm.forEach((w) => describeErrors('warm-up', w));
 
   log(`HTTP batches of ${BATCH}, ${C} clients, ${SECONDS} s (load ${load1()})…`);
@@ -81,11 +88,33 @@ Countersign ingestion benchmark
 
 ${table([
   ['phase', 'throughput', 'requests', 'p50', 'p95', 'p99', 'errors'],
-  [`HTTP batches of ${BATCH}, C=${C}, ${http.seconds.toFixed(1)} s`, `${int(rps)} records/s`, `${int(http.requests)} (${int(http.accepted)} rec)`,
-    ms(percentile(http.latenciesMs, 50)), ms(percentile(http.latenciesMs, 95)), ms(percentile(http.latenciesMs, 99)), String(http.errors)],
-  [`HTTP single records, C=${C}, ${single.seconds.toFixed(1)} s`, `${int(single.requests / single.seconds)} req/s`, int(single.requests),
-    ms(percentile(single.latenciesMs, 50)), ms(percentile(single.latenciesMs, 95)), ms(singleP99), String(single.errors)],
-  [`ceiling: ${CEILING_METHOD}, ${ceiling.seconds.toFixed(1)} s`, `${int(ceilingRps)} rows/s`, `${int(ceiling.rows)} rows`, '', '', '', ''],
+  [
+    `HTTP batches of ${BATCH}, C=${C}, ${http.seconds.toFixed(1)} s`,
+    `${int(rps)} records/s`,
+    `${int(http.requests)} (${int(http.accepted)} rec)`,
+    ms(percentile(http.latenciesMs, 50)),
+    ms(percentile(http.latenciesMs, 95)),
+    ms(percentile(http.latenciesMs, 99)),
+    String(http.errors),
+  ],
+  [
+    `HTTP single records, C=${C}, ${single.seconds.toFixed(1)} s`,
+    `${int(single.requests / single.seconds)} req/s`,
+    int(single.requests),
+    ms(percentile(single.latenciesMs, 50)),
+    ms(percentile(single.latenciesMs, 95)),
+    ms(singleP99),
+    String(single.errors),
+  ],
+  [
+    `ceiling: ${CEILING_METHOD}, ${ceiling.seconds.toFixed(1)} s`,
+    `${int(ceilingRps)} rows/s`,
+    `${int(ceiling.rows)} rows`,
+    '',
+    '',
+    '',
+    '',
+  ],
 ])}
   The ceiling: the same rows loaded with COPY into the same table, same database, same run.
 

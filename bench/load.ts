@@ -41,49 +41,76 @@ type Answer = { status: number; text: string };
 function poster(origin: string, apiKey: string) {
   const { hostname, port } = new URL(origin);
   const agent = new http.Agent({ keepAlive: true, maxSockets: SOCKETS });
-  const post = (body: string) => new Promise<Answer>((resolve, reject) => {
-    const req = http.request({
-      host: hostname, port, path: '/api/v1/outcomes', method: 'POST', agent,
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-      res.on('error', reject);
+  const post = (body: string) =>
+    new Promise<Answer>((resolve, reject) => {
+      const req = http.request(
+        {
+          host: hostname,
+          port,
+          path: '/api/v1/outcomes',
+          method: 'POST',
+          agent,
+          headers: {
+            authorization: `Bearer ${apiKey}`,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(body),
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
     });
-    req.on('error', reject);
-    req.end(body);
-  });
-  const get = (path: string) => new Promise<number>((resolve, reject) => {
-    const req = http.request({ host: hostname, port, path, agent }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
+  const get = (path: string) =>
+    new Promise<number>((resolve, reject) => {
+      const req = http.request({ host: hostname, port, path, agent }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.on('error', reject);
+      req.end();
     });
-    req.on('error', reject);
-    req.end();
-  });
   return { post, get, close: () => agent.destroy() };
 }
 
 /** Requests a second that `clients` closed-loop clients get through `send` in `seconds`. */
-async function closedLoop(clients: number, seconds: number, send: (i: number) => Promise<boolean>): Promise<{ rate: number; failed: number }> {
+async function closedLoop(
+  clients: number,
+  seconds: number,
+  send: (i: number) => Promise<boolean>,
+): Promise<{ rate: number; failed: number }> {
   let done = 0;
   let failed = 0;
   let i = 0;
   const started = performance.now();
   const until = started + seconds * 1000;
-  await Promise.all(Array.from({ length: clients }, async () => {
-    while (performance.now() < until) {
-      if (await send(i++).catch(() => false)) done++;
-      else failed++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < until) {
+        if (await send(i++).catch(() => false)) done++;
+        else failed++;
+      }
+    }),
+  );
   return { rate: done / ((performance.now() - started) / 1000), failed };
 }
 
 type Ingest = {
-  due: number; /** posts that fell due so far, sent or shed */ sent: number; shed: number; acked: string[]; latenciesMs: number[]; errors: number;
-  statuses: Map<string, number>; firstError: string | null; maxInFlight: number; seconds: number;
+  due: number;
+  /** posts that fell due so far, sent or shed */ sent: number;
+  shed: number;
+  acked: string[];
+  latenciesMs: number[];
+  errors: number;
+  statuses: Map<string, number>;
+  firstError: string | null;
+  maxInFlight: number;
+  seconds: number;
 };
 
 /** Sends RATE posts a second for SECONDS, each when due; resolves when every answer is in. */
@@ -91,7 +118,18 @@ async function ingestAtRate(origin: string, apiKey: string): Promise<Ingest> {
   const { post, close } = poster(origin, apiKey);
   const singles = bodies(recordPool(), 1, 256);
   const runId = randomBytes(3).toString('hex');
-  const out: Ingest = { due: RATE * SECONDS, sent: 0, shed: 0, acked: [], latenciesMs: [], errors: 0, statuses: new Map(), firstError: null, maxInFlight: 0, seconds: 0 };
+  const out: Ingest = {
+    due: RATE * SECONDS,
+    sent: 0,
+    shed: 0,
+    acked: [],
+    latenciesMs: [],
+    errors: 0,
+    statuses: new Map(),
+    firstError: null,
+    maxInFlight: 0,
+    seconds: 0,
+  };
   let inFlight = 0;
   const pending: Promise<void>[] = [];
   const started = performance.now();
@@ -101,24 +139,28 @@ async function ingestAtRate(origin: string, apiKey: string): Promise<Ingest> {
     const tag = `${runId}${n.toString(36)}`;
     inFlight++;
     out.maxInFlight = Math.max(out.maxInFlight, inFlight);
-    pending.push(post(singles.next(tag)).then(
-      (a) => {
-        const key = String(a.status);
-        out.statuses.set(key, (out.statuses.get(key) ?? 0) + 1);
-        if (a.status === 200 && a.text.startsWith('{"accepted":1')) {
-          out.acked.push(`evt_${tag}_0`);
-          out.latenciesMs.push(performance.now() - dueAt);
-        } else {
-          out.errors++;
-          out.firstError ??= `HTTP ${a.status}: ${a.text.slice(0, 400)}`;
-        }
-      },
-      (err: Error) => {
-        out.statuses.set('network', (out.statuses.get('network') ?? 0) + 1);
-        out.errors++;
-        out.firstError ??= `request failed: ${err.message}`;
-      },
-    ).finally(() => inFlight--));
+    pending.push(
+      post(singles.next(tag))
+        .then(
+          (a) => {
+            const key = String(a.status);
+            out.statuses.set(key, (out.statuses.get(key) ?? 0) + 1);
+            if (a.status === 200 && a.text.startsWith('{"accepted":1')) {
+              out.acked.push(`evt_${tag}_0`);
+              out.latenciesMs.push(performance.now() - dueAt);
+            } else {
+              out.errors++;
+              out.firstError ??= `HTTP ${a.status}: ${a.text.slice(0, 400)}`;
+            }
+          },
+          (err: Error) => {
+            out.statuses.set('network', (out.statuses.get('network') ?? 0) + 1);
+            out.errors++;
+            out.firstError ??= `request failed: ${err.message}`;
+          },
+        )
+        .finally(() => inFlight--),
+    );
   };
 
   await new Promise<void>((resolve) => {
@@ -173,7 +215,14 @@ async function browse(origin: string, cookie: string, stop: { done: boolean }): 
 
 async function main(): Promise<number> {
   const person = { email: 'support@bench.local', role: 'support' as const, password: randomBytes(12).toString('hex') };
-  const { startLoad, db, sql, pgVersion, app, prepared: apiKey } = await setUpBench(root, ({ db: { url } }) => {
+  const {
+    startLoad,
+    db,
+    sql,
+    pgVersion,
+    app,
+    prepared: apiKey,
+  } = await setUpBench(root, ({ db: { url } }) => {
     const key = createApiKey(root, url);
     createUser(root, url, person);
     return key;
@@ -185,7 +234,8 @@ async function main(): Promise<number> {
   const warmPeople = browse(app.origin, cookie, warmStop);
   const { post, close } = poster(app.origin, apiKey);
   const warmBodies = bodies(recordPool(), 1, 64);
-  for (let i = 0; i < Math.ceil(RATE / 2); i++) await post(warmBodies.next(`warm${i.toString(36)}${randomBytes(2).toString('hex')}`));
+  for (let i = 0; i < Math.ceil(RATE / 2); i++)
+    await post(warmBodies.next(`warm${i.toString(36)}${randomBytes(2).toString('hex')}`));
   close();
   warmStop.done = true;
   await warmPeople;
@@ -198,7 +248,11 @@ async function main(): Promise<number> {
   const capacityBodies = bodies(recordPool(), 1, 64);
   const capacityRun = randomBytes(3).toString('hex');
   const capacityCpu = cpuMeter(app.pid);
-  const capacity = await closedLoop(clients, 5, async (i) => (await probe.post(capacityBodies.next(`cap${capacityRun}${i.toString(36)}`))).status === 200);
+  const capacity = await closedLoop(
+    clients,
+    5,
+    async (i) => (await probe.post(capacityBodies.next(`cap${capacityRun}${i.toString(36)}`))).status === 200,
+  );
   const capacityShare = capacityCpu?.stop();
   probe.close();
   const before = Number((await sql.query<{ n: string }>('SELECT count(*) AS n FROM outcome_records')).rows[0].n);
@@ -214,7 +268,9 @@ async function main(): Promise<number> {
 
   // Every acknowledged record exactly once; nothing stored beyond what was sent.
   const found = await sql.query<{ event_id: string; n: string }>(
-    'SELECT event_id, count(*) AS n FROM outcome_records WHERE event_id = ANY($1::text[]) GROUP BY event_id', [ingest.acked]);
+    'SELECT event_id, count(*) AS n FROM outcome_records WHERE event_id = ANY($1::text[]) GROUP BY event_id',
+    [ingest.acked],
+  );
   const storedOnce = found.rows.filter((r) => r.n === '1').length;
   const storedTwice = found.rows.filter((r) => r.n !== '1').length;
   const missing = ingest.acked.length - found.rows.length;
@@ -234,8 +290,16 @@ Countersign load benchmark
 
 ${table([
   [`ceilings (closed loop, ${clients} clients, 5 s each)`, 'rate', 'console CPU (cores)'],
-  ['floor: GET /api/v1/me without a credential (routing + 401, no database)', `${int(floor.rate)} req/s`, floorShare ? floorShare.app.toFixed(2) : '–'],
-  ['most single-record posts the console takes', `${int(capacity.rate)} records/s`, capacityShare ? capacityShare.app.toFixed(2) : '–'],
+  [
+    'floor: GET /api/v1/me without a credential (routing + 401, no database)',
+    `${int(floor.rate)} req/s`,
+    floorShare ? floorShare.app.toFixed(2) : '–',
+  ],
+  [
+    'most single-record posts the console takes',
+    `${int(capacity.rate)} records/s`,
+    capacityShare ? capacityShare.app.toFixed(2) : '–',
+  ],
 ])}
   ${capacityShare ? `at capacity: ${describeCpu(capacityShare)}` : ''}
 
@@ -252,7 +316,10 @@ ${table([
 
 ${table([
   ['people, at the same time', 'loads', 'p50', 'p95', 'max'],
-  ...[...browsing.latencies].map(([name, values]) => { const p = stats(values); return [name, int(p.n), ms(p.p50), ms(p.p95), ms(p.max)]; }),
+  ...[...browsing.latencies].map(([name, values]) => {
+    const p = stats(values);
+    return [name, int(p.n), ms(p.p50), ms(p.p95), ms(p.max)];
+  }),
   ['errors', int(browsing.errors), browsing.firstError ?? '', '', ''],
 ])}
 
@@ -268,10 +335,19 @@ ${table([
   ['target', 'measured', ''],
   [`≥ ${int(TARGET.rate)} records/s of single-record posts`, int(achieved), verdict(achieved >= TARGET.rate * 0.99)],
   [`p99 ≤ ${TARGET.p99Ms} ms`, ms(s.p99), verdict(s.p99 <= TARGET.p99Ms)],
-  ['zero errors (shed posts count)', int(ingest.errors + ingest.shed + browsing.errors), verdict(ingest.errors + ingest.shed + browsing.errors === 0)],
-  ['zero loss (every acknowledged record stored once)', int(missing + storedTwice), verdict(missing + storedTwice === 0)],
+  [
+    'zero errors (shed posts count)',
+    int(ingest.errors + ingest.shed + browsing.errors),
+    verdict(ingest.errors + ingest.shed + browsing.errors === 0),
+  ],
+  [
+    'zero loss (every acknowledged record stored once)',
+    int(missing + storedTwice),
+    verdict(missing + storedTwice === 0),
+  ],
 ])}`);
-  if (missing + storedTwice) console.error(`\n[bench] ${missing + storedTwice} acknowledged record(s) not stored exactly once.`);
+  if (missing + storedTwice)
+    console.error(`\n[bench] ${missing + storedTwice} acknowledged record(s) not stored exactly once.`);
   return missing + storedTwice ? 1 : 0;
 }
 

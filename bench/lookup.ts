@@ -16,7 +16,20 @@ import { cpuMeter, describeCpu } from './lib/cpu';
 import { timedFetch } from './lib/http';
 import { loadLookupData, refName } from './lib/lookup-data';
 import { queryLabel, traced, type TracedQuery } from './lib/pgtrace';
-import { int, load1, log, machine, ms, prng, runMain, stats, table, verdict, type Stats, envNumber } from './lib/report';
+import {
+  int,
+  load1,
+  log,
+  machine,
+  ms,
+  prng,
+  runMain,
+  stats,
+  table,
+  verdict,
+  type Stats,
+  envNumber,
+} from './lib/report';
 import { cleanup, createApiKey, setUpBench, pointDataLayerAt } from './lib/setup';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -40,11 +53,21 @@ const RAW_SQL = `
 const statsRow = (name: string, s: Stats, extra = '') => [name, ms(s.p50), ms(s.p95), ms(s.p99), ms(s.max), extra];
 
 async function main(): Promise<number> {
-  const { startLoad, db, sql, pgVersion, app, authSecret: secret, prepared } = await setUpBench(root, async ({ db: { url } }) => {
+  const {
+    startLoad,
+    db,
+    sql,
+    pgVersion,
+    app,
+    authSecret: secret,
+    prepared,
+  } = await setUpBench(root, async ({ db: { url } }) => {
     log(`loading ${int(RECORDS)} outcome records over ${int(REFS)} request references (load ${load1()})…`);
     const { plan, timings } = await loadLookupData(url, { records: RECORDS, refs: REFS, progress: log });
-    log(`loaded: COPY ${timings.generateAndCopy.toFixed(0)} s, indexes ${timings.indexes.toFixed(0)} s, VACUUM ANALYZE ${timings.vacuum.toFixed(0)} s; ` +
-      `table ${(timings.tableBytes / 2 ** 30).toFixed(2)} GiB + indexes ${(timings.indexBytes / 2 ** 30).toFixed(2)} GiB`);
+    log(
+      `loaded: COPY ${timings.generateAndCopy.toFixed(0)} s, indexes ${timings.indexes.toFixed(0)} s, VACUUM ANALYZE ${timings.vacuum.toFixed(0)} s; ` +
+        `table ${(timings.tableBytes / 2 ** 30).toFixed(2)} GiB + indexes ${(timings.indexBytes / 2 ** 30).toFixed(2)} GiB`,
+    );
     return { plan, timings, apiKey: createApiKey(root, url, ['outcomes:read'], 'bench-lookup') };
   });
   const { plan, timings, apiKey } = prepared;
@@ -57,17 +80,26 @@ async function main(): Promise<number> {
   const sample = Array.from({ length: REQUESTS }, pick);
 
   const api = async (i: number, encoding?: string) => {
-    const r = await timedFetch(`${app.origin}/api/v1/incidents/${encodeURIComponent(refName(i))}`, { headers: encoding ? { ...headers, 'accept-encoding': encoding } : headers });
-    if (r.status !== 200) throw new Error(`GET /api/v1/incidents/${refName(i)} answered ${r.status}: ${r.body.slice(0, 400)}`);
-    const outcomes = (JSON.parse(r.body) as { timeline: { kind: string }[] }).timeline.filter((e) => e.kind === 'outcome').length;
-    if (outcomes !== plan.countOf(i)) throw new Error(`GET /api/v1/incidents/${refName(i)}: ${outcomes} outcome entries in the timeline, expected ${plan.countOf(i)}`);
+    const r = await timedFetch(`${app.origin}/api/v1/incidents/${encodeURIComponent(refName(i))}`, {
+      headers: encoding ? { ...headers, 'accept-encoding': encoding } : headers,
+    });
+    if (r.status !== 200)
+      throw new Error(`GET /api/v1/incidents/${refName(i)} answered ${r.status}: ${r.body.slice(0, 400)}`);
+    const outcomes = (JSON.parse(r.body) as { timeline: { kind: string }[] }).timeline.filter(
+      (e) => e.kind === 'outcome',
+    ).length;
+    if (outcomes !== plan.countOf(i))
+      throw new Error(
+        `GET /api/v1/incidents/${refName(i)}: ${outcomes} outcome entries in the timeline, expected ${plan.countOf(i)}`,
+      );
     return r;
   };
   const raw = async (i: number) => {
     const t0 = performance.now();
     const res = await sql.query(RAW_SQL, [refName(i)]);
     const elapsed = performance.now() - t0;
-    if (res.rowCount !== plan.countOf(i)) throw new Error(`raw SQL found ${res.rowCount} records under ${refName(i)}, expected ${plan.countOf(i)}`);
+    if (res.rowCount !== plan.countOf(i))
+      throw new Error(`raw SQL found ${res.rowCount} records under ${refName(i)}, expected ${plan.countOf(i)}`);
     return elapsed;
   };
 
@@ -78,7 +110,9 @@ async function main(): Promise<number> {
     await timedFetch(`${app.origin}/api/v1/me`, { headers });
   }
 
-  log(`measuring ${REQUESTS} references, sequentially: API (gzip, as fetch asks by default), API without gzip, raw SQL, in rotating order (load ${load1()})…`);
+  log(
+    `measuring ${REQUESTS} references, sequentially: API (gzip, as fetch asks by default), API without gzip, raw SQL, in rotating order (load ${load1()})…`,
+  );
   const meter = cpuMeter(app.pid);
   const apiMs: number[] = [];
   const plainMs: number[] = []; // Accept-Encoding: identity (Next gzips bodies over 1 KiB when asked)
@@ -118,8 +152,16 @@ async function main(): Promise<number> {
   log('breaking the incident path down in this process (same references)…');
   await pointDataLayerAt(db.url, secret);
   const { openIncident, incidentApiBody } = await import('@/lib/server/incidents');
-  const key = (await sql.query<{ id: string; name: string }>(`SELECT id, name FROM api_keys WHERE name = 'bench-lookup'`)).rows[0];
-  const reader = { kind: 'apiKey' as const, keyId: key.id, name: key.name, scopes: ['outcomes:read' as const], organization: null };
+  const key = (
+    await sql.query<{ id: string; name: string }>(`SELECT id, name FROM api_keys WHERE name = 'bench-lookup'`)
+  ).rows[0];
+  const reader = {
+    kind: 'apiKey' as const,
+    keyId: key.id,
+    name: key.name,
+    scopes: ['outcomes:read' as const],
+    organization: null,
+  };
   for (const i of warmRefs) await openIncident(reader, refName(i), 'json');
 
   const perLabel = new Map<string, { ms: number[]; calls: number; example: TracedQuery }>();
@@ -164,8 +206,16 @@ async function main(): Promise<number> {
     const res = await sql.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${q.sql}`, q.values as unknown[]);
     plans.push({ label, plan: res.rows.map((r) => r['QUERY PLAN']).join('\n') });
   }
-  const rawPlan = (await sql.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${RAW_SQL}`, [refName(median)])).rows.map((r) => r['QUERY PLAN']).join('\n');
-  const largestPlan = (await sql.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${RAW_SQL}`, [refName(largest)])).rows.map((r) => r['QUERY PLAN']).join('\n');
+  const rawPlan = (
+    await sql.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${RAW_SQL}`, [refName(median)])
+  ).rows
+    .map((r) => r['QUERY PLAN'])
+    .join('\n');
+  const largestPlan = (
+    await sql.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${RAW_SQL}`, [refName(largest)])
+  ).rows
+    .map((r) => r['QUERY PLAN'])
+    .join('\n');
   await sql.query('ROLLBACK');
   await sql.end();
 
@@ -193,7 +243,9 @@ Countersign incident look-up benchmark
 ${table([
   ['path', 'p50', 'p95', 'p99', 'max', ''],
   statsRow('GET /api/v1/incidents/{ref} (wall, loopback)', apiS),
-  serverMs.length ? statsRow('  same, Server-Timing', stats(serverMs)) : ['  Server-Timing', 'not sent by the app', '', '', '', ''],
+  serverMs.length
+    ? statsRow('  same, Server-Timing', stats(serverMs))
+    : ['  Server-Timing', 'not sent by the app', '', '', '', ''],
   statsRow('  same, Accept-Encoding: identity (no gzip)', stats(plainMs)),
   statsRow('raw SQL through pg (same refs, same run)', rawS),
   statsRow('GET /api/v1/me (the HTTP + key-check floor)', floorS),
@@ -203,7 +255,11 @@ ${table([
 ${table([
   ['target', 'measured', ''],
   [`incident API p95 ≤ ${TARGET.p95Ms} ms`, ms(apiS.p95), verdict(apiS.p95 <= TARGET.p95Ms)],
-  [`incident API p95 ≤ ${TARGET.ofRaw}× raw query p95`, `${ratio95.toFixed(1)}× (${ms(apiS.p95)} vs ${ms(rawS.p95)})`, verdict(ratio95 <= TARGET.ofRaw)],
+  [
+    `incident API p95 ≤ ${TARGET.ofRaw}× raw query p95`,
+    `${ratio95.toFixed(1)}× (${ms(apiS.p95)} vs ${ms(rawS.p95)})`,
+    verdict(ratio95 <= TARGET.ofRaw),
+  ],
 ])}
 
 Where the time goes: lib/server/incidents.openIncident in this process, same ${REQUESTS} references (no HTTP)
@@ -211,10 +267,28 @@ ${table([
   ['step', 'per request', 'p50', 'p95', 'share of p50 total'],
   ...breakdown.map(([l, e]) => {
     const s = stats(e.ms);
-    return [`  ${label(l)}`, `${(e.calls / REQUESTS).toFixed(2)}×`, ms(s.p50), ms(s.p95), `${Math.round((s.p50 / dataS.p50) * 100)}%`];
+    return [
+      `  ${label(l)}`,
+      `${(e.calls / REQUESTS).toFixed(2)}×`,
+      ms(s.p50),
+      ms(s.p95),
+      `${Math.round((s.p50 / dataS.p50) * 100)}%`,
+    ];
   }),
-  ['  all statements (round trips included)', `${(statements.reduce((a, b) => a + b, 0) / REQUESTS).toFixed(1)}×`, ms(stats(queryMs).p50), ms(stats(queryMs).p95), `${Math.round((stats(queryMs).p50 / dataS.p50) * 100)}%`],
-  ['  JS between statements (Prisma, findings, timeline)', '', ms(stats(jsMs).p50), ms(stats(jsMs).p95), `${Math.round((stats(jsMs).p50 / dataS.p50) * 100)}%`],
+  [
+    '  all statements (round trips included)',
+    `${(statements.reduce((a, b) => a + b, 0) / REQUESTS).toFixed(1)}×`,
+    ms(stats(queryMs).p50),
+    ms(stats(queryMs).p95),
+    `${Math.round((stats(queryMs).p50 / dataS.p50) * 100)}%`,
+  ],
+  [
+    '  JS between statements (Prisma, findings, timeline)',
+    '',
+    ms(stats(jsMs).p50),
+    ms(stats(jsMs).p95),
+    `${Math.round((stats(jsMs).p50 / dataS.p50) * 100)}%`,
+  ],
   ['openIncident total', '', ms(dataS.p50), ms(dataS.p95), '100%'],
   ['JSON.stringify of the API body', '', ms(stats(stringifyMs).p50), ms(stats(stringifyMs).p95), ''],
   ['HTTP, routing, key check (GET /api/v1/me)', '', ms(floorS.p50), ms(floorS.p95), ''],

@@ -3,14 +3,24 @@ import { cli, secretFrom, signIn, users } from './helpers';
 
 // Every incident page view, API read and export leaves one row; only admins read them.
 test.describe('incident access log', () => {
-  test('an admin sees who opened an incident and how; filters by reference and actor', async ({ page, browser, request }) => {
+  test('an admin sees who opened an incident and how; filters by reference and actor', async ({
+    page,
+    browser,
+    request,
+  }) => {
     const keyName = `e2e-access-${Date.now()}`;
     const key = secretFrom(cli('apikeys:create', '--name', keyName, '--scopes', 'outcomes:read'), 'cs_live_');
 
     await signIn(page, 'support');
     await page.goto('/incidents/req_silent_8003');
     await expect(page.getByTestId('incident-sentence')).toBeVisible();
-    expect((await request.get('/api/v1/incidents/req_silent_8003?format=markdown', { headers: { authorization: `Bearer ${key}` } })).status()).toBe(200);
+    expect(
+      (
+        await request.get('/api/v1/incidents/req_silent_8003?format=markdown', {
+          headers: { authorization: `Bearer ${key}` },
+        })
+      ).status(),
+    ).toBe(200);
 
     const adminContext = await browser.newContext();
     const admin = await adminContext.newPage();
@@ -31,7 +41,8 @@ test.describe('incident access log', () => {
     await admin.getByRole('button', { name: 'Filter' }).click();
     await expect(admin).toHaveURL(/actor=support%40countersign\.local/);
     await expect(rows.first()).toBeVisible();
-    for (const actor of await rows.getByTestId('access-actor').allTextContents()) expect(actor).toBe(users.support.email);
+    for (const actor of await rows.getByTestId('access-actor').allTextContents())
+      expect(actor).toBe(users.support.email);
     await rows.first().getByTestId('access-ref').click();
     await expect(admin).toHaveURL(/\/admin\/access-log\?requestRef=req_silent_8003$/);
     const actors = await rows.getByTestId('access-actor').allTextContents();

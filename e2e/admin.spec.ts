@@ -86,7 +86,9 @@ test.describe('admin pages', () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit log' }).click();
     await expect(page.getByTestId('audit-ok')).toContainText('Intact');
     await expect(page.getByTestId('audit-head')).toHaveText(/^sha256:[0-9a-f]{64}$/);
-    await expect(page.getByTestId('retention')).toContainText('Outcome records are kept 90 days after they arrive, purged hourly.');
+    await expect(page.getByTestId('retention')).toContainText(
+      'Outcome records are kept 90 days after they arrive, purged hourly.',
+    );
     // The demo seed alone wrote user, server, key and revocation entries.
     await expect(page.getByTestId('audit-row').filter({ hasText: 'user.create' }).first()).toBeVisible();
   });

@@ -22,7 +22,10 @@ test.beforeAll(() => {
     secretFrom(cli('apikeys:create', '--name', `e2e-${name}-${Date.now()}`, '--scopes', scopes), 'cs_live_');
   agentKey = apiKey('demo-agent', 'outcomes:write,approvals:request,grants:redeem');
   readKey = apiKey('agent-read', 'outcomes:read');
-  reviewerToken = secretFrom(cli('tokens:create', '--email', users.reviewer.email, '--name', 'e2e-agent-integration'), 'cs_pat_');
+  reviewerToken = secretFrom(
+    cli('tokens:create', '--email', users.reviewer.email, '--name', 'e2e-agent-integration'),
+    'cs_pat_',
+  );
   // The demo seed trusts it already; say so here too, so this spec stands on its own.
   cli('servers:trust', '--name', DEMO_SERVER_NAME);
 });
@@ -46,18 +49,39 @@ async function outcomes(request: APIRequestContext, query: string): Promise<Stor
   return (await res.json()).items;
 }
 
-test('the demo agent: every scenario stored with its classification, the refund\'s grant redeemed exactly once, the unsafe replay found', async ({ request, baseURL }) => {
+test("the demo agent: every scenario stored with its classification, the refund's grant redeemed exactly once, the unsafe replay found", async ({
+  request,
+  baseURL,
+}) => {
   test.setTimeout(120_000);
   // npm run demo:agent, as a person would run it (with --json for a report on stdout).
   const { stdout } = await promisify(execFile)('node_modules/.bin/tsx', ['scripts/demo-agent.ts', '--json'], {
-    env: { ...process.env, COUNTERSIGN_URL: baseURL, COUNTERSIGN_API_KEY: agentKey, COUNTERSIGN_REVIEWER_TOKEN: reviewerToken, COUNTERSIGN_PRINCIPAL: 'user_193' },
+    env: {
+      ...process.env,
+      COUNTERSIGN_URL: baseURL,
+      COUNTERSIGN_API_KEY: agentKey,
+      COUNTERSIGN_REVIEWER_TOKEN: reviewerToken,
+      COUNTERSIGN_PRINCIPAL: 'user_193',
+    },
     timeout: 90_000,
   }).catch((err: { stdout?: string; stderr?: string }) => {
     throw new Error(`demo agent failed:\n${err.stderr ?? ''}\n${err.stdout ?? ''}`);
   });
   const report = JSON.parse(stdout) as DemoAgentReport;
   const byName = Object.fromEntries(report.scenarios.map((s) => [s.name, s]));
-  expect(Object.keys(byName).sort()).toEqual(['denied', 'insufficient_scope', 'invalid_arguments', 'output_schema', 'read', 'refund', 'timeout', 'unauthenticated', 'unsafe_replay'].sort());
+  expect(Object.keys(byName).sort()).toEqual(
+    [
+      'denied',
+      'insufficient_scope',
+      'invalid_arguments',
+      'output_schema',
+      'read',
+      'refund',
+      'timeout',
+      'unauthenticated',
+      'unsafe_replay',
+    ].sort(),
+  );
   expect(report.reporter).toMatchObject({ buffered: 0, dropped: 0, rejected: 0 });
 
   const expected: Record<string, [string, string, string]> = {
@@ -85,9 +109,16 @@ test('the demo agent: every scenario stored with its classification, the refund\
   const [refundRecord] = await outcomes(request, `requestRef=${refund.requestRef}`);
   expect(refundRecord.grantId).toBe(refund.grantId);
   expect(await outcomes(request, `grantId=${refund.grantId}`)).toHaveLength(1);
-  const approval = await (await request.get(`/api/v1/approvals/${refund.approvalId}`, { headers: bearer(reviewerToken) })).json();
-  expect(approval).toMatchObject({ status: 'redeemed', grant: { id: refund.grantId, redeemedAt: expect.any(String), revokedAt: null } });
-  expect(approval.decisions).toEqual([expect.objectContaining({ reviewer: users.reviewer.email, decision: 'approve' })]);
+  const approval = await (
+    await request.get(`/api/v1/approvals/${refund.approvalId}`, { headers: bearer(reviewerToken) })
+  ).json();
+  expect(approval).toMatchObject({
+    status: 'redeemed',
+    grant: { id: refund.grantId, redeemedAt: expect.any(String), revokedAt: null },
+  });
+  expect(approval.decisions).toEqual([
+    expect.objectContaining({ reviewer: users.reviewer.email, decision: 'approve' }),
+  ]);
   const again = await request.post(`/api/v1/grants/${refund.grantId}/redeem`, {
     headers: bearer(agentKey),
     data: { server: DEMO_SERVER_NAME, tool: 'refund_payment', argsDigest: refundRecord.argsDigest },
@@ -102,20 +133,27 @@ test('the demo agent: every scenario stored with its classification, the refund\
   expect(byName.timeout.requestRef).toBe(byName.unsafe_replay.requestRef);
   expect(byName.timeout.note).toBe('the server completed the write after the client gave up');
   const credit = await outcomes(request, `requestRef=${byName.timeout.requestRef}`);
-  expect(credit.map((r) => [r.classification.delivery, r.classification.category, r.idempotencyKey]).reverse()).toEqual([
-    ['unknown', 'timeout', byName.timeout.idempotencyKey],
-    ['completed', 'ok', byName.unsafe_replay.idempotencyKey],
-  ]);
+  expect(credit.map((r) => [r.classification.delivery, r.classification.category, r.idempotencyKey]).reverse()).toEqual(
+    [
+      ['unknown', 'timeout', byName.timeout.idempotencyKey],
+      ['completed', 'ok', byName.unsafe_replay.idempotencyKey],
+    ],
+  );
   expect(credit.every((r) => r.grantId)).toBe(true);
   deliveries.add('unknown');
   expect([...deliveries].sort()).toEqual(['completed', 'never_sent', 'rejected', 'unknown']);
 
-  const incident = await (await request.get(`/api/v1/incidents/${byName.timeout.requestRef}`, { headers: bearer(readKey) })).json();
+  const incident = await (
+    await request.get(`/api/v1/incidents/${byName.timeout.requestRef}`, { headers: bearer(readKey) })
+  ).json();
   expect(incident.findings.map((f: { kind: string }) => f.kind)).toContain('unsafe_replay');
   expect(report.findings?.kinds).toContain('unsafe_replay');
 });
 
-test('Countersign down: the tool call still works and its record waits; writes are not sent; records arrive once it is back', async ({ request, baseURL }) => {
+test('Countersign down: the tool call still works and its record waits; writes are not sent; records arrive once it is back', async ({
+  request,
+  baseURL,
+}) => {
   test.setTimeout(60_000);
   const demo = await startDemoMcpServer();
   const port = await freePort();
@@ -128,19 +166,31 @@ test('Countersign down: the tool call still works and its record waits; writes a
     organization: 'acme',
     principal: 'user_193',
     agent: 'e2e-agent',
-    connect: () => client.connect(new StreamableHTTPClientTransport(demo.url, { fetch: observingFetch(), requestInit: { headers: { authorization: `Bearer ${demo.tokens.full}` } } })),
+    connect: () =>
+      client.connect(
+        new StreamableHTTPClientTransport(demo.url, {
+          fetch: observingFetch(),
+          requestInit: { headers: { authorization: `Bearer ${demo.tokens.full}` } },
+        }),
+      ),
     reporterOptions: { flushIntervalMs: 60_000 },
     approval: { maxWaitMs: 2000 },
   });
   const requestRef = `req_e2e_down_${Date.now().toString(36)}`;
   let proxy: { close(): Promise<void> } | null = null;
   try {
-    const read = await agent.callTool({ name: 'get_order', arguments: { orderId: '4411' } }, { requestRef, summary: 'Look up order 4411' });
+    const read = await agent.callTool(
+      { name: 'get_order', arguments: { orderId: '4411' } },
+      { requestRef, summary: 'Look up order 4411' },
+    );
     expect(read.classification).toMatchObject({ delivery: 'completed', category: 'ok' });
     expect(read.result?.structuredContent).toMatchObject({ orderId: '4411' });
 
     const write = await agent.callTool(
-      { name: 'refund_payment', arguments: { orderId: '4411', amount: 5, currency: 'EUR', idempotencyKey: `${requestRef}-refund` } },
+      {
+        name: 'refund_payment',
+        arguments: { orderId: '4411', amount: 5, currency: 'EUR', idempotencyKey: `${requestRef}-refund` },
+      },
       { requestRef, idempotencyKey: `${requestRef}-refund`, summary: 'Refund 5.00 EUR on order 4411' },
     );
     expect(write.classification).toMatchObject({ delivery: 'never_sent', category: 'approval_required' });
@@ -153,10 +203,12 @@ test('Countersign down: the tool call still works and its record waits; writes a
     proxy = await forward(port, new URL(baseURL!).port);
     expect(await agent.flush()).toEqual({ ok: true, buffered: 0 });
     const stored = await outcomes(request, `requestRef=${requestRef}`);
-    expect(stored.map((r) => [r.eventId, r.classification.delivery, r.classification.category]).sort()).toEqual([
-      [read.record.eventId, 'completed', 'ok'],
-      [write.record.eventId, 'never_sent', 'approval_required'],
-    ].sort());
+    expect(stored.map((r) => [r.eventId, r.classification.delivery, r.classification.category]).sort()).toEqual(
+      [
+        [read.record.eventId, 'completed', 'ok'],
+        [write.record.eventId, 'never_sent', 'approval_required'],
+      ].sort(),
+    );
   } finally {
     await agent.close(1000);
     await client.close();

@@ -6,9 +6,11 @@ let readKey = '';
 
 test.beforeAll(() => {
   adminToken = secretFrom(cli('tokens:create', '--email', users.admin.email, '--name', 'e2e-api'), 'cs_pat_');
-  readKey = secretFrom(cli('apikeys:create', '--name', `e2e-read-${Date.now()}`, '--scopes', 'outcomes:read'), 'cs_live_');
+  readKey = secretFrom(
+    cli('apikeys:create', '--name', `e2e-read-${Date.now()}`, '--scopes', 'outcomes:read'),
+    'cs_live_',
+  );
 });
-
 
 test.describe('machine API guard', () => {
   test('no credential: 401 problem+json with a Bearer challenge', async ({ request }) => {
@@ -18,7 +20,12 @@ test.describe('machine API guard', () => {
   });
 
   test('an unknown or malformed credential: 401', async ({ request }) => {
-    for (const authorization of ['Bearer cs_live_nope', 'Bearer ', 'Basic YWRtaW46eA==', 'Bearer cs_pat_' + 'x'.repeat(43)]) {
+    for (const authorization of [
+      'Bearer cs_live_nope',
+      'Bearer ',
+      'Basic YWRtaW46eA==',
+      'Bearer cs_pat_' + 'x'.repeat(43),
+    ]) {
       await expectProblem(await request.get('/api/v1/me', { headers: { authorization } }), 401, 'unauthenticated');
     }
   });
@@ -53,31 +60,55 @@ test.describe('machine API guard', () => {
     expect(await me.json()).toMatchObject({ kind: 'user', email: users.admin.email, role: 'admin' });
     const audit = await request.get('/api/v1/audit/verify', { headers: { authorization: `Bearer ${adminToken}` } });
     expect(audit.status()).toBe(200);
-    expect(await audit.json()).toMatchObject({ ok: true, entries: expect.any(Number), head: expect.stringMatching(/^sha256:/) });
+    expect(await audit.json()).toMatchObject({
+      ok: true,
+      entries: expect.any(Number),
+      head: expect.stringMatching(/^sha256:/),
+    });
   });
 
   test('malformed JSON: 400', async ({ request }) => {
-    const res = await request.post('/api/v1/servers/trust', { headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, data: Buffer.from('{"name": ') });
+    const res = await request.post('/api/v1/servers/trust', {
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      data: Buffer.from('{"name": '),
+    });
     await expectProblem(res, 400, 'invalid_input');
   });
 
   test('a body over 1 MiB: 413, whether declared or not', async ({ request }) => {
     const big = JSON.stringify({ name: 'x'.repeat(1024 * 1024 + 10) });
-    await expectProblem(await request.post('/api/v1/servers/trust', { headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, data: big }), 413, 'payload_too_large');
+    await expectProblem(
+      await request.post('/api/v1/servers/trust', {
+        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+        data: big,
+      }),
+      413,
+      'payload_too_large',
+    );
   });
 
   test('schema violations: 422 naming each field', async ({ request }) => {
-    const res = await request.post('/api/v1/servers/trust', { headers: { authorization: `Bearer ${adminToken}` }, data: { name: 'bad name with spaces' } });
+    const res = await request.post('/api/v1/servers/trust', {
+      headers: { authorization: `Bearer ${adminToken}` },
+      data: { name: 'bad name with spaces' },
+    });
     const body = await expectProblem(res, 422, 'invalid_input');
     expect(body.errors).toEqual([{ path: 'name', message: expect.stringContaining('letters') }]);
-    const missing = await expectProblem(await request.post('/api/v1/servers/trust', { headers: { authorization: `Bearer ${adminToken}` }, data: {} }), 422, 'invalid_input');
+    const missing = await expectProblem(
+      await request.post('/api/v1/servers/trust', { headers: { authorization: `Bearer ${adminToken}` }, data: {} }),
+      422,
+      'invalid_input',
+    );
     expect(missing.errors[0].path).toBe('name');
   });
 
   test('a valid request through the same guard succeeds and is idempotent', async ({ request }) => {
     const name = `billing-mcp-${Date.now()}`;
     for (let i = 0; i < 2; i++) {
-      const res = await request.post('/api/v1/servers/trust', { headers: { authorization: `Bearer ${adminToken}` }, data: { name } });
+      const res = await request.post('/api/v1/servers/trust', {
+        headers: { authorization: `Bearer ${adminToken}` },
+        data: { name },
+      });
       expect(res.status()).toBe(200);
       expect(await res.json()).toMatchObject({ name, trustedBy: users.admin.email });
     }
@@ -87,10 +118,16 @@ test.describe('machine API guard', () => {
     const { signIn } = await import('./helpers');
     await signIn(page, 'admin');
     for (const origin of ['https://evil.example', 'null']) {
-      const res = await page.request.post('/api/v1/servers/trust', { headers: { origin }, data: { name: 'x-origin-test' } });
+      const res = await page.request.post('/api/v1/servers/trust', {
+        headers: { origin },
+        data: { name: 'x-origin-test' },
+      });
       await expectProblem(res, 403, 'forbidden');
     }
-    const same = await page.request.post('/api/v1/servers/trust', { headers: { origin: new URL(page.url()).origin }, data: { name: `same-origin-${Date.now()}` } });
+    const same = await page.request.post('/api/v1/servers/trust', {
+      headers: { origin: new URL(page.url()).origin },
+      data: { name: `same-origin-${Date.now()}` },
+    });
     expect(same.status()).toBe(200);
   });
 });

@@ -55,7 +55,8 @@ test.beforeAll(async () => {
 
 test.afterEach(async ({}, testInfo) => {
   // What the console logged, to tell a failure's server side.
-  if (testInfo.status !== testInfo.expectedStatus && app) console.log(`[faults] console output:\n${app.output().slice(-6_000)}`);
+  if (testInfo.status !== testInfo.expectedStatus && app)
+    console.log(`[faults] console output:\n${app.output().slice(-6_000)}`);
 });
 
 test.afterAll(async () => {
@@ -122,13 +123,25 @@ function batch(size: number): Batch {
     server: 'billing-mcp',
     tool: { name: 'refund_payment', annotations: { readOnlyHint: false, destructiveHint: true } },
     summary: `Refund ${i + 1}.00 EUR on order ${requestRef}`,
-    observed: i % 3 ? { sent: true, httpStatus: 200, result: { isError: false } } : { sent: true, clientError: 'timeout' },
+    observed:
+      i % 3 ? { sent: true, httpStatus: 200, result: { isError: false } } : { sent: true, clientError: 'timeout' },
   }));
   return { requestRef, records };
 }
 
-type Answer = { status: number; retryAfter: string | null; contentType: string; text: string; sentAt: number; answeredAt: number };
-type Ingested = { accepted: number; duplicates: number; records: { eventId: string; id: string; classification: Record<string, unknown> }[] };
+type Answer = {
+  status: number;
+  retryAfter: string | null;
+  contentType: string;
+  text: string;
+  sentAt: number;
+  answeredAt: number;
+};
+type Ingested = {
+  accepted: number;
+  duplicates: number;
+  records: { eventId: string; id: string; classification: Record<string, unknown> }[];
+};
 
 /** One request to the API with the key; status 0 when the request itself failed (aborted, refused). */
 async function call(pathAndQuery: string, init: { body?: unknown; signal?: AbortSignal } = {}): Promise<Answer> {
@@ -141,7 +154,14 @@ async function call(pathAndQuery: string, init: { body?: unknown; signal?: Abort
       signal: init.signal,
     });
     const text = await res.text();
-    return { status: res.status, retryAfter: res.headers.get('retry-after'), contentType: res.headers.get('content-type') ?? '', text, sentAt, answeredAt: Date.now() };
+    return {
+      status: res.status,
+      retryAfter: res.headers.get('retry-after'),
+      contentType: res.headers.get('content-type') ?? '',
+      text,
+      sentAt,
+      answeredAt: Date.now(),
+    };
   } catch (err) {
     return { status: 0, retryAfter: null, contentType: '', text: String(err), sentAt, answeredAt: Date.now() };
   }
@@ -165,13 +185,19 @@ async function deliver(b: Batch, log: Answer[], patienceMs = 30_000): Promise<In
 }
 
 // Database wording that must never reach a client.
-const DATABASE_TEXT = /postgres|prisma|sql|ECONN|terminat|57P0|timeout exceeded|database system|relation|at .*\.(ts|js):\d+/i;
+const DATABASE_TEXT =
+  /postgres|prisma|sql|ECONN|terminat|57P0|timeout exceeded|database system|relation|at .*\.(ts|js):\d+/i;
 
 function expectUnavailable(a: Answer) {
   expect(a.status, a.text).toBe(503);
   expect(Number(a.retryAfter), 'Retry-After').toBeGreaterThan(0);
   expect(a.contentType).toContain('application/problem+json');
-  expect(JSON.parse(a.text)).toMatchObject({ status: 503, code: 'unavailable', type: expect.any(String), title: expect.any(String) });
+  expect(JSON.parse(a.text)).toMatchObject({
+    status: 503,
+    code: 'unavailable',
+    type: expect.any(String),
+    title: expect.any(String),
+  });
   expect(a.text).not.toMatch(DATABASE_TEXT);
 }
 
@@ -179,19 +205,25 @@ function expectUnavailable(a: Answer) {
 async function storedPerBatch(batches: Batch[]): Promise<Map<string, { rows: number; events: number }>> {
   const { rows } = await sql!.query<{ request_ref: string; rows: number; events: number }>(
     `SELECT request_ref, count(*)::int AS rows, count(DISTINCT event_id)::int AS events
-     FROM outcome_records WHERE request_ref = ANY($1::text[]) GROUP BY request_ref`, [batches.map((b) => b.requestRef)]);
+     FROM outcome_records WHERE request_ref = ANY($1::text[]) GROUP BY request_ref`,
+    [batches.map((b) => b.requestRef)],
+  );
   return new Map(rows.map((r) => [r.request_ref, { rows: r.rows, events: r.events }]));
 }
 
 async function storedIds(b: Batch): Promise<Map<string, string>> {
-  const { rows } = await sql!.query<{ event_id: string; id: string }>('SELECT event_id, id FROM outcome_records WHERE request_ref = $1', [b.requestRef]);
+  const { rows } = await sql!.query<{ event_id: string; id: string }>(
+    'SELECT event_id, id FROM outcome_records WHERE request_ref = $1',
+    [b.requestRef],
+  );
   return new Map(rows.map((r) => [r.event_id, r.id]));
 }
 
 /** Each batch is stored whole: every record once when acknowledged, all-or-nothing otherwise. */
 async function expectWholeBatches(acknowledged: Batch[], others: Batch[] = []) {
   const stored = await storedPerBatch([...acknowledged, ...others]);
-  for (const b of acknowledged) expect(stored.get(b.requestRef), b.requestRef).toEqual({ rows: b.records.length, events: b.records.length });
+  for (const b of acknowledged)
+    expect(stored.get(b.requestRef), b.requestRef).toEqual({ rows: b.records.length, events: b.records.length });
   for (const b of others) expect([0, b.records.length], b.requestRef).toContain(stored.get(b.requestRef)?.rows ?? 0);
 }
 
@@ -233,7 +265,11 @@ test('a client that disconnects while sending the body: nothing stored; its retr
   const outcome = await new Promise<string>((resolve) => {
     const req = http.request(`${app!.origin}/api/v1/outcomes`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': String(body.length) },
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        'content-length': String(body.length),
+      },
     });
     req.on('response', (res) => {
       res.resume();
@@ -266,10 +302,18 @@ test('a client that disconnects after sending, before the answer: the batch is s
     await lock.query('LOCK TABLE outcome_records IN EXCLUSIVE MODE');
     const controller = new AbortController();
     const pending = post(b.records, controller.signal);
-    await expect.poll(async () => (await sql!.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM pg_stat_activity
-       WHERE pid <> pg_backend_pid() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO outcome_records%'`)).rows[0].n,
-    { timeout: 10_000 }).toBe(1);
+    await expect
+      .poll(
+        async () =>
+          (
+            await sql!.query<{ n: number }>(
+              `SELECT count(*)::int AS n FROM pg_stat_activity
+       WHERE pid <> pg_backend_pid() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO outcome_records%'`,
+            )
+          ).rows[0].n,
+        { timeout: 10_000 },
+      )
+      .toBe(1);
     controller.abort();
     expect((await pending).status).toBe(0);
     await lock.query('COMMIT');
@@ -277,9 +321,17 @@ test('a client that disconnects after sending, before the answer: the batch is s
     lock.release();
   }
   // Let the server finish what it started without the client.
-  await expect.poll(async () => (await sql!.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database() AND state <> 'idle'`)).rows[0].n,
-  { timeout: 10_000 }).toBe(0);
+  await expect
+    .poll(
+      async () =>
+        (
+          await sql!.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database() AND state <> 'idle'`,
+          )
+        ).rows[0].n,
+      { timeout: 10_000 },
+    )
+    .toBe(0);
   const before = (await storedPerBatch([b])).get(b.requestRef)?.rows ?? 0;
   expect([0, 20]).toContain(before);
 
@@ -319,7 +371,9 @@ test(`200 concurrent requests while inserts are held up and the pool (${POOL_SIZ
   expect(ok.length).toBeLessThanOrEqual(POOL_SIZE);
   for (const a of unavailable) {
     expectUnavailable(a);
-    expect(a.answeredAt - a.sentAt, 'a 503 comes after the connect timeout, not much later').toBeLessThan(CONNECT_TIMEOUT_MS + 5_000);
+    expect(a.answeredAt - a.sentAt, 'a 503 comes after the connect timeout, not much later').toBeLessThan(
+      CONNECT_TIMEOUT_MS + 5_000,
+    );
   }
   const acknowledged = batches.filter((_, i) => answers[i].status === 200);
   const refused = batches.filter((_, i) => answers[i].status === 503);
@@ -339,7 +393,9 @@ test(`200 concurrent requests while inserts are held up and the pool (${POOL_SIZ
   await expectWholeBatches(batches);
   expectNoUnexpectedErrors();
   const slowest = Math.max(...unavailable.map((a) => a.answeredAt - a.sentAt));
-  console.log(`[faults] pool exhaustion: ${ok.length} × 200 once the lock went, ${unavailable.length} × 503 (slowest after ${slowest} ms); retried: ${retries.length} × 200`);
+  console.log(
+    `[faults] pool exhaustion: ${ok.length} × 200 once the lock went, ${unavailable.length} × 503 (slowest after ${slowest} ms); retried: ${retries.length} × 200`,
+  );
 });
 
 test('PostgreSQL stopped (fast, then crashed) and started again under a stream of batches: 503 with Retry-After while down, every acknowledged record stored once', async () => {
@@ -375,9 +431,15 @@ test('PostgreSQL stopped (fast, then crashed) and started again under a stream o
   for (const o of outages) {
     const whileDown = attempts.filter((a) => a.sentAt >= o.from && a.answeredAt <= o.to);
     expect(whileDown.length, `requests answered while stopped (${o.mode})`).toBeGreaterThan(3);
-    expect(whileDown.filter((a) => a.status !== 503).map((a) => `${a.status} ${a.text}`), o.mode).toEqual([]);
+    expect(
+      whileDown.filter((a) => a.status !== 503).map((a) => `${a.status} ${a.text}`),
+      o.mode,
+    ).toEqual([]);
   }
-  expect(delivered.filter((d) => !d.answer).map((d) => d.b.requestRef), 'batches never acknowledged').toEqual([]);
+  expect(
+    delivered.filter((d) => !d.answer).map((d) => d.b.requestRef),
+    'batches never acknowledged',
+  ).toEqual([]);
   for (const { b, answer } of delivered) {
     // A retry finds the whole batch stored (it was, but the answer was lost) or none of it.
     expect(answer!.accepted + answer!.duplicates).toBe(b.records.length);
@@ -387,7 +449,9 @@ test('PostgreSQL stopped (fast, then crashed) and started again under a stream o
   for (const { b, answer } of delivered.slice(-5)) await expectAnswerMatchesStore(b, answer!);
   expectNoUnexpectedErrors();
   const retried = delivered.filter((d) => d.answer!.duplicates > 0).length;
-  console.log(`[faults] stop/start: ${delivered.length} batches acknowledged, ${attempts.length} requests, ${attempts.filter((a) => a.status === 503).length} × 503, ${retried} batches found already stored on retry`);
+  console.log(
+    `[faults] stop/start: ${delivered.length} batches acknowledged, ${attempts.length} requests, ${attempts.filter((a) => a.status === 503).length} × 503, ${retried} batches found already stored on retry`,
+  );
 });
 
 test('PostgreSQL frozen (it takes connections but never answers): 503 within the timeouts instead of a hang, then recovery', async () => {
@@ -426,7 +490,10 @@ async function signIn(page: Page) {
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
-test('console pages while PostgreSQL is down: a readable error page, forms and sign-in say why, and all recover', async ({ page, browser }) => {
+test('console pages while PostgreSQL is down: a readable error page, forms and sign-in say why, and all recover', async ({
+  page,
+  browser,
+}) => {
   test.setTimeout(60_000);
   await signIn(page);
   await expect(page.getByTestId('viewer-email')).toHaveText(USER.email);
@@ -438,7 +505,9 @@ test('console pages while PostgreSQL is down: a readable error page, forms and s
     // A form on a page loaded before: its action answers with a message, the page stays.
     await page.getByLabel('Token name').fill('faults');
     await page.getByRole('button', { name: 'Create token' }).click();
-    await expect(page.getByText('The console cannot reach its database right now. Try again in a moment.')).toBeVisible();
+    await expect(
+      page.getByText('The console cannot reach its database right now. Try again in a moment.'),
+    ).toBeVisible();
     await expect(page.getByTestId('viewer-email')).toHaveText(USER.email);
 
     const res = await page.goto(`${app!.origin}/outcomes`);

@@ -2,7 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { expect, type APIResponse, type Page } from '@playwright/test';
 import { DEMO_PASSWORD, demoUsers } from '../scripts/seed';
 
-export const users = Object.fromEntries(demoUsers.map((u) => [u.role === 'reviewer' && u.email.startsWith('reviewer2') ? 'reviewer2' : u.role, u])) as Record<'admin' | 'reviewer' | 'reviewer2' | 'support', (typeof demoUsers)[number]>;
+export const users = Object.fromEntries(
+  demoUsers.map((u) => [u.role === 'reviewer' && u.email.startsWith('reviewer2') ? 'reviewer2' : u.role, u]),
+) as Record<'admin' | 'reviewer' | 'reviewer2' | 'support', (typeof demoUsers)[number]>;
 
 export async function signIn(page: Page, who: keyof typeof users, next?: string) {
   await page.goto(next ? `/sign-in?next=${encodeURIComponent(next)}` : '/sign-in');
@@ -14,7 +16,10 @@ export async function signIn(page: Page, who: keyof typeof users, next?: string)
 
 /** Runs the real CLI against the test database (DATABASE_URL comes from npm test). */
 export function cli(...args: string[]): string {
-  return execFileSync('node_modules/.bin/tsx', ['--conditions=react-server', 'scripts/cli.ts', ...args], { encoding: 'utf8', env: process.env });
+  return execFileSync('node_modules/.bin/tsx', ['--conditions=react-server', 'scripts/cli.ts', ...args], {
+    encoding: 'utf8',
+    env: process.env,
+  });
 }
 
 export const secretFrom = (output: string, prefix: string) => {
@@ -28,7 +33,13 @@ export async function expectProblem(res: APIResponse, status: number, code: stri
   expect(res.status()).toBe(status);
   expect(res.headers()['content-type']).toContain('application/problem+json');
   const body = await res.json();
-  expect(body).toMatchObject({ status, code, type: expect.any(String), title: expect.any(String), detail: expect.any(String) });
+  expect(body).toMatchObject({
+    status,
+    code,
+    type: expect.any(String),
+    title: expect.any(String),
+    detail: expect.any(String),
+  });
   expect(JSON.stringify(body)).not.toMatch(/at .*\.(ts|js):\d+|prisma|postgres|SQL/i);
   return body;
 }

@@ -2,7 +2,12 @@
 // with scripts/lib/console-process.ts `startConsole`).
 import { request as httpRequest } from 'node:http';
 
-export type Answer = { status: number; headers: Record<string, string | string[] | undefined>; body: string; json: () => unknown };
+export type Answer = {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  json: () => unknown;
+};
 
 /**
  * One GET on a fresh connection. Not fetch: its pooled keep-alive connection may be one the
@@ -15,7 +20,9 @@ export function get(url: string, headers: Record<string, string> = {}): Promise<
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: () => JSON.parse(body) }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: () => JSON.parse(body) }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);

@@ -4,9 +4,14 @@ import { cli, secretFrom, signIn, users } from './helpers';
 
 // Runs on the demo data that `npm test` seeds (scripts/demo-outcomes.ts).
 test.describe('incidents', () => {
-  test('support pastes a reference, reads the three lists and the findings, downloads the Markdown', async ({ page }) => {
+  test('support pastes a reference, reads the three lists and the findings, downloads the Markdown', async ({
+    page,
+  }) => {
     await signIn(page, 'support');
-    await page.getByRole('searchbox', { name: /Find an incident/ }).first().fill('req_refund_5120');
+    await page
+      .getByRole('searchbox', { name: /Find an incident/ })
+      .first()
+      .fill('req_refund_5120');
     await page.keyboard.press('Enter');
     await expect(page).toHaveURL(/\/incidents\/req_refund_5120$/);
     await expect(page.getByTestId('incident-sentence')).not.toBeEmpty();
@@ -16,7 +21,10 @@ test.describe('incidents', () => {
     await expect(page.getByTestId('finding-unsafe_replay')).toContainText('refund_payment');
     await expect(page.getByTestId('timeline-entry')).toHaveCount(2);
 
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-markdown').click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByTestId('download-markdown').click(),
+    ]);
     expect(download.suggestedFilename()).toBe('incident-req_refund_5120.md');
     const text = readFileSync((await download.path())!, 'utf8');
     expect(text).toContain('# Incident req\\_refund\\_5120');
@@ -51,14 +59,23 @@ test.describe('incidents', () => {
   });
 
   test('the incident API: JSON, Markdown, 404, 403, masked', async ({ request }) => {
-    const key = secretFrom(cli('apikeys:create', '--name', `e2e-incidents-${Date.now()}`, '--scopes', 'outcomes:read'), 'cs_live_');
-    const writeOnly = secretFrom(cli('apikeys:create', '--name', `e2e-writeonly-${Date.now()}`, '--scopes', 'outcomes:write'), 'cs_live_');
+    const key = secretFrom(
+      cli('apikeys:create', '--name', `e2e-incidents-${Date.now()}`, '--scopes', 'outcomes:read'),
+      'cs_live_',
+    );
+    const writeOnly = secretFrom(
+      cli('apikeys:create', '--name', `e2e-writeonly-${Date.now()}`, '--scopes', 'outcomes:write'),
+      'cs_live_',
+    );
     const auth = { authorization: `Bearer ${key}` };
 
     const res = await request.get('/api/v1/incidents/req_scope_7781', { headers: auth });
     expect(res.status()).toBe(200);
     const body = await res.json();
-    expect(body).toMatchObject({ requestRef: 'req_scope_7781', summary: { done: expect.any(Array), notDone: expect.any(Array), unknown: expect.any(Array) } });
+    expect(body).toMatchObject({
+      requestRef: 'req_scope_7781',
+      summary: { done: expect.any(Array), notDone: expect.any(Array), unknown: expect.any(Array) },
+    });
     expect(body.findings.map((f: { kind: string }) => f.kind)).toContain('permission_expansion');
     expect(body.timeline).toHaveLength(2);
     expect(body.timeline[0]).toMatchObject({ at: expect.any(String), kind: 'outcome' });
@@ -73,25 +90,56 @@ test.describe('incidents', () => {
     expect(missing.status()).toBe(404);
     expect((await missing.json()).code).toBe('not_found');
     expect((await request.get('/api/v1/incidents/req_scope_7781?format=pdf', { headers: auth })).status()).toBe(422);
-    expect((await request.get('/api/v1/incidents/req_scope_7781', { headers: { authorization: `Bearer ${writeOnly}` } })).status()).toBe(403);
+    expect(
+      (
+        await request.get('/api/v1/incidents/req_scope_7781', { headers: { authorization: `Bearer ${writeOnly}` } })
+      ).status(),
+    ).toBe(403);
     expect((await request.get('/api/v1/incidents/req_scope_7781')).status()).toBe(401);
   });
 
-  test('an approval filed under a reference joins its incident: the request, the decision with its reason, the redemption', async ({ page, request }) => {
+  test('an approval filed under a reference joins its incident: the request, the decision with its reason, the redemption', async ({
+    page,
+    request,
+  }) => {
     test.setTimeout(90_000);
     // One service key stages, redeems and reports; the reviewer decides through a personal token.
-    const key = secretFrom(cli('apikeys:create', '--name', `e2e-incident-approvals-${Date.now()}`, '--scopes', 'approvals:request,grants:redeem,outcomes:write'), 'cs_live_');
-    const reviewerToken = secretFrom(cli('tokens:create', '--email', users.reviewer.email, '--name', 'e2e-incidents'), 'cs_pat_');
+    const key = secretFrom(
+      cli(
+        'apikeys:create',
+        '--name',
+        `e2e-incident-approvals-${Date.now()}`,
+        '--scopes',
+        'approvals:request,grants:redeem,outcomes:write',
+      ),
+      'cs_live_',
+    );
+    const reviewerToken = secretFrom(
+      cli('tokens:create', '--email', users.reviewer.email, '--name', 'e2e-incidents'),
+      'cs_pat_',
+    );
     const bearer = (secret: string) => ({ authorization: `Bearer ${secret}` });
     const ref = `req_e2e_approval_${Date.now().toString(36)}`;
     const digest = `sha256:${'ef'.repeat(32)}`;
     // billing-mcp is trusted in the demo data; this write is neither destructive nor open-world: one approval.
-    const tool = { name: 'add_note', annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false } };
+    const tool = {
+      name: 'add_note',
+      annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+    };
 
     const staged = await request.post('/api/v1/approvals', {
       headers: { ...bearer(key), 'idempotency-key': `${ref}-note` },
       // The principal is not the reviewer's (user_reviewer): they may decide.
-      data: { requestRef: ref, organization: 'acme', principal: 'user_193', agent: 'support-bot', server: 'billing-mcp', tool, argsDigest: digest, summary: 'Add a note to order 4411' },
+      data: {
+        requestRef: ref,
+        organization: 'acme',
+        principal: 'user_193',
+        agent: 'support-bot',
+        server: 'billing-mcp',
+        tool,
+        argsDigest: digest,
+        summary: 'Add a note to order 4411',
+      },
     });
     expect(staged.status()).toBe(201);
     const { id: approvalId, version } = await staged.json();
@@ -100,21 +148,42 @@ test.describe('incidents', () => {
     await signIn(page, 'support');
     await page.goto(`/incidents?q=${approvalId}`);
     await expect(page).toHaveURL(new RegExp(`/incidents/${ref}$`));
-    await expect(page.getByTestId('incident-sentence')).toContainText('No tool calls were recorded. 1 approval request: 1 pending.');
+    await expect(page.getByTestId('incident-sentence')).toContainText(
+      'No tool calls were recorded. 1 approval request: 1 pending.',
+    );
     await expect(page.getByTestId('timeline-entry')).toHaveCount(1);
 
     const decided = await request.post(`/api/v1/approvals/${approvalId}/decisions`, {
-      headers: bearer(reviewerToken), data: { decision: 'approve', reason: 'Checked order 4411 with the customer', version },
+      headers: bearer(reviewerToken),
+      data: { decision: 'approve', reason: 'Checked order 4411 with the customer', version },
     });
     expect(decided.status()).toBe(200);
     const grantId: string = (await decided.json()).grant.id;
-    const redeemed = await request.post(`/api/v1/grants/${grantId}/redeem`, { headers: bearer(key), data: { server: 'billing-mcp', tool: 'add_note', argsDigest: digest } });
+    const redeemed = await request.post(`/api/v1/grants/${grantId}/redeem`, {
+      headers: bearer(key),
+      data: { server: 'billing-mcp', tool: 'add_note', argsDigest: digest },
+    });
     expect(redeemed.status()).toBe(200);
-    const posted = await request.post('/api/v1/outcomes', { headers: bearer(key), data: { records: [{
-      eventId: `${ref}-run`, occurredAt: new Date().toISOString(), requestRef: ref, organization: 'acme', principal: 'user_193',
-      server: 'billing-mcp', tool, grantId, argsDigest: digest, summary: 'Add a note to order 4411',
-      observed: { sent: true, httpStatus: 200, result: { isError: false, outputValidation: 'valid' } },
-    }] } });
+    const posted = await request.post('/api/v1/outcomes', {
+      headers: bearer(key),
+      data: {
+        records: [
+          {
+            eventId: `${ref}-run`,
+            occurredAt: new Date().toISOString(),
+            requestRef: ref,
+            organization: 'acme',
+            principal: 'user_193',
+            server: 'billing-mcp',
+            tool,
+            grantId,
+            argsDigest: digest,
+            summary: 'Add a note to order 4411',
+            observed: { sent: true, httpStatus: 200, result: { isError: false, outputValidation: 'valid' } },
+          },
+        ],
+      },
+    });
     expect(posted.status()).toBe(200);
 
     // The grant id finds the same incident.
@@ -136,7 +205,10 @@ test.describe('incidents', () => {
     await expect(decision.getByTestId('decision-reason')).toContainText('Checked order 4411 with the customer');
     await expect(page.locator('[data-kind="grant_issued"]')).toContainText(`issued by ${users.reviewer.email}`);
     await expect(page.locator('[data-kind="grant_redeemed"]')).toContainText(grantId);
-    await expect(page.locator('[data-kind="outcome"]').getByTestId('approval-link')).toHaveAttribute('href', `/approvals/${approvalId}`);
+    await expect(page.locator('[data-kind="outcome"]').getByTestId('approval-link')).toHaveAttribute(
+      'href',
+      `/approvals/${approvalId}`,
+    );
     await expect(page.getByTestId('incident-sentence')).toHaveText('1 operation done. 1 approval request: 1 redeemed.');
     await expect(page.getByTestId('incident-approval')).toContainText('redeemed');
     // The write ran under the grant redeemed for it: no finding.
@@ -151,7 +223,13 @@ test.describe('incidents', () => {
     expect(json.status()).toBe(200);
     const body = await json.json();
     expect(body.timeline.map((e: { kind: string }) => e.kind)).toEqual(kinds);
-    expect(body.timeline[1]).toMatchObject({ kind: 'decision', reviewer: users.reviewer.email, decision: 'approve', reason: 'Checked order 4411 with the customer', approvalId });
+    expect(body.timeline[1]).toMatchObject({
+      kind: 'decision',
+      reviewer: users.reviewer.email,
+      decision: 'approve',
+      reason: 'Checked order 4411 with the customer',
+      approvalId,
+    });
     const md = await (await page.request.get(`/api/v1/incidents/${ref}?format=markdown`)).text();
     expect(md).toContain('| Decision (approve) |');
     expect(md).toContain('Reason: Checked order 4411 with the customer');

@@ -42,7 +42,6 @@ function record(over: Record<string, unknown> = {}) {
 const post = (request: APIRequestContext, secret: string, data: unknown) =>
   request.post('/api/v1/outcomes', { headers: bearer(secret), data });
 
-
 const CLASSIFICATION_KEYS = ['boundary', 'category', 'delivery', 'nextStep', 'readOnly', 'retry', 'whatHappened'];
 
 test.describe('POST /api/v1/outcomes', () => {
@@ -50,7 +49,10 @@ test.describe('POST /api/v1/outcomes', () => {
     const requestRef = uniq('req');
     const records = [
       record({ requestRef }),
-      record({ requestRef, observed: { sent: true, httpStatus: 200, result: { isError: true, errorCategory: 'INVALID_INPUT' } } }),
+      record({
+        requestRef,
+        observed: { sent: true, httpStatus: 200, result: { isError: true, errorCategory: 'INVALID_INPUT' } },
+      }),
       record({ requestRef, observed: { sent: true, clientError: 'timeout' } }),
     ];
     const res = await post(request, writeKey, { records });
@@ -63,12 +65,30 @@ test.describe('POST /api/v1/outcomes', () => {
       expect(Object.keys(r).sort()).toEqual(['classification', 'eventId', 'id']);
       expect(Object.keys(r.classification).sort()).toEqual(CLASSIFICATION_KEYS);
     }
-    expect(body.records[0].classification).toMatchObject({ boundary: 'none', delivery: 'completed', category: 'ok', retry: 'no', readOnly: false });
-    expect(body.records[1].classification).toMatchObject({ boundary: 'tool', delivery: 'rejected', category: 'validation', retry: 'after_correction' });
-    expect(body.records[2].classification).toMatchObject({ boundary: 'client', delivery: 'unknown', category: 'timeout', retry: 'after_state_check' });
+    expect(body.records[0].classification).toMatchObject({
+      boundary: 'none',
+      delivery: 'completed',
+      category: 'ok',
+      retry: 'no',
+      readOnly: false,
+    });
+    expect(body.records[1].classification).toMatchObject({
+      boundary: 'tool',
+      delivery: 'rejected',
+      category: 'validation',
+      retry: 'after_correction',
+    });
+    expect(body.records[2].classification).toMatchObject({
+      boundary: 'client',
+      delivery: 'unknown',
+      category: 'timeout',
+      retry: 'after_state_check',
+    });
   });
 
-  test('a replay is a duplicate with the same answer; other content under the same eventId is 422', async ({ request }) => {
+  test('a replay is a duplicate with the same answer; other content under the same eventId is 422', async ({
+    request,
+  }) => {
     const first = record();
     const original = await (await post(request, writeKey, { records: [first] })).json();
     const replay = await post(request, writeKey, { records: [first] });
@@ -80,7 +100,10 @@ test.describe('POST /api/v1/outcomes', () => {
     const problem = await expectProblem(changed, 422, 'idempotency_key_reused');
     expect(problem.errors).toEqual([{ path: 'records.1.eventId', message: expect.any(String) }]);
     // Nothing of that batch was stored: the fresh record is accepted when sent alone.
-    expect(await (await post(request, writeKey, { records: [fresh] })).json()).toMatchObject({ accepted: 1, duplicates: 0 });
+    expect(await (await post(request, writeKey, { records: [fresh] })).json()).toMatchObject({
+      accepted: 1,
+      duplicates: 0,
+    });
   });
 
   test('no credential: 401', async ({ request }) => {
@@ -93,23 +116,35 @@ test.describe('POST /api/v1/outcomes', () => {
     await expectProblem(await post(request, supportToken, { records: [record()] }), 403, 'forbidden');
   });
 
-  test('an organization-limited key: 403 naming the record of another organization, nothing stored', async ({ request }) => {
+  test('an organization-limited key: 403 naming the record of another organization, nothing stored', async ({
+    request,
+  }) => {
     const requestRef = uniq('req');
-    const res = await post(request, orgKey, { records: [record({ requestRef, organization: ORG }), record({ requestRef, organization: 'acme' })] });
+    const res = await post(request, orgKey, {
+      records: [record({ requestRef, organization: ORG }), record({ requestRef, organization: 'acme' })],
+    });
     const problem = await expectProblem(res, 403, 'forbidden');
     expect(problem.errors).toEqual([{ path: 'records.1.organization', message: expect.any(String) }]);
-    const listed = await (await request.get(`/api/v1/outcomes?requestRef=${requestRef}`, { headers: bearer(readKey) })).json();
+    const listed = await (
+      await request.get(`/api/v1/outcomes?requestRef=${requestRef}`, { headers: bearer(readKey) })
+    ).json();
     expect(listed.items).toEqual([]);
   });
 
   test('malformed JSON: 400', async ({ request }) => {
-    const res = await request.post('/api/v1/outcomes', { headers: { ...bearer(writeKey), 'content-type': 'application/json' }, data: Buffer.from('{"records": [') });
+    const res = await request.post('/api/v1/outcomes', {
+      headers: { ...bearer(writeKey), 'content-type': 'application/json' },
+      data: Buffer.from('{"records": ['),
+    });
     await expectProblem(res, 400, 'invalid_input');
   });
 
   test('a body over 1 MiB: 413', async ({ request }) => {
     const big = JSON.stringify({ records: [record({ summary: 'x'.repeat(1024 * 1024 + 10) })] });
-    const res = await request.post('/api/v1/outcomes', { headers: { ...bearer(writeKey), 'content-type': 'application/json' }, data: big });
+    const res = await request.post('/api/v1/outcomes', {
+      headers: { ...bearer(writeKey), 'content-type': 'application/json' },
+      data: big,
+    });
     await expectProblem(res, 413, 'payload_too_large');
   });
 
@@ -117,13 +152,22 @@ test.describe('POST /api/v1/outcomes', () => {
     const requestRef = uniq('req');
     const { eventId: _dropped, ...noEventId } = record({ requestRef });
     const res = await post(request, writeKey, {
-      records: [record({ requestRef, occurredAt: '30/11/2026' }), record({ requestRef }), noEventId, record({ requestRef, observed: { sent: true, httpStatus: 999 } })],
+      records: [
+        record({ requestRef, occurredAt: '30/11/2026' }),
+        record({ requestRef }),
+        noEventId,
+        record({ requestRef, observed: { sent: true, httpStatus: 999 } }),
+      ],
     });
     const problem = await expectProblem(res, 422, 'invalid_input');
     const paths = problem.errors.map((e: { path: string }) => e.path);
-    expect(paths).toEqual(expect.arrayContaining(['records.0.occurredAt', 'records.2.eventId', 'records.3.observed.httpStatus']));
+    expect(paths).toEqual(
+      expect.arrayContaining(['records.0.occurredAt', 'records.2.eventId', 'records.3.observed.httpStatus']),
+    );
     expect(paths.every((p: string) => !p.startsWith('records.1'))).toBe(true);
-    const listed = await (await request.get(`/api/v1/outcomes?requestRef=${requestRef}`, { headers: bearer(readKey) })).json();
+    const listed = await (
+      await request.get(`/api/v1/outcomes?requestRef=${requestRef}`, { headers: bearer(readKey) })
+    ).json();
     expect(listed.items).toEqual([]);
   });
 
@@ -131,7 +175,8 @@ test.describe('POST /api/v1/outcomes', () => {
     const none = await expectProblem(await post(request, writeKey, { records: [] }), 422, 'invalid_input');
     expect(none.errors[0].path).toBe('records');
     const requestRef = uniq('req');
-    const many = (n: number) => Array.from({ length: n }, () => record({ requestRef, summary: null, argsDigest: null }));
+    const many = (n: number) =>
+      Array.from({ length: n }, () => record({ requestRef, summary: null, argsDigest: null }));
     const tooMany = await expectProblem(await post(request, writeKey, { records: many(1001) }), 422, 'invalid_input');
     expect(tooMany.errors[0].path).toBe('records');
     const res = await post(request, writeKey, { records: many(1000) });
@@ -149,10 +194,23 @@ test.describe('GET /api/v1/outcomes', () => {
     // Five records, two of them at the same instant: paging must neither repeat nor skip.
     const records = [
       record({ requestRef, occurredAt: '2026-11-30T10:00:00Z', summary: 'mail jane.doe@example.com about it' }),
-      record({ requestRef, occurredAt: '2026-11-30T11:00:00Z', observed: { sent: true, httpStatus: 403, authError: 'insufficient_scope' } }),
+      record({
+        requestRef,
+        occurredAt: '2026-11-30T11:00:00Z',
+        observed: { sent: true, httpStatus: 403, authError: 'insufficient_scope' },
+      }),
       record({ requestRef, occurredAt: '2026-11-30T12:00:00Z', tool: { name: 'get_order' }, server: 'orders-mcp' }),
-      record({ requestRef, occurredAt: '2026-11-30T12:00:00Z', observed: { sent: false, clientBlock: 'approval_required' } }),
-      record({ requestRef, occurredAt: '2026-11-30T13:00:00Z', sessionId: 'sess-e2e-secret-id', observed: { sent: true, clientError: 'timeout' } }),
+      record({
+        requestRef,
+        occurredAt: '2026-11-30T12:00:00Z',
+        observed: { sent: false, clientBlock: 'approval_required' },
+      }),
+      record({
+        requestRef,
+        occurredAt: '2026-11-30T13:00:00Z',
+        sessionId: 'sess-e2e-secret-id',
+        observed: { sent: true, clientError: 'timeout' },
+      }),
     ];
     const body = await (await post(request, writeKey, { records })).json();
     ids = body.records.map((r: { id: string }) => r.id);
@@ -172,17 +230,25 @@ test.describe('GET /api/v1/outcomes', () => {
     expect(body.items[0].id).toBe(ids[4]);
     expect(body.items.at(-1).id).toBe(ids[0]);
     expect(body.items.at(-1)).toMatchObject({
-      eventId: expect.any(String), occurredAt: '2026-11-30T10:00:00.000Z', requestRef, organization: 'acme', principal: 'user_193',
-      server: 'billing-mcp', tool: { name: 'refund_payment', annotations: { readOnlyHint: false, destructiveHint: true } },
-      argsDigest: `sha256:${'ab'.repeat(32)}`, summary: 'mail [masked:email] about it',
-      observed: { sent: true, httpStatus: 200 }, classification: { delivery: 'completed', category: 'ok' },
+      eventId: expect.any(String),
+      occurredAt: '2026-11-30T10:00:00.000Z',
+      requestRef,
+      organization: 'acme',
+      principal: 'user_193',
+      server: 'billing-mcp',
+      tool: { name: 'refund_payment', annotations: { readOnlyHint: false, destructiveHint: true } },
+      argsDigest: `sha256:${'ab'.repeat(32)}`,
+      summary: 'mail [masked:email] about it',
+      observed: { sent: true, httpStatus: 200 },
+      classification: { delivery: 'completed', category: 'ok' },
     });
     const text = JSON.stringify(body);
     expect(text).not.toMatch(/sess-e2e-secret-id|sessionId|sessionHash|contentHash|jane\.doe/);
   });
 
   test('filters', async ({ request }) => {
-    const idsOf = async (query: string) => ((await (await list(request, readKey, query)).json()).items as { id: string }[]).map((i) => i.id);
+    const idsOf = async (query: string) =>
+      ((await (await list(request, readKey, query)).json()).items as { id: string }[]).map((i) => i.id);
     expect(await idsOf('&delivery=rejected')).toEqual([ids[1]]);
     expect(await idsOf('&category=approval_required')).toEqual([ids[3]]);
     expect(await idsOf('&boundary=client')).toEqual([ids[4], ids[3]]);
@@ -212,7 +278,10 @@ test.describe('GET /api/v1/outcomes', () => {
   });
 
   test('bad query parameters: 422 naming each', async ({ request }) => {
-    const paths = async (query: string) => (await expectProblem(await list(request, readKey, query), 422, 'invalid_input')).errors.map((e: { path: string }) => e.path);
+    const paths = async (query: string) =>
+      (await expectProblem(await list(request, readKey, query), 422, 'invalid_input')).errors.map(
+        (e: { path: string }) => e.path,
+      );
     expect(await paths('&delivery=lost')).toEqual(['delivery']);
     expect(await paths('&from=yesterday')).toEqual(['from']);
     expect(await paths('&limit=201')).toEqual(['limit']);
@@ -246,10 +315,20 @@ test.describe('GET /api/v1/outcomes/{id}', () => {
     const res = await request.get(`/api/v1/outcomes/${records[0].id}`, { headers: bearer(readKey) });
     expect(res.status()).toBe(200);
     const body = await res.json();
-    expect(body).toMatchObject({ id: records[0].id, eventId: sent.eventId, requestRef: sent.requestRef, summary: 'ssn [masked:ssn] on file', classification: records[0].classification });
+    expect(body).toMatchObject({
+      id: records[0].id,
+      eventId: sent.eventId,
+      requestRef: sent.requestRef,
+      summary: 'ssn [masked:ssn] on file',
+      classification: records[0].classification,
+    });
     for (const id of ['00000000-0000-4000-8000-000000000000', 'not-a-uuid', `${records[0].id}0`, '%27%20OR%201%3D1']) {
       await expectProblem(await request.get(`/api/v1/outcomes/${id}`, { headers: bearer(readKey) }), 404, 'not_found');
     }
-    await expectProblem(await request.get(`/api/v1/outcomes/${records[0].id}`, { headers: bearer(writeKey) }), 403, 'forbidden');
+    await expectProblem(
+      await request.get(`/api/v1/outcomes/${records[0].id}`, { headers: bearer(writeKey) }),
+      403,
+      'forbidden',
+    );
   });
 });

@@ -9,10 +9,17 @@ import { cli, secretFrom } from './helpers';
 // server answers and stores must be what the shared classifier and masking say.
 test('every classification row and every masking kind, through the API', async ({ request }) => {
   const run = `cov${Date.now().toString(36)}`;
-  const key = secretFrom(cli('apikeys:create', '--name', `e2e-${run}`, '--scopes', 'outcomes:write,outcomes:read'), 'cs_live_');
+  const key = secretFrom(
+    cli('apikeys:create', '--name', `e2e-${run}`, '--scopes', 'outcomes:write,outcomes:read'),
+    'cs_live_',
+  );
   const headers = { authorization: `Bearer ${key}` };
 
-  const stories = demoOutcomes(Date.now(), 0).map((r) => ({ ...r, eventId: `${run}_${r.eventId}`, requestRef: `${run}_${r.requestRef}` }));
+  const stories = demoOutcomes(Date.now(), 0).map((r) => ({
+    ...r,
+    eventId: `${run}_${r.eventId}`,
+    requestRef: `${run}_${r.requestRef}`,
+  }));
   const res = await request.post('/api/v1/outcomes', { headers, data: { records: stories } });
   expect(res.status()).toBe(200);
   const body = await res.json();
@@ -28,9 +35,16 @@ test('every classification row and every masking kind, through the API', async (
   expect(new Set([...seen].map((s) => s.split('/')[0]))).toEqual(new Set(deliveries));
 
   const ref = `${run}_masking`;
-  const masked = MASKED.map(([kind, input, output], i) => ({ kind, output, record: {
-    ...stories[0], eventId: `${run}_mask_${i}`, requestRef: ref, summary: input,
-  } }));
+  const masked = MASKED.map(([kind, input, output], i) => ({
+    kind,
+    output,
+    record: {
+      ...stories[0],
+      eventId: `${run}_mask_${i}`,
+      requestRef: ref,
+      summary: input,
+    },
+  }));
   for (const m of masked) expect(m.record.summary.length, m.kind).toBeLessThanOrEqual(500);
   const posted = await request.post('/api/v1/outcomes', { headers, data: { records: masked.map((m) => m.record) } });
   expect(posted.status()).toBe(200);

@@ -22,7 +22,9 @@ test.describe('outcome log', () => {
     await expect(page.getByTestId('next-step')).toContainText(/Check the current state first|check state/i);
   });
 
-  test('a request reference filter shows one incident, in the URL, and never shows a failure as success', async ({ page }) => {
+  test('a request reference filter shows one incident, in the URL, and never shows a failure as success', async ({
+    page,
+  }) => {
     await signIn(page, 'reviewer');
     await page.goto('/outcomes');
     await page.locator('summary', { hasText: 'Filters' }).click();
@@ -49,10 +51,16 @@ test.describe('outcome log', () => {
     await signIn(page, 'support');
     await page.goto('/outcomes');
     const first = await page.getByTestId('outcome-row').first().getByRole('link').first().getAttribute('href');
-    const firstPageLinks = await page.getByTestId('outcome-row').locator('a[href^="/outcomes/"]').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+    const firstPageLinks = await page
+      .getByTestId('outcome-row')
+      .locator('a[href^="/outcomes/"]')
+      .evaluateAll((as) => as.map((a) => a.getAttribute('href')));
     await page.getByTestId('next-page').click();
     await expect(page).toHaveURL(/cursor=/);
-    const second = await page.getByTestId('outcome-row').locator('a[href^="/outcomes/"]').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+    const second = await page
+      .getByTestId('outcome-row')
+      .locator('a[href^="/outcomes/"]')
+      .evaluateAll((as) => as.map((a) => a.getAttribute('href')));
     expect(second.length).toBeGreaterThan(0);
     expect(second).not.toContain(first);
     for (const href of second) expect(firstPageLinks).not.toContain(href);

@@ -24,8 +24,14 @@ function secretOf(input: string, masked: string): string {
 
 type Plant = { kind: MaskKind; text: string; secret: string };
 // The shared samples, and a JWT short enough for the 100-character fields (the shared one is longer).
-const SHORT: [MaskKind, string, string][] = [['jwt', t('jwt ', 'eyJhbGciOiJIUzI1NiJ9', '.', 'eyJzdWIiOiI0MiJ9', '.', 'c2lnbmF0dXJlX3Rlc3Q'), 'jwt [masked:jwt]']];
-const SAMPLES: Plant[] = [...MASKED, ...SHORT].map(([kind, text, masked]) => ({ kind, text, secret: secretOf(text, masked) }));
+const SHORT: [MaskKind, string, string][] = [
+  ['jwt', t('jwt ', 'eyJhbGciOiJIUzI1NiJ9', '.', 'eyJzdWIiOiI0MiJ9', '.', 'c2lnbmF0dXJlX3Rlc3Q'), 'jwt [masked:jwt]'],
+];
+const SAMPLES: Plant[] = [...MASKED, ...SHORT].map(([kind, text, masked]) => ({
+  kind,
+  text,
+  secret: secretOf(text, masked),
+}));
 const planted = new Set<Plant>();
 
 /** The first sample of `kind` that fits in a field of `max` characters (a real PEM where it fits). */
@@ -38,14 +44,22 @@ function fit(kind: MaskKind, max: number): string {
 
 // How a secret could still show: as sent, with its blanks collapsed, JSON-escaped, or a long
 // enough run of letters and digits from inside it.
-const renderings = (secret: string) => [...new Set([
-  secret, secret.replace(/\s+/g, ' '), JSON.stringify(secret).slice(1, -1), ...(secret.match(/[A-Za-z0-9]{10,}/g) ?? []),
-])];
+const renderings = (secret: string) => [
+  ...new Set([
+    secret,
+    secret.replace(/\s+/g, ' '),
+    JSON.stringify(secret).slice(1, -1),
+    ...(secret.match(/[A-Za-z0-9]{10,}/g) ?? []),
+  ]),
+];
 
 // How a read path could disguise it: Markdown backslash escapes, HTML entities, line breaks.
 const views = (text: string) => {
   const unescaped = text.replace(/\\(?=[^\w\s])/g, '');
-  const decoded = unescaped.replace(/&(amp|lt|gt|quot|#x27|#39);/g, (_m, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#x27': "'", '#39': "'" })[e]!);
+  const decoded = unescaped.replace(
+    /&(amp|lt|gt|quot|#x27|#39);/g,
+    (_m, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#x27': "'", '#39': "'" })[e]!,
+  );
   return [text, unescaped, decoded, decoded.replace(/\s+/g, ' ')];
 };
 
@@ -55,7 +69,8 @@ const read = (where: string, text: string) => seen.push({ where, text });
 function expectNoSecretIn(where: string, text: string) {
   for (const view of views(text)) {
     for (const p of planted) {
-      for (const r of renderings(p.secret)) expect(view.includes(r), `${p.kind} secret (${JSON.stringify(r)}) in ${where}`).toBe(false);
+      for (const r of renderings(p.secret))
+        expect(view.includes(r), `${p.kind} secret (${JSON.stringify(r)}) in ${where}`).toBe(false);
     }
   }
 }
@@ -76,17 +91,36 @@ async function json(request: APIRequestContext, where: string, url: string, toke
 }
 
 test.beforeAll(async ({ request }) => {
-  writeKey = secretFrom(cli('apikeys:create', '--name', `e2e-secrets-${Date.now()}`, '--scopes', 'outcomes:write,outcomes:read,approvals:request'), 'cs_live_');
+  writeKey = secretFrom(
+    cli(
+      'apikeys:create',
+      '--name',
+      `e2e-secrets-${Date.now()}`,
+      '--scopes',
+      'outcomes:write,outcomes:read,approvals:request',
+    ),
+    'cs_live_',
+  );
   reviewerToken = secretFrom(cli('tokens:create', '--email', users.reviewer.email, '--name', 'e2e-secrets'), 'cs_pat_');
   adminToken = secretFrom(cli('tokens:create', '--email', users.admin.email, '--name', 'e2e-secrets'), 'cs_pat_');
   for (const [, text, masked] of SHORT) expect(maskText(text).text).toBe(masked);
 
   // One outcome record per kind, the secret in each of its free-text fields.
   const records = maskKinds.map((kind, i) => ({
-    eventId: `evt_secrets_${Date.now().toString(36)}_${i}`, occurredAt: new Date(Date.UTC(2026, 10, 30, 12, 0, i)).toISOString(),
-    requestRef: REF, organization: 'acme', principal: 'user_193', agent: fit(kind, 200), server: 'billing-mcp',
-    tool: { name: 'refund_payment', annotations: { title: fit(kind, 200), readOnlyHint: false, destructiveHint: true } },
-    mcpRequestId: fit(kind, 200), argsDigest: DIGEST, summary: `Refund failed: ${fit(kind, 480)}`,
+    eventId: `evt_secrets_${Date.now().toString(36)}_${i}`,
+    occurredAt: new Date(Date.UTC(2026, 10, 30, 12, 0, i)).toISOString(),
+    requestRef: REF,
+    organization: 'acme',
+    principal: 'user_193',
+    agent: fit(kind, 200),
+    server: 'billing-mcp',
+    tool: {
+      name: 'refund_payment',
+      annotations: { title: fit(kind, 200), readOnlyHint: false, destructiveHint: true },
+    },
+    mcpRequestId: fit(kind, 200),
+    argsDigest: DIGEST,
+    summary: `Refund failed: ${fit(kind, 480)}`,
     observed: { sent: true, httpStatus: 200, result: { isError: true, errorCategory: fit(kind, 100) } },
   }));
   const posted = await request.post('/api/v1/outcomes', { headers: bearer(writeKey), data: { records } });
@@ -96,19 +130,34 @@ test.beforeAll(async ({ request }) => {
   // One approval request per kind, with a reviewer's decision and, for every other one, an admin's revocation.
   for (const [i, kind] of maskKinds.entries()) {
     const body = {
-      requestRef: REF, organization: 'acme', principal: 'user_193', agent: fit(kind, 200), server: 'billing-mcp',
-      tool: { name: 'refund_payment', annotations: { title: fit(kind, 200), destructiveHint: true } }, argsDigest: DIGEST,
-      summary: `Refund because ${fit(kind, 480)}`, resource: { type: fit(kind, 100), id: fit(kind, 200) },
+      requestRef: REF,
+      organization: 'acme',
+      principal: 'user_193',
+      agent: fit(kind, 200),
+      server: 'billing-mcp',
+      tool: { name: 'refund_payment', annotations: { title: fit(kind, 200), destructiveHint: true } },
+      argsDigest: DIGEST,
+      summary: `Refund because ${fit(kind, 480)}`,
+      resource: { type: fit(kind, 100), id: fit(kind, 200) },
     };
-    const created = await request.post('/api/v1/approvals', { headers: { ...bearer(writeKey), 'idempotency-key': `secrets-${REF}-${i}` }, data: body });
+    const created = await request.post('/api/v1/approvals', {
+      headers: { ...bearer(writeKey), 'idempotency-key': `secrets-${REF}-${i}` },
+      data: body,
+    });
     expect(created.status(), await created.text()).toBe(201);
     const { id, version } = await created.json();
     approvalIds.push(id);
-    const decided = await request.post(`/api/v1/approvals/${id}/decisions`, { headers: bearer(reviewerToken), data: { decision: 'approve', reason: `Looks fine: ${fit(kind, 900)}`, version } });
+    const decided = await request.post(`/api/v1/approvals/${id}/decisions`, {
+      headers: bearer(reviewerToken),
+      data: { decision: 'approve', reason: `Looks fine: ${fit(kind, 900)}`, version },
+    });
     expect(decided.status(), await decided.text()).toBe(200);
     read(`decision reply (${kind})`, await decided.text());
     if (i % 2 === 0) {
-      const revoked = await request.post(`/api/v1/approvals/${id}/revoke`, { headers: bearer(adminToken), data: { reason: `Withdrawn: ${fit(kind, 900)}` } });
+      const revoked = await request.post(`/api/v1/approvals/${id}/revoke`, {
+        headers: bearer(adminToken),
+        data: { reason: `Withdrawn: ${fit(kind, 900)}` },
+      });
       expect(revoked.status(), await revoked.text()).toBe(200);
       read(`revoke reply (${kind})`, await revoked.text());
     }
@@ -135,14 +184,22 @@ test('the API never returns a planted secret', async ({ request }) => {
   for (const id of recordIds) await json(request, `GET /api/v1/outcomes/${id}`, `/api/v1/outcomes/${id}`, writeKey);
   const incident = await json(request, 'GET /api/v1/incidents (JSON)', `/api/v1/incidents/${REF}`, writeKey);
   expect(incident.approvals).toHaveLength(maskKinds.length);
-  await json(request, 'GET /api/v1/incidents (Markdown)', `/api/v1/incidents/${REF}?format=markdown&download=1`, writeKey);
+  await json(
+    request,
+    'GET /api/v1/incidents (Markdown)',
+    `/api/v1/incidents/${REF}?format=markdown&download=1`,
+    writeKey,
+  );
   await json(request, 'GET /api/v1/incidents as a person', `/api/v1/incidents/${REF}?format=markdown`, adminToken);
   await json(request, 'GET /api/v1/approvals', `/api/v1/approvals?requestRef=${REF}&limit=200`, writeKey);
   for (const id of approvalIds) await json(request, `GET /api/v1/approvals/${id}`, `/api/v1/approvals/${id}`, writeKey);
 
   for (const { where, text } of seen) {
     // The planted text is there, masked: the reads did include it.
-    expect(views(text).some((v) => v.includes('[masked:')), `nothing masked in ${where}`).toBe(true);
+    expect(
+      views(text).some((v) => v.includes('[masked:')),
+      `nothing masked in ${where}`,
+    ).toBe(true);
     expectNoSecretIn(where, text);
   }
   // Each kind was planted and masked as its own kind.
@@ -162,12 +219,22 @@ test('the console pages never show a planted secret', async ({ page }) => {
   test.setTimeout(120_000);
   await signIn(page, 'admin');
   const urls = [
-    `/outcomes?requestRef=${REF}`, `/incidents/${REF}`, '/approvals', '/admin/authorizations', '/admin/audit', '/',
-    ...recordIds.map((id) => `/outcomes/${id}`), ...approvalIds.map((id) => `/approvals/${id}`),
+    `/outcomes?requestRef=${REF}`,
+    `/incidents/${REF}`,
+    '/approvals',
+    '/admin/authorizations',
+    '/admin/audit',
+    '/',
+    ...recordIds.map((id) => `/outcomes/${id}`),
+    ...approvalIds.map((id) => `/approvals/${id}`),
   ];
   for (const url of urls) {
     const text = await pageText(page, url);
-    if (!['/admin/authorizations', '/admin/audit', '/'].includes(url)) expect(views(text).some((v) => v.includes('[masked:')), `nothing masked on ${url}`).toBe(true);
+    if (!['/admin/authorizations', '/admin/audit', '/'].includes(url))
+      expect(
+        views(text).some((v) => v.includes('[masked:')),
+        `nothing masked on ${url}`,
+      ).toBe(true);
     expectNoSecretIn(url, text);
   }
 });

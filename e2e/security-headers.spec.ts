@@ -28,11 +28,17 @@ test.describe('security headers and cookies', () => {
     expect(session!.path).toBe('/');
   });
 
-  test('every state-changing route people use refuses a session cookie from a foreign or null Origin', async ({ page }) => {
+  test('every state-changing route people use refuses a session cookie from a foreign or null Origin', async ({
+    page,
+  }) => {
     await signIn(page, 'admin');
     const id = '00000000-0000-4000-8000-000000000000';
     const sameOrigin = new URL(page.url()).origin;
-    for (const route of ['/api/v1/servers/trust', `/api/v1/approvals/${id}/decisions`, `/api/v1/approvals/${id}/revoke`]) {
+    for (const route of [
+      '/api/v1/servers/trust',
+      `/api/v1/approvals/${id}/decisions`,
+      `/api/v1/approvals/${id}/revoke`,
+    ]) {
       for (const origin of ['https://evil.example', 'null']) {
         const res = await page.request.post(route, { headers: { origin }, data: {} });
         expect(res.status(), `${route} from ${origin}`).toBe(403);

@@ -7,7 +7,8 @@ test.describe('sign-in', () => {
       await signIn(page, who);
       await expect(page.getByTestId('viewer-role')).toHaveText(who[0].toUpperCase() + who.slice(1));
       const nav = page.getByRole('navigation', { name: 'Main' });
-      for (const item of ['Overview', 'Outcomes', 'Approvals', 'Incidents']) await expect(nav.getByRole('link', { name: item })).toBeVisible();
+      for (const item of ['Overview', 'Outcomes', 'Approvals', 'Incidents'])
+        await expect(nav.getByRole('link', { name: item })).toBeVisible();
       if (who === 'admin') {
         await expect(nav.getByRole('link', { name: 'Users' })).toBeVisible();
         await expect(nav.getByRole('link', { name: 'API keys' })).toBeVisible();

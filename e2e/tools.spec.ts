@@ -24,13 +24,20 @@ test.describe('tools inventory and policy rules', () => {
     const getOrder = page.getByTestId('tool-orders-mcp-get_order');
     await expect(getOrder.getByTestId('requirement')).toHaveText('No approval');
     await expect(getOrder.getByTestId('requirement-basis')).toHaveText('the tool is read-only (trusted server)');
-    await expect(page.getByTestId('tool-orders-mcp-update_shipping_address').getByTestId('requirement')).toHaveText('1 approval');
+    await expect(page.getByTestId('tool-orders-mcp-update_shipping_address').getByTestId('requirement')).toHaveText(
+      '1 approval',
+    );
     // The demo data has calls for it within the last seven days, linked to the outcome list.
     await expect(getOrder.getByTestId('last-seen')).toContainText('UTC');
-    await expect(getOrder.getByRole('link')).toHaveAttribute('href', /\/outcomes\?server=orders-mcp&tool=get_order&from=/);
+    await expect(getOrder.getByRole('link')).toHaveAttribute(
+      'href',
+      /\/outcomes\?server=orders-mcp&tool=get_order&from=/,
+    );
   });
 
-  test('an admin sets a tool to two approvals, sees it in force and on the policy page, then restores the default', async ({ page }) => {
+  test('an admin sets a tool to two approvals, sees it in force and on the policy page, then restores the default', async ({
+    page,
+  }) => {
     await signIn(page, 'admin');
     await page.goto('/admin/tools');
     const row = page.getByTestId('tool-orders-mcp-get_order');
@@ -64,7 +71,9 @@ test.describe('tools inventory and policy rules', () => {
     await server.getByRole('button', { name: `Apply: ${label}` }).click();
     const listRefunds = page.getByTestId('tool-billing-mcp-list_refunds');
     await expect(listRefunds.getByTestId('requirement')).toHaveText('1 approval');
-    await expect(listRefunds.getByTestId('requirement-basis')).toHaveText('an admin rule for every tool of this server');
+    await expect(listRefunds.getByTestId('requirement-basis')).toHaveText(
+      'an admin rule for every tool of this server',
+    );
     await expect(server).toContainText('Rule for every tool: 1 approval');
 
     await server.getByLabel(label, { exact: true }).selectOption('default');

@@ -33,7 +33,12 @@ export type Ok<T> = { ok: true; value: T };
 export type Result<T> = Ok<T> | Fail;
 
 export const ok = <T>(value: T): Ok<T> => ({ ok: true, value });
-export const fail = (failure: Failure, detail?: string, errors?: FieldError[]): Fail => ({ ok: false, failure, detail, errors });
+export const fail = (failure: Failure, detail?: string, errors?: FieldError[]): Fail => ({
+  ok: false,
+  failure,
+  detail,
+  errors,
+});
 
 type Issue = { path: ReadonlyArray<PropertyKey>; message: string; code?: string; keys?: ReadonlyArray<string> };
 
@@ -49,7 +54,9 @@ export function fieldErrors(issues: ReadonlyArray<Issue>): FieldError[] {
   const at = (path: ReadonlyArray<PropertyKey>) => path.map(String).join('.') || '(body)';
   return issues.flatMap((i) => {
     if (i.code !== 'unrecognized_keys' || !i.keys?.length) return [{ path: at(i.path), message: i.message }];
-    const named = i.keys.slice(0, UNKNOWN_KEYS_NAMED).map((key) => ({ path: at([...i.path, key]), message: 'is not a known field' }));
+    const named = i.keys
+      .slice(0, UNKNOWN_KEYS_NAMED)
+      .map((key) => ({ path: at([...i.path, key]), message: 'is not a known field' }));
     const more = i.keys.length - named.length;
     return more > 0 ? [...named, { path: at(i.path), message: `has ${more} more unknown fields` }] : named;
   });

@@ -8,9 +8,16 @@ const exec = promisify(execFile);
 // The real CLI, in a child process, against this file's own database.
 const cli = (...args: string[]) => cliWith({}, ...args);
 
-async function cliWith(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cliWith(
+  env: Record<string, string>,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await exec('node_modules/.bin/tsx', ['--conditions=react-server', 'scripts/cli.ts', ...args], { env: { ...process.env, ...env } });
+    const { stdout, stderr } = await exec(
+      'node_modules/.bin/tsx',
+      ['--conditions=react-server', 'scripts/cli.ts', ...args],
+      { env: { ...process.env, ...env } },
+    );
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -31,7 +38,10 @@ describe('npm run cli', () => {
     const cases: [string[], RegExp][] = [
       [['--email', 'not-an-email', '--role', 'admin'], /--email: must be an email address/],
       [['--email', 'a@example.test', '--role', 'root'], /--role: must be reviewer, support or admin/],
-      [['--email', 'a@example.test', '--role', 'admin', '--password', 'short'], /--password: must be at least 12 characters/],
+      [
+        ['--email', 'a@example.test', '--role', 'admin', '--password', 'short'],
+        /--password: must be at least 12 characters/,
+      ],
       [['--role', 'admin'], /--email/],
     ];
     for (const [args, message] of cases) {
@@ -61,7 +71,15 @@ describe('npm run cli', () => {
   });
 
   it('apikeys:create prints a key with its scopes, and refuses unknown scopes', async () => {
-    const r = await cli('apikeys:create', '--name', 'gw', '--scopes', 'outcomes:write,grants:redeem', '--organization', 'acme');
+    const r = await cli(
+      'apikeys:create',
+      '--name',
+      'gw',
+      '--scopes',
+      'outcomes:write,grants:redeem',
+      '--organization',
+      'acme',
+    );
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('scopes outcomes:write, grants:redeem for organization acme');
     expect(r.stdout).toMatch(/^cs_live_[A-Za-z0-9_-]{43}$/m);
@@ -86,7 +104,9 @@ describe('npm run cli', () => {
     const server = uniq('pol-mcp');
     const tool = await cli('policy:set', '--server', server, '--tool', 'refund_payment', '--approvals', '2');
     expect(tool.code).toBe(0);
-    expect(tool.stdout).toMatch(new RegExp(`Policy rule: refund_payment on ${server} needs 2 approvals \\(rule [0-9a-f-]{36}, set by cli\\)`));
+    expect(tool.stdout).toMatch(
+      new RegExp(`Policy rule: refund_payment on ${server} needs 2 approvals \\(rule [0-9a-f-]{36}, set by cli\\)`),
+    );
     const whole = await cli('policy:set', '--server', server, '--approvals', '0');
     expect(whole.code).toBe(0);
     expect(whole.stdout).toContain(`Policy rule: every tool of ${server} needs no approval`);
@@ -96,12 +116,20 @@ describe('npm run cli', () => {
 
     // Stored as the approval policy reads it, with an audit entry for each change.
     const { db } = await import('@/lib/server/db');
-    const rules = await db.policyRule.findMany({ where: { server }, orderBy: { toolName: 'asc' }, select: { toolName: true, requiredApprovals: true, createdBy: true } });
+    const rules = await db.policyRule.findMany({
+      where: { server },
+      orderBy: { toolName: 'asc' },
+      select: { toolName: true, requiredApprovals: true, createdBy: true },
+    });
     expect(rules).toEqual([
       { toolName: '*', requiredApprovals: 0, createdBy: 'cli' },
       { toolName: 'refund_payment', requiredApprovals: 1, createdBy: 'cli' },
     ]);
-    const audit = await db.auditEntry.findMany({ where: { targetType: 'policy_rule', actor: 'cli', data: { path: ['server'], equals: server } }, select: { action: true }, orderBy: { seq: 'asc' } });
+    const audit = await db.auditEntry.findMany({
+      where: { targetType: 'policy_rule', actor: 'cli', data: { path: ['server'], equals: server } },
+      select: { action: true },
+      orderBy: { seq: 'asc' },
+    });
     expect(audit.map((a) => a.action)).toEqual(['policy.create', 'policy.create', 'policy.change']);
   });
 
@@ -145,7 +173,10 @@ describe('npm run cli', () => {
     const { db } = await import('@/lib/server/db');
     const [old, recent] = [uniq('cli-old'), uniq('cli-recent')];
     // Rows as ingestion stores them, received 91 days and 1 day ago.
-    for (const [ref, days] of [[old, 91], [recent, 1]] as const) {
+    for (const [ref, days] of [
+      [old, 91],
+      [recent, 1],
+    ] as const) {
       await db.$executeRaw`
         INSERT INTO outcome_records (api_key_id, event_id, occurred_at, request_ref, organization, principal, server, tool_name,
           observed, boundary, delivery, category, retry, read_only, what_happened, next_step, classifier_version,
@@ -157,7 +188,9 @@ describe('npm run cli', () => {
     }
     const r = await cli('retention:purge');
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^Purged 3 outcome records received before \d{4}-\d\d-\d\dT[\d:.]+Z \(90 days\) in 1 batch\.$/m);
+    expect(r.stdout).toMatch(
+      /^Purged 3 outcome records received before \d{4}-\d\d-\d\dT[\d:.]+Z \(90 days\) in 1 batch\.$/m,
+    );
     expect(await db.outcomeRecord.count({ where: { requestRef: old } })).toBe(0);
     expect(await db.outcomeRecord.count({ where: { requestRef: recent } })).toBe(3);
     const entry = await db.auditEntry.findFirst({ where: { action: 'outcomes.purge' }, orderBy: { seq: 'desc' } });
@@ -172,10 +205,14 @@ describe('npm run cli', () => {
   it('retention:purge refuses a bad OUTCOME_RETENTION_DAYS before opening the database, and says when it is off', async () => {
     const bad = await cliWith({ OUTCOME_RETENTION_DAYS: '0' }, 'retention:purge');
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('Error: OUTCOME_RETENTION_DAYS must be a whole number of days from 1 to 36500, or "off"');
+    expect(bad.stderr).toContain(
+      'Error: OUTCOME_RETENTION_DAYS must be a whole number of days from 1 to 36500, or "off"',
+    );
     const off = await cliWith({ OUTCOME_RETENTION_DAYS: 'off' }, 'retention:purge');
     expect(off.code).toBe(0);
-    expect(off.stdout).toContain('Retention is off (OUTCOME_RETENTION_DAYS=off): outcome records are kept forever; nothing purged.');
+    expect(off.stdout).toContain(
+      'Retention is off (OUTCOME_RETENTION_DAYS=off): outcome records are kept forever; nothing purged.',
+    );
   });
 
   it('an unknown command or option exits non-zero with usage', async () => {

@@ -27,10 +27,14 @@ class UsageError extends Error {}
 function parse<T extends z.ZodType>(schema: T, input: unknown, options: Record<string, string> = {}): z.infer<T> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  throw new UsageError(result.error.issues.map((i) => {
-    const field = String(i.path[0] ?? '?');
-    return `--${options[field] ?? field}: ${i.message}`;
-  }).join('\n'));
+  throw new UsageError(
+    result.error.issues
+      .map((i) => {
+        const field = String(i.path[0] ?? '?');
+        return `--${options[field] ?? field}: ${i.message}`;
+      })
+      .join('\n'),
+  );
 }
 
 function retentionSettingOrUsage() {
@@ -50,7 +54,11 @@ function policyRuleInput(values: { server?: string; tool?: string; approvals?: s
   // The schema coerces, so "" would read as 0: only a plain count is a count here.
   if (values.approvals === undefined) throw new UsageError('--approvals: is required (0, 1 or 2)');
   if (!/^\s*\d+\s*$/.test(values.approvals)) throw new UsageError('--approvals: must be 0, 1 or 2');
-  return parse(policyRuleSchema, { server: values.server ?? '', tool: values.tool, requiredApprovals: values.approvals }, { requiredApprovals: 'approvals' });
+  return parse(
+    policyRuleSchema,
+    { server: values.server ?? '', tool: values.tool, requiredApprovals: values.approvals },
+    { requiredApprovals: 'approvals' },
+  );
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -63,12 +71,27 @@ async function main(argv: string[]): Promise<void> {
     args: rest,
     strict: true,
     options: {
-      email: { type: 'string' }, role: { type: 'string' }, password: { type: 'string' }, principal: { type: 'string' },
-      name: { type: 'string' }, scopes: { type: 'string' }, organization: { type: 'string' },
-      server: { type: 'string' }, tool: { type: 'string' }, approvals: { type: 'string' },
+      email: { type: 'string' },
+      role: { type: 'string' },
+      password: { type: 'string' },
+      principal: { type: 'string' },
+      name: { type: 'string' },
+      scopes: { type: 'string' },
+      organization: { type: 'string' },
+      server: { type: 'string' },
+      tool: { type: 'string' },
+      approvals: { type: 'string' },
     },
   });
-  const known = ['users:create', 'tokens:create', 'apikeys:create', 'servers:trust', 'policy:set', 'audit:verify', 'retention:purge'];
+  const known = [
+    'users:create',
+    'tokens:create',
+    'apikeys:create',
+    'servers:trust',
+    'policy:set',
+    'audit:verify',
+    'retention:purge',
+  ];
   if (!known.includes(command)) throw new UsageError(`Unknown command "${command}".\n\n${usage}`);
 
   // Checked before the database is even opened: nothing to undo, and a quick answer.
@@ -92,10 +115,18 @@ async function main(argv: string[]): Promise<void> {
       case 'users:create': {
         const generated = !values.password;
         const password = values.password ?? randomBytes(12).toString('base64url');
-        const input = parse(createUserSchema, { email: values.email, role: values.role, password, principalId: values.principal, name: values.name });
+        const input = parse(createUserSchema, {
+          email: values.email,
+          role: values.role,
+          password,
+          principalId: values.principal,
+          name: values.name,
+        });
         const result = await users.createUser('cli', input);
         if (!result.ok) failWith(result);
-        console.log(`Created ${result.value.role} ${result.value.email} (principal ${result.value.principalId}, id ${result.value.userId})`);
+        console.log(
+          `Created ${result.value.role} ${result.value.email} (principal ${result.value.principalId}, id ${result.value.userId})`,
+        );
         if (generated) console.log(`Password: ${password}`);
         break;
       }
@@ -110,12 +141,18 @@ async function main(argv: string[]): Promise<void> {
         break;
       }
       case 'apikeys:create': {
-        const scopes = values.scopes?.split(',').map((s) => s.trim()).filter(Boolean) ?? [];
+        const scopes =
+          values.scopes
+            ?.split(',')
+            .map((s) => s.trim())
+            .filter(Boolean) ?? [];
         const input = parse(createApiKeySchema, { name: values.name, scopes, organization: values.organization });
         const result = await credentials.createApiKey('cli', input);
         if (!result.ok) failWith(result);
         const { key, secret } = result.value;
-        console.log(`API key "${key.name}" with scopes ${key.scopes.join(', ')}${key.organization ? ` for organization ${key.organization}` : ''} (shown once, store it now):\n${secret}`);
+        console.log(
+          `API key "${key.name}" with scopes ${key.scopes.join(', ')}${key.organization ? ` for organization ${key.organization}` : ''} (shown once, store it now):\n${secret}`,
+        );
         break;
       }
       case 'servers:trust': {
@@ -123,7 +160,9 @@ async function main(argv: string[]): Promise<void> {
         const { trustServer } = await import('@/lib/server/servers');
         const result = await trustServer('cli', name);
         if (!result.ok) failWith(result);
-        console.log(`Trusted server ${result.value.name}: its tool annotations now count (since ${result.value.trustedAt.toISOString()})`);
+        console.log(
+          `Trusted server ${result.value.name}: its tool annotations now count (since ${result.value.trustedAt.toISOString()})`,
+        );
         break;
       }
       case 'policy:set': {
@@ -132,21 +171,27 @@ async function main(argv: string[]): Promise<void> {
         if (!result.ok) failWith(result);
         const rule = result.value;
         const n = rule.requiredApprovals;
-        console.log(`Policy rule: ${rule.tool === null ? `every tool of ${rule.server}` : `${rule.tool} on ${rule.server}`} needs ${n === 0 ? 'no approval' : n === 1 ? '1 approval' : `${n} approvals`} (rule ${rule.id}, set by ${rule.createdBy})`);
+        console.log(
+          `Policy rule: ${rule.tool === null ? `every tool of ${rule.server}` : `${rule.tool} on ${rule.server}`} needs ${n === 0 ? 'no approval' : n === 1 ? '1 approval' : `${n} approvals`} (rule ${rule.id}, set by ${rule.createdBy})`,
+        );
         break;
       }
       case 'audit:verify': {
         const { verifyAuditChain } = await import('@/lib/server/audit');
         const result = await verifyAuditChain();
         if (result.ok) console.log(`Audit chain intact: ${result.entries} entries, head ${result.head}`);
-        else throw new UsageError(`Audit chain BROKEN at entry ${result.firstBrokenEntry}: ${result.reason} (${result.entries} entries verified before it)`);
+        else
+          throw new UsageError(
+            `Audit chain BROKEN at entry ${result.firstBrokenEntry}: ${result.reason} (${result.entries} entries verified before it)`,
+          );
         break;
       }
       case 'retention:purge': {
         const { purgeExpiredOutcomes, describePurge } = await import('@/lib/server/retention');
         const report = await purgeExpiredOutcomes({ actor: 'cli' });
         if (report.ran) console.log(describePurge(report));
-        else if (report.reason === 'busy') console.log('Another purge is running (the console\'s hourly one, or another cli): skipped.');
+        else if (report.reason === 'busy')
+          console.log("Another purge is running (the console's hourly one, or another cli): skipped.");
         break;
       }
     }

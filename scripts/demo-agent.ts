@@ -14,7 +14,14 @@ import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { callApi, type CountersignEndpoint } from '../lib/mcp/countersign-http';
-import { observingFetch, OutcomeReporter, withCountersign, type ApprovalSnapshot, type CountersignClient, type GuardedCallResult } from '../lib/mcp';
+import {
+  observingFetch,
+  OutcomeReporter,
+  withCountersign,
+  type ApprovalSnapshot,
+  type CountersignClient,
+  type GuardedCallResult,
+} from '../lib/mcp';
 import type { Delivery } from '../lib/outcomes/schemas';
 import { DEMO_SERVER_NAME, LEGACY_ORDER, startDemoMcpServer } from './demo-mcp-server';
 
@@ -57,7 +64,9 @@ export async function runDemoAgent(options: DemoAgentOptions): Promise<DemoAgent
   const runId = `${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
   const ref = (name: string) => `req_demo_${name}_${runId}`;
   const endpoint: CountersignEndpoint = { url: options.countersignUrl, apiKey: options.apiKey };
-  const reviewer: CountersignEndpoint | null = options.reviewerToken ? { url: options.countersignUrl, apiKey: options.reviewerToken } : null;
+  const reviewer: CountersignEndpoint | null = options.reviewerToken
+    ? { url: options.countersignUrl, apiKey: options.reviewerToken }
+    : null;
   const reporter = new OutcomeReporter({ ...endpoint, flushIntervalMs: 200 });
   const demo = await startDemoMcpServer({ slowMs: SLOW_MS });
   log(`Demo MCP server "${DEMO_SERVER_NAME}" on ${demo.url}; reporting to ${options.countersignUrl} (run ${runId})`);
@@ -66,13 +75,24 @@ export async function runDemoAgent(options: DemoAgentOptions): Promise<DemoAgent
   let nextDecision: 'approve' | 'deny' = 'approve';
   const onRequested = async (approval: ApprovalSnapshot) => {
     if (!reviewer) {
-      log(`    waiting for a person to decide approval ${approval.id} (${approval.requiredApprovals} needed) at ${new URL('/approvals', options.countersignUrl)}`);
+      log(
+        `    waiting for a person to decide approval ${approval.id} (${approval.requiredApprovals} needed) at ${new URL('/approvals', options.countersignUrl)}`,
+      );
       return;
     }
-    const reason = nextDecision === 'approve' ? 'Demo: the order and amount match the ticket' : 'Demo: the customer already got a replacement';
-    const res = await callApi(reviewer, 'POST', `/api/v1/approvals/${approval.id}/decisions`, { body: { decision: nextDecision, reason, version: approval.version } });
-    if (res.kind !== 'response' || res.status !== 200) log(`    the reviewer token could not decide ${approval.id}: ${res.kind === 'response' ? `HTTP ${res.status}` : 'unreachable'}`);
-    else if ((res.body as { status?: string }).status === 'pending') log(`    ${nextDecision}d by the reviewer token; ${approval.id} still needs another reviewer in the console`);
+    const reason =
+      nextDecision === 'approve'
+        ? 'Demo: the order and amount match the ticket'
+        : 'Demo: the customer already got a replacement';
+    const res = await callApi(reviewer, 'POST', `/api/v1/approvals/${approval.id}/decisions`, {
+      body: { decision: nextDecision, reason, version: approval.version },
+    });
+    if (res.kind !== 'response' || res.status !== 200)
+      log(
+        `    the reviewer token could not decide ${approval.id}: ${res.kind === 'response' ? `HTTP ${res.status}` : 'unreachable'}`,
+      );
+    else if ((res.body as { status?: string }).status === 'pending')
+      log(`    ${nextDecision}d by the reviewer token; ${approval.id} still needs another reviewer in the console`);
     else log(`    ${nextDecision === 'approve' ? 'approved' : 'denied'} by the reviewer token: ${approval.id}`);
   };
 
@@ -88,7 +108,13 @@ export async function runDemoAgent(options: DemoAgentOptions): Promise<DemoAgent
       organization: options.organization ?? 'acme',
       principal: options.principal ?? 'user_193',
       agent: 'demo-support-agent',
-      connect: () => client.connect(new StreamableHTTPClientTransport(demo.url, { fetch: observingFetch(), requestInit: { headers: { authorization: `Bearer ${token}` } } })),
+      connect: () =>
+        client.connect(
+          new StreamableHTTPClientTransport(demo.url, {
+            fetch: observingFetch(),
+            requestInit: { headers: { authorization: `Bearer ${token}` } },
+          }),
+        ),
       approval: { maxWaitMs: options.approvalWaitMs ?? 600_000, onRequested },
     });
   };
@@ -105,12 +131,21 @@ export async function runDemoAgent(options: DemoAgentOptions): Promise<DemoAgent
     const r = await act();
     const c = r.classification;
     const report: ScenarioReport = {
-      name, requestRef, expected, delivery: c.delivery, category: c.category, retry: c.retry,
-      grantId: r.approval?.grantId, approvalId: r.approval?.id, idempotencyKey: r.record.idempotencyKey ?? undefined,
+      name,
+      requestRef,
+      expected,
+      delivery: c.delivery,
+      category: c.category,
+      retry: c.retry,
+      grantId: r.approval?.grantId,
+      approvalId: r.approval?.id,
+      idempotencyKey: r.record.idempotencyKey ?? undefined,
     };
     scenarios.push(report);
     const matches = c.delivery === expected.delivery && c.category === expected.category;
-    log(`    ${c.delivery} / ${c.category} (retry: ${c.retry})${matches ? '' : `  ← expected ${expected.delivery} / ${expected.category}`}`);
+    log(
+      `    ${c.delivery} / ${c.category} (retry: ${c.retry})${matches ? '' : `  ← expected ${expected.delivery} / ${expected.category}`}`,
+    );
     log(`    ${c.whatHappened} Next: ${c.nextStep}`);
     if (r.approval?.blockedBecause) log(`    blocked: ${r.approval.blockedBecause}`);
     return r;
@@ -120,35 +155,83 @@ export async function runDemoAgent(options: DemoAgentOptions): Promise<DemoAgent
   const creditKey = `credit-4412-${runId}`;
   try {
     await run('read', { delivery: 'completed', category: 'ok' }, () =>
-      agent.callTool({ name: 'get_order', arguments: { orderId: '4411' } }, { requestRef: ref('read'), summary: 'Look up order 4411' }));
+      agent.callTool(
+        { name: 'get_order', arguments: { orderId: '4411' } },
+        { requestRef: ref('read'), summary: 'Look up order 4411' },
+      ),
+    );
 
     await run('refund', { delivery: 'completed', category: 'ok' }, () =>
       agent.callTool(
-        { name: 'refund_payment', arguments: { orderId: '4411', amount: 40, currency: 'EUR', idempotencyKey: `refund-4411-${runId}`, reason: 'Damaged on arrival' } },
-        { requestRef: ref('refund'), idempotencyKey: `refund-4411-${runId}`, summary: 'Refund 40.00 EUR on order 4411', resource: { type: 'order', id: '4411' } },
-      ));
+        {
+          name: 'refund_payment',
+          arguments: {
+            orderId: '4411',
+            amount: 40,
+            currency: 'EUR',
+            idempotencyKey: `refund-4411-${runId}`,
+            reason: 'Damaged on arrival',
+          },
+        },
+        {
+          requestRef: ref('refund'),
+          idempotencyKey: `refund-4411-${runId}`,
+          summary: 'Refund 40.00 EUR on order 4411',
+          resource: { type: 'order', id: '4411' },
+        },
+      ),
+    );
 
     await run('unauthenticated', { delivery: 'rejected', category: 'unauthenticated' }, () =>
-      wrap(`demo_revoked_${randomBytes(8).toString('hex')}`).callTool({ name: 'get_order', arguments: { orderId: '4411' } }, { requestRef: ref('unauthenticated'), summary: 'Look up order 4411 with a revoked token' }));
+      wrap(`demo_revoked_${randomBytes(8).toString('hex')}`).callTool(
+        { name: 'get_order', arguments: { orderId: '4411' } },
+        { requestRef: ref('unauthenticated'), summary: 'Look up order 4411 with a revoked token' },
+      ),
+    );
 
     await run('insufficient_scope', { delivery: 'rejected', category: 'forbidden' }, () =>
-      wrap(demo.tokens.ordersOnly).callTool({ name: 'list_refunds', arguments: { orderId: '4411' } }, { requestRef: ref('insufficient_scope'), summary: 'List refunds on order 4411 with an orders-only token' }));
+      wrap(demo.tokens.ordersOnly).callTool(
+        { name: 'list_refunds', arguments: { orderId: '4411' } },
+        { requestRef: ref('insufficient_scope'), summary: 'List refunds on order 4411 with an orders-only token' },
+      ),
+    );
 
     await run('invalid_arguments', { delivery: 'rejected', category: 'invalid_arguments' }, () =>
-      agent.callTool({ name: 'get_order', arguments: { orderId: 4411 } }, { requestRef: ref('invalid_arguments'), summary: 'Look up order 4411 (order number sent as a number)' }));
+      agent.callTool(
+        { name: 'get_order', arguments: { orderId: 4411 } },
+        { requestRef: ref('invalid_arguments'), summary: 'Look up order 4411 (order number sent as a number)' },
+      ),
+    );
 
     await run('output_schema', { delivery: 'completed', category: 'output_schema_violation' }, () =>
-      agent.callTool({ name: 'get_invoice', arguments: { orderId: LEGACY_ORDER } }, { requestRef: ref('output_schema'), summary: `Read the invoice of legacy order ${LEGACY_ORDER}` }));
+      agent.callTool(
+        { name: 'get_invoice', arguments: { orderId: LEGACY_ORDER } },
+        { requestRef: ref('output_schema'), summary: `Read the invoice of legacy order ${LEGACY_ORDER}` },
+      ),
+    );
 
     const credit = (idempotencyKey: string, timeoutMs: number) =>
       agent.callTool(
         { name: 'issue_credit', arguments: { orderId: '4412', amount: 10, currency: 'EUR', idempotencyKey } },
-        { requestRef: creditRef, idempotencyKey, summary: 'Issue 10.00 EUR store credit on order 4412', resource: { type: 'order', id: '4412' }, timeoutMs },
+        {
+          requestRef: creditRef,
+          idempotencyKey,
+          summary: 'Issue 10.00 EUR store credit on order 4412',
+          resource: { type: 'order', id: '4412' },
+          timeoutMs,
+        },
       );
-    const timedOut = await run('timeout', { delivery: 'unknown', category: 'timeout' }, () => credit(creditKey, SHORT_TIMEOUT_MS), creditRef);
+    const timedOut = await run(
+      'timeout',
+      { delivery: 'unknown', category: 'timeout' },
+      () => credit(creditKey, SHORT_TIMEOUT_MS),
+      creditRef,
+    );
     if (timedOut.approval?.grantId) {
       const landed = await waitFor(() => demo.store.credits.has(creditKey), SLOW_MS + 3000);
-      scenarios.at(-1)!.note = landed ? 'the server completed the write after the client gave up' : 'the write did not land';
+      scenarios.at(-1)!.note = landed
+        ? 'the server completed the write after the client gave up'
+        : 'the write did not land';
       log(`    meanwhile on the server: ${scenarios.at(-1)!.note}`);
     }
 
@@ -156,18 +239,39 @@ export async function runDemoAgent(options: DemoAgentOptions): Promise<DemoAgent
       nextDecision = 'deny';
       await run('denied', { delivery: 'never_sent', category: 'denied_by_policy' }, () =>
         agent.callTool(
-          { name: 'refund_payment', arguments: { orderId: '4413', amount: 18, currency: 'EUR', idempotencyKey: `refund-4413-${runId}` } },
-          { requestRef: ref('denied'), idempotencyKey: `refund-4413-${runId}`, summary: 'Refund 18.00 EUR on order 4413', resource: { type: 'order', id: '4413' } },
-        ));
+          {
+            name: 'refund_payment',
+            arguments: { orderId: '4413', amount: 18, currency: 'EUR', idempotencyKey: `refund-4413-${runId}` },
+          },
+          {
+            requestRef: ref('denied'),
+            idempotencyKey: `refund-4413-${runId}`,
+            summary: 'Refund 18.00 EUR on order 4413',
+            resource: { type: 'order', id: '4413' },
+          },
+        ),
+      );
       nextDecision = 'approve';
     } else {
-      log('\ndenied  —  skipped: set COUNTERSIGN_REVIEWER_TOKEN to a reviewer\'s personal token to have a request denied');
-      scenarios.push({ name: 'denied', requestRef: ref('denied'), expected: { delivery: 'never_sent', category: 'denied_by_policy' }, skipped: 'no reviewer token' });
+      log(
+        "\ndenied  —  skipped: set COUNTERSIGN_REVIEWER_TOKEN to a reviewer's personal token to have a request denied",
+      );
+      scenarios.push({
+        name: 'denied',
+        requestRef: ref('denied'),
+        expected: { delivery: 'never_sent', category: 'denied_by_policy' },
+        skipped: 'no reviewer token',
+      });
     }
 
     // The agent misbehaves on purpose: after the unknown outcome it retries with a NEW key
     // instead of checking state and replaying the same key. The credit is issued twice.
-    await run('unsafe_replay', { delivery: 'completed', category: 'ok' }, () => credit(`${creditKey}-retry`, 10_000), creditRef);
+    await run(
+      'unsafe_replay',
+      { delivery: 'completed', category: 'ok' },
+      () => credit(`${creditKey}-retry`, 10_000),
+      creditRef,
+    );
     const credits = [...demo.store.credits.values()].filter((c) => c.orderId === '4412').length;
     scenarios.at(-1)!.note = `order 4412 now has ${credits} store credit(s)`;
     log(`    ${scenarios.at(-1)!.note}: Countersign flags this as an unsafe replay`);
@@ -175,7 +279,9 @@ export async function runDemoAgent(options: DemoAgentOptions): Promise<DemoAgent
     const flushed = await reporter.close(10_000);
     for (const client of clients) await client.close().catch(() => {});
     await demo.close();
-    log(`\nOutcome records: ${reporter.stats().sent} sent${flushed.ok ? '' : `, ${flushed.buffered} still buffered (Countersign unreachable?)`}`);
+    log(
+      `\nOutcome records: ${reporter.stats().sent} sent${flushed.ok ? '' : `, ${flushed.buffered} still buffered (Countersign unreachable?)`}`,
+    );
   }
 
   let findings: DemoAgentReport['findings'] = null;
@@ -203,8 +309,12 @@ async function main() {
   const url = process.env.COUNTERSIGN_URL;
   const apiKey = process.env.COUNTERSIGN_API_KEY;
   if (!url || !apiKey) {
-    console.error('Set COUNTERSIGN_URL (e.g. http://127.0.0.1:3000) and COUNTERSIGN_API_KEY (a key with outcomes:write, approvals:request, grants:redeem).');
-    console.error('Create one with: npm run cli -- apikeys:create --name demo-agent --scopes outcomes:write,approvals:request,grants:redeem');
+    console.error(
+      'Set COUNTERSIGN_URL (e.g. http://127.0.0.1:3000) and COUNTERSIGN_API_KEY (a key with outcomes:write, approvals:request, grants:redeem).',
+    );
+    console.error(
+      'Create one with: npm run cli -- apikeys:create --name demo-agent --scopes outcomes:write,approvals:request,grants:redeem',
+    );
     process.exit(2);
   }
   const json = process.argv.includes('--json');
@@ -219,8 +329,17 @@ async function main() {
     // With --json, stdout carries only the report; the narration goes to stderr.
     log: json ? (line) => console.error(line) : undefined,
   });
-  console.log(json ? JSON.stringify(report) : '\nRequest references:\n' + report.scenarios.map((s) => `  ${s.name.padEnd(20)} ${s.requestRef}${s.skipped ? ' (skipped)' : ''}`).join('\n'));
-  const mismatches = report.scenarios.filter((s) => !s.skipped && (s.delivery !== s.expected.delivery || s.category !== s.expected.category));
+  console.log(
+    json
+      ? JSON.stringify(report)
+      : '\nRequest references:\n' +
+          report.scenarios
+            .map((s) => `  ${s.name.padEnd(20)} ${s.requestRef}${s.skipped ? ' (skipped)' : ''}`)
+            .join('\n'),
+  );
+  const mismatches = report.scenarios.filter(
+    (s) => !s.skipped && (s.delivery !== s.expected.delivery || s.category !== s.expected.category),
+  );
   process.exit(mismatches.length > 0 ? 1 : 0);
 }
 

@@ -45,7 +45,12 @@ export interface DemoStore {
 
 export function createDemoStore(): DemoStore {
   const orders = new Map<string, Order>();
-  for (const [orderId, amount, status] of [['4411', 40, 'delivered'], ['4412', 125.5, 'delivered'], ['4413', 18, 'shipped'], [LEGACY_ORDER, 99, 'delivered']] as const) {
+  for (const [orderId, amount, status] of [
+    ['4411', 40, 'delivered'],
+    ['4412', 125.5, 'delivered'],
+    ['4413', 18, 'shipped'],
+    [LEGACY_ORDER, 99, 'delivered'],
+  ] as const) {
     orders.set(orderId, { orderId, amount, currency: 'EUR', status });
   }
   return { orders, refunds: new Map(), credits: new Map(), pendingCredits: new Set() };
@@ -60,7 +65,10 @@ export const TOOL_SCOPES: Record<string, string> = {
 };
 
 const money = { amount: z.number().positive(), currency: z.string().regex(/^[A-Z]{3}$/) };
-const orderId = z.string().regex(/^\d{1,10}$/).describe('The order number, e.g. "4411"');
+const orderId = z
+  .string()
+  .regex(/^\d{1,10}$/)
+  .describe('The order number, e.g. "4411"');
 
 const text = (t: string) => [{ type: 'text' as const, text: t }];
 // Tools with an output schema declare their error category in _meta: the SDK client checks any
@@ -77,100 +85,171 @@ export function createDemoMcpServer(store: DemoStore, options: { slowMs?: number
   const slowMs = options.slowMs ?? 1500;
   const server = new McpServer({ name: DEMO_SERVER_NAME, version: '2.3.0' });
 
-  server.registerTool('get_order', {
-    title: 'Get order',
-    description: 'Reads one order: amount, currency and status. Changes nothing.',
-    inputSchema: { orderId },
-    outputSchema: { orderId: z.string(), amount: z.number(), currency: z.string(), status: z.string() },
-    annotations: { readOnlyHint: true, openWorldHint: false },
-  }, async ({ orderId }) => {
-    const order = store.orders.get(orderId);
-    if (!order) return toolError('NOT_FOUND', `No order ${orderId}.`, false);
-    return { content: text(`Order ${orderId}: ${order.amount.toFixed(2)} ${order.currency}, ${order.status}.`), structuredContent: { ...order } };
-  });
+  server.registerTool(
+    'get_order',
+    {
+      title: 'Get order',
+      description: 'Reads one order: amount, currency and status. Changes nothing.',
+      inputSchema: { orderId },
+      outputSchema: { orderId: z.string(), amount: z.number(), currency: z.string(), status: z.string() },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async ({ orderId }) => {
+      const order = store.orders.get(orderId);
+      if (!order) return toolError('NOT_FOUND', `No order ${orderId}.`, false);
+      return {
+        content: text(`Order ${orderId}: ${order.amount.toFixed(2)} ${order.currency}, ${order.status}.`),
+        structuredContent: { ...order },
+      };
+    },
+  );
 
-  server.registerTool('get_invoice', {
-    title: 'Get invoice',
-    description: 'Reads the invoice of an order. Changes nothing.',
-    inputSchema: { orderId },
-    outputSchema: { invoiceId: z.string(), orderId: z.string(), total: z.number(), currency: z.string() },
-    annotations: { readOnlyHint: true, openWorldHint: false },
-  }, async ({ orderId }) => {
-    const order = store.orders.get(orderId);
-    if (!order) return toolError('NOT_FOUND', `No order ${orderId}.`, false);
-    const invoice: Record<string, unknown> = { invoiceId: `inv_${orderId}`, orderId, total: order.amount, currency: order.currency };
-    if (orderId === LEGACY_ORDER) invoice.legacyTaxCode = 'DE-19-OLD';
-    return { content: text(`Invoice inv_${orderId}.`), structuredContent: invoice };
-  });
+  server.registerTool(
+    'get_invoice',
+    {
+      title: 'Get invoice',
+      description: 'Reads the invoice of an order. Changes nothing.',
+      inputSchema: { orderId },
+      outputSchema: { invoiceId: z.string(), orderId: z.string(), total: z.number(), currency: z.string() },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async ({ orderId }) => {
+      const order = store.orders.get(orderId);
+      if (!order) return toolError('NOT_FOUND', `No order ${orderId}.`, false);
+      const invoice: Record<string, unknown> = {
+        invoiceId: `inv_${orderId}`,
+        orderId,
+        total: order.amount,
+        currency: order.currency,
+      };
+      if (orderId === LEGACY_ORDER) invoice.legacyTaxCode = 'DE-19-OLD';
+      return { content: text(`Invoice inv_${orderId}.`), structuredContent: invoice };
+    },
+  );
 
-  server.registerTool('list_refunds', {
-    title: 'List refunds',
-    description: 'Lists the refunds of an order. Changes nothing.',
-    inputSchema: { orderId },
-    annotations: { readOnlyHint: true, openWorldHint: false },
-  }, async ({ orderId }) => {
-    if (!store.orders.has(orderId)) return toolError('NOT_FOUND', `No order ${orderId}.`, true);
-    const refunds = [...store.refunds.values()].filter((r) => r.orderId === orderId).map(({ idempotencyKey: _key, ...r }) => r);
-    return { content: text(`${refunds.length} refund(s) on order ${orderId}.`), structuredContent: { orderId, refunds } };
-  });
+  server.registerTool(
+    'list_refunds',
+    {
+      title: 'List refunds',
+      description: 'Lists the refunds of an order. Changes nothing.',
+      inputSchema: { orderId },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async ({ orderId }) => {
+      if (!store.orders.has(orderId)) return toolError('NOT_FOUND', `No order ${orderId}.`, true);
+      const refunds = [...store.refunds.values()]
+        .filter((r) => r.orderId === orderId)
+        .map(({ idempotencyKey: _key, ...r }) => r);
+      return {
+        content: text(`${refunds.length} refund(s) on order ${orderId}.`),
+        structuredContent: { orderId, refunds },
+      };
+    },
+  );
 
-  server.registerTool('refund_payment', {
-    title: 'Refund payment',
-    description: 'Refunds money on an order to the original payment method. Irreversible. The same idempotencyKey with the same input returns the first refund.',
-    inputSchema: { orderId, ...money, idempotencyKey: z.string().min(1).max(255), reason: z.string().max(500).optional() },
-    outputSchema: { refundId: z.string(), orderId: z.string(), amount: z.number(), currency: z.string(), status: z.literal('refunded'), replayed: z.boolean() },
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  }, async ({ orderId, amount, currency, idempotencyKey }) => {
-    const existing = store.refunds.get(idempotencyKey);
-    if (existing) {
-      if (existing.orderId !== orderId || existing.amount !== amount || existing.currency !== currency) {
-        return toolError('VALIDATION_ERROR', 'This idempotency key was used for another refund.', false);
+  server.registerTool(
+    'refund_payment',
+    {
+      title: 'Refund payment',
+      description:
+        'Refunds money on an order to the original payment method. Irreversible. The same idempotencyKey with the same input returns the first refund.',
+      inputSchema: {
+        orderId,
+        ...money,
+        idempotencyKey: z.string().min(1).max(255),
+        reason: z.string().max(500).optional(),
+      },
+      outputSchema: {
+        refundId: z.string(),
+        orderId: z.string(),
+        amount: z.number(),
+        currency: z.string(),
+        status: z.literal('refunded'),
+        replayed: z.boolean(),
+      },
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    async ({ orderId, amount, currency, idempotencyKey }) => {
+      const existing = store.refunds.get(idempotencyKey);
+      if (existing) {
+        if (existing.orderId !== orderId || existing.amount !== amount || existing.currency !== currency) {
+          return toolError('VALIDATION_ERROR', 'This idempotency key was used for another refund.', false);
+        }
+        return refundResult(existing, true);
       }
-      return refundResult(existing, true);
-    }
-    const order = store.orders.get(orderId);
-    if (!order) return toolError('NOT_FOUND', `No order ${orderId}.`, false);
-    const refunded = [...store.refunds.values()].filter((r) => r.orderId === orderId).reduce((sum, r) => sum + r.amount, 0);
-    if (currency !== order.currency || refunded + amount > order.amount + 1e-9) {
-      return toolError('VALIDATION_ERROR', `At most ${(order.amount - refunded).toFixed(2)} ${order.currency} can be refunded.`, false);
-    }
-    const refund = { refundId: `rf_${randomUUID().slice(0, 8)}`, orderId, amount, currency, idempotencyKey };
-    store.refunds.set(idempotencyKey, refund);
-    return refundResult(refund, false);
-  });
+      const order = store.orders.get(orderId);
+      if (!order) return toolError('NOT_FOUND', `No order ${orderId}.`, false);
+      const refunded = [...store.refunds.values()]
+        .filter((r) => r.orderId === orderId)
+        .reduce((sum, r) => sum + r.amount, 0);
+      if (currency !== order.currency || refunded + amount > order.amount + 1e-9) {
+        return toolError(
+          'VALIDATION_ERROR',
+          `At most ${(order.amount - refunded).toFixed(2)} ${order.currency} can be refunded.`,
+          false,
+        );
+      }
+      const refund = { refundId: `rf_${randomUUID().slice(0, 8)}`, orderId, amount, currency, idempotencyKey };
+      store.refunds.set(idempotencyKey, refund);
+      return refundResult(refund, false);
+    },
+  );
 
-  server.registerTool('issue_credit', {
-    title: 'Issue store credit',
-    description: 'Issues store credit on an order (slow upstream). The same idempotencyKey returns the first credit.',
-    inputSchema: { orderId, ...money, idempotencyKey: z.string().min(1).max(255) },
-    outputSchema: { creditId: z.string(), orderId: z.string(), amount: z.number(), currency: z.string(), replayed: z.boolean() },
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  }, async ({ orderId, amount, currency, idempotencyKey }) => {
-    if (!store.orders.has(orderId)) return toolError('NOT_FOUND', `No order ${orderId}.`, false);
-    const before = store.credits.get(idempotencyKey);
-    if (before) return creditResult(before, true);
-    // The upstream is slow and does not stop when the caller cancels: the write happens anyway.
-    store.pendingCredits.add(idempotencyKey);
-    await sleep(slowMs);
-    store.pendingCredits.delete(idempotencyKey);
-    const raced = store.credits.get(idempotencyKey);
-    if (raced) return creditResult(raced, true);
-    const credit = { creditId: `cr_${randomUUID().slice(0, 8)}`, orderId, amount, currency, idempotencyKey };
-    store.credits.set(idempotencyKey, credit);
-    return creditResult(credit, false);
-  });
+  server.registerTool(
+    'issue_credit',
+    {
+      title: 'Issue store credit',
+      description: 'Issues store credit on an order (slow upstream). The same idempotencyKey returns the first credit.',
+      inputSchema: { orderId, ...money, idempotencyKey: z.string().min(1).max(255) },
+      outputSchema: {
+        creditId: z.string(),
+        orderId: z.string(),
+        amount: z.number(),
+        currency: z.string(),
+        replayed: z.boolean(),
+      },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    },
+    async ({ orderId, amount, currency, idempotencyKey }) => {
+      if (!store.orders.has(orderId)) return toolError('NOT_FOUND', `No order ${orderId}.`, false);
+      const before = store.credits.get(idempotencyKey);
+      if (before) return creditResult(before, true);
+      // The upstream is slow and does not stop when the caller cancels: the write happens anyway.
+      store.pendingCredits.add(idempotencyKey);
+      await sleep(slowMs);
+      store.pendingCredits.delete(idempotencyKey);
+      const raced = store.credits.get(idempotencyKey);
+      if (raced) return creditResult(raced, true);
+      const credit = { creditId: `cr_${randomUUID().slice(0, 8)}`, orderId, amount, currency, idempotencyKey };
+      store.credits.set(idempotencyKey, credit);
+      return creditResult(credit, false);
+    },
+  );
 
   return server;
 }
 
 function refundResult(r: Refund, replayed: boolean): CallToolResult {
-  const out = { refundId: r.refundId, orderId: r.orderId, amount: r.amount, currency: r.currency, status: 'refunded' as const, replayed };
-  return { content: text(`Refunded ${r.amount.toFixed(2)} ${r.currency} on order ${r.orderId} (${r.refundId}).`), structuredContent: out };
+  const out = {
+    refundId: r.refundId,
+    orderId: r.orderId,
+    amount: r.amount,
+    currency: r.currency,
+    status: 'refunded' as const,
+    replayed,
+  };
+  return {
+    content: text(`Refunded ${r.amount.toFixed(2)} ${r.currency} on order ${r.orderId} (${r.refundId}).`),
+    structuredContent: out,
+  };
 }
 
 function creditResult(c: Credit, replayed: boolean): CallToolResult {
   const out = { creditId: c.creditId, orderId: c.orderId, amount: c.amount, currency: c.currency, replayed };
-  return { content: text(`Credited ${c.amount.toFixed(2)} ${c.currency} on order ${c.orderId} (${c.creditId}).`), structuredContent: out };
+  return {
+    content: text(`Credited ${c.amount.toFixed(2)} ${c.currency} on order ${c.orderId} (${c.creditId}).`),
+    structuredContent: out,
+  };
 }
 
 // ── HTTP ─────────────────────────────────────────────────────────────────────────────────────
@@ -195,7 +274,10 @@ export interface DemoMcpServer {
 
 export async function startDemoMcpServer(options: DemoMcpServerOptions = {}): Promise<DemoMcpServer> {
   const store = options.store ?? createDemoStore();
-  const tokens = { full: `demo_${randomBytes(16).toString('hex')}`, ordersOnly: `demo_${randomBytes(16).toString('hex')}` };
+  const tokens = {
+    full: `demo_${randomBytes(16).toString('hex')}`,
+    ordersOnly: `demo_${randomBytes(16).toString('hex')}`,
+  };
   const scopes = new Map<string, Set<string>>([
     [tokens.full, new Set(Object.values(TOOL_SCOPES))],
     [tokens.ordersOnly, new Set(['orders:read'])],
@@ -243,11 +325,16 @@ export async function startDemoMcpServer(options: DemoMcpServerOptions = {}): Pr
     const sessionId = req.headers['mcp-session-id'];
     if (typeof sessionId === 'string') {
       const session = sessions.get(sessionId);
-      if (!session) return json(res, 404, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } });
+      if (!session)
+        return json(res, 404, { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } });
       return session.transport.handleRequest(req, res, body);
     }
     if (req.method !== 'POST' || !isInitializeRequest(body)) {
-      return json(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'No session: initialize first' } });
+      return json(res, 400, {
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32000, message: 'No session: initialize first' },
+      });
     }
     const server = createDemoMcpServer(store, { slowMs: options.slowMs });
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
@@ -326,7 +413,8 @@ async function main() {
   };
   const port = Number(option('--port') ?? process.env.PORT ?? 4410);
   const slowMs = Number(option('--slow-ms') ?? 1500);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number, got ${option('--port')}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`--port must be a port number, got ${option('--port')}`);
   const server = await startDemoMcpServer({ port, slowMs });
   console.log(`Demo MCP server "${DEMO_SERVER_NAME}" on ${server.url}`);
   console.log(`  token with every scope:  ${server.tokens.full}`);

@@ -91,7 +91,9 @@ async function create(rawName: string | undefined): Promise<void> {
       return folder;
     }),
   );
-  console.log(written ? `Wrote ${relative(written)}/migration.sql` : 'No changes: schema.prisma matches the migrations.');
+  console.log(
+    written ? `Wrote ${relative(written)}/migration.sql` : 'No changes: schema.prisma matches the migrations.',
+  );
 }
 
 function writeLockFile(): void {

@@ -36,11 +36,20 @@ async function seedDemoOutcomes(now: number): Promise<void> {
   for (const name of DEMO_TRUSTED_SERVERS) await trustServer('cli', name);
   const key = await createApiKey('cli', { name: 'demo data (seed)', scopes: ['outcomes:write'] });
   if (!key.ok) throw new Error(`seeding the demo key: ${key.failure}`);
-  const client = { kind: 'apiKey' as const, keyId: key.value.key.id, name: key.value.key.name, scopes: ['outcomes:write' as const], organization: null };
+  const client = {
+    kind: 'apiKey' as const,
+    keyId: key.value.key.id,
+    name: key.value.key.name,
+    scopes: ['outcomes:write' as const],
+    organization: null,
+  };
   const records = demoOutcomes(now);
   for (let i = 0; i < records.length; i += 500) {
     const result = await ingestOutcomes(client, { records: records.slice(i, i + 500) });
-    if (!result.ok) throw new Error(`seeding demo outcomes: ${result.failure} ${result.detail ?? ''} ${JSON.stringify(result.errors ?? [])}`);
+    if (!result.ok)
+      throw new Error(
+        `seeding demo outcomes: ${result.failure} ${result.detail ?? ''} ${JSON.stringify(result.errors ?? [])}`,
+      );
   }
   const admin = await findUserByEmail(demoUsers[0].email);
   if (admin) await revokeApiKey(admin, key.value.key.id);

@@ -13,7 +13,8 @@ async function main() {
   parseRetentionSetting(process.env[RETENTION_ENV]);
   rateLimitConfig();
   const database = await resolveDatabase();
-  if (!database.authSecret) throw new Error('AUTH_SECRET is required when DATABASE_URL is set (generate one with: openssl rand -base64 32)');
+  if (!database.authSecret)
+    throw new Error('AUTH_SECRET is required when DATABASE_URL is set (generate one with: openssl rand -base64 32)');
   process.env.DATABASE_URL = database.url;
   process.env.AUTH_SECRET = database.authSecret;
   const applied = await applyMigrations(database.url);
@@ -25,7 +26,10 @@ async function main() {
     printDemoSignIn();
   } else {
     const { db } = await import('@/lib/server/db');
-    if ((await db.user.count()) === 0) console.log('[seed] no users yet: create an admin with `npm run cli -- users:create --email you@example.com --role admin`');
+    if ((await db.user.count()) === 0)
+      console.log(
+        '[seed] no users yet: create an admin with `npm run cli -- users:create --email you@example.com --role admin`',
+      );
   }
   const { closeDb } = await import('@/lib/server/db');
   await closeDb();
@@ -36,7 +40,9 @@ async function main() {
     stdio: 'inherit',
     env: { ...process.env, DATABASE_URL: database.url, AUTH_SECRET: database.authSecret, NEXT_TELEMETRY_DISABLED: '1' },
   });
-  console.log(`[start] Countersign on http://localhost:${port} (set-up took ${((Date.now() - started) / 1000).toFixed(1)} s${database.embedded ? ', embedded PostgreSQL' : ''})`);
+  console.log(
+    `[start] Countersign on http://localhost:${port} (set-up took ${((Date.now() - started) / 1000).toFixed(1)} s${database.embedded ? ', embedded PostgreSQL' : ''})`,
+  );
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {

@@ -53,7 +53,11 @@ function vitestCounts(file: string): Counts {
   const r = JSON.parse(readFileSync(file, 'utf8'));
   // A suite that fails to load has no failed tests but success=false: count it as one failure.
   const suiteErrors = !r.success && r.numFailedTests === 0 ? 1 : 0;
-  return { passed: r.numPassedTests, failed: r.numFailedTests + suiteErrors, skipped: r.numPendingTests + r.numTodoTests };
+  return {
+    passed: r.numPassedTests,
+    failed: r.numFailedTests + suiteErrors,
+    skipped: r.numPendingTests + r.numTodoTests,
+  };
 }
 
 function playwrightCounts(file: string): Counts {
@@ -70,7 +74,11 @@ async function main() {
   const reports = path.resolve('test-results');
   rmSync(reports, { recursive: true, force: true });
   const totals: Counts = { passed: 0, failed: 0, skipped: 0 };
-  const add = (c: Counts) => { totals.passed += c.passed; totals.failed += c.failed; totals.skipped += c.skipped; };
+  const add = (c: Counts) => {
+    totals.passed += c.passed;
+    totals.failed += c.failed;
+    totals.skipped += c.skipped;
+  };
   try {
     await applyMigrations(db.url);
     const env: NodeJS.ProcessEnv = {
@@ -87,7 +95,11 @@ async function main() {
       add(check === 0 ? { passed: 1, failed: 0, skipped: 0 } : { passed: 0, failed: 1, skipped: 0 });
       console.log(check === 0 ? '[test] ✓ schema and migrations agree' : '[test] ✘ schema and migrations disagree');
 
-      run('vitest', ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${reports}/vitest.json`, ...filters], env);
+      run(
+        'vitest',
+        ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${reports}/vitest.json`, ...filters],
+        env,
+      );
       add(vitestCounts(`${reports}/vitest.json`));
     }
 

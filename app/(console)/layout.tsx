@@ -4,5 +4,9 @@ import { countPendingApprovals } from '@/lib/server/approvals';
 
 export default async function ConsoleLayout({ children }: { children: React.ReactNode }) {
   const viewer = await requireViewer();
-  return <Shell viewer={viewer} pendingApprovals={await countPendingApprovals(viewer)}>{children}</Shell>;
+  return (
+    <Shell viewer={viewer} pendingApprovals={await countPendingApprovals(viewer)}>
+      {children}
+    </Shell>
+  );
 }

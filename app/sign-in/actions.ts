@@ -7,7 +7,9 @@ export type SignInState = { error?: string; email?: string };
 
 /** Only same-site paths: an attacker-supplied `next` must never send people elsewhere. */
 function safeNext(next: FormDataEntryValue | null): string {
-  return typeof next === 'string' && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
+  return typeof next === 'string' && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\')
+    ? next
+    : '/';
 }
 
 export async function signInAction(_prev: SignInState, form: FormData): Promise<SignInState> {
@@ -19,7 +21,8 @@ export async function signInAction(_prev: SignInState, form: FormData): Promise<
     return {};
   } catch (err) {
     // signIn redirects by throwing NEXT_REDIRECT: only Auth.js' own errors mean "wrong credentials".
-    if (err instanceof SignInUnavailable) return { error: 'The console cannot reach its database right now. Try again in a moment.', email };
+    if (err instanceof SignInUnavailable)
+      return { error: 'The console cannot reach its database right now. Try again in a moment.', email };
     if (err instanceof AuthError) return { error: 'Wrong email or password, or the account is disabled.', email };
     throw err;
   }

@@ -33,7 +33,10 @@ export type StagedGrant = { id: string; server: string; tool: string; argsDigest
  * `count` requests needing one approval, approved by `reviewer`, each with a live grant (one hour).
  * Returns the grants in creation order.
  */
-export async function stageApprovedGrants(client: pg.Client, opts: { keyId: string; reviewer: { id: string; email: string; principal: string }; count: number; tag: string }): Promise<StagedGrant[]> {
+export async function stageApprovedGrants(
+  client: pg.Client,
+  opts: { keyId: string; reviewer: { id: string; email: string; principal: string }; count: number; tag: string },
+): Promise<StagedGrant[]> {
   const { keyId, reviewer, count, tag } = opts;
   await client.query('BEGIN');
   try {
@@ -42,16 +45,21 @@ export async function stageApprovedGrants(client: pg.Client, opts: { keyId: stri
       `INSERT INTO approval_decisions (approval_id, reviewer_id, reviewer_email, reviewer_principal, decision, reason)
        SELECT id, $2::uuid, $3, $4, 'approve', 'Checked the order and the amount' FROM approval_requests
        WHERE requested_by_key_id = $1::uuid AND idempotency_key LIKE $5 || '-%' AND status = 'pending'`,
-      [keyId, reviewer.id, reviewer.email, reviewer.principal, tag]);
+      [keyId, reviewer.id, reviewer.email, reviewer.principal, tag],
+    );
     await client.query(
       `UPDATE approval_requests SET status = 'approved', version = version + 1, decided_at = now()
-       WHERE requested_by_key_id = $1::uuid AND idempotency_key LIKE $2 || '-%' AND status = 'pending'`, [keyId, tag]);
+       WHERE requested_by_key_id = $1::uuid AND idempotency_key LIKE $2 || '-%' AND status = 'pending'`,
+      [keyId, tag],
+    );
     const grants = await client.query<StagedGrant>(
       `INSERT INTO grants (approval_id, server, tool_name, args_digest, expires_at)
        SELECT id, server, tool_name, args_digest, now() + make_interval(secs => grant_ttl_seconds) FROM approval_requests
        WHERE requested_by_key_id = $1::uuid AND idempotency_key LIKE $2 || '-%' AND status = 'approved'
        ORDER BY created_at, id
-       RETURNING id, server, tool_name AS tool, args_digest AS "argsDigest"`, [keyId, tag]);
+       RETURNING id, server, tool_name AS tool, args_digest AS "argsDigest"`,
+      [keyId, tag],
+    );
     await client.query('COMMIT');
     if (grants.rowCount !== count) throw new Error(`staged ${grants.rowCount} grants, expected ${count}`);
     return grants.rows;
@@ -66,24 +74,34 @@ export async function stageApprovedGrants(client: pg.Client, opts: { keyId: stri
  * now, created up to two hours ago, three in ten needing two approvals, and a third of those
  * already approved once by `reviewer` (a different person from the one who signs in).
  */
-export async function stagePendingQueue(client: pg.Client, opts: { keyId: string; reviewer: { id: string; email: string; principal: string }; count: number; tag: string }): Promise<void> {
+export async function stagePendingQueue(
+  client: pg.Client,
+  opts: { keyId: string; reviewer: { id: string; email: string; principal: string }; count: number; tag: string },
+): Promise<void> {
   const { keyId, reviewer, count, tag } = opts;
   await client.query('BEGIN');
   try {
-    await client.query(insertRequests(
-      'CASE WHEN n % 10 < 3 THEN 2 ELSE 1 END',
-      `now() + interval '10 minutes' + (n * 7907 % 86400) * interval '1 second' * (86400 - 600) / 86400`,
-      `now() - (n * 6007 % 7200) * interval '1 second'`), [keyId, count, tag]);
+    await client.query(
+      insertRequests(
+        'CASE WHEN n % 10 < 3 THEN 2 ELSE 1 END',
+        `now() + interval '10 minutes' + (n * 7907 % 86400) * interval '1 second' * (86400 - 600) / 86400`,
+        `now() - (n * 6007 % 7200) * interval '1 second'`,
+      ),
+      [keyId, count, tag],
+    );
     await client.query(
       `INSERT INTO approval_decisions (approval_id, reviewer_id, reviewer_email, reviewer_principal, decision, reason)
        SELECT id, $2::uuid, $3, $4, 'approve', 'Amount matches the ticket' FROM approval_requests
        WHERE requested_by_key_id = $1::uuid AND idempotency_key LIKE $5 || '-%' AND required_approvals = 2
          AND split_part(idempotency_key, '-', 2)::int % 3 = 0`,
-      [keyId, reviewer.id, reviewer.email, reviewer.principal, tag]);
+      [keyId, reviewer.id, reviewer.email, reviewer.principal, tag],
+    );
     await client.query(
       `UPDATE approval_requests r SET version = version + 1
        WHERE requested_by_key_id = $1::uuid AND idempotency_key LIKE $2 || '-%'
-         AND EXISTS (SELECT 1 FROM approval_decisions d WHERE d.approval_id = r.id)`, [keyId, tag]);
+         AND EXISTS (SELECT 1 FROM approval_decisions d WHERE d.approval_id = r.id)`,
+      [keyId, tag],
+    );
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK').catch(() => {});

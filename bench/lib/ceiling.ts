@@ -16,7 +16,16 @@ export const CEILING_METHOD = 'COPY … FROM STDIN (text format)';
 // COPY's text format: tab-separated, \N for NULL, backslash escapes for the separators.
 export function copyValue(v: unknown): string {
   if (v === null || v === undefined) return '\\N';
-  const text = v instanceof Date ? v.toISOString() : typeof v === 'object' ? JSON.stringify(v) : typeof v === 'boolean' ? (v ? 't' : 'f') : String(v);
+  const text =
+    v instanceof Date
+      ? v.toISOString()
+      : typeof v === 'object'
+        ? JSON.stringify(v)
+        : typeof v === 'boolean'
+          ? v
+            ? 't'
+            : 'f'
+          : String(v);
   return text.replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
 }
 

@@ -6,7 +6,15 @@ import os from 'node:os';
 const TICK_MS = 10; // USER_HZ is 100 on every Linux the project targets
 
 type Snapshot = { at: number; machineBusyMs: number; appMs: number; postgresMs: number; selfMs: number };
-export type CpuShare = { seconds: number; cores: number; machine: number; app: number; postgres: number; bench: number; other: number };
+export type CpuShare = {
+  seconds: number;
+  cores: number;
+  machine: number;
+  app: number;
+  postgres: number;
+  bench: number;
+  other: number;
+};
 
 function machineBusyMs(): number {
   const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
@@ -38,7 +46,13 @@ function processesMs(appGroup: number): { app: number; postgres: number } {
 function snapshot(appGroup: number): Snapshot {
   const { user, system } = process.cpuUsage();
   const { app, postgres } = processesMs(appGroup);
-  return { at: performance.now(), machineBusyMs: machineBusyMs(), appMs: app, postgresMs: postgres, selfMs: (user + system) / 1000 };
+  return {
+    at: performance.now(),
+    machineBusyMs: machineBusyMs(),
+    appMs: app,
+    postgresMs: postgres,
+    selfMs: (user + system) / 1000,
+  };
 }
 
 /** Starts counting; `stop()` gives each part's CPU as cores used on average (1.0 = one core busy). Null off Linux. */
@@ -54,7 +68,15 @@ export function cpuMeter(appGroup: number): { stop: () => CpuShare } | null {
       const app = share(b.appMs - a.appMs);
       const postgres = share(b.postgresMs - a.postgresMs);
       const bench = share(b.selfMs - a.selfMs);
-      return { seconds: wall / 1000, cores: os.availableParallelism(), machine, app, postgres, bench, other: Math.max(0, machine - app - postgres - bench) };
+      return {
+        seconds: wall / 1000,
+        cores: os.availableParallelism(),
+        machine,
+        app,
+        postgres,
+        bench,
+        other: Math.max(0, machine - app - postgres - bench),
+      };
     },
   };
 }

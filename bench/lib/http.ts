@@ -1,7 +1,14 @@
 // Timed HTTP requests on loopback, and a console session through the real Auth.js sign-in.
 import { serverTimingMs } from './report';
 
-export type Timed = { status: number; ms: number; serverMs: number | null; bytes: number; body: string; headers: Headers };
+export type Timed = {
+  status: number;
+  ms: number;
+  serverMs: number | null;
+  bytes: number;
+  body: string;
+  headers: Headers;
+};
 
 /** Sends one request and reads the whole body; `ms` is from sending to the last byte. */
 export async function timedFetch(url: string, init: RequestInit = {}): Promise<Timed> {
@@ -9,7 +16,14 @@ export async function timedFetch(url: string, init: RequestInit = {}): Promise<T
   const res = await fetch(url, { redirect: 'manual', ...init });
   const body = await res.text();
   const ms = performance.now() - t0;
-  return { status: res.status, ms, serverMs: serverTimingMs(res.headers.get('server-timing')), bytes: Buffer.byteLength(body), body, headers: res.headers };
+  return {
+    status: res.status,
+    ms,
+    serverMs: serverTimingMs(res.headers.get('server-timing')),
+    bytes: Buffer.byteLength(body),
+    body,
+    headers: res.headers,
+  };
 }
 
 // name=value of each Set-Cookie, merged into a jar (later ones win).
@@ -37,17 +51,25 @@ export async function signIn(origin: string, email: string, password: string): P
   const res = await fetch(`${origin}/api/auth/callback/credentials`, {
     method: 'POST',
     redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookieHeader(jar), origin, 'x-auth-return-redirect': '1' },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      cookie: cookieHeader(jar),
+      origin,
+      'x-auth-return-redirect': '1',
+    },
     body: new URLSearchParams({ csrfToken, email, password, callbackUrl: `${origin}/approvals` }).toString(),
   });
   absorb(jar, res);
   await res.arrayBuffer();
   if (![...jar.keys()].some((k) => k.endsWith('authjs.session-token'))) {
-    throw new Error(`sign-in: POST /api/auth/callback/credentials answered ${res.status} (location ${res.headers.get('location')}) without a session cookie`);
+    throw new Error(
+      `sign-in: POST /api/auth/callback/credentials answered ${res.status} (location ${res.headers.get('location')}) without a session cookie`,
+    );
   }
   const cookie = cookieHeader(jar);
   const me = await fetch(`${origin}/api/v1/me`, { headers: { cookie } });
   const who = (await me.json()) as { email?: string };
-  if (me.status !== 200 || who.email !== email) throw new Error(`sign-in: GET /api/v1/me with the session answered ${me.status}: ${JSON.stringify(who)}`);
+  if (me.status !== 200 || who.email !== email)
+    throw new Error(`sign-in: GET /api/v1/me with the session answered ${me.status}: ${JSON.stringify(who)}`);
   return cookie;
 }

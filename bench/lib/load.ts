@@ -15,7 +15,14 @@ export type LoadResult = {
 const runId = randomBytes(3).toString('hex');
 let batchNo = 0;
 
-export async function runLoad(opts: { url: string; apiKey: string; bodies: Bodies; concurrency: number; seconds?: number; requestsPerClient?: number }): Promise<LoadResult> {
+export async function runLoad(opts: {
+  url: string;
+  apiKey: string;
+  bodies: Bodies;
+  concurrency: number;
+  seconds?: number;
+  requestsPerClient?: number;
+}): Promise<LoadResult> {
   const { url, apiKey, bodies, concurrency } = opts;
   const out: LoadResult = { requests: 0, accepted: 0, errors: 0, firstError: null, latenciesMs: [], seconds: 0 };
   const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };

@@ -31,7 +31,16 @@ const ORGS = 60;
 const PRINCIPALS = 25_000;
 
 // Written per row; every other column is fixed per (story step, trusted or regional server).
-const VARYING = ['event_id', 'occurred_at', 'request_ref', 'idempotency_key', 'organization', 'principal', 'session_hash', 'content_hash'] as const;
+const VARYING = [
+  'event_id',
+  'occurred_at',
+  'request_ref',
+  'idempotency_key',
+  'organization',
+  'principal',
+  'session_hash',
+  'content_hash',
+] as const;
 
 type Step = { offsetMs: number; idempotencyKey: string | null; fixed: [string, string] };
 type Template = { steps: Step[]; spanMs: number };
@@ -58,7 +67,11 @@ function templates(): { list: Template[]; fixedColumns: string[] } {
       // As ingestion stores them: free text masked.
       const r: Outcome = { ...raw, summary: mask(raw.summary), agent: mask(raw.agent) };
       const regional: Outcome = { ...r, server: `${r.server}-eu` }; // untrusted: classified as such
-      return { offsetMs: Date.parse(r.occurredAt) - first, idempotencyKey: r.idempotencyKey ?? null, fixed: [fixedLine(r), fixedLine(regional)] };
+      return {
+        offsetMs: Date.parse(r.occurredAt) - first,
+        idempotencyKey: r.idempotencyKey ?? null,
+        fixed: [fixedLine(r), fixedLine(regional)],
+      };
     });
     return { steps, spanMs: steps[steps.length - 1].offsetMs };
   });
@@ -67,16 +80,28 @@ function templates(): { list: Template[]; fixedColumns: string[] } {
 
 export type LookupPlan = { records: number; refs: number; countOf: (ref: number) => number };
 
-export type LoadTimings = { generateAndCopy: number; indexes: number; approvals: number; vacuum: number; tableBytes: number; indexBytes: number; approvalRequests: number };
+export type LoadTimings = {
+  generateAndCopy: number;
+  indexes: number;
+  approvals: number;
+  vacuum: number;
+  tableBytes: number;
+  indexBytes: number;
+  approvalRequests: number;
+};
 
 /**
  * Loads `records` outcome records over `refs` request references (numbered 0…refs-1, named by
  * refName) into the database, plus an approval request for one reference in fifty. Returns how
  * many records each reference got, and how long each step took.
  */
-export async function loadLookupData(databaseUrl: string, opts: { records: number; refs: number; progress?: (s: string) => void }): Promise<{ plan: LookupPlan; timings: LoadTimings }> {
+export async function loadLookupData(
+  databaseUrl: string,
+  opts: { records: number; refs: number; progress?: (s: string) => void },
+): Promise<{ plan: LookupPlan; timings: LoadTimings }> {
   const { records: total, refs } = opts;
-  if (refs < 1 || total < refs) throw new Error('BENCH_LOOKUP_RECORDS must be at least BENCH_LOOKUP_REFS (each reference gets one record or more)');
+  if (refs < 1 || total < refs)
+    throw new Error('BENCH_LOOKUP_RECORDS must be at least BENCH_LOOKUP_REFS (each reference gets one record or more)');
   if (total >= 2 ** 24) throw new Error('at most 16,777,215 records');
   const say = opts.progress ?? (() => {});
   const random = prng(20261130);
@@ -119,7 +144,9 @@ export async function loadLookupData(databaseUrl: string, opts: { records: numbe
   }
   const atOf = (i: number, step: number) => {
     const t = list[template[i]];
-    return start[i] + Math.floor(step / t.steps.length) * (t.spanMs + gapMs[i]) + t.steps[step % t.steps.length].offsetMs;
+    return (
+      start[i] + Math.floor(step / t.steps.length) * (t.spanMs + gapMs[i]) + t.steps[step % t.steps.length].offsetMs
+    );
   };
   // A long run ends before now: nothing is recorded in the future.
   for (let i = 0; i < refs; i++) {
@@ -154,7 +181,9 @@ export async function loadLookupData(databaseUrl: string, opts: { records: numbe
       const step = t.steps[s % t.steps.length];
       const ref = refName(i);
       const key = step.idempotencyKey ? `${step.idempotencyKey}_${ref}_${Math.floor(s / t.steps.length)}` : '\\N';
-      chunk.push(`${apiKeyId}\tlk_${k}\t${new Date(atOf(i, s)).toISOString()}\t${ref}\t${key}\torg-${org[i]}\tuser_${principal[i]}\t${sha(`sess_${ref}`)}\t${sha(`lk_${k}`)}\t${step.fixed[regional[i]]}\n`);
+      chunk.push(
+        `${apiKeyId}\tlk_${k}\t${new Date(atOf(i, s)).toISOString()}\t${ref}\t${key}\torg-${org[i]}\tuser_${principal[i]}\t${sha(`sess_${ref}`)}\t${sha(`lk_${k}`)}\t${step.fixed[regional[i]]}\n`,
+      );
       if (chunk.length === 2_000) {
         yield chunk.join('');
         chunk.length = 0;
@@ -167,14 +196,24 @@ export async function loadLookupData(databaseUrl: string, opts: { records: numbe
   const client = new pg.Client({ connectionString: databaseUrl });
   client.on('error', () => {}); // an interrupted run drops the database under it
   await client.connect();
-  const timings: LoadTimings = { generateAndCopy: 0, indexes: 0, approvals: 0, vacuum: 0, tableBytes: 0, indexBytes: 0, approvalRequests: 0 };
+  const timings: LoadTimings = {
+    generateAndCopy: 0,
+    indexes: 0,
+    approvals: 0,
+    vacuum: 0,
+    tableBytes: 0,
+    indexBytes: 0,
+    approvalRequests: 0,
+  };
   try {
     const idx = await client.query<{ name: string; def: string }>(
       `SELECT indexname AS name, indexdef AS def FROM pg_indexes
-       WHERE schemaname = current_schema() AND tablename = 'outcome_records' AND indexname <> 'outcome_records_pkey'`);
+       WHERE schemaname = current_schema() AND tablename = 'outcome_records' AND indexname <> 'outcome_records_pkey'`,
+    );
     const pk = await client.query<{ name: string; def: string }>(
       `SELECT conname AS name, pg_get_constraintdef(oid) AS def FROM pg_constraint
-       WHERE conrelid = 'outcome_records'::regclass AND contype = 'p'`);
+       WHERE conrelid = 'outcome_records'::regclass AND contype = 'p'`,
+    );
     for (const i of idx.rows) await client.query(`DROP INDEX "${i.name}"`);
     for (const c of pk.rows) await client.query(`ALTER TABLE outcome_records DROP CONSTRAINT "${c.name}"`);
 
@@ -201,7 +240,8 @@ export async function loadLookupData(databaseUrl: string, opts: { records: numbe
     await client.query('CHECKPOINT').catch(() => {}); // needs superuser or pg_checkpoint: best effort
     timings.vacuum = (performance.now() - t0) / 1000;
     const size = await client.query<{ t: string; i: string }>(
-      `SELECT pg_table_size('outcome_records') AS t, pg_indexes_size('outcome_records') AS i`);
+      `SELECT pg_table_size('outcome_records') AS t, pg_indexes_size('outcome_records') AS i`,
+    );
     timings.tableBytes = Number(size.rows[0].t);
     timings.indexBytes = Number(size.rows[0].i);
   } finally {
@@ -236,14 +276,19 @@ async function loadApprovals(client: pg.Client, refs: number, startOf: (i: numbe
        at + interval '1 hour', 900, $3::uuid, 'lookup-' || n, encode(sha256(convert_to('h' || ref, 'UTF8')), 'hex'),
        at, CASE WHEN n % 2 = 0 THEN at END
      FROM unnest($1::text[], $2::timestamptz[]) WITH ORDINALITY AS u(ref, at, n)`,
-    [chosen, created, keyId]);
+    [chosen, created, keyId],
+  );
   await client.query(
     `INSERT INTO grants (approval_id, server, tool_name, args_digest, issued_at, expires_at)
      SELECT id, server, tool_name, args_digest, created_at, created_at + make_interval(secs => grant_ttl_seconds)
-     FROM approval_requests WHERE requested_by_key_id = $1::uuid AND status = 'approved'`, [keyId]);
+     FROM approval_requests WHERE requested_by_key_id = $1::uuid AND status = 'approved'`,
+    [keyId],
+  );
   await client.query(
     `UPDATE approval_requests SET status = 'expired', version = version + 1
-     WHERE requested_by_key_id = $1::uuid AND status = 'pending' AND expires_at <= now()`, [keyId]);
+     WHERE requested_by_key_id = $1::uuid AND status = 'pending' AND expires_at <= now()`,
+    [keyId],
+  );
   await client.query('COMMIT');
   return chosen.length;
 }

@@ -21,9 +21,11 @@ function install(): void {
     const sink = active;
     const first = args[0] as QueryConfig | string | undefined;
     // Submittables (COPY streams, cursors) and untraced periods pass straight through.
-    if (!sink || (typeof first === 'object' && first && typeof first.submit === 'function')) return original.apply(this, args);
+    if (!sink || (typeof first === 'object' && first && typeof first.submit === 'function'))
+      return original.apply(this, args);
     const sql = typeof first === 'string' ? first : (first?.text ?? '');
-    const values = (typeof first === 'object' && first?.values) || (Array.isArray(args[1]) ? (args[1] as unknown[]) : []);
+    const values =
+      (typeof first === 'object' && first?.values) || (Array.isArray(args[1]) ? (args[1] as unknown[]) : []);
     const t0 = performance.now();
     const entry: TracedQuery = { sql, values, start: t0 - origin, ms: 0, rows: null };
     const done = (res?: unknown) => {
@@ -73,7 +75,7 @@ export async function traced<T>(fn: () => Promise<T>): Promise<{ value: T; queri
 export function queryLabel(sql: string): string {
   let text = sql.trim().replace(/\s+/g, ' ');
   // Top level only: drop parenthesised sub-queries (a FROM inside one is not the statement's table).
-  for (let prev = ''; prev !== text; ) {
+  for (let prev = ''; prev !== text;) {
     prev = text;
     text = text.replace(/\([^()]*\)/g, '');
   }

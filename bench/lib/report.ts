@@ -17,7 +17,16 @@ export const verdict = (ok: boolean) => (ok ? 'PASS' : 'MISS');
 
 export function table(rows: string[][]): string {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows.map((r) => '  ' + r.map((cell, i) => cell.padEnd(widths[i])).join('   ').trimEnd()).join('\n');
+  return rows
+    .map(
+      (r) =>
+        '  ' +
+        r
+          .map((cell, i) => cell.padEnd(widths[i]))
+          .join('   ')
+          .trimEnd(),
+    )
+    .join('\n');
 }
 
 export type Stats = { n: number; p50: number; p95: number; p99: number; mean: number; max: number };

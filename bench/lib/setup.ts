@@ -106,21 +106,30 @@ export type Bench = {
  * meanwhile fails the next request); then the build if needed and the console on its own
  * AUTH_SECRET (under --cpu-prof when BENCH_CPU_PROFILE names a folder), its origin logged.
  */
-export async function setUpBench<T>(root: string, prepare: (bench: Bench) => Promise<T> | T): Promise<Bench & { prepared: T; app: App; authSecret: string }> {
+export async function setUpBench<T>(
+  root: string,
+  prepare: (bench: Bench) => Promise<T> | T,
+): Promise<Bench & { prepared: T; app: App; authSecret: string }> {
   const startLoad = load1();
   const db = await benchDatabase(root);
   log(`database: ${db.where}`);
   await applyMigrations(db.url, { warn: () => {} });
   const sql = await connect(db.url);
   const pgVersion = (await sql.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0].v;
-  await sql.query(`INSERT INTO trusted_servers (name, trusted_by) SELECT unnest($1::text[]), 'bench'`, [DEMO_TRUSTED_SERVERS]);
+  await sql.query(`INSERT INTO trusted_servers (name, trusted_by) SELECT unnest($1::text[]), 'bench'`, [
+    DEMO_TRUSTED_SERVERS,
+  ]);
   const bench = { startLoad, db, sql, pgVersion };
   const prepared = await prepare(bench);
 
   const authSecret = randomBytes(32).toString('base64url');
   ensureBuild(root);
   const profile = process.env.BENCH_CPU_PROFILE;
-  const app = await startApp(root, { DATABASE_URL: db.url, AUTH_SECRET: authSecret }, profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profile)}`] : []);
+  const app = await startApp(
+    root,
+    { DATABASE_URL: db.url, AUTH_SECRET: authSecret },
+    profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profile)}`] : [],
+  );
   log(`console: ${app.origin}`);
   return { ...bench, prepared, app, authSecret };
 }

@@ -8,34 +8,66 @@ import { Field, Input, Select } from '@/components/ui/field';
 const approvals = (n: number) => (n === 0 ? 'no approval' : n === 1 ? '1 approval' : `${n} approvals`);
 
 export function AddPolicyRuleForm() {
-  const [state, action, pending] = useActionState(addPolicyRuleAction, { status: 'idle' } as Awaited<ReturnType<typeof addPolicyRuleAction>>);
-  const err = state.status === 'error' ? state.fields ?? {} : {};
+  const [state, action, pending] = useActionState(addPolicyRuleAction, { status: 'idle' } as Awaited<
+    ReturnType<typeof addPolicyRuleAction>
+  >);
+  const err = state.status === 'error' ? (state.fields ?? {}) : {};
   const typed = state.status === 'error' ? state.input : undefined;
   return (
-    <form action={action} className="grid gap-4 sm:grid-cols-[1fr_1fr_12rem_auto] sm:items-start" key={state.status === 'ok' ? state.at : 'form'}>
+    <form
+      action={action}
+      className="grid gap-4 sm:grid-cols-[1fr_1fr_12rem_auto] sm:items-start"
+      key={state.status === 'ok' ? state.at : 'form'}
+    >
       <Field label="Server" htmlFor="rule-server" error={err.server} hint="As agents report it, e.g. billing-mcp">
-        <Input id="rule-server" name="server" defaultValue={typed?.server} required maxLength={200} aria-invalid={!!err.server} />
+        <Input
+          id="rule-server"
+          name="server"
+          defaultValue={typed?.server}
+          required
+          maxLength={200}
+          aria-invalid={!!err.server}
+        />
       </Field>
       <Field label="Tool" htmlFor="rule-tool" error={err.tool} hint="Empty: every tool of the server">
         <Input id="rule-tool" name="tool" defaultValue={typed?.tool} maxLength={200} aria-invalid={!!err.tool} />
       </Field>
       <Field label="Approvals required" htmlFor="rule-approvals" error={err.requiredApprovals}>
-        <Select id="rule-approvals" name="requiredApprovals" defaultValue={typed?.requiredApprovals ?? '1'} aria-invalid={!!err.requiredApprovals}>
+        <Select
+          id="rule-approvals"
+          name="requiredApprovals"
+          defaultValue={typed?.requiredApprovals ?? '1'}
+          aria-invalid={!!err.requiredApprovals}
+        >
           <option value="0">0: none</option>
           <option value="1">1 reviewer</option>
           <option value="2">2 distinct reviewers</option>
         </Select>
       </Field>
       <div className="sm:pt-6">
-        <Button type="submit" disabled={pending}>{pending ? 'Saving…' : 'Save rule'}</Button>
+        <Button type="submit" disabled={pending}>
+          {pending ? 'Saving…' : 'Save rule'}
+        </Button>
       </div>
       <div className="sm:col-span-4 empty:hidden">
         {state.status === 'ok' ? (
           <Notice tone="good">
-            Saved: {state.value.tool ? <>{state.value.tool} on {state.value.server}</> : <>every tool of {state.value.server}</>} needs {approvals(state.value.requiredApprovals)}.
+            Saved:{' '}
+            {state.value.tool ? (
+              <>
+                {state.value.tool} on {state.value.server}
+              </>
+            ) : (
+              <>every tool of {state.value.server}</>
+            )}{' '}
+            needs {approvals(state.value.requiredApprovals)}.
           </Notice>
         ) : null}
-        {state.status === 'error' ? <Notice tone="bad" testId="form-error">{state.message}</Notice> : null}
+        {state.status === 'error' ? (
+          <Notice tone="bad" testId="form-error">
+            {state.message}
+          </Notice>
+        ) : null}
       </div>
     </form>
   );

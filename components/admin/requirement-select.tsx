@@ -7,7 +7,13 @@ import { Select } from '@/components/ui/field';
 export type Requirement = 'default' | '0' | '1' | '2';
 
 /** An admin's choice of approvals for a tool (or, with `tool` null, a whole server): a policy rule, or none. */
-export function RequirementSelect({ server, tool, current, label, defaultLabel }: {
+export function RequirementSelect({
+  server,
+  tool,
+  current,
+  label,
+  defaultLabel,
+}: {
   server: string;
   tool: string | null;
   current: Requirement;
@@ -20,9 +26,17 @@ export function RequirementSelect({ server, tool, current, label, defaultLabel }
   const [error, setError] = useState<string | null>(null);
   return (
     <div className="flex flex-wrap items-center gap-2">
-      <label className="sr-only" htmlFor={id}>{label}</label>
+      <label className="sr-only" htmlFor={id}>
+        {label}
+      </label>
       <div className="w-44">
-        <Select id={id} className="py-1 text-xs" value={value} disabled={pending} onChange={(e) => setValue(e.target.value as Requirement)}>
+        <Select
+          id={id}
+          className="py-1 text-xs"
+          value={value}
+          disabled={pending}
+          onChange={(e) => setValue(e.target.value as Requirement)}
+        >
           <option value="default">{defaultLabel}</option>
           <option value="0">Rule: none</option>
           <option value="1">Rule: 1 approval</option>

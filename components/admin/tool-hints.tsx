@@ -1,6 +1,11 @@
 import { Badge } from '@/components/ui/card';
 
-type Annotations = { readOnlyHint?: boolean | null; destructiveHint?: boolean | null; idempotentHint?: boolean | null; openWorldHint?: boolean | null };
+type Annotations = {
+  readOnlyHint?: boolean | null;
+  destructiveHint?: boolean | null;
+  idempotentHint?: boolean | null;
+  openWorldHint?: boolean | null;
+};
 type Hints = { readOnly: boolean; destructive: boolean; idempotent: boolean; openWorld: boolean };
 
 const advertisedKeys = [
@@ -17,7 +22,12 @@ export function AdvertisedHints({ annotations }: { annotations: Annotations | nu
     <span className="flex flex-col font-mono text-xs text-slate-600">
       {advertisedKeys.map(([label, key]) => {
         const v = annotations[key];
-        return <span key={key} title={key}>{label} <span className={v == null ? 'text-slate-400' : 'text-slate-900'}>{v == null ? '—' : String(v)}</span></span>;
+        return (
+          <span key={key} title={key}>
+            {label}{' '}
+            <span className={v == null ? 'text-slate-400' : 'text-slate-900'}>{v == null ? '—' : String(v)}</span>
+          </span>
+        );
       })}
     </span>
   );

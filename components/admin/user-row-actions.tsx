@@ -5,13 +5,27 @@ import { Button } from '@/components/ui/button';
 import { Select } from '@/components/ui/field';
 import { roleLabel, roles, type Role } from '@/lib/auth/permissions';
 
-export function UserRowActions({ userId, email, role, disabled, self }: { userId: string; email: string; role: Role; disabled: boolean; self: boolean }) {
+export function UserRowActions({
+  userId,
+  email,
+  role,
+  disabled,
+  self,
+}: {
+  userId: string;
+  email: string;
+  role: Role;
+  disabled: boolean;
+  self: boolean;
+}) {
   const [pending, start] = useTransition();
   const [error, setError] = useState<string | null>(null);
   if (self) return <span className="text-xs text-slate-400">You</span>;
   return (
     <div className="flex items-center justify-end gap-2">
-      <label className="sr-only" htmlFor={`role-${userId}`}>Role of {email}</label>
+      <label className="sr-only" htmlFor={`role-${userId}`}>
+        Role of {email}
+      </label>
       <Select
         id={`role-${userId}`}
         className="w-32 py-1"
@@ -19,14 +33,19 @@ export function UserRowActions({ userId, email, role, disabled, self }: { userId
         disabled={pending}
         onChange={(e) => start(async () => setError(await changeRoleAction(userId, e.target.value)))}
       >
-        {roles.map((r) => <option key={r} value={r}>{roleLabel[r]}</option>)}
+        {roles.map((r) => (
+          <option key={r} value={r}>
+            {roleLabel[r]}
+          </option>
+        ))}
       </Select>
       <Button
         size="sm"
         variant={disabled ? 'secondary' : 'danger'}
         disabled={pending}
         onClick={() => {
-          if (!disabled && !window.confirm(`Disable ${email}? They are signed out and their tokens stop working.`)) return;
+          if (!disabled && !window.confirm(`Disable ${email}? They are signed out and their tokens stop working.`))
+            return;
           start(async () => setError(await setDisabledAction(userId, !disabled)));
         }}
       >

@@ -16,6 +16,12 @@ export function PendingBadge({ initial }: { initial: number }) {
   });
   if (!data) return null;
   return (
-    <span data-testid="pending-count" aria-label={`${data} pending`} className="ml-auto rounded-full bg-amber-400 px-2 py-0.5 text-xs font-semibold text-slate-900 tabular-nums">{data}</span>
+    <span
+      data-testid="pending-count"
+      aria-label={`${data} pending`}
+      className="ml-auto rounded-full bg-amber-400 px-2 py-0.5 text-xs font-semibold text-slate-900 tabular-nums"
+    >
+      {data}
+    </span>
   );
 }

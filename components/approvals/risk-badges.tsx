@@ -9,7 +9,11 @@ export function RiskBadges({ annotations, trusted }: { annotations: ToolAnnotati
   return (
     <span className="flex flex-wrap items-center gap-1" data-testid="risk">
       <Badge tone={tone[risk.level]}>{risk.level} risk</Badge>
-      {risk.traits.map((t) => <span key={t} className="text-xs text-slate-500">{t}</span>)}
+      {risk.traits.map((t) => (
+        <span key={t} className="text-xs text-slate-500">
+          {t}
+        </span>
+      ))}
     </span>
   );
 }

@@ -7,18 +7,24 @@ import { Notice } from '@/components/ui/card';
 import { SecretOnce } from '@/components/ui/secret-once';
 
 export function CreateTokenForm() {
-  const [state, action, pending] = useActionState(createTokenAction, { status: 'idle' } as Awaited<ReturnType<typeof createTokenAction>>);
-  const err = state.status === 'error' ? state.fields ?? {} : {};
+  const [state, action, pending] = useActionState(createTokenAction, { status: 'idle' } as Awaited<
+    ReturnType<typeof createTokenAction>
+  >);
+  const err = state.status === 'error' ? (state.fields ?? {}) : {};
   return (
     <div className="space-y-4">
-      {state.status === 'ok' ? <SecretOnce label={`Personal token "${state.value.name}" created`} secret={state.value.secret} /> : null}
+      {state.status === 'ok' ? (
+        <SecretOnce label={`Personal token "${state.value.name}" created`} secret={state.value.secret} />
+      ) : null}
       <form action={action} className="flex flex-wrap items-end gap-3" key={state.status === 'ok' ? state.at : 'form'}>
         <div className="w-72">
           <Field label="Token name" htmlFor="token-name" error={err.name}>
             <Input id="token-name" name="name" required maxLength={100} placeholder="e.g. chat-ops script" />
           </Field>
         </div>
-        <Button type="submit" disabled={pending}>{pending ? 'Creating…' : 'Create token'}</Button>
+        <Button type="submit" disabled={pending}>
+          {pending ? 'Creating…' : 'Create token'}
+        </Button>
         {state.status === 'error' ? <Notice tone="bad">{state.message}</Notice> : null}
       </form>
     </div>

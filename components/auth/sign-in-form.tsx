@@ -10,15 +10,38 @@ export function SignInForm({ next }: { next?: string }) {
     <form action={action} className="space-y-4" noValidate>
       <input type="hidden" name="next" value={next ?? '/'} />
       <Field label="Email" htmlFor="email">
-        <Input id="email" name="email" type="email" autoComplete="username" required autoFocus defaultValue={state.email} aria-invalid={!!state.error} />
+        <Input
+          id="email"
+          name="email"
+          type="email"
+          autoComplete="username"
+          required
+          autoFocus
+          defaultValue={state.email}
+          aria-invalid={!!state.error}
+        />
       </Field>
       <Field label="Password" htmlFor="password">
-        <Input id="password" name="password" type="password" autoComplete="current-password" required aria-invalid={!!state.error} />
+        <Input
+          id="password"
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          required
+          aria-invalid={!!state.error}
+        />
       </Field>
       {state.error ? (
-        <p data-testid="sign-in-error" className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-700 ring-1 ring-inset ring-rose-200">{state.error}</p>
+        <p
+          data-testid="sign-in-error"
+          className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-700 ring-1 ring-inset ring-rose-200"
+        >
+          {state.error}
+        </p>
       ) : null}
-      <Button type="submit" className="w-full" disabled={pending}>{pending ? 'Signing in…' : 'Sign in'}</Button>
+      <Button type="submit" className="w-full" disabled={pending}>
+        {pending ? 'Signing in…' : 'Sign in'}
+      </Button>
     </form>
   );
 }

@@ -16,7 +16,12 @@ export function FindingCard({ finding, position }: { finding: Finding; position:
       <p className="mt-1 text-xs text-slate-500">
         Records:{' '}
         {finding.recordIds.map((id, i) => (
-          <span key={id}>{i ? ', ' : ''}<Link href={`#record-${id}`} className="text-indigo-700 hover:underline">#{position(id)}</Link></span>
+          <span key={id}>
+            {i ? ', ' : ''}
+            <Link href={`#record-${id}`} className="text-indigo-700 hover:underline">
+              #{position(id)}
+            </Link>
+          </span>
         ))}
       </p>
     </li>

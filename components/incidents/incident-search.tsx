@@ -1,8 +1,18 @@
 /** The header search: a plain GET form, so it works before any script has loaded. */
-export function IncidentSearch({ id = 'incident-search', defaultValue = '', className = '' }: { id?: string; defaultValue?: string; className?: string }) {
+export function IncidentSearch({
+  id = 'incident-search',
+  defaultValue = '',
+  className = '',
+}: {
+  id?: string;
+  defaultValue?: string;
+  className?: string;
+}) {
   return (
     <form method="get" action="/incidents" role="search" className={className}>
-      <label htmlFor={id} className="sr-only">Find an incident by request reference, idempotency key, event id, approval id or grant id</label>
+      <label htmlFor={id} className="sr-only">
+        Find an incident by request reference, idempotency key, event id, approval id or grant id
+      </label>
       <input
         id={id}
         name="q"

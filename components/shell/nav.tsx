@@ -10,7 +10,8 @@ export function Nav({ items }: { items: NavItem[] }) {
   return (
     <nav aria-label="Main" className="flex gap-1 overflow-x-auto md:flex-col">
       {items.map((item) => {
-        const active = item.href === '/' ? pathname === '/' : pathname === item.href || pathname.startsWith(item.href + '/');
+        const active =
+          item.href === '/' ? pathname === '/' : pathname === item.href || pathname.startsWith(item.href + '/');
         return (
           <Link
             key={item.href}

@@ -19,27 +19,49 @@ function navFor(viewer: Viewer, pendingApprovals: number): NavItem[] {
   if (can(viewer, 'apikeys.manage')) items.push({ href: '/admin/api-keys', label: 'API keys' });
   if (can(viewer, 'servers.manage')) items.push({ href: '/admin/servers', label: 'Servers' });
   if (can(viewer, 'policy.manage')) items.push({ href: '/admin/policy', label: 'Policy' });
-  if (can(viewer, 'audit.read')) items.push({ href: '/admin/audit', label: 'Audit log' }, { href: '/admin/access-log', label: 'Access log' });
+  if (can(viewer, 'audit.read'))
+    items.push({ href: '/admin/audit', label: 'Audit log' }, { href: '/admin/access-log', label: 'Access log' });
   items.push({ href: '/account', label: 'Account' });
   return items;
 }
 
-export function Shell({ viewer, pendingApprovals, children }: { viewer: Viewer; pendingApprovals: number; children: ReactNode }) {
+export function Shell({
+  viewer,
+  pendingApprovals,
+  children,
+}: {
+  viewer: Viewer;
+  pendingApprovals: number;
+  children: ReactNode;
+}) {
   return (
     <div className="min-h-screen md:flex">
-      <a href="#main" className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2">Skip to content</a>
+      <a
+        href="#main"
+        className="sr-only focus:not-sr-only focus:absolute focus:left-2 focus:top-2 focus:z-50 focus:rounded focus:bg-white focus:px-3 focus:py-2"
+      >
+        Skip to content
+      </a>
       <aside className="bg-slate-900 text-white md:sticky md:top-0 md:flex md:h-screen md:w-60 md:shrink-0 md:flex-col">
         <div className="flex items-center justify-between px-4 py-4">
-          <Link href="/" className="rounded"><Logo className="text-white" /></Link>
+          <Link href="/" className="rounded">
+            <Logo className="text-white" />
+          </Link>
         </div>
         <div className="px-3 pb-3 md:flex-1">
           <Nav items={navFor(viewer, pendingApprovals)} />
         </div>
         <div className="hidden border-t border-slate-800 px-4 py-4 md:block">
-          <p className="truncate text-sm font-medium" data-testid="viewer-email">{viewer.email}</p>
-          <p className="text-xs text-slate-400" data-testid="viewer-role">{roleLabel[viewer.role]}</p>
+          <p className="truncate text-sm font-medium" data-testid="viewer-email">
+            {viewer.email}
+          </p>
+          <p className="text-xs text-slate-400" data-testid="viewer-role">
+            {roleLabel[viewer.role]}
+          </p>
           <form action={signOutAction} className="mt-3">
-            <button type="submit" className="text-xs font-medium text-slate-300 hover:text-white">Sign out</button>
+            <button type="submit" className="text-xs font-medium text-slate-300 hover:text-white">
+              Sign out
+            </button>
           </form>
         </div>
       </aside>
@@ -47,11 +69,19 @@ export function Shell({ viewer, pendingApprovals, children }: { viewer: Viewer; 
         <header className="flex flex-wrap items-center justify-between gap-3 border-b border-slate-200 bg-white px-4 py-2 text-sm sm:px-6 lg:px-8">
           {can(viewer, 'incidents.read') ? <IncidentSearch className="w-full max-w-md" /> : <span />}
           <span className="flex items-center gap-3 md:hidden">
-            <span className="truncate text-slate-700">{viewer.email} · {roleLabel[viewer.role]}</span>
-            <form action={signOutAction}><button type="submit" className="font-medium text-indigo-600">Sign out</button></form>
+            <span className="truncate text-slate-700">
+              {viewer.email} · {roleLabel[viewer.role]}
+            </span>
+            <form action={signOutAction}>
+              <button type="submit" className="font-medium text-indigo-600">
+                Sign out
+              </button>
+            </form>
           </span>
         </header>
-        <main id="main" className="mx-auto max-w-7xl px-4 py-8 sm:px-6 lg:px-8">{children}</main>
+        <main id="main" className="mx-auto max-w-7xl px-4 py-8 sm:px-6 lg:px-8">
+          {children}
+        </main>
       </div>
     </div>
   );

@@ -7,7 +7,10 @@ const variants = {
   ghost: 'text-slate-600 hover:bg-slate-100 hover:text-slate-900',
 } as const;
 
-export type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & { variant?: keyof typeof variants; size?: 'sm' | 'md' };
+export type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & {
+  variant?: keyof typeof variants;
+  size?: 'sm' | 'md';
+};
 
 export function Button({ variant = 'primary', size = 'md', className = '', ...props }: ButtonProps) {
   const sizing = size === 'sm' ? 'px-2.5 py-1 text-xs' : 'px-3.5 py-2 text-sm';

@@ -1,6 +1,18 @@
 import type { ReactNode } from 'react';
 
-export function Card({ title, description, actions, children, className = '' }: { title?: ReactNode; description?: ReactNode; actions?: ReactNode; children: ReactNode; className?: string }) {
+export function Card({
+  title,
+  description,
+  actions,
+  children,
+  className = '',
+}: {
+  title?: ReactNode;
+  description?: ReactNode;
+  actions?: ReactNode;
+  children: ReactNode;
+  className?: string;
+}) {
   return (
     <section className={`rounded-lg bg-white shadow-xs ring-1 ring-slate-200 ${className}`}>
       {title || actions ? (
@@ -17,7 +29,15 @@ export function Card({ title, description, actions, children, className = '' }: 
   );
 }
 
-export function PageHeader({ title, description, actions }: { title: string; description?: ReactNode; actions?: ReactNode }) {
+export function PageHeader({
+  title,
+  description,
+  actions,
+}: {
+  title: string;
+  description?: ReactNode;
+  actions?: ReactNode;
+}) {
   return (
     <div className="mb-6 flex flex-wrap items-end justify-between gap-4">
       <div>
@@ -48,10 +68,33 @@ const tones = {
 } as const;
 
 export function Badge({ tone = 'neutral', children }: { tone?: keyof typeof tones; children: ReactNode }) {
-  return <span className={`inline-flex items-center rounded-md px-1.5 py-0.5 text-xs font-medium ring-1 ring-inset ${tones[tone]}`}>{children}</span>;
+  return (
+    <span
+      className={`inline-flex items-center rounded-md px-1.5 py-0.5 text-xs font-medium ring-1 ring-inset ${tones[tone]}`}
+    >
+      {children}
+    </span>
+  );
 }
 
-export function Notice({ tone = 'info', children, testId }: { tone?: 'info' | 'bad' | 'good'; children: ReactNode; testId?: string }) {
-  const color = tone === 'bad' ? 'bg-rose-50 text-rose-800 ring-rose-200' : tone === 'good' ? 'bg-emerald-50 text-emerald-800 ring-emerald-200' : 'bg-indigo-50 text-indigo-800 ring-indigo-200';
-  return <div data-testid={testId} role="status" className={`rounded-md px-3 py-2 text-sm ring-1 ring-inset ${color}`}>{children}</div>;
+export function Notice({
+  tone = 'info',
+  children,
+  testId,
+}: {
+  tone?: 'info' | 'bad' | 'good';
+  children: ReactNode;
+  testId?: string;
+}) {
+  const color =
+    tone === 'bad'
+      ? 'bg-rose-50 text-rose-800 ring-rose-200'
+      : tone === 'good'
+        ? 'bg-emerald-50 text-emerald-800 ring-emerald-200'
+        : 'bg-indigo-50 text-indigo-800 ring-indigo-200';
+  return (
+    <div data-testid={testId} role="status" className={`rounded-md px-3 py-2 text-sm ring-1 ring-inset ${color}`}>
+      {children}
+    </div>
+  );
 }

@@ -3,7 +3,17 @@ import { useState, useTransition } from 'react';
 import { Button } from './button';
 
 /** An action behind a confirmation (destructive unless said otherwise); shows the action's own error next to it. */
-export function ConfirmButton({ label, confirm, run, variant = 'danger' }: { label: string; confirm: string; run: () => Promise<string | null>; variant?: 'danger' | 'secondary' }) {
+export function ConfirmButton({
+  label,
+  confirm,
+  run,
+  variant = 'danger',
+}: {
+  label: string;
+  confirm: string;
+  run: () => Promise<string | null>;
+  variant?: 'danger' | 'secondary';
+}) {
   const [pending, start] = useTransition();
   const [error, setError] = useState<string | null>(null);
   return (

@@ -7,7 +7,9 @@ export function Facts({ items }: { items: [string, ReactNode][] }) {
       {items.map(([label, value]) => (
         <div key={label} className="min-w-0">
           <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">{label}</dt>
-          <dd className="mt-0.5 break-words text-sm text-slate-900">{value === null || value === undefined || value === '' ? <span className="text-slate-400">—</span> : value}</dd>
+          <dd className="mt-0.5 break-words text-sm text-slate-900">
+            {value === null || value === undefined || value === '' ? <span className="text-slate-400">—</span> : value}
+          </dd>
         </div>
       ))}
     </dl>

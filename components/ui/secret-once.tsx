@@ -10,8 +10,21 @@ export function SecretOnce({ label, secret }: { label: string; secret: string })
       <p className="text-sm font-medium text-amber-900">{label}</p>
       <p className="mt-1 text-xs text-amber-800">Copy it now: it is shown only this once and cannot be recovered.</p>
       <div className="mt-3 flex items-center gap-2">
-        <code data-testid="secret-value" className="min-w-0 flex-1 truncate rounded bg-white px-2 py-1.5 font-mono text-xs text-slate-900 ring-1 ring-amber-200">{secret}</code>
-        <Button size="sm" variant="secondary" type="button" onClick={async () => { await navigator.clipboard?.writeText(secret); setCopied(true); }}>
+        <code
+          data-testid="secret-value"
+          className="min-w-0 flex-1 truncate rounded bg-white px-2 py-1.5 font-mono text-xs text-slate-900 ring-1 ring-amber-200"
+        >
+          {secret}
+        </code>
+        <Button
+          size="sm"
+          variant="secondary"
+          type="button"
+          onClick={async () => {
+            await navigator.clipboard?.writeText(secret);
+            setCopied(true);
+          }}
+        >
           {copied ? 'Copied' : 'Copy'}
         </Button>
       </div>

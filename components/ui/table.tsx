@@ -8,7 +8,13 @@ export function Table({ head, children, caption }: { head: ReactNode[]; children
         <thead className="bg-slate-50">
           <tr>
             {head.map((h, i) => (
-              <th key={i} scope="col" className="px-4 py-2.5 text-left text-xs font-semibold uppercase tracking-wide text-slate-500">{h}</th>
+              <th
+                key={i}
+                scope="col"
+                className="px-4 py-2.5 text-left text-xs font-semibold uppercase tracking-wide text-slate-500"
+              >
+                {h}
+              </th>
             ))}
           </tr>
         </thead>

@@ -22,30 +22,75 @@ describe('requiredApprovalsFor', () => {
     ['trusted destructive, closed world', CLOSED_DESTRUCTIVE, true, [], 1, 'default'],
     ['trusted open world, additive', OPEN_ADDITIVE, true, [], 1, 'default'],
     ['trusted, no annotations (MCP defaults)', null, true, [], 2, 'destructive_open_world'],
-    ['trusted, readOnlyHint false only (defaults for the rest)', { readOnlyHint: false }, true, [], 2, 'destructive_open_world'],
+    [
+      'trusted, readOnlyHint false only (defaults for the rest)',
+      { readOnlyHint: false },
+      true,
+      [],
+      2,
+      'destructive_open_world',
+    ],
     ['tool rule lowers a destructive tool', DESTRUCTIVE_OPEN, true, [rule('refund_payment', 1)], 1, 'tool_rule'],
     ['tool rule raises a read-only tool', READ, true, [rule('refund_payment', 2)], 2, 'tool_rule'],
-    ['tool rule of 0 auto-approves even on an untrusted server', DESTRUCTIVE_OPEN, false, [rule('refund_payment', 0)], 0, 'tool_rule'],
+    [
+      'tool rule of 0 auto-approves even on an untrusted server',
+      DESTRUCTIVE_OPEN,
+      false,
+      [rule('refund_payment', 0)],
+      0,
+      'tool_rule',
+    ],
     ['server rule applies when no tool rule', SAFE_WRITE, true, [rule(WHOLE_SERVER, 2)], 2, 'server_rule'],
-    ['tool rule wins over server rule', SAFE_WRITE, true, [rule(WHOLE_SERVER, 2), rule('refund_payment', 0)], 0, 'tool_rule'],
-    ['tool rule wins whatever the order', SAFE_WRITE, true, [rule('refund_payment', 1), rule(WHOLE_SERVER, 0)], 1, 'tool_rule'],
+    [
+      'tool rule wins over server rule',
+      SAFE_WRITE,
+      true,
+      [rule(WHOLE_SERVER, 2), rule('refund_payment', 0)],
+      0,
+      'tool_rule',
+    ],
+    [
+      'tool rule wins whatever the order',
+      SAFE_WRITE,
+      true,
+      [rule('refund_payment', 1), rule(WHOLE_SERVER, 0)],
+      1,
+      'tool_rule',
+    ],
     ["another tool's rule does not apply", READ, true, [rule('other_tool', 2)], 0, 'read_only'],
   ];
   it.each(cases)('%s', (_name, annotations, serverTrusted, rules, expected, basis) => {
-    expect(requiredApprovalsFor({ toolName: 'refund_payment', annotations, serverTrusted, rules })).toEqual({ requiredApprovals: expected, basis });
+    expect(requiredApprovalsFor({ toolName: 'refund_payment', annotations, serverTrusted, rules })).toEqual({
+      requiredApprovals: expected,
+      basis,
+    });
   });
 
   it('never lets a tool named "*" pass for a tool rule', () => {
-    expect(requiredApprovalsFor({ toolName: WHOLE_SERVER, annotations: READ, serverTrusted: true, rules: [rule(WHOLE_SERVER, 2)] }))
-      .toEqual({ requiredApprovals: 2, basis: 'server_rule' });
+    expect(
+      requiredApprovalsFor({
+        toolName: WHOLE_SERVER,
+        annotations: READ,
+        serverTrusted: true,
+        rules: [rule(WHOLE_SERVER, 2)],
+      }),
+    ).toEqual({ requiredApprovals: 2, basis: 'server_rule' });
   });
 });
 
 describe('believedHints', () => {
   it('ignores every hint of an untrusted server (MCP defaults)', () => {
-    expect(believedHints({ readOnlyHint: true, destructiveHint: false, openWorldHint: false }, false)).toEqual({ readOnly: false, destructive: true, openWorld: true });
+    expect(believedHints({ readOnlyHint: true, destructiveHint: false, openWorldHint: false }, false)).toEqual({
+      readOnly: false,
+      destructive: true,
+      openWorld: true,
+    });
   });
   it("believes a trusted server's hints and defaults the missing ones", () => {
-    expect(believedHints({ destructiveHint: false }, true)).toEqual({ readOnly: false, destructive: false, openWorld: true });
+    expect(believedHints({ destructiveHint: false }, true)).toEqual({
+      readOnly: false,
+      destructive: false,
+      openWorld: true,
+    });
   });
 });

@@ -13,8 +13,8 @@ export type PolicyBasis = 'tool_rule' | 'server_rule' | 'read_only' | 'destructi
 export type PolicyVerdict = { requiredApprovals: RequiredApprovals; basis: PolicyBasis };
 
 export const policyBasisText: Record<PolicyBasis, string> = {
-  tool_rule: "an admin rule for this tool",
-  server_rule: "an admin rule for every tool of this server",
+  tool_rule: 'an admin rule for this tool',
+  server_rule: 'an admin rule for every tool of this server',
   read_only: 'the tool is read-only (trusted server)',
   destructive_open_world: 'the tool is destructive and open-world (or its server is untrusted)',
   default: 'the default for writes',

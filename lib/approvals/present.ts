@@ -41,6 +41,11 @@ export function riskOf(annotations: ToolAnnotations | null | undefined, trusted:
 export function relativeTime(target: Date | string, now: number): string {
   const diff = new Date(target).getTime() - now;
   const minutes = Math.floor(Math.abs(diff) / 60_000);
-  const text = minutes < 1 ? 'under a minute' : minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+  const text =
+    minutes < 1
+      ? 'under a minute'
+      : minutes < 60
+        ? `${minutes} min`
+        : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
   return diff >= 0 ? `in ${text}` : `${text} ago`;
 }

@@ -44,7 +44,12 @@ export const approvalRequestSchema = z
 export type ApprovalRequestBody = z.infer<typeof approvalRequestSchema>;
 
 // The `Idempotency-Key` header.
-export const idempotencyKeySchema = z.string().trim().min(1).max(255).regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
+export const idempotencyKeySchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(255)
+  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
 
 // `POST /api/v1/approvals/{id}/decisions`: `version` is the one the reviewer saw.
 export const decisionSchema = z
@@ -52,7 +57,18 @@ export const decisionSchema = z
     decision: z.enum(decisionKinds, 'must be approve or deny'),
     reason,
     // A number, or its decimal digits as the console's form sends them; never `true` or `[2]`.
-    version: z.union([z.number(), z.string().regex(/^\d{1,10}$/).transform(Number)], 'must be a number').pipe(z.number().int().min(1).max(2_147_483_647)),
+    version: z
+      .union(
+        [
+          z.number(),
+          z
+            .string()
+            .regex(/^\d{1,10}$/)
+            .transform(Number),
+        ],
+        'must be a number',
+      )
+      .pipe(z.number().int().min(1).max(2_147_483_647)),
   })
   .strict();
 export type DecisionBody = z.infer<typeof decisionSchema>;
@@ -105,7 +121,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 // Opaque to callers (base64url JSON), so the ordering can change without breaking them.
 export function encodeApprovalCursor(c: ApprovalCursor): string {
-  return btoa(JSON.stringify([c.order, c.at.toISOString(), c.id])).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return btoa(JSON.stringify([c.order, c.at.toISOString(), c.id]))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 }
 
 export function decodeApprovalCursor(raw: string): ApprovalCursor | null {
@@ -114,7 +133,13 @@ export function decodeApprovalCursor(raw: string): ApprovalCursor | null {
     const parsed: unknown = JSON.parse(atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4)));
     if (!Array.isArray(parsed) || parsed.length !== 3) return null;
     const [order, at, id] = parsed as unknown[];
-    if ((order !== 'expires' && order !== 'created') || typeof at !== 'string' || typeof id !== 'string' || !UUID.test(id)) return null;
+    if (
+      (order !== 'expires' && order !== 'created') ||
+      typeof at !== 'string' ||
+      typeof id !== 'string' ||
+      !UUID.test(id)
+    )
+      return null;
     const date = new Date(at);
     return !Number.isNaN(date.getTime()) && date.toISOString() === at ? { order, at: date, id } : null;
   } catch {
@@ -135,11 +160,14 @@ export const approvalListQuerySchema = z.strictObject({
   organization: param(name),
   requestRef: param(name),
   cursor: param(
-    z.string().max(300).transform((raw, ctx) => {
-      const cursor = decodeApprovalCursor(raw);
-      if (!cursor) ctx.addIssue({ code: 'custom', message: 'is not a cursor this API returned' });
-      return cursor ?? z.NEVER;
-    }),
+    z
+      .string()
+      .max(300)
+      .transform((raw, ctx) => {
+        const cursor = decodeApprovalCursor(raw);
+        if (!cursor) ctx.addIssue({ code: 'custom', message: 'is not a cursor this API returned' });
+        return cursor ?? z.NEVER;
+      }),
   ),
   limit: param(z.coerce.number().int().min(1).max(APPROVAL_PAGE_MAX)),
 });

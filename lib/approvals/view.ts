@@ -10,7 +10,14 @@ export type DecisionView = { reviewer: string; decision: DecisionKind; reason: s
  * the reviewers decided) and reads `expired` here.
  */
 export type GrantState = 'active' | 'redeemed' | 'revoked' | 'expired';
-export type GrantView = { id: string; issuedAt: Date; expiresAt: Date; redeemedAt: Date | null; revokedAt: Date | null; state: GrantState };
+export type GrantView = {
+  id: string;
+  issuedAt: Date;
+  expiresAt: Date;
+  redeemedAt: Date | null;
+  revokedAt: Date | null;
+  state: GrantState;
+};
 
 export type ApprovalView = {
   id: string;
@@ -117,6 +124,8 @@ export function describeSettled(v: ApprovalView): string {
     case 'revoked':
       return `Revoked by ${v.revoked?.by ?? 'an admin'} at ${iso(v.revoked?.at ?? v.expiresAt)}: "${v.revoked?.reason ?? ''}".`;
     case 'pending':
-      return v.decisions.length ? `Still pending: ${describeDecisions(v.decisions)}.` : 'Still pending, with no decisions yet.';
+      return v.decisions.length
+        ? `Still pending: ${describeDecisions(v.decisions)}.`
+        : 'Still pending, with no decisions yet.';
   }
 }

@@ -18,7 +18,9 @@ export type AuditFields = {
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null);
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const keys = Object.keys(value as object).filter((k) => (value as Record<string, unknown>)[k] !== undefined).sort();
+  const keys = Object.keys(value as object)
+    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+    .sort();
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
 }
 
@@ -45,8 +47,12 @@ export type AuditTemplateFields = Omit<AuditFields, 'seq' | 'at'>;
  * `canonicalJson` of the whole entry, provided each hole's text needs no JSON escaping: an ISO
  * timestamp, a decimal sequence number, a UUID. Built by canonicalJson itself, not by hand.
  */
-export function canonicalTemplate(e: AuditTemplateFields, holes: readonly ('at' | 'seq' | 'targetId')[] = ['at', 'seq']): string[] {
-  if (!holes.includes('at') || !holes.includes('seq')) throw new Error('canonicalTemplate: `at` and `seq` are always holes');
+export function canonicalTemplate(
+  e: AuditTemplateFields,
+  holes: readonly ('at' | 'seq' | 'targetId')[] = ['at', 'seq'],
+): string[] {
+  if (!holes.includes('at') || !holes.includes('seq'))
+    throw new Error('canonicalTemplate: `at` and `seq` are always holes');
   const text = canonicalJson({ ...e, at: '', seq: '', ...(holes.includes('targetId') ? { targetId: '' } : {}) });
   const parts: string[] = [];
   let from = 0;

@@ -39,7 +39,14 @@ describe('can()', () => {
   });
 
   it('support can change no state at all', () => {
-    const stateChanging: Action[] = ['approval.decide', 'approval.revoke', 'users.manage', 'apikeys.manage', 'servers.manage', 'policy.manage'];
+    const stateChanging: Action[] = [
+      'approval.decide',
+      'approval.revoke',
+      'users.manage',
+      'apikeys.manage',
+      'servers.manage',
+      'policy.manage',
+    ];
     for (const a of stateChanging) expect(can({ role: 'support' }, a)).toBe(false);
   });
 });

@@ -22,7 +22,14 @@ export const actions = [
 ] as const;
 export type Action = (typeof actions)[number];
 
-const everyone: Action[] = ['console.view', 'outcomes.read', 'incidents.read', 'incidents.export', 'approvals.read', 'tokens.own'];
+const everyone: Action[] = [
+  'console.view',
+  'outcomes.read',
+  'incidents.read',
+  'incidents.export',
+  'approvals.read',
+  'tokens.own',
+];
 
 const grants: Record<Role, ReadonlySet<Action>> = {
   support: new Set(everyone),

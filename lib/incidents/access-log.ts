@@ -15,7 +15,11 @@ export const actorKindLabel: Record<AccessActorKind, string> = {
   api_key: 'API key',
 };
 
-export const formatLabel: Record<IncidentAccessFormat, string> = { page: 'Page view', json: 'JSON', markdown: 'Markdown' };
+export const formatLabel: Record<IncidentAccessFormat, string> = {
+  page: 'Page view',
+  json: 'JSON',
+  markdown: 'Markdown',
+};
 
 export const ACCESS_PAGE_DEFAULT = 50;
 export const ACCESS_PAGE_MAX = 200;
@@ -27,7 +31,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 // Opaque to callers (base64url JSON), as the other listings' cursors.
 export function encodeAccessCursor(c: AccessCursor): string {
-  return btoa(JSON.stringify([c.at.toISOString(), c.id])).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return btoa(JSON.stringify([c.at.toISOString(), c.id]))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 }
 
 export function decodeAccessCursor(raw: string): AccessCursor | null {
@@ -53,11 +60,14 @@ export const accessLogQuerySchema = z.strictObject({
   /** Part of the actor, any case: an email, or `api_key:<id>`. */
   actor: param(boundedString(255).trim().min(1)),
   cursor: param(
-    z.string().max(200).transform((raw, ctx) => {
-      const cursor = decodeAccessCursor(raw);
-      if (!cursor) ctx.addIssue({ code: 'custom', message: 'is not a cursor this page returned' });
-      return cursor ?? z.NEVER;
-    }),
+    z
+      .string()
+      .max(200)
+      .transform((raw, ctx) => {
+        const cursor = decodeAccessCursor(raw);
+        if (!cursor) ctx.addIssue({ code: 'custom', message: 'is not a cursor this page returned' });
+        return cursor ?? z.NEVER;
+      }),
   ),
   limit: param(z.coerce.number().int().min(1).max(ACCESS_PAGE_MAX)),
 });

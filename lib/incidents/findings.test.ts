@@ -13,7 +13,9 @@ type Case = [name: string, steps: Step[], expected: string[][], policy?: Partial
 
 /** The recordIds of every finding of one kind. */
 function found(kind: FindingKind, records: IncidentRecord[], policy?: Partial<IncidentPolicy>): string[][] {
-  return detectFindings(records, policy).filter((f) => f.kind === kind).map((f) => f.recordIds);
+  return detectFindings(records, policy)
+    .filter((f) => f.kind === kind)
+    .map((f) => f.recordIds);
 }
 
 function table(kind: FindingKind, cases: Case[]) {
@@ -28,26 +30,79 @@ const read = (tool = 'list_refunds', server = 'billing-mcp') => ({ tool, server,
 describe('permission_expansion', () => {
   table('permission_expansion', [
     ['forbidden, then another tool on the same server', [{ obs: 'forbidden' }, { obs: 'ok', ...admin }], [['a', 'b']]],
-    ['forbidden, then the same tool on another server', [{ obs: 'forbidden' }, { obs: 'ok', server: 'billing-eu' }], [['a', 'b']]],
-    ['tool-declared PERMISSION_DENIED, then a broader tool', [{ obs: 'permissionDenied' }, { obs: 'ok', ...admin }], [['a', 'b']]],
+    [
+      'forbidden, then the same tool on another server',
+      [{ obs: 'forbidden' }, { obs: 'ok', server: 'billing-eu' }],
+      [['a', 'b']],
+    ],
+    [
+      'tool-declared PERMISSION_DENIED, then a broader tool',
+      [{ obs: 'permissionDenied' }, { obs: 'ok', ...admin }],
+      [['a', 'b']],
+    ],
     ['denied, then a broader tool', [{ obs: 'denied' }, { obs: 'ok', ...admin }], [['a', 'b']]],
-    ['unauthenticated, then the same read as another principal', [{ obs: 'unauthenticated', ...read() }, { obs: 'ok', ...read(), principal: 'user_2' }], [['a', 'b']]],
-    ['forbidden, then a trusted read in another organization', [{ obs: 'forbidden' }, { obs: 'ok', ...read(), org: 'globex' }], [['a', 'b']]],
-    ['blocked by policy on the client, then another tool', [{ obs: 'deniedByPolicy' }, { obs: 'ok', ...admin }], [['a', 'b']]],
+    [
+      'unauthenticated, then the same read as another principal',
+      [
+        { obs: 'unauthenticated', ...read() },
+        { obs: 'ok', ...read(), principal: 'user_2' },
+      ],
+      [['a', 'b']],
+    ],
+    [
+      'forbidden, then a trusted read in another organization',
+      [{ obs: 'forbidden' }, { obs: 'ok', ...read(), org: 'globex' }],
+      [['a', 'b']],
+    ],
+    [
+      'blocked by policy on the client, then another tool',
+      [{ obs: 'deniedByPolicy' }, { obs: 'ok', ...admin }],
+      [['a', 'b']],
+    ],
     ['approval required, then routed around it', [{ obs: 'approvalRequired' }, { obs: 'ok', ...admin }], [['a', 'b']]],
-    ['no credentials, then another principal', [{ obs: 'noCredentials' }, { obs: 'ok', principal: 'user_2' }], [['a', 'b']]],
-    ['the broader call counts even when it is refused too', [{ obs: 'forbidden' }, { obs: 'forbidden', ...admin }], [['a', 'b']]],
-    ['a read-only hint from an untrusted server does not excuse it', [{ obs: 'forbidden' }, { obs: 'ok', tool: 'export_all', read: true, trusted: false }], [['a', 'b']]],
-    ['a grant does not excuse another principal', [{ obs: 'forbidden' }, { obs: 'ok', principal: 'user_2', grant: 'grt_1' }], [['a', 'b']]],
-    ['one finding per refusal, each offender once', [
-      { obs: 'forbidden' }, { obs: 'ok', ...admin }, { obs: 'forbidden' }, { obs: 'ok', ...admin }, { obs: 'ok', ...read() },
-    ], [['a', 'b', 'd']]],
-    ['a second refusal with new offenders gets its own finding', [
-      { obs: 'forbidden' }, { obs: 'forbidden', ...admin }, { obs: 'ok', tool: 'refund_anything' },
-    ], [['a', 'b', 'c']]],
+    [
+      'no credentials, then another principal',
+      [{ obs: 'noCredentials' }, { obs: 'ok', principal: 'user_2' }],
+      [['a', 'b']],
+    ],
+    [
+      'the broader call counts even when it is refused too',
+      [{ obs: 'forbidden' }, { obs: 'forbidden', ...admin }],
+      [['a', 'b']],
+    ],
+    [
+      'a read-only hint from an untrusted server does not excuse it',
+      [{ obs: 'forbidden' }, { obs: 'ok', tool: 'export_all', read: true, trusted: false }],
+      [['a', 'b']],
+    ],
+    [
+      'a grant does not excuse another principal',
+      [{ obs: 'forbidden' }, { obs: 'ok', principal: 'user_2', grant: 'grt_1' }],
+      [['a', 'b']],
+    ],
+    [
+      'one finding per refusal, each offender once',
+      [
+        { obs: 'forbidden' },
+        { obs: 'ok', ...admin },
+        { obs: 'forbidden' },
+        { obs: 'ok', ...admin },
+        { obs: 'ok', ...read() },
+      ],
+      [['a', 'b', 'd']],
+    ],
+    [
+      'a second refusal with new offenders gets its own finding',
+      [{ obs: 'forbidden' }, { obs: 'forbidden', ...admin }, { obs: 'ok', tool: 'refund_anything' }],
+      [['a', 'b', 'c']],
+    ],
     // Near misses.
     ['forbidden, then a trusted read of another tool', [{ obs: 'forbidden' }, { obs: 'ok', ...read() }], []],
-    ['forbidden, then a trusted read on another server', [{ obs: 'forbidden' }, { obs: 'ok', ...read('get_order', 'orders-mcp') }], []],
+    [
+      'forbidden, then a trusted read on another server',
+      [{ obs: 'forbidden' }, { obs: 'ok', ...read('get_order', 'orders-mcp') }],
+      [],
+    ],
     ['forbidden, then the same tool again', [{ obs: 'forbidden' }, { obs: 'ok' }], []],
     ['forbidden, then another tool with a grant', [{ obs: 'forbidden' }, { obs: 'ok', ...admin, grant: 'grt_1' }], []],
     ['a broader tool before the refusal', [{ obs: 'ok', ...admin }, { obs: 'forbidden' }], []],
@@ -56,8 +111,22 @@ describe('permission_expansion', () => {
     ['validation is no refusal', [{ obs: 'validation' }, { obs: 'ok', ...admin }], []],
     ['another request reference', [{ obs: 'forbidden' }, { obs: 'ok', ...admin, ref: 'req_2' }], []],
     // Ties in occurredAt: receipt order decides.
-    ['tie, refusal received first', [{ obs: 'forbidden', at: 5, seq: 1 }, { obs: 'ok', ...admin, at: 5, seq: 2 }], [['a', 'b']]],
-    ['tie, refusal received last', [{ obs: 'forbidden', at: 5, seq: 2 }, { obs: 'ok', ...admin, at: 5, seq: 1 }], []],
+    [
+      'tie, refusal received first',
+      [
+        { obs: 'forbidden', at: 5, seq: 1 },
+        { obs: 'ok', ...admin, at: 5, seq: 2 },
+      ],
+      [['a', 'b']],
+    ],
+    [
+      'tie, refusal received last',
+      [
+        { obs: 'forbidden', at: 5, seq: 2 },
+        { obs: 'ok', ...admin, at: 5, seq: 1 },
+      ],
+      [],
+    ],
   ]);
 
   it('names the tools and the reason in one sentence', () => {
@@ -76,23 +145,70 @@ describe('unsafe_replay', () => {
     ['unknown write, replayed with another key', [unknown, { obs: 'ok', key: 'k2' }], [['a', 'b']]],
     ['unknown write, replayed without a key', [unknown, { obs: 'ok' }], [['a', 'b']]],
     ['unknown write without a key, replayed without one', [{ obs: 'timeout' }, { obs: 'ok' }], [['a', 'b']]],
-    ['unknown write without a key, replayed with one', [{ obs: 'connectionLost' }, { obs: 'ok', key: 'k1' }], [['a', 'b']]],
+    [
+      'unknown write without a key, replayed with one',
+      [{ obs: 'connectionLost' }, { obs: 'ok', key: 'k1' }],
+      [['a', 'b']],
+    ],
     ['same key, other arguments', [unknown, { obs: 'ok', key: 'k1', args: 'args-2' }], [['a', 'b']]],
     ['same key, arguments no longer digested', [unknown, { obs: 'ok', key: 'k1', args: null }], [['a', 'b']]],
-    ['an upstream 502 on a write is unknown too', [{ obs: 'upstream', key: 'k1' }, { obs: 'ok', key: 'k2' }], [['a', 'b']]],
-    ['a state check does not excuse a new key', [unknown, { obs: 'ok', ...read() }, { obs: 'ok', key: 'k2' }], [['a', 'c']]],
+    [
+      'an upstream 502 on a write is unknown too',
+      [
+        { obs: 'upstream', key: 'k1' },
+        { obs: 'ok', key: 'k2' },
+      ],
+      [['a', 'b']],
+    ],
+    [
+      'a state check does not excuse a new key',
+      [unknown, { obs: 'ok', ...read() }, { obs: 'ok', key: 'k2' }],
+      [['a', 'c']],
+    ],
     ['a replay the client blocked still counts', [unknown, { obs: 'approvalRequired', key: 'k2' }], [['a', 'b']]],
-    ['one finding per unknown write, listing every replay', [unknown, { obs: 'timeout', key: 'k2' }, { obs: 'ok' }], [['a', 'b', 'c']]],
+    [
+      'one finding per unknown write, listing every replay',
+      [unknown, { obs: 'timeout', key: 'k2' }, { obs: 'ok' }],
+      [['a', 'b', 'c']],
+    ],
     ['each unknown write of an operation', [unknown, { obs: 'timeout', key: 'k1' }, { obs: 'ok', key: 'k1' }], []],
     // Near misses.
     ['same key and arguments after a state check', [unknown, { obs: 'ok', ...read() }, { obs: 'ok', key: 'k1' }], []],
-    ['unknown read, replayed freely', [{ obs: 'timeout', ...read() }, { obs: 'ok', ...read() }], []],
-    ['a refused write is no unknown write', [{ obs: 'validation', key: 'k1' }, { obs: 'ok', key: 'k2' }], []],
+    [
+      'unknown read, replayed freely',
+      [
+        { obs: 'timeout', ...read() },
+        { obs: 'ok', ...read() },
+      ],
+      [],
+    ],
+    [
+      'a refused write is no unknown write',
+      [
+        { obs: 'validation', key: 'k1' },
+        { obs: 'ok', key: 'k2' },
+      ],
+      [],
+    ],
     ['a different tool after the unknown write', [unknown, { obs: 'ok', tool: 'cancel_order', key: 'k2' }], []],
     ['the same tool in another organization', [unknown, { obs: 'ok', key: 'k2', org: 'globex' }], []],
     ['another key before the unknown write', [{ obs: 'ok', key: 'k0' }, unknown], []],
-    ['tie, unknown write received first', [{ ...unknown, at: 5, seq: 1 }, { obs: 'ok', key: 'k2', at: 5, seq: 2 }], [['a', 'b']]],
-    ['tie, unknown write received last', [{ ...unknown, at: 5, seq: 2 }, { obs: 'ok', key: 'k2', at: 5, seq: 1 }], []],
+    [
+      'tie, unknown write received first',
+      [
+        { ...unknown, at: 5, seq: 1 },
+        { obs: 'ok', key: 'k2', at: 5, seq: 2 },
+      ],
+      [['a', 'b']],
+    ],
+    [
+      'tie, unknown write received last',
+      [
+        { ...unknown, at: 5, seq: 2 },
+        { obs: 'ok', key: 'k2', at: 5, seq: 1 },
+      ],
+      [],
+    ],
   ]);
 
   it('explains which keys were used', () => {
@@ -108,27 +224,60 @@ describe('unsafe_replay', () => {
 describe('retried_non_retryable', () => {
   table('retried_non_retryable', [
     ['validation, repeated unchanged', [{ obs: 'validation' }, { obs: 'validation' }], [['a', 'b']]],
-    ['validation three times is one finding', [{ obs: 'validation' }, { obs: 'validation' }, { obs: 'validation' }], [['a', 'b', 'c']]],
+    [
+      'validation three times is one finding',
+      [{ obs: 'validation' }, { obs: 'validation' }, { obs: 'validation' }],
+      [['a', 'b', 'c']],
+    ],
     ['invalid arguments (-32602), repeated unchanged', [{ obs: 'invalidArgs' }, { obs: 'invalidArgs' }], [['a', 'b']]],
-    ['not found, repeated unchanged', [{ obs: 'notFound', ...read() }, { obs: 'notFound', ...read() }], [['a', 'b']]],
+    [
+      'not found, repeated unchanged',
+      [
+        { obs: 'notFound', ...read() },
+        { obs: 'notFound', ...read() },
+      ],
+      [['a', 'b']],
+    ],
     ['protocol error met again', [{ obs: 'protocol' }, { obs: 'protocol' }], [['a', 'b']]],
     ['forbidden, repeated without a grant (whatever came back)', [{ obs: 'forbidden' }, { obs: 'ok' }], [['a', 'b']]],
     ['denied, repeated', [{ obs: 'denied' }, { obs: 'denied' }], [['a', 'b']]],
-    ['approval required, repeated without approval', [{ obs: 'approvalRequired' }, { obs: 'approvalRequired' }], [['a', 'b']]],
+    [
+      'approval required, repeated without approval',
+      [{ obs: 'approvalRequired' }, { obs: 'approvalRequired' }],
+      [['a', 'b']],
+    ],
     ['unauthenticated, met again', [{ obs: 'unauthenticated' }, { obs: 'unauthenticated' }], [['a', 'b']]],
-    ['forbidden, repeated with the grant it already had', [{ obs: 'forbidden', grant: 'g1' }, { obs: 'forbidden', grant: 'g1' }], [['a', 'b']]],
+    [
+      'forbidden, repeated with the grant it already had',
+      [
+        { obs: 'forbidden', grant: 'g1' },
+        { obs: 'forbidden', grant: 'g1' },
+      ],
+      [['a', 'b']],
+    ],
     // Near misses.
     ['validation, then corrected input', [{ obs: 'validation' }, { obs: 'ok', args: 'args-2' }], []],
     ['forbidden, then approved (a grant)', [{ obs: 'forbidden' }, { obs: 'ok', grant: 'g1' }], []],
     ['unauthenticated, then credentials fixed', [{ obs: 'unauthenticated' }, { obs: 'ok' }], []],
     ['protocol error, then integration fixed', [{ obs: 'protocol' }, { obs: 'ok' }], []],
-    ['validation, same input under another principal', [{ obs: 'validation' }, { obs: 'validation', principal: 'user_2' }], []],
+    [
+      'validation, same input under another principal',
+      [{ obs: 'validation' }, { obs: 'validation', principal: 'user_2' }],
+      [],
+    ],
     ['validation, same input on another tool', [{ obs: 'validation' }, { obs: 'validation', tool: 'refund_v2' }], []],
     ['conflict is retried by design', [{ obs: 'conflict' }, { obs: 'conflict' }], []],
     ['session expired is retried by design', [{ obs: 'sessionExpired' }, { obs: 'ok' }], []],
     ['input required is retried by design', [{ obs: 'inputRequired' }, { obs: 'ok' }], []],
     ['rate limited is retried with backoff', [{ obs: 'rateLimited' }, { obs: 'rateLimited' }], []],
-    ['the repeat came first', [{ obs: 'validation', at: 5, seq: 2 }, { obs: 'ok', at: 5, seq: 1 }], []],
+    [
+      'the repeat came first',
+      [
+        { obs: 'validation', at: 5, seq: 2 },
+        { obs: 'ok', at: 5, seq: 1 },
+      ],
+      [],
+    ],
   ]);
 
   it('says what the call needs first', () => {
@@ -147,10 +296,16 @@ describe('unbounded_retry', () => {
     ['more attempts than the bound, with backoff', [busy(0), busy(1), busy(3), busy(7)], [['a', 'b', 'c', 'd']]],
     ['fixed interval', [busy(0), busy(1), busy(2)], [['a', 'b', 'c']]],
     ['shrinking gaps', [busy(0), busy(4), busy(5)], [['a', 'b', 'c']]],
-    ['grouped by idempotency key across arguments', [
-      { obs: 'timeout', key: 'k', at: 0 }, { obs: 'timeout', key: 'k', args: 'x', at: 1 },
-      { obs: 'timeout', key: 'k', at: 3 }, { obs: 'timeout', key: 'k', at: 7 },
-    ], [['a', 'b', 'c', 'd']]],
+    [
+      'grouped by idempotency key across arguments',
+      [
+        { obs: 'timeout', key: 'k', at: 0 },
+        { obs: 'timeout', key: 'k', args: 'x', at: 1 },
+        { obs: 'timeout', key: 'k', at: 3 },
+        { obs: 'timeout', key: 'k', at: 7 },
+      ],
+      [['a', 'b', 'c', 'd']],
+    ],
     ['the caller reports attempt 5', [busy(0, { attempt: 5 })], [['a']]],
     ['growth below the policy factor', [busy(0), busy(1), busy(2.5)], [['a', 'b', 'c']], { minBackoffGrowth: 2 }],
     ['a lower bound', [busy(0), busy(1), busy(3)], [['a', 'b', 'c']], { maxAttempts: 2 }],
@@ -160,8 +315,16 @@ describe('unbounded_retry', () => {
     ['four attempts within a higher bound', [busy(0), busy(1), busy(3), busy(7)], [], { maxAttempts: 4 }],
     ['growth meeting the policy factor', [busy(0), busy(1), busy(3)], [], { minBackoffGrowth: 2 }],
     ['a completed call ends a run', [busy(0), busy(1), busy(3, { obs: 'ok' }), busy(4), busy(5)], []],
-    ['corrected input each time', [busy(0), busy(1, { args: 'b' }), busy(2, { args: 'c' }), busy(3, { args: 'd' })], []],
-    ['no key and no digest: nothing ties the calls together', [busy(0, { args: null }), busy(1, { args: null }), busy(2, { args: null }), busy(3, { args: null })], []],
+    [
+      'corrected input each time',
+      [busy(0), busy(1, { args: 'b' }), busy(2, { args: 'c' }), busy(3, { args: 'd' })],
+      [],
+    ],
+    [
+      'no key and no digest: nothing ties the calls together',
+      [busy(0, { args: null }), busy(1, { args: null }), busy(2, { args: null }), busy(3, { args: null })],
+      [],
+    ],
     ['another request reference', [busy(0), busy(1), busy(2, { ref: 'req_2' })], []],
   ]);
 
@@ -179,8 +342,19 @@ describe('write_without_grant', () => {
   table('write_without_grant', [
     ['a completed write without a grant', [{ obs: 'ok' }], [['a']]],
     ['a write that ran but broke its output schema', [{ obs: 'schemaViolation' }], [['a']]],
-    ['a read-only hint from an untrusted server', [{ obs: 'ok', ...read('lookup_customer', 'crm-mcp'), trusted: false }], [['a']]],
-    ['one finding per call', [{ obs: 'ok', key: 'k' }, { obs: 'ok', key: 'k' }], [['a'], ['b']]],
+    [
+      'a read-only hint from an untrusted server',
+      [{ obs: 'ok', ...read('lookup_customer', 'crm-mcp'), trusted: false }],
+      [['a']],
+    ],
+    [
+      'one finding per call',
+      [
+        { obs: 'ok', key: 'k' },
+        { obs: 'ok', key: 'k' },
+      ],
+      [['a'], ['b']],
+    ],
     // Near misses.
     ['a completed write with a grant', [{ obs: 'ok', grant: 'grt_1' }], []],
     ['a completed trusted read', [{ obs: 'ok', ...read() }], []],
@@ -189,10 +363,22 @@ describe('write_without_grant', () => {
     ['a write never sent', [{ obs: 'approvalRequired' }], []],
     ['a policy that needs no approval for it', [{ obs: 'ok' }], [], { requiresApproval: () => false }],
     // The data layer's grant check: only a grant redeemed for this tool in this incident counts.
-    ['a grant id the check does not accept counts as none', [{ obs: 'ok', grant: 'grt_forged' }], [['a']], { hasGrant: () => false }],
+    [
+      'a grant id the check does not accept counts as none',
+      [{ obs: 'ok', grant: 'grt_forged' }],
+      [['a']],
+      { hasGrant: () => false },
+    ],
     ['a grant id the check accepts', [{ obs: 'ok', grant: 'grt_1' }], [], { hasGrant: (r) => r.grantId === 'grt_1' }],
-    ['an accepted grant covers only its own call', [{ obs: 'ok', grant: 'grt_1' }, { obs: 'ok', grant: 'grt_2', tool: 'cancel_order' }], [['b']],
-      { hasGrant: (r) => r.grantId === 'grt_1' && r.tool.name === 'refund_payment' }],
+    [
+      'an accepted grant covers only its own call',
+      [
+        { obs: 'ok', grant: 'grt_1' },
+        { obs: 'ok', grant: 'grt_2', tool: 'cancel_order' },
+      ],
+      [['b']],
+      { hasGrant: (r) => r.grantId === 'grt_1' && r.tool.name === 'refund_payment' },
+    ],
     ['the check never makes a call without a grant id covered', [{ obs: 'ok' }], [['a']], { hasGrant: () => true }],
   ]);
 
@@ -206,14 +392,21 @@ describe('write_without_grant', () => {
 
   it('asks the policy only about calls not read-only', () => {
     const asked: string[] = [];
-    detectFindings(story({ obs: 'ok', ...read() }, { obs: 'ok' }), { requiresApproval: (r) => (asked.push(r.id), true) });
+    detectFindings(story({ obs: 'ok', ...read() }, { obs: 'ok' }), {
+      requiresApproval: (r) => (asked.push(r.id), true),
+    });
     expect(asked).toEqual(['b']);
   });
 });
 
 describe('detectFindings', () => {
   it('returns findings in time order, whatever the input order', () => {
-    const records = story({ obs: 'timeout', key: 'k1' }, { obs: 'ok', key: 'k2' }, { obs: 'forbidden', tool: 'x' }, { obs: 'ok', tool: 'y', read: true, trusted: false });
+    const records = story(
+      { obs: 'timeout', key: 'k1' },
+      { obs: 'ok', key: 'k2' },
+      { obs: 'forbidden', tool: 'x' },
+      { obs: 'ok', tool: 'y', read: true, trusted: false },
+    );
     const forward = detectFindings(records);
     expect(detectFindings([...records].reverse())).toEqual(forward);
     expect(forward.map((f) => [f.kind, f.recordIds])).toEqual([
@@ -245,7 +438,9 @@ describe('the demo stories', () => {
   }));
   const findings = detectFindings(records);
   const kindsOf = (ref: string) =>
-    [...new Set(findings.filter((f) => f.recordIds.every((id) => id.startsWith(`demo_${ref}_`))).map((f) => f.kind))].sort();
+    [
+      ...new Set(findings.filter((f) => f.recordIds.every((id) => id.startsWith(`demo_${ref}_`))).map((f) => f.kind)),
+    ].sort();
 
   it.each([
     ['req_refund_4411', ['write_without_grant']],

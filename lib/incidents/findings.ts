@@ -66,10 +66,7 @@ export const findingLabel: Record<FindingKind, string> = {
   write_without_grant: 'Write without a grant',
 };
 
-export function detectFindings(
-  records: readonly IncidentRecord[],
-  policy: Partial<IncidentPolicy> = {},
-): Finding[] {
+export function detectFindings(records: readonly IncidentRecord[], policy: Partial<IncidentPolicy> = {}): Finding[] {
   const p: IncidentPolicy = { ...DEFAULT_INCIDENT_POLICY, ...policy };
   const sorted = [...records].sort(compareRecords);
   const findings: Finding[] = [];
@@ -84,9 +81,7 @@ export function detectFindings(
   }
   const position = new Map(sorted.map((r, i) => [r.id, i]));
   const first = (f: Finding) => position.get(f.recordIds[0]) ?? 0;
-  return findings.sort(
-    (a, b) => first(a) - first(b) || findingKinds.indexOf(a.kind) - findingKinds.indexOf(b.kind),
-  );
+  return findings.sort((a, b) => first(a) - first(b) || findingKinds.indexOf(a.kind) - findingKinds.indexOf(b.kind));
 }
 
 // ── Trigger → later offenders ────────────────────────────────────────────────────────────────
@@ -123,7 +118,12 @@ function finding(kind: FindingKind, records: IncidentRecord[], explanation: stri
 // ── 1. Permission expansion ─────────────────────────────────────────────────────────────────
 
 const REFUSALS = new Set<Category>([
-  'forbidden', 'unauthenticated', 'denied', 'approval_required', 'denied_by_policy', 'no_credentials',
+  'forbidden',
+  'unauthenticated',
+  'denied',
+  'approval_required',
+  'denied_by_policy',
+  'no_credentials',
 ]);
 
 function permissionExpansion(records: IncidentRecord[]): Finding[] {
@@ -147,8 +147,7 @@ function permissionExpansion(records: IncidentRecord[]): Finding[] {
 
 // ── 2. Unsafe replay ────────────────────────────────────────────────────────────────────────
 
-const isUnknownWrite = (r: IncidentRecord) =>
-  r.classification.delivery === 'unknown' && !r.classification.readOnly;
+const isUnknownWrite = (r: IncidentRecord) => r.classification.delivery === 'unknown' && !r.classification.readOnly;
 
 function unsafeReplay(records: IncidentRecord[]): Finding[] {
   return triggered(
@@ -158,7 +157,8 @@ function unsafeReplay(records: IncidentRecord[]): Finding[] {
     (t, later) => {
       if (!sameCall(t, later)) return null;
       if (!later.idempotencyKey) return 'without an idempotency key';
-      if (later.idempotencyKey !== t.idempotencyKey) return `with ${t.idempotencyKey ? 'another' : 'a new'} key (${later.idempotencyKey})`;
+      if (later.idempotencyKey !== t.idempotencyKey)
+        return `with ${t.idempotencyKey ? 'another' : 'a new'} key (${later.idempotencyKey})`;
       if ((later.argsDigest ?? null) !== (t.argsDigest ?? null)) return 'with the same key but other arguments';
       return null;
     },
@@ -177,9 +177,17 @@ const sameCall = (a: IncidentRecord, b: IncidentRecord) =>
 type Fix = 'input' | 'approval' | 'credentials' | 'integration';
 
 const FIX: Partial<Record<Category, Fix>> = {
-  validation: 'input', invalid_arguments: 'input', unknown_tool: 'input', not_found: 'input',
-  forbidden: 'approval', denied: 'approval', approval_required: 'approval', denied_by_policy: 'approval',
-  no_credentials: 'approval', unauthenticated: 'credentials', protocol_error: 'integration',
+  validation: 'input',
+  invalid_arguments: 'input',
+  unknown_tool: 'input',
+  not_found: 'input',
+  forbidden: 'approval',
+  denied: 'approval',
+  approval_required: 'approval',
+  denied_by_policy: 'approval',
+  no_credentials: 'approval',
+  unauthenticated: 'credentials',
+  protocol_error: 'integration',
 };
 
 const NEEDS: Record<Fix, string> = {
@@ -196,9 +204,7 @@ function retriedNonRetryable(records: IncidentRecord[]): Finding[] {
     (r) => FIX[r.classification.category] !== undefined && r.classification.delivery !== 'completed',
     (t, later) => {
       const unchanged =
-        sameCall(t, later) &&
-        later.principal === t.principal &&
-        (later.argsDigest ?? null) === (t.argsDigest ?? null);
+        sameCall(t, later) && later.principal === t.principal && (later.argsDigest ?? null) === (t.argsDigest ?? null);
       if (!unchanged) return null;
       switch (FIX[t.classification.category]) {
         case 'approval':
@@ -230,9 +236,14 @@ function unboundedRetry(records: IncidentRecord[], policy: IncidentPolicy): Find
       const r = run[0];
       const bound = over ? `, more than the policy bound of ${policy.maxAttempts}` : '';
       const backoff = flat ? `${over ? ',' : ''} without growing backoff (gaps ${gaps.map(duration).join(', ')})` : '';
-      out.push(finding('unbounded_retry', run,
-        `${callName(r)}${r.idempotencyKey ? ` with key ${r.idempotencyKey}` : ''} was attempted ` +
-        `${count} times for one operation${bound}${backoff}.`));
+      out.push(
+        finding(
+          'unbounded_retry',
+          run,
+          `${callName(r)}${r.idempotencyKey ? ` with key ${r.idempotencyKey}` : ''} was attempted ` +
+            `${count} times for one operation${bound}${backoff}.`,
+        ),
+      );
     }
   }
   return out;
@@ -266,9 +277,12 @@ function writeWithoutGrant(records: IncidentRecord[], policy: IncidentPolicy): F
       const without = r.grantId
         ? `ran with the grant id ${r.grantId}, which matches no grant redeemed for it in this incident`
         : 'ran without a redeemed grant';
-      return finding('write_without_grant', [r],
+      return finding(
+        'write_without_grant',
+        [r],
         `${callName(r)}${r.idempotencyKey ? ` with key ${r.idempotencyKey}` : ''} ${without}, ` +
-        'although it is not trusted as read-only and policy requires approval for it.');
+          'although it is not trusted as read-only and policy requires approval for it.',
+      );
     });
 }
 

@@ -4,12 +4,28 @@ import type { Finding } from './types';
 
 describe('escapeMarkdown', () => {
   it.each([
-    ['plain text stays readable', 'Refund 40.00 EUR on order 4411 (2 attempts)', 'Refund 40.00 EUR on order 4411 (2 attempts)'],
+    [
+      'plain text stays readable',
+      'Refund 40.00 EUR on order 4411 (2 attempts)',
+      'Refund 40.00 EUR on order 4411 (2 attempts)',
+    ],
     ['HTML cannot open', '<script>alert(1)</script>', '\\<script\\>alert(1)\\</script\\>'],
-    ['an image or link cannot open', '![x](javascript:alert(1)) [y](http://evil.example)', '\\!\\[x\\](javascript:alert(1)) \\[y\\](http\\://evil.example)'],
-    ['bare URLs are not autolinked', 'see https://evil.example/a and www.evil.example', 'see https\\://evil.example/a and www\\.evil.example'],
+    [
+      'an image or link cannot open',
+      '![x](javascript:alert(1)) [y](http://evil.example)',
+      '\\!\\[x\\](javascript:alert(1)) \\[y\\](http\\://evil.example)',
+    ],
+    [
+      'bare URLs are not autolinked',
+      'see https://evil.example/a and www.evil.example',
+      'see https\\://evil.example/a and www\\.evil.example',
+    ],
     ['e-mail and mailto are not autolinked', 'a@b.example mailto:a@b.example', 'a\\@b.example mailto\\:a\\@b.example'],
-    ['emphasis, code, strikethrough and math', '**b** _i_ `c` ~~s~~ $x$', '\\*\\*b\\*\\* \\_i\\_ \\`c\\` \\~\\~s\\~\\~ \\$x\\$'],
+    [
+      'emphasis, code, strikethrough and math',
+      '**b** _i_ `c` ~~s~~ $x$',
+      '\\*\\*b\\*\\* \\_i\\_ \\`c\\` \\~\\~s\\~\\~ \\$x\\$',
+    ],
     ['pipes cannot split a table cell', 'a | b', 'a \\| b'],
     ['entities stay literal', '&lt;b&gt; &#106;', '\\&lt;b\\&gt; \\&\\#106;'],
     ['a backslash stays literal', 'C:\\temp\\*', 'C:\\\\temp\\\\\\*'],
@@ -52,7 +68,11 @@ function cells(row: string): string[] {
 }
 
 const finding = (more: Partial<Finding>): Finding => ({
-  kind: 'unsafe_replay', severity: 'high', recordIds: ['r1', 'r2'], explanation: 'Replayed with another key.', ...more,
+  kind: 'unsafe_replay',
+  severity: 'high',
+  recordIds: ['r1', 'r2'],
+  explanation: 'Replayed with another key.',
+  ...more,
 });
 
 const hostile = 'x | y\n| --- |\n<img src=x onerror=alert(1)> [a](http://evil.example)';
@@ -62,7 +82,9 @@ const report: IncidentReport = {
   summary: {
     done: ['refund_payment on billing-mcp: Refund 15.00 EUR on order 5120'],
     notDone: [],
-    unknown: ['refund_payment on billing-mcp: Refund 15.00 EUR on order 5120 (connection lost; key refund-5120-v1): it may have taken effect; check before repeating'],
+    unknown: [
+      'refund_payment on billing-mcp: Refund 15.00 EUR on order 5120 (connection lost; key refund-5120-v1): it may have taken effect; check before repeating',
+    ],
     unknownTools: ['refund_payment'],
   },
   findings: [
@@ -82,7 +104,13 @@ describe('incidentMarkdown', () => {
   it('has a heading, the one sentence, the three lists, findings and a timeline', () => {
     expect(lines[0]).toBe('# Incident req\\_refund\\_5120');
     expect(md).toContain('\n1 operation done, 1 unknown: check before repeating refund\\_payment.\n');
-    for (const heading of ['## Done (1)', '## Not done (0)', '## Unknown: check before repeating (1)', '## Findings (2)', '## Timeline (2)']) {
+    for (const heading of [
+      '## Done (1)',
+      '## Not done (0)',
+      '## Unknown: check before repeating (1)',
+      '## Findings (2)',
+      '## Timeline (2)',
+    ]) {
       expect(lines).toContain(heading);
     }
     expect(md).toContain('## Not done (0)\n\n_None._\n');
@@ -105,8 +133,12 @@ describe('incidentMarkdown', () => {
     expect(rows).toHaveLength(2);
     expect(rows.map(cells)).toEqual([
       ['2026-11-30 12:00:00.000', 'Outcome', 'refund\\_payment: unknown (connection lost)', ''],
-      ['2026-11-30 12:00:04.250', 'Outcome', 'refund\\_payment completed',
-        'x \\| y \\| --- \\| \\<img src=x onerror=alert(1)\\> \\[a\\](http\\://evil.example)'],
+      [
+        '2026-11-30 12:00:04.250',
+        'Outcome',
+        'refund\\_payment completed',
+        'x \\| y \\| --- \\| \\<img src=x onerror=alert(1)\\> \\[a\\](http\\://evil.example)',
+      ],
     ]);
   });
 
@@ -115,33 +147,47 @@ describe('incidentMarkdown', () => {
       requestRef: 'req\n# pwned <b>',
       summary: { done: [hostile], notDone: ['- [x](http://e.example)'], unknown: [] },
       findings: [finding({ explanation: hostile, recordIds: ['<i>'] })],
-      timeline: [{ at: new Date('2026-11-30T12:00:00Z'), kind: 'outcome', status: hostile, title: hostile, detail: hostile }],
+      timeline: [
+        { at: new Date('2026-11-30T12:00:00Z'), kind: 'outcome', status: hostile, title: hostile, detail: hostile },
+      ],
     });
     expect(evil.split('\n')[0]).toBe('# Incident req \\# pwned \\<b\\>');
     expect(evil).not.toMatch(/(^|[^\\])[<[]/m);
     expect(evil).not.toMatch(/(^|[^\\])https?:\/\//m);
     expect(evil).not.toContain('\n| --- |\n<');
-    const rows = evil.split('\n').filter((l) => l.startsWith('| ') && !l.startsWith('| Time') && !l.startsWith('| ---'));
+    const rows = evil
+      .split('\n')
+      .filter((l) => l.startsWith('| ') && !l.startsWith('| Time') && !l.startsWith('| ---'));
     expect(rows).toHaveLength(1);
     expect(cells(rows[0])).toHaveLength(4);
     expect(evil).toContain('\n- \\- \\[x\\](http\\://e.example)\n');
   });
 
   it('shows an invalid date as a dash, and never reorders what it was given', () => {
-    const out = incidentMarkdown({ ...report, timeline: [
-      { at: new Date('2026-11-30T12:00:01Z'), kind: 'decision', status: 'approve', title: 'approved' },
-      { at: new Date('nope'), kind: 'outcome', title: 'undated' },
-      // A grant issued by the database a few milliseconds "before" the decision the app stamped.
-      { at: new Date('2026-11-30T12:00:00.998Z'), kind: 'grant_issued', title: 'issued' },
-    ] });
+    const out = incidentMarkdown({
+      ...report,
+      timeline: [
+        { at: new Date('2026-11-30T12:00:01Z'), kind: 'decision', status: 'approve', title: 'approved' },
+        { at: new Date('nope'), kind: 'outcome', title: 'undated' },
+        // A grant issued by the database a few milliseconds "before" the decision the app stamped.
+        { at: new Date('2026-11-30T12:00:00.998Z'), kind: 'grant_issued', title: 'issued' },
+      ],
+    });
     const rows = out.split('\n').filter((l) => l.startsWith('| 20') || l.startsWith('| —'));
     expect(rows.map((r) => cells(r).slice(0, 2))).toEqual([
-      ['2026-11-30 12:00:01.000', 'Decision (approve)'], ['—', 'Outcome'], ['2026-11-30 12:00:00.998', 'Grant issued'],
+      ['2026-11-30 12:00:01.000', 'Decision (approve)'],
+      ['—', 'Outcome'],
+      ['2026-11-30 12:00:00.998', 'Grant issued'],
     ]);
   });
 
   it('says when there is nothing to list', () => {
-    const out = incidentMarkdown({ requestRef: 'r', summary: { done: [], notDone: [], unknown: [] }, findings: [], timeline: [] });
+    const out = incidentMarkdown({
+      requestRef: 'r',
+      summary: { done: [], notDone: [], unknown: [] },
+      findings: [],
+      timeline: [],
+    });
     expect(out).toContain('No operations were recorded.');
     expect(out).toContain('## Findings (0)\n\n_None._\n');
     expect(out).toContain('## Timeline (0)\n\n_None._\n');

@@ -29,15 +29,17 @@ const INLINE = /[\\`*_[\]<>|~#&@$!]/g;
 /** One line of literal Markdown text: no HTML, links, emphasis or block structure. */
 export function escapeMarkdown(text: string | null | undefined): string {
   const line = (text ?? '').replace(INVISIBLE, '').replace(CONTROL, ' ').replace(/\s+/g, ' ').trim();
-  return line
-    .replace(INLINE, (c) => `\\${c}`)
-    // GFM turns bare "http://…", "www.…" and "mailto:…" into links; break the patterns.
-    .replace(/:(?=\/\/)/g, '\\:')
-    .replace(/\b(www)\./gi, '$1\\.')
-    .replace(/\b(mailto|xmpp):/gi, '$1\\:')
-    // Block markers at the start of a line: list items, ordered lists, quotes, headings.
-    .replace(/^([-+=])/, '\\$1')
-    .replace(/^(\d+)([.)])/, '$1\\$2');
+  return (
+    line
+      .replace(INLINE, (c) => `\\${c}`)
+      // GFM turns bare "http://…", "www.…" and "mailto:…" into links; break the patterns.
+      .replace(/:(?=\/\/)/g, '\\:')
+      .replace(/\b(www)\./gi, '$1\\.')
+      .replace(/\b(mailto|xmpp):/gi, '$1\\:')
+      // Block markers at the start of a line: list items, ordered lists, quotes, headings.
+      .replace(/^([-+=])/, '\\$1')
+      .replace(/^(\d+)([.)])/, '$1\\$2')
+  );
 }
 
 const SEVERITY_ORDER: Severity[] = ['high', 'medium', 'low'];
@@ -74,8 +76,10 @@ const bullets = (items: readonly string[]) => items.map((item) => `- ${escapeMar
 
 function findingLine(f: Finding): string {
   const ids = f.recordIds.map(escapeMarkdown).join(', ');
-  return `- **${severityLabel[f.severity]}**: ${findingLabel[f.kind] ?? escapeMarkdown(f.kind)}. ` +
-    `${escapeMarkdown(f.explanation)} Records: ${ids}.`;
+  return (
+    `- **${severityLabel[f.severity]}**: ${findingLabel[f.kind] ?? escapeMarkdown(f.kind)}. ` +
+    `${escapeMarkdown(f.explanation)} Records: ${ids}.`
+  );
 }
 
 function timelineTable(entries: readonly TimelineEntry[]): string[] {

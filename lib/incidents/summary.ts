@@ -41,18 +41,19 @@ function describe(attempts: IncidentRecord[]): { list: 'done' | 'notDone' | 'unk
   const success = attempts.find((r) => isOk(r.classification));
   if (success) {
     const acted = attempts.filter((r) => isOk(r.classification) || mayHaveActed(r.classification)).length;
-    const twice = !key && !success.classification.readOnly && acted > 1
-      ? `may have run ${acted} times: no idempotency key` : null;
+    const twice =
+      !key && !success.classification.readOnly && acted > 1 ? `may have run ${acted} times: no idempotency key` : null;
     return { list: 'done', sentence: head + paren(success.classification.readOnly ? 'read' : null, count, twice) };
   }
 
   const uncertain = attempts.filter((r) => mayHaveActed(r.classification)).at(-1);
   if (uncertain) {
     const c = uncertain.classification;
-    const why = ranUnclear(c)
-      ? 'it ran, but its result is no evidence of what was done'
-      : 'it may have taken effect';
-    return { list: 'unknown', sentence: `${head}${paren(label(c.category), count, key)}: ${why}; check before repeating` };
+    const why = ranUnclear(c) ? 'it ran, but its result is no evidence of what was done' : 'it may have taken effect';
+    return {
+      list: 'unknown',
+      sentence: `${head}${paren(label(c.category), count, key)}: ${why}; check before repeating`,
+    };
   }
 
   const c = attempts.at(-1)!.classification;
@@ -69,7 +70,13 @@ function notDoneAs(c: Classification): string {
 
 // Failures after sending that may have taken effect, were the call not read-only.
 const UNCERTAIN = new Set<Classification['category']>([
-  'upstream_failure', 'internal', 'tool_error', 'timeout', 'connection_lost', 'cancelled', 'no_response',
+  'upstream_failure',
+  'internal',
+  'tool_error',
+  'timeout',
+  'connection_lost',
+  'cancelled',
+  'no_response',
 ]);
 
 const label = (c: Classification['category']) => c.replaceAll('_', ' ');
@@ -95,7 +102,8 @@ export function oneSentence(
   const present = counts.filter(([n]) => n > 0);
   if (!present.length) return 'No operations were recorded.';
   const parts = present.map(([n, what], i) =>
-    i === 0 ? `${n} ${n === 1 ? 'operation' : 'operations'} ${what}` : `${n} ${what}`);
+    i === 0 ? `${n} ${n === 1 ? 'operation' : 'operations'} ${what}` : `${n} ${what}`,
+  );
   let sentence = parts.join(', ');
   if (!summary.done.length && !summary.unknown.length) sentence = `Nothing was done: ${sentence}`;
   if (summary.unknown.length) {

@@ -4,7 +4,11 @@ import { classifyOutcome } from '@/lib/outcomes/classify';
 import type { Observed } from '@/lib/outcomes/schemas';
 import type { IncidentRecord } from './types';
 
-const toolError = (errorCategory?: string): Observed => ({ sent: true, httpStatus: 200, result: { isError: true, errorCategory } });
+const toolError = (errorCategory?: string): Observed => ({
+  sent: true,
+  httpStatus: 200,
+  result: { isError: true, errorCategory },
+});
 const rpc = (jsonRpcErrorCode: number): Observed => ({ sent: true, httpStatus: 200, jsonRpcErrorCode });
 
 export const OBSERVED = {

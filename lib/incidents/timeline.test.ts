@@ -1,21 +1,46 @@
 import { describe, expect, it } from 'vitest';
 import { incidentMarkdown } from './markdown';
 import { story, T0 } from './test-records';
-import { approvalEntries, buildTimeline, incidentSentence, timelineReportRows, type IncidentApproval } from './timeline';
+import {
+  approvalEntries,
+  buildTimeline,
+  incidentSentence,
+  timelineReportRows,
+  type IncidentApproval,
+} from './timeline';
 
 const at = (seconds: number) => new Date(T0 + seconds * 1000);
 
 function approval(over: Partial<IncidentApproval> = {}): IncidentApproval {
   return {
-    id: 'apr_1', createdAt: at(0), status: 'pending', expiresAt: at(3600), requestedBy: 'API key "gateway"',
-    organization: 'acme', principal: 'user_193', agent: 'support-bot', server: 'billing-mcp', tool: 'refund_payment',
-    summary: 'Refund 40.00 EUR on order 4411', requiredApprovals: 2, resource: { type: 'order', id: '4411' },
-    decisions: [], revoked: null, grant: null, ...over,
+    id: 'apr_1',
+    createdAt: at(0),
+    status: 'pending',
+    expiresAt: at(3600),
+    requestedBy: 'API key "gateway"',
+    organization: 'acme',
+    principal: 'user_193',
+    agent: 'support-bot',
+    server: 'billing-mcp',
+    tool: 'refund_payment',
+    summary: 'Refund 40.00 EUR on order 4411',
+    requiredApprovals: 2,
+    resource: { type: 'order', id: '4411' },
+    decisions: [],
+    revoked: null,
+    grant: null,
+    ...over,
   };
 }
 
 const grant = (over: Partial<NonNullable<IncidentApproval['grant']>> = {}): NonNullable<IncidentApproval['grant']> => ({
-  id: 'grt_1', issuedAt: at(20), expiresAt: at(920), redeemedAt: null, redeemedBy: null, revokedAt: null, ...over,
+  id: 'grt_1',
+  issuedAt: at(20),
+  expiresAt: at(920),
+  redeemedAt: null,
+  redeemedBy: null,
+  revokedAt: null,
+  ...over,
 });
 
 const approvedTwice = approval({
@@ -36,38 +61,82 @@ describe('approvalEntries', () => {
     const entries = approvalEntries(approvedTwice, NOW);
     expect(kinds(entries)).toEqual(['approval_requested', 'decision', 'decision', 'grant_issued', 'grant_redeemed']);
     expect(entries[0]).toMatchObject({
-      at: at(0), approvalId: 'apr_1', requestedBy: 'API key "gateway"', principal: 'user_193', agent: 'support-bot',
-      tool: 'refund_payment', server: 'billing-mcp', summary: 'Refund 40.00 EUR on order 4411', requiredApprovals: 2,
+      at: at(0),
+      approvalId: 'apr_1',
+      requestedBy: 'API key "gateway"',
+      principal: 'user_193',
+      agent: 'support-bot',
+      tool: 'refund_payment',
+      server: 'billing-mcp',
+      summary: 'Refund 40.00 EUR on order 4411',
+      requiredApprovals: 2,
       title: 'Approval requested: refund_payment on billing-mcp',
-      detail: 'API key "gateway" asks on behalf of user_193 (agent support-bot): Refund 40.00 EUR on order 4411. Needs 2 approvals.',
+      detail:
+        'API key "gateway" asks on behalf of user_193 (agent support-bot): Refund 40.00 EUR on order 4411. Needs 2 approvals.',
     });
     expect(entries.slice(1, 3)).toMatchObject([
-      { reviewer: 'rui@example.test', decision: 'approve', reason: 'order checked', title: 'Approved by rui@example.test' },
+      {
+        reviewer: 'rui@example.test',
+        decision: 'approve',
+        reason: 'order checked',
+        title: 'Approved by rui@example.test',
+      },
       { reviewer: 'rita@example.test', decision: 'approve', reason: 'second look' },
     ]);
-    expect(entries[3]).toMatchObject({ kind: 'grant_issued', grantId: 'grt_1', issuedBy: 'rita@example.test', expiresAt: at(920) });
-    expect(entries[4]).toMatchObject({ kind: 'grant_redeemed', at: at(30), grantId: 'grt_1', redeemedBy: 'API key "executor"' });
+    expect(entries[3]).toMatchObject({
+      kind: 'grant_issued',
+      grantId: 'grt_1',
+      issuedBy: 'rita@example.test',
+      expiresAt: at(920),
+    });
+    expect(entries[4]).toMatchObject({
+      kind: 'grant_redeemed',
+      at: at(30),
+      grantId: 'grt_1',
+      redeemedBy: 'API key "executor"',
+    });
   });
 
   it('a request that needed no approval: policy issues the grant', () => {
-    const entries = approvalEntries(approval({ status: 'approved', requiredApprovals: 0, grant: grant({ issuedAt: at(0) }) }), at(10));
+    const entries = approvalEntries(
+      approval({ status: 'approved', requiredApprovals: 0, grant: grant({ issuedAt: at(0) }) }),
+      at(10),
+    );
     expect(kinds(entries)).toEqual(['approval_requested', 'grant_issued']);
     expect(entries[0].detail).toContain('Needs no approval under policy.');
     expect(entries[1]).toMatchObject({ issuedBy: 'policy (no approval required)' });
   });
 
   it('a denial shows the reviewer and reason; no grant follows', () => {
-    const entries = approvalEntries(approval({ status: 'denied', decisions: [{ reviewer: 'rui@example.test', decision: 'deny', reason: 'wrong amount', at: at(5) }] }), NOW);
+    const entries = approvalEntries(
+      approval({
+        status: 'denied',
+        decisions: [{ reviewer: 'rui@example.test', decision: 'deny', reason: 'wrong amount', at: at(5) }],
+      }),
+      NOW,
+    );
     expect(kinds(entries)).toEqual(['approval_requested', 'decision']);
-    expect(entries[1]).toMatchObject({ decision: 'deny', reason: 'wrong amount', title: 'Denied by rui@example.test', detail: 'wrong amount' });
+    expect(entries[1]).toMatchObject({
+      decision: 'deny',
+      reason: 'wrong amount',
+      title: 'Denied by rui@example.test',
+      detail: 'wrong amount',
+    });
   });
 
   it('a pending request expires by the given clock, not before', () => {
-    const pending = approval({ decisions: [{ reviewer: 'rui@example.test', decision: 'approve', reason: 'ok', at: at(5) }] });
+    const pending = approval({
+      decisions: [{ reviewer: 'rui@example.test', decision: 'approve', reason: 'ok', at: at(5) }],
+    });
     expect(kinds(approvalEntries(pending, at(3599)))).toEqual(['approval_requested', 'decision']);
     const expired = approvalEntries(pending, at(3600));
     expect(kinds(expired)).toEqual(['approval_requested', 'decision', 'expired']);
-    expect(expired[2]).toMatchObject({ at: at(3600), what: 'request', grantId: null, detail: 'Expired with 1 of 2 approvals.' });
+    expect(expired[2]).toMatchObject({
+      at: at(3600),
+      what: 'request',
+      grantId: null,
+      detail: 'Expired with 1 of 2 approvals.',
+    });
     // The sweep's stored status says the same.
     expect(kinds(approvalEntries(approval({ status: 'expired' }), at(0)))).toEqual(['approval_requested', 'expired']);
   });
@@ -75,18 +144,36 @@ describe('approvalEntries', () => {
   it('a grant left unused expires; a redeemed or revoked one does not', () => {
     const unused = approvalEntries(approval({ status: 'approved', requiredApprovals: 0, grant: grant() }), at(920));
     expect(kinds(unused)).toEqual(['approval_requested', 'grant_issued', 'expired']);
-    expect(unused[2]).toMatchObject({ at: at(920), what: 'grant', grantId: 'grt_1', title: 'Grant expired unused: refund_payment on billing-mcp' });
+    expect(unused[2]).toMatchObject({
+      at: at(920),
+      what: 'grant',
+      grantId: 'grt_1',
+      title: 'Grant expired unused: refund_payment on billing-mcp',
+    });
     expect(kinds(approvalEntries(approvedTwice, NOW))).not.toContain('expired');
   });
 
   it('revocation of a pending request and of an unused grant, with who and why', () => {
-    const pending = approvalEntries(approval({ status: 'revoked', revoked: { at: at(50), by: 'ada@example.test', reason: 'customer withdrew' } }), NOW);
+    const pending = approvalEntries(
+      approval({ status: 'revoked', revoked: { at: at(50), by: 'ada@example.test', reason: 'customer withdrew' } }),
+      NOW,
+    );
     expect(kinds(pending)).toEqual(['approval_requested', 'revoked']);
-    expect(pending[1]).toMatchObject({ revokedBy: 'ada@example.test', reason: 'customer withdrew', grantId: null, title: 'Approval request revoked by ada@example.test' });
-    const ofGrant = approvalEntries(approval({
-      status: 'revoked', requiredApprovals: 0, grant: grant({ issuedAt: at(0), revokedAt: at(60) }),
-      revoked: { at: at(60), by: 'ada@example.test', reason: 'wrong order' },
-    }), NOW);
+    expect(pending[1]).toMatchObject({
+      revokedBy: 'ada@example.test',
+      reason: 'customer withdrew',
+      grantId: null,
+      title: 'Approval request revoked by ada@example.test',
+    });
+    const ofGrant = approvalEntries(
+      approval({
+        status: 'revoked',
+        requiredApprovals: 0,
+        grant: grant({ issuedAt: at(0), revokedAt: at(60) }),
+        revoked: { at: at(60), by: 'ada@example.test', reason: 'wrong order' },
+      }),
+      NOW,
+    );
     expect(kinds(ofGrant)).toEqual(['approval_requested', 'grant_issued', 'revoked']);
     expect(ofGrant[2]).toMatchObject({ grantId: 'grt_1', title: 'Grant revoked by ada@example.test' });
   });
@@ -101,12 +188,22 @@ describe('buildTimeline', () => {
     );
     const timeline = buildTimeline(records, [approvedTwice], NOW);
     expect(timeline.map((e) => (e.kind === 'outcome' ? `outcome:${e.recordId}` : e.kind))).toEqual([
-      'outcome:a', 'approval_requested', 'decision', 'decision', 'grant_issued',
+      'outcome:a',
+      'approval_requested',
+      'decision',
+      'decision',
+      'grant_issued',
       // Equal times: the redemption comes before the call it allowed.
-      'grant_redeemed', 'outcome:b', 'outcome:c',
+      'grant_redeemed',
+      'outcome:b',
+      'outcome:c',
     ]);
     const linked = timeline.filter((e) => e.kind === 'outcome').map((e) => [e.recordId, e.approvalId]);
-    expect(linked).toEqual([['a', null], ['b', 'apr_1'], ['c', null]]);
+    expect(linked).toEqual([
+      ['a', null],
+      ['b', 'apr_1'],
+      ['c', null],
+    ]);
   });
 
   it('keeps the records’ own order when their times are equal', () => {
@@ -120,23 +217,44 @@ describe('buildTimeline', () => {
 });
 
 describe('timelineReportRows and the Markdown timeline', () => {
-  const timeline = buildTimeline(story({ obs: 'ok', at: 30, grant: 'grt_1', key: 'refund-1' }), [
-    approvedTwice,
-    approval({ id: 'apr_2', createdAt: at(40), status: 'denied', decisions: [{ reviewer: 'rui@example.test', decision: 'deny', reason: 'duplicate | of apr_1', at: at(41) }] }),
-  ], NOW);
+  const timeline = buildTimeline(
+    story({ obs: 'ok', at: 30, grant: 'grt_1', key: 'refund-1' }),
+    [
+      approvedTwice,
+      approval({
+        id: 'apr_2',
+        createdAt: at(40),
+        status: 'denied',
+        decisions: [{ reviewer: 'rui@example.test', decision: 'deny', reason: 'duplicate | of apr_1', at: at(41) }],
+      }),
+    ],
+    NOW,
+  );
   const rows = timelineReportRows(timeline);
 
   it('one row per entry, kind and status apart from the text', () => {
     expect(rows.map((r) => [r.kind, r.status ?? null])).toEqual([
-      ['approval_requested', null], ['decision', 'approve'], ['decision', 'approve'], ['grant_issued', null],
-      ['grant_redeemed', null], ['outcome', 'completed · ok'], ['approval_requested', null], ['decision', 'deny'],
+      ['approval_requested', null],
+      ['decision', 'approve'],
+      ['decision', 'approve'],
+      ['grant_issued', null],
+      ['grant_redeemed', null],
+      ['outcome', 'completed · ok'],
+      ['approval_requested', null],
+      ['decision', 'deny'],
     ]);
     expect(rows[5].detail).toContain('key refund-1 — grant grt_1');
     expect(rows[7]).toMatchObject({ title: 'Denied by rui@example.test', detail: 'Reason: duplicate | of apr_1' });
   });
 
   it('the report names each kind and escapes the reason', () => {
-    const md = incidentMarkdown({ requestRef: 'req_1', sentence: 'A fuller sentence.', summary: { done: [], notDone: [], unknown: [] }, findings: [], timeline: rows });
+    const md = incidentMarkdown({
+      requestRef: 'req_1',
+      sentence: 'A fuller sentence.',
+      summary: { done: [], notDone: [], unknown: [] },
+      findings: [],
+      timeline: rows,
+    });
     expect(md).toContain('\nA fuller sentence.\n');
     expect(md).toContain('| Approval requested | Approval requested: refund\\_payment on billing-mcp |');
     expect(md).toContain('| Decision (deny) | Denied by rui\\@example.test | Reason: duplicate \\| of apr\\_1 |');
@@ -150,13 +268,19 @@ describe('incidentSentence', () => {
   const empty = { done: [], notDone: [], unknown: [], unknownTools: [] };
 
   it('says where the approvals stand, by the database clock', () => {
-    expect(incidentSentence(empty, [approval(), approval({ status: 'redeemed' })], at(1))).toBe('No tool calls were recorded. 2 approval requests: 1 pending, 1 redeemed.');
-    expect(incidentSentence(empty, [approval()], at(3600))).toBe('No tool calls were recorded. 1 approval request: 1 expired.');
+    expect(incidentSentence(empty, [approval(), approval({ status: 'redeemed' })], at(1))).toBe(
+      'No tool calls were recorded. 2 approval requests: 1 pending, 1 redeemed.',
+    );
+    expect(incidentSentence(empty, [approval()], at(3600))).toBe(
+      'No tool calls were recorded. 1 approval request: 1 expired.',
+    );
   });
 
   it('adds them to what was done; without approvals it is the summary’s sentence', () => {
     const summary = { ...empty, done: ['refund_payment on billing-mcp'] };
-    expect(incidentSentence(summary, [approval({ status: 'redeemed' })], at(1))).toBe('1 operation done. 1 approval request: 1 redeemed.');
+    expect(incidentSentence(summary, [approval({ status: 'redeemed' })], at(1))).toBe(
+      '1 operation done. 1 approval request: 1 redeemed.',
+    );
     expect(incidentSentence(summary, [], at(1))).toBe('1 operation done.');
   });
 });
@@ -164,7 +288,8 @@ describe('incidentSentence', () => {
 describe('buildTimeline when clocks disagree', () => {
   it('keeps causes before effects within an approval, and a call after the redemption it used', () => {
     const skewed = approval({
-      status: 'redeemed', requiredApprovals: 1,
+      status: 'redeemed',
+      requiredApprovals: 1,
       // The app stamped the decision 3 ms after the database issued the grant it caused.
       decisions: [{ reviewer: 'rui@example.test', decision: 'approve', reason: 'ok', at: at(10.003) }],
       grant: grant({ issuedAt: at(10), redeemedAt: at(10.002), redeemedBy: 'API key "executor"' }),
@@ -173,7 +298,12 @@ describe('buildTimeline when clocks disagree', () => {
     const records = story({ obs: 'ok', at: 9.5, tool: 'get_order', read: true }, { obs: 'ok', at: 9, grant: 'grt_1' });
     const timeline = buildTimeline([records[1], records[0]], [skewed], NOW);
     expect(timeline.map((e) => (e.kind === 'outcome' ? `outcome:${e.recordId}` : e.kind))).toEqual([
-      'approval_requested', 'outcome:a', 'decision', 'grant_issued', 'grant_redeemed', 'outcome:b',
+      'approval_requested',
+      'outcome:a',
+      'decision',
+      'grant_issued',
+      'grant_redeemed',
+      'outcome:b',
     ]);
     // Each entry keeps the time it was recorded with.
     expect(timeline[3].at).toEqual(at(10));

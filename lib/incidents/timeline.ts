@@ -48,21 +48,55 @@ export type IncidentApproval = {
   } | null;
 };
 
-type Entry<K extends TimelineKind, T> = { at: Date; kind: K; title: string; detail: string | null; approvalId: string | null } & T;
+type Entry<K extends TimelineKind, T> = {
+  at: Date;
+  kind: K;
+  title: string;
+  detail: string | null;
+  approvalId: string | null;
+} & T;
 
-export type OutcomeEntry = Entry<'outcome', {
-  recordId: string;
-  idempotencyKey: string | null;
-  attempt: number | null;
-  grantId: string | null;
-  classification: Classification;
-}>;
-export type ApprovalRequestedEntry = Entry<'approval_requested', { approvalId: string } & Pick<IncidentApproval,
-  'requestedBy' | 'organization' | 'principal' | 'agent' | 'server' | 'tool' | 'summary' | 'requiredApprovals' | 'resource'>>;
-export type DecisionEntry = Entry<'decision', { approvalId: string; reviewer: string; decision: DecisionKind; reason: string }>;
-export type GrantIssuedEntry = Entry<'grant_issued', { approvalId: string; grantId: string; issuedBy: string; expiresAt: Date }>;
-export type GrantRedeemedEntry = Entry<'grant_redeemed', { approvalId: string; grantId: string; redeemedBy: string; server: string; tool: string }>;
-export type RevokedEntry = Entry<'revoked', { approvalId: string; revokedBy: string; reason: string; grantId: string | null }>;
+export type OutcomeEntry = Entry<
+  'outcome',
+  {
+    recordId: string;
+    idempotencyKey: string | null;
+    attempt: number | null;
+    grantId: string | null;
+    classification: Classification;
+  }
+>;
+export type ApprovalRequestedEntry = Entry<
+  'approval_requested',
+  { approvalId: string } & Pick<
+    IncidentApproval,
+    | 'requestedBy'
+    | 'organization'
+    | 'principal'
+    | 'agent'
+    | 'server'
+    | 'tool'
+    | 'summary'
+    | 'requiredApprovals'
+    | 'resource'
+  >
+>;
+export type DecisionEntry = Entry<
+  'decision',
+  { approvalId: string; reviewer: string; decision: DecisionKind; reason: string }
+>;
+export type GrantIssuedEntry = Entry<
+  'grant_issued',
+  { approvalId: string; grantId: string; issuedBy: string; expiresAt: Date }
+>;
+export type GrantRedeemedEntry = Entry<
+  'grant_redeemed',
+  { approvalId: string; grantId: string; redeemedBy: string; server: string; tool: string }
+>;
+export type RevokedEntry = Entry<
+  'revoked',
+  { approvalId: string; revokedBy: string; reason: string; grantId: string | null }
+>;
 export type ExpiredEntry = Entry<'expired', { approvalId: string; what: 'request' | 'grant'; grantId: string | null }>;
 
 export type IncidentTimelineEntry =
@@ -75,7 +109,13 @@ export type IncidentTimelineEntry =
   | ExpiredEntry;
 
 const RANK: Record<TimelineKind, number> = {
-  approval_requested: 0, decision: 1, grant_issued: 2, grant_redeemed: 3, outcome: 4, revoked: 5, expired: 6,
+  approval_requested: 0,
+  decision: 1,
+  grant_issued: 2,
+  grant_redeemed: 3,
+  outcome: 4,
+  revoked: 5,
+  expired: 6,
 };
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -101,23 +141,26 @@ export function outcomeEntry(r: IncidentRecord, approvalId: string | null = null
 export function approvalEntries(a: IncidentApproval, now: Date): IncidentTimelineEntry[] {
   const call = `${a.tool} on ${a.server}`;
   const base = { approvalId: a.id };
-  const out: IncidentTimelineEntry[] = [{
-    ...base,
-    at: a.createdAt,
-    kind: 'approval_requested',
-    title: `Approval requested: ${call}`,
-    detail: `${a.requestedBy} asks on behalf of ${a.principal}${a.agent ? ` (agent ${a.agent})` : ''}: ${a.summary}. ` +
-      (a.requiredApprovals ? `Needs ${plural(a.requiredApprovals, 'approval')}.` : 'Needs no approval under policy.'),
-    requestedBy: a.requestedBy,
-    organization: a.organization,
-    principal: a.principal,
-    agent: a.agent,
-    server: a.server,
-    tool: a.tool,
-    summary: a.summary,
-    requiredApprovals: a.requiredApprovals,
-    resource: a.resource,
-  }];
+  const out: IncidentTimelineEntry[] = [
+    {
+      ...base,
+      at: a.createdAt,
+      kind: 'approval_requested',
+      title: `Approval requested: ${call}`,
+      detail:
+        `${a.requestedBy} asks on behalf of ${a.principal}${a.agent ? ` (agent ${a.agent})` : ''}: ${a.summary}. ` +
+        (a.requiredApprovals ? `Needs ${plural(a.requiredApprovals, 'approval')}.` : 'Needs no approval under policy.'),
+      requestedBy: a.requestedBy,
+      organization: a.organization,
+      principal: a.principal,
+      agent: a.agent,
+      server: a.server,
+      tool: a.tool,
+      summary: a.summary,
+      requiredApprovals: a.requiredApprovals,
+      resource: a.resource,
+    },
+  ];
 
   const decisions = [...a.decisions].sort((x, y) => x.at.getTime() - y.at.getTime());
   for (const d of decisions) {
@@ -212,7 +255,11 @@ export function approvalEntries(a: IncidentApproval, now: Date): IncidentTimelin
  * the decision that issued it) and puts a call made with a redeemed grant after the redemption.
  * Each entry still shows its own recorded time.
  */
-export function buildTimeline(records: readonly IncidentRecord[], approvals: readonly IncidentApproval[], now: Date): IncidentTimelineEntry[] {
+export function buildTimeline(
+  records: readonly IncidentRecord[],
+  approvals: readonly IncidentApproval[],
+  now: Date,
+): IncidentTimelineEntry[] {
   const approvalOfGrant = new Map(approvals.flatMap((a) => (a.grant ? [[a.grant.id, a.id] as const] : [])));
   const keyed: { entry: IncidentTimelineEntry; key: number }[] = [];
   const redeemedKey = new Map<string, number>();
@@ -244,9 +291,18 @@ export function timelineReportRows(entries: readonly IncidentTimelineEntry[]): T
     switch (e.kind) {
       case 'outcome':
         return {
-          at: e.at, kind: e.kind, status: `${label(e.classification.delivery)} · ${e.classification.category}`, title: e.title,
-          detail: [e.detail, e.idempotencyKey ? `key ${e.idempotencyKey}` : null, e.grantId ? `grant ${e.grantId}` : null, e.classification.nextStep]
-            .filter(Boolean).join(' — '),
+          at: e.at,
+          kind: e.kind,
+          status: `${label(e.classification.delivery)} · ${e.classification.category}`,
+          title: e.title,
+          detail: [
+            e.detail,
+            e.idempotencyKey ? `key ${e.idempotencyKey}` : null,
+            e.grantId ? `grant ${e.grantId}` : null,
+            e.classification.nextStep,
+          ]
+            .filter(Boolean)
+            .join(' — '),
         };
       case 'decision':
         return { at: e.at, kind: e.kind, status: e.decision, title: e.title, detail: `Reason: ${e.reason}` };
@@ -275,7 +331,10 @@ export function incidentSentence(
     counts.set(status, (counts.get(status) ?? 0) + 1);
   }
   const order: ApprovalStatus[] = ['pending', 'approved', 'redeemed', 'denied', 'revoked', 'expired'];
-  const states = order.filter((s) => counts.has(s)).map((s) => `${counts.get(s)} ${s}`).join(', ');
+  const states = order
+    .filter((s) => counts.has(s))
+    .map((s) => `${counts.get(s)} ${s}`)
+    .join(', ');
   const head = operations ? oneSentence(summary) : 'No tool calls were recorded.';
   return `${head} ${plural(approvals.length, 'approval request')}: ${states}.`;
 }

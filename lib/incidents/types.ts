@@ -107,15 +107,17 @@ export const timelineKindLabel: Record<TimelineKind, string> = {
  * One row of the report's timeline. `status` qualifies the kind ("completed · ok", "deny"); it
  * and everything else but `kind` is untrusted text.
  */
-export type TimelineEntry = { at: Date; kind: TimelineKind; status?: string | null; title: string; detail?: string | null };
+export type TimelineEntry = {
+  at: Date;
+  kind: TimelineKind;
+  status?: string | null;
+  title: string;
+  detail?: string | null;
+};
 
 /** "Later" (DESIGN.md): by occurredAt, ties broken by receipt order, then id for a total order. */
 export function compareRecords(a: IncidentRecord, b: IncidentRecord): number {
-  return (
-    a.occurredAt.getTime() - b.occurredAt.getTime() ||
-    a.seq - b.seq ||
-    (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
-  );
+  return a.occurredAt.getTime() - b.occurredAt.getTime() || a.seq - b.seq || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
 export function inTimeOrder<T extends IncidentRecord>(records: readonly T[]): T[] {

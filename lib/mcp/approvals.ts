@@ -1,7 +1,15 @@
 // The agent's side of "Approvals and grants" (API.md): stage a write, wait for people to decide,
 // redeem the grant right before the call. Anything but a redeemed grant means: do not call.
 import type { ToolAnnotations } from '../outcomes/schemas';
-import { backoffDelay, callApi, isTransient, problemCode, sleep, type ApiResponse, type CountersignEndpoint } from './countersign-http';
+import {
+  backoffDelay,
+  callApi,
+  isTransient,
+  problemCode,
+  sleep,
+  type ApiResponse,
+  type CountersignEndpoint,
+} from './countersign-http';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'denied' | 'expired' | 'revoked' | 'redeemed';
 
@@ -45,7 +53,13 @@ export interface ApprovalWaitOptions {
 
 export type GrantOutcome =
   | { ok: true; approvalId: string; grantId: string }
-  | { ok: false; block: 'approval_required' | 'denied_by_policy'; approvalId: string | null; reason: string; cancelled?: boolean };
+  | {
+      ok: false;
+      block: 'approval_required' | 'denied_by_policy';
+      approvalId: string | null;
+      reason: string;
+      cancelled?: boolean;
+    };
 
 // Transient failures of one API call are retried this often before the call counts as failed.
 const API_ATTEMPTS = 4;
@@ -58,8 +72,11 @@ export async function obtainGrant(
 ): Promise<GrantOutcome> {
   const random = options.random ?? Math.random;
   const deadline = Date.now() + (options.maxWaitMs ?? 15 * 60_000);
-  const blocked = (reason: string, approvalId: string | null, block: 'approval_required' | 'denied_by_policy' = 'approval_required'): GrantOutcome =>
-    ({ ok: false, block, approvalId, reason, ...(signal?.aborted ? { cancelled: true } : {}) });
+  const blocked = (
+    reason: string,
+    approvalId: string | null,
+    block: 'approval_required' | 'denied_by_policy' = 'approval_required',
+  ): GrantOutcome => ({ ok: false, block, approvalId, reason, ...(signal?.aborted ? { cancelled: true } : {}) });
 
   const body = {
     ...request.body,
@@ -67,13 +84,19 @@ export async function obtainGrant(
     grantTtlSeconds: options.grantTtlSeconds ?? request.body.grantTtlSeconds,
   };
   const created = await withRetries(
-    () => callApi(endpoint, 'POST', '/api/v1/approvals', { body: withoutUndefined(body), headers: { 'idempotency-key': request.idempotencyKey }, signal }),
+    () =>
+      callApi(endpoint, 'POST', '/api/v1/approvals', {
+        body: withoutUndefined(body),
+        headers: { 'idempotency-key': request.idempotencyKey },
+        signal,
+      }),
     // 409: the same key is still being stored (API.md); its answer comes on the next try.
     (r) => isTransient(r) || (r.kind === 'response' && r.status === 409),
     random,
     signal,
   );
-  if (created.kind !== 'response' || created.status !== 201) return blocked(`the approval request failed (${describe(created)})`, null);
+  if (created.kind !== 'response' || created.status !== 201)
+    return blocked(`the approval request failed (${describe(created)})`, null);
   let approval = created.body as ApprovalSnapshot;
   if (!approval?.id) return blocked('the approval request was answered without an id', null);
 
@@ -89,8 +112,16 @@ export async function obtainGrant(
     const remaining = deadline - Date.now();
     if (signal?.aborted) return blocked('cancelled while waiting for approval', approval.id);
     if (remaining <= 0) return blocked('no decision within the wait limit', approval.id);
-    await sleep(Math.min(remaining, backoffDelay(poll, options.pollInitialMs ?? 500, options.pollMaxMs ?? 5000, random)), signal);
-    const read = await withRetries(() => callApi(endpoint, 'GET', `/api/v1/approvals/${encodeURIComponent(approval.id)}`, { signal }), isTransient, random, signal);
+    await sleep(
+      Math.min(remaining, backoffDelay(poll, options.pollInitialMs ?? 500, options.pollMaxMs ?? 5000, random)),
+      signal,
+    );
+    const read = await withRetries(
+      () => callApi(endpoint, 'GET', `/api/v1/approvals/${encodeURIComponent(approval.id)}`, { signal }),
+      isTransient,
+      random,
+      signal,
+    );
     // A transient failure to read is not a decision: keep waiting until the limit.
     if (read.kind === 'response' && read.status === 200) approval = read.body as ApprovalSnapshot;
     else if (!isTransient(read)) return blocked(`reading the approval failed (${describe(read)})`, approval.id);
@@ -103,7 +134,10 @@ export async function obtainGrant(
       return blocked('a reviewer denied it', approval.id, 'denied_by_policy');
     case 'redeemed':
       // The same Idempotency-Key answered a request whose grant is spent: this attempt already ran.
-      return blocked('the grant of this attempt was already used; a replay is a new attempt (attempt + 1)', approval.id);
+      return blocked(
+        'the grant of this attempt was already used; a replay is a new attempt (attempt + 1)',
+        approval.id,
+      );
     default:
       return blocked(`the approval is ${approval.status}`, approval.id);
   }
@@ -113,10 +147,11 @@ export async function obtainGrant(
   // A lost answer to a redemption that did succeed reads as 409 on the retry: the grant is then
   // spent without our knowing it, and we stop. Never call without a confirmed redemption.
   const redeemed = await withRetries(
-    () => callApi(endpoint, 'POST', `/api/v1/grants/${encodeURIComponent(grantId)}/redeem`, {
-      body: { server: request.body.server, tool: request.body.tool.name, argsDigest: request.body.argsDigest },
-      signal,
-    }),
+    () =>
+      callApi(endpoint, 'POST', `/api/v1/grants/${encodeURIComponent(grantId)}/redeem`, {
+        body: { server: request.body.server, tool: request.body.tool.name, argsDigest: request.body.argsDigest },
+        signal,
+      }),
     isTransient,
     random,
     signal,
@@ -133,7 +168,10 @@ async function withRetries(
 ): Promise<ApiResponse> {
   let res = await call();
   for (let attempt = 1; attempt < API_ATTEMPTS && retryable(res) && !signal?.aborted; attempt++) {
-    const wait = res.kind === 'response' && res.retryAfterMs != null ? Math.min(res.retryAfterMs, 10_000) : backoffDelay(attempt, 250, 4000, random);
+    const wait =
+      res.kind === 'response' && res.retryAfterMs != null
+        ? Math.min(res.retryAfterMs, 10_000)
+        : backoffDelay(attempt, 250, 4000, random);
     await sleep(wait, signal);
     res = await call();
   }

@@ -5,7 +5,13 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { classifyRecord } from '../outcomes/classify';
-import { outcomeSchema, type Classification, type Observed, type Outcome, type ToolAnnotations } from '../outcomes/schemas';
+import {
+  outcomeSchema,
+  type Classification,
+  type Observed,
+  type Outcome,
+  type ToolAnnotations,
+} from '../outcomes/schemas';
 import { obtainGrant, type ApprovalWaitOptions, type GrantOutcome } from './approvals';
 import type { CountersignEndpoint } from './countersign-http';
 import { argsDigest, hashParts } from './digest';
@@ -68,8 +74,18 @@ export class CountersignClient {
   private catalog: ToolCatalog | null = null;
   private preparing: Promise<SessionReady> | null = null;
 
-  constructor(readonly client: Client, private readonly options: CountersignOptions) {
-    this.reporter = options.reporter ?? new OutcomeReporter({ ...options.reporterOptions, url: options.url, apiKey: options.apiKey, fetch: options.fetch });
+  constructor(
+    readonly client: Client,
+    private readonly options: CountersignOptions,
+  ) {
+    this.reporter =
+      options.reporter ??
+      new OutcomeReporter({
+        ...options.reporterOptions,
+        url: options.url,
+        apiKey: options.apiKey,
+        fetch: options.fetch,
+      });
   }
 
   /** Forgets the tool catalog (e.g. on `notifications/tools/list_changed`); the next call lists again. */
@@ -77,12 +93,26 @@ export class CountersignClient {
     this.catalog = null;
   }
 
-  async callTool(params: { name: string; arguments?: Record<string, unknown> }, call: CallOptions): Promise<GuardedCallResult> {
+  async callTool(
+    params: { name: string; arguments?: Record<string, unknown> },
+    call: CallOptions,
+  ): Promise<GuardedCallResult> {
     const args = params.arguments ?? {};
     const digest = argsDigest(args);
     const attempt = call.attempt ?? 1;
     // Caller mistakes (an empty requestRef, a 600-character summary) surface before anything runs.
-    checkCallOptions(this.record(params.name, null, digest, call, attempt, { sent: false, clientBlock: 'approval_required' }, null, undefined));
+    checkCallOptions(
+      this.record(
+        params.name,
+        null,
+        digest,
+        call,
+        attempt,
+        { sent: false, clientBlock: 'approval_required' },
+        null,
+        undefined,
+      ),
+    );
 
     const session = await this.session(call);
     if (!session.ok) return this.finish(params.name, undefined, digest, call, attempt, session.observation);
@@ -91,36 +121,49 @@ export class CountersignClient {
 
     let grant: Extract<GrantOutcome, { ok: true }> | null = null;
     if (!this.trustedReadOnly(tool)) {
-      const outcome = await obtainGrant(this.options, {
-        body: {
-          requestRef: call.requestRef,
-          organization: this.options.organization,
-          principal: this.options.principal,
-          agent: this.options.agent,
-          server: this.options.server,
-          tool: { name: params.name, annotations: annotationsOf(tool) },
-          argsDigest: digest,
-          summary: call.summary,
-          resource: call.resource,
+      const outcome = await obtainGrant(
+        this.options,
+        {
+          body: {
+            requestRef: call.requestRef,
+            organization: this.options.organization,
+            principal: this.options.principal,
+            agent: this.options.agent,
+            server: this.options.server,
+            tool: { name: params.name, annotations: annotationsOf(tool) },
+            argsDigest: digest,
+            summary: call.summary,
+            resource: call.resource,
+          },
+          idempotencyKey: approvalKey(this.options.server, params.name, call, digest, attempt),
         },
-        idempotencyKey: approvalKey(this.options.server, params.name, call, digest, attempt),
-      }, this.options.approval, call.signal);
+        this.options.approval,
+        call.signal,
+      );
       if (!outcome.ok) {
         const observed: Observed = outcome.cancelled
           ? { sent: false, clientError: 'cancelled' }
           : { sent: false, clientBlock: outcome.block };
-        const blocked = this.finish(params.name, tool, digest, call, attempt, { observed, startedAt: new Date(), durationMs: 0 });
+        const blocked = this.finish(params.name, tool, digest, call, attempt, {
+          observed,
+          startedAt: new Date(),
+          durationMs: 0,
+        });
         return { ...blocked, approval: { id: outcome.approvalId, blockedBecause: outcome.reason } };
       }
       grant = outcome;
     }
 
-    const observation = await observeToolCall(this.client, { name: params.name, arguments: args }, {
-      catalog: session.catalog,
-      timeoutMs: call.timeoutMs ?? this.options.timeoutMs,
-      signal: call.signal,
-      lostConnectionGraceMs: this.options.lostConnectionGraceMs,
-    });
+    const observation = await observeToolCall(
+      this.client,
+      { name: params.name, arguments: args },
+      {
+        catalog: session.catalog,
+        timeoutMs: call.timeoutMs ?? this.options.timeoutMs,
+        signal: call.signal,
+        lostConnectionGraceMs: this.options.lostConnectionGraceMs,
+      },
+    );
     const done = this.finish(params.name, tool, digest, call, attempt, observation, grant?.grantId);
     return grant ? { ...done, approval: { id: grant.approvalId, grantId: grant.grantId } } : done;
   }

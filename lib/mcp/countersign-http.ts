@@ -74,7 +74,12 @@ function retryAfterMs(header: string | null): number | null {
  * Exponential backoff with jitter that still grows: attempt n waits between 1× and 1.5× of
  * `initialMs · 2^(n-1)`, capped at `maxMs`, so each wait is longer than the one before until the cap.
  */
-export function backoffDelay(attempt: number, initialMs: number, maxMs: number, random: () => number = Math.random): number {
+export function backoffDelay(
+  attempt: number,
+  initialMs: number,
+  maxMs: number,
+  random: () => number = Math.random,
+): number {
   const base = initialMs * 2 ** Math.max(0, attempt - 1);
   return Math.round(Math.min(maxMs, base * (1 + random() * 0.5)));
 }
@@ -92,4 +97,6 @@ export const sleep = (ms: number, signal?: AbortSignal) =>
   });
 
 export const problemCode = (body: unknown): string | null =>
-  body && typeof body === 'object' && typeof (body as { code?: unknown }).code === 'string' ? (body as { code: string }).code : null;
+  body && typeof body === 'object' && typeof (body as { code?: unknown }).code === 'string'
+    ? (body as { code: string }).code
+    : null;

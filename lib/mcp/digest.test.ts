@@ -5,13 +5,21 @@ import { argsDigest, canonicalJson, hashParts } from './digest';
 
 describe('canonicalJson', () => {
   it.each([
-    ['sorted keys at every depth, no whitespace', { b: 1, a: { d: [3, { z: 1, y: 2 }], c: 'x' } }, '{"a":{"c":"x","d":[3,{"y":2,"z":1}]},"b":1}'],
+    [
+      'sorted keys at every depth, no whitespace',
+      { b: 1, a: { d: [3, { z: 1, y: 2 }], c: 'x' } },
+      '{"a":{"c":"x","d":[3,{"y":2,"z":1}]},"b":1}',
+    ],
     ['null is kept, undefined members are left out', { a: null, b: undefined }, '{"a":null}'],
     ['array holes and undefined read as null', [1, undefined, 3], '[1,null,3]'],
     ['JSON number spelling', { n: 1e21, m: 0.1, z: -0, i: 10 }, '{"i":10,"m":0.1,"n":1e+21,"z":0}'],
     ['non-finite numbers as null, as JSON.stringify', { a: Number.NaN, b: Infinity }, '{"a":null,"b":null}'],
     ['strings escaped as JSON', { s: 'line\n"quote" é \u2028' }, JSON.stringify({ s: 'line\n"quote" é \u2028' })],
-    ['keys sorted by UTF-16 code units', { b: 1, B: 2, a: 3, é: 4, '10': 5, '9': 6 }, '{"10":5,"9":6,"B":2,"a":3,"b":1,"é":4}'],
+    [
+      'keys sorted by UTF-16 code units',
+      { b: 1, B: 2, a: 3, é: 4, '10': 5, '9': 6 },
+      '{"10":5,"9":6,"B":2,"a":3,"b":1,"é":4}',
+    ],
     ['toJSON is honoured (dates)', { at: new Date('2026-11-30T12:00:00Z') }, '{"at":"2026-11-30T12:00:00.000Z"}'],
     ['empty containers', { a: {}, b: [] }, '{"a":{},"b":[]}'],
   ])('%s', (_name, value, expected) => {

@@ -16,12 +16,16 @@ export function canonicalJson(value: unknown): string {
 
 /** `sha256:` and the lowercase hex SHA-256 of the canonical JSON of the arguments (`{}` when none). */
 export function argsDigest(args: Record<string, unknown> | undefined | null): ArgsDigest {
-  return `sha256:${createHash('sha256').update(canonicalJson(args ?? {}), 'utf8').digest('hex')}`;
+  return `sha256:${createHash('sha256')
+    .update(canonicalJson(args ?? {}), 'utf8')
+    .digest('hex')}`;
 }
 
 /** A stable SHA-256 hex of several parts, e.g. to derive an Idempotency-Key. */
 export function hashParts(...parts: (string | number | null | undefined)[]): string {
-  return createHash('sha256').update(canonicalJson(parts.map((p) => p ?? null)), 'utf8').digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson(parts.map((p) => p ?? null)), 'utf8')
+    .digest('hex');
 }
 
 function write(value: unknown, seen: Set<object>): string {

@@ -2,12 +2,25 @@
 // no Prisma: usable from any Node agent runtime.
 export { withCountersign, CountersignClient } from './countersign-client';
 export type { CountersignOptions, CallOptions, GuardedCallResult } from './countersign-client';
-export { observeToolCall, observingFetch, prepareSession, loadToolCatalog, declaredCategory, foldedJsonRpcCode } from './observe';
+export {
+  observeToolCall,
+  observingFetch,
+  prepareSession,
+  loadToolCatalog,
+  declaredCategory,
+  foldedJsonRpcCode,
+} from './observe';
 export type { Observation, ObserveCallOptions, SessionReady, ToolCatalog } from './observe';
 export { OutcomeReporter, createReporter } from './reporter';
 export type { ReporterOptions, ReporterEvent, ReporterStats, FlushResult } from './reporter';
 export { obtainGrant } from './approvals';
-export type { ApprovalRequestBody, ApprovalSnapshot, ApprovalStatus, ApprovalWaitOptions, GrantOutcome } from './approvals';
+export type {
+  ApprovalRequestBody,
+  ApprovalSnapshot,
+  ApprovalStatus,
+  ApprovalWaitOptions,
+  GrantOutcome,
+} from './approvals';
 export { callToolWithRetry, retryStep } from './retry';
 export type { RetryOutcome, RetryPolicy, RetryStep, RetryStop, StateCheckVerdict } from './retry';
 export { argsDigest, canonicalJson } from './digest';

@@ -5,15 +5,34 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, McpError, UrlElicitationRequiredError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  UrlElicitationRequiredError,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { classifyOutcome } from '../outcomes/classify';
 import { observedSchema, type Observed } from '../outcomes/schemas';
-import { declaredCategory, foldedJsonRpcCode, observeToolCall, observingFetch, prepareSession, type ToolCatalog } from './observe';
+import {
+  declaredCategory,
+  foldedJsonRpcCode,
+  observeToolCall,
+  observingFetch,
+  prepareSession,
+  type ToolCatalog,
+} from './observe';
 
 // A low-level server whose every answer the test decides: what McpServer would never send
 // (missing structured content, real JSON-RPC errors) is what a client meets in the wild.
-const OUTPUT = { type: 'object' as const, properties: { total: { type: 'number' } }, required: ['total'], additionalProperties: false };
+const OUTPUT = {
+  type: 'object' as const,
+  properties: { total: { type: 'number' } },
+  required: ['total'],
+  additionalProperties: false,
+};
 const tools: Tool[] = [
   { name: 'with_schema', inputSchema: { type: 'object' }, outputSchema: OUTPUT },
   { name: 'no_schema', inputSchema: { type: 'object' } },
@@ -38,7 +57,10 @@ async function link(server: Server | McpServer) {
   const client = new Client({ name: 'test', version: '1.0.0' });
   await server.connect(serverTransport);
   await client.connect(clientTransport);
-  open.push(() => client.close(), () => server.close());
+  open.push(
+    () => client.close(),
+    () => server.close(),
+  );
   const ready = await prepareSession(client);
   if (!ready.ok) throw new Error('no catalog');
   return { client, catalog: ready.catalog, serverTransport };
@@ -48,11 +70,14 @@ const valid = (o: Observed) => {
   expect(observedSchema.safeParse(o).success).toBe(true);
   return o;
 };
-const classify = (o: Observed, readOnly = false) => classifyOutcome({ observed: valid(o), annotations: { readOnlyHint: readOnly }, serverTrusted: true });
+const classify = (o: Observed, readOnly = false) =>
+  classifyOutcome({ observed: valid(o), annotations: { readOnlyHint: readOnly }, serverTrusted: true });
 
 describe('observeToolCall: results', () => {
   it('a valid structured result: valid, and the result is handed back', async () => {
-    const { client, catalog } = await lowLevel({ with_schema: () => ({ content: [], structuredContent: { total: 3 } }) });
+    const { client, catalog } = await lowLevel({
+      with_schema: () => ({ content: [], structuredContent: { total: 3 } }),
+    });
     const o = await observeToolCall(client, { name: 'with_schema' }, { catalog });
     expect(o.observed).toEqual({ sent: true, result: { isError: false, outputValidation: 'valid' } });
     expect(o.result?.structuredContent).toEqual({ total: 3 });
@@ -66,12 +91,19 @@ describe('observeToolCall: results', () => {
   });
 
   it('structured content breaking the schema: invalid, completed, and the content is withheld', async () => {
-    const { client, catalog } = await lowLevel({ with_schema: () => ({ content: [], structuredContent: { total: 'three' } }) });
+    const { client, catalog } = await lowLevel({
+      with_schema: () => ({ content: [], structuredContent: { total: 'three' } }),
+    });
     const o = await observeToolCall(client, { name: 'with_schema' }, { catalog });
     expect(o.error).toBeInstanceOf(McpError);
     expect(o.observed).toEqual({ sent: true, result: { isError: false, outputValidation: 'invalid' } });
     expect(o.result).toBeUndefined();
-    expect(classify(o.observed)).toMatchObject({ boundary: 'tool', delivery: 'completed', category: 'output_schema_violation', retry: 'no' });
+    expect(classify(o.observed)).toMatchObject({
+      boundary: 'tool',
+      delivery: 'completed',
+      category: 'output_schema_violation',
+      retry: 'no',
+    });
   });
 
   it('structured content missing although a schema is declared: missing (the SDK throws -32600, not a protocol error)', async () => {
@@ -83,15 +115,35 @@ describe('observeToolCall: results', () => {
   });
 
   it('an error result declaring its category in structuredContent.error.category', async () => {
-    const { client, catalog } = await lowLevel({ no_schema: () => ({ isError: true, content: [], structuredContent: { error: { category: 'RETRYABLE_UPSTREAM' } } }) });
+    const { client, catalog } = await lowLevel({
+      no_schema: () => ({
+        isError: true,
+        content: [],
+        structuredContent: { error: { category: 'RETRYABLE_UPSTREAM' } },
+      }),
+    });
     const o = await observeToolCall(client, { name: 'no_schema' }, { catalog });
-    expect(o.observed).toEqual({ sent: true, jsonRpcErrorCode: null, result: { isError: true, errorCategory: 'RETRYABLE_UPSTREAM' } });
-    expect(classify(o.observed)).toMatchObject({ boundary: 'tool', delivery: 'rejected', category: 'unavailable', retry: 'backoff' });
+    expect(o.observed).toEqual({
+      sent: true,
+      jsonRpcErrorCode: null,
+      result: { isError: true, errorCategory: 'RETRYABLE_UPSTREAM' },
+    });
+    expect(classify(o.observed)).toMatchObject({
+      boundary: 'tool',
+      delivery: 'rejected',
+      category: 'unavailable',
+      retry: 'backoff',
+    });
   });
 
   it('an error result of a tool with an output schema: the category from _meta, although the SDK refuses its structured content', async () => {
     const { client, catalog } = await lowLevel({
-      with_schema: () => ({ isError: true, content: [], structuredContent: { error: 'x' }, _meta: { errorCategory: 'PERMISSION_DENIED' } }),
+      with_schema: () => ({
+        isError: true,
+        content: [],
+        structuredContent: { error: 'x' },
+        _meta: { errorCategory: 'PERMISSION_DENIED' },
+      }),
     });
     const o = await observeToolCall(client, { name: 'with_schema' }, { catalog });
     expect(o.error).toBeInstanceOf(McpError);
@@ -100,10 +152,16 @@ describe('observeToolCall: results', () => {
   });
 
   it('an error result with no category: uncertain for a write, refused for a trusted read', async () => {
-    const { client, catalog } = await lowLevel({ write: () => ({ isError: true, content: [{ type: 'text', text: 'upstream said no' }] }) });
+    const { client, catalog } = await lowLevel({
+      write: () => ({ isError: true, content: [{ type: 'text', text: 'upstream said no' }] }),
+    });
     const o = await observeToolCall(client, { name: 'write' }, { catalog });
     expect(o.observed.result).toEqual({ isError: true, errorCategory: null });
-    expect(classify(o.observed)).toMatchObject({ delivery: 'unknown', category: 'tool_error', retry: 'after_state_check' });
+    expect(classify(o.observed)).toMatchObject({
+      delivery: 'unknown',
+      category: 'tool_error',
+      retry: 'after_state_check',
+    });
     expect(classify(o.observed, true)).toMatchObject({ delivery: 'rejected', retry: 'backoff' });
   });
 
@@ -112,7 +170,11 @@ describe('observeToolCall: results', () => {
     [-32601, 'protocol_error', 'rejected'],
     [-32600, 'protocol_error', 'rejected'],
   ] as const)('a JSON-RPC error %i sent by the server is reported as that code', async (code, category, delivery) => {
-    const { client, catalog } = await lowLevel({ write: () => { throw new McpError(code, 'no'); } });
+    const { client, catalog } = await lowLevel({
+      write: () => {
+        throw new McpError(code, 'no');
+      },
+    });
     const o = await observeToolCall(client, { name: 'write' }, { catalog });
     expect(o.observed).toEqual({ sent: true, jsonRpcErrorCode: code });
     expect(classify(o.observed)).toMatchObject({ boundary: 'protocol', category, delivery });
@@ -120,7 +182,11 @@ describe('observeToolCall: results', () => {
 
   it('URL elicitation (-32042) stays a JSON-RPC error: input_required', async () => {
     const { client, catalog } = await lowLevel({
-      write: () => { throw new UrlElicitationRequiredError([{ mode: 'url', elicitationId: 'e1', url: 'https://example.com/consent', message: 'Consent' }]); },
+      write: () => {
+        throw new UrlElicitationRequiredError([
+          { mode: 'url', elicitationId: 'e1', url: 'https://example.com/consent', message: 'Consent' },
+        ]);
+      },
     });
     const o = await observeToolCall(client, { name: 'write' }, { catalog });
     expect(o.observed.jsonRpcErrorCode).toBe(-32042);
@@ -131,7 +197,11 @@ describe('observeToolCall: results', () => {
 describe('observeToolCall: what McpServer folds into isError results', () => {
   async function mcpServer() {
     const server = new McpServer({ name: 'folded', version: '1.0.0' });
-    server.registerTool('lookup', { inputSchema: { id: z.string() }, annotations: { readOnlyHint: true } }, async ({ id }) => ({ content: [{ type: 'text', text: id }] }));
+    server.registerTool(
+      'lookup',
+      { inputSchema: { id: z.string() }, annotations: { readOnlyHint: true } },
+      async ({ id }) => ({ content: [{ type: 'text', text: id }] }),
+    );
     server.registerTool('explode', { inputSchema: {} }, async () => {
       throw new Error('MCP error -32602: looks like a code, but this tool threw it itself');
     });
@@ -144,14 +214,27 @@ describe('observeToolCall: what McpServer folds into isError results', () => {
   it('invalid arguments: -32602 read from the code prefix, invalid_arguments', async () => {
     const { client, catalog } = await mcpServer();
     const o = await observeToolCall(client, { name: 'lookup', arguments: { id: 42 } }, { catalog });
-    expect(o.observed).toEqual({ sent: true, jsonRpcErrorCode: -32602, result: { isError: true, errorCategory: null } });
-    expect(classify(o.observed, true)).toMatchObject({ boundary: 'protocol', delivery: 'rejected', category: 'invalid_arguments', retry: 'after_correction' });
+    expect(o.observed).toEqual({
+      sent: true,
+      jsonRpcErrorCode: -32602,
+      result: { isError: true, errorCategory: null },
+    });
+    expect(classify(o.observed, true)).toMatchObject({
+      boundary: 'protocol',
+      delivery: 'rejected',
+      category: 'invalid_arguments',
+      retry: 'after_correction',
+    });
   });
 
   it('an unknown tool: -32602, and the catalog says it does not exist: unknown_tool', async () => {
     const { client, catalog } = await mcpServer();
     const o = await observeToolCall(client, { name: 'lookup_everything', arguments: {} }, { catalog });
-    expect(o.observed).toEqual({ sent: true, jsonRpcErrorCode: -32602, result: { isError: true, errorCategory: 'unknown_tool' } });
+    expect(o.observed).toEqual({
+      sent: true,
+      jsonRpcErrorCode: -32602,
+      result: { isError: true, errorCategory: 'unknown_tool' },
+    });
     expect(classify(o.observed).category).toBe('unknown_tool');
   });
 
@@ -178,13 +261,22 @@ describe('observeToolCall: what McpServer folds into isError results', () => {
     const { client, catalog } = await link(server);
     const o = await observeToolCall(client, { name: 'write_badly' }, { catalog });
     expect(ran).toBe(1);
-    expect(o.observed).toEqual({ sent: true, jsonRpcErrorCode: -32602, result: { isError: true, errorCategory: null } });
+    expect(o.observed).toEqual({
+      sent: true,
+      jsonRpcErrorCode: -32602,
+      result: { isError: true, errorCategory: null },
+    });
   });
 
   it('the prefix is only the SDK rendering of a code: a structured category wins over it', () => {
-    const folded: CallToolResult = { isError: true, content: [{ type: 'text', text: 'MCP error -32602: MCP error -32602: Input validation error' }] };
+    const folded: CallToolResult = {
+      isError: true,
+      content: [{ type: 'text', text: 'MCP error -32602: MCP error -32602: Input validation error' }],
+    };
     expect(foldedJsonRpcCode(folded)).toBe(-32602);
-    expect(foldedJsonRpcCode({ ...folded, content: [{ type: 'text', text: 'Error: MCP error -32602: x' }] })).toBeNull();
+    expect(
+      foldedJsonRpcCode({ ...folded, content: [{ type: 'text', text: 'Error: MCP error -32602: x' }] }),
+    ).toBeNull();
     expect(foldedJsonRpcCode({ ...folded, content: [{ type: 'text', text: 'MCP error 500: x' }] })).toBeNull();
     expect(foldedJsonRpcCode({ ...folded, content: [] })).toBeNull();
     expect(declaredCategory({ ...folded, structuredContent: { error: { category: 'NOT_FOUND' } } })).toBe('NOT_FOUND');
@@ -221,9 +313,18 @@ describe('observeToolCall: the client gives up or loses the connection', () => {
   it('a timeout: timeout, unknown for a write, and the server still completes the write', async () => {
     const { server, done } = slowServer(300);
     const { client, catalog } = await link(server);
-    const o = await observeToolCall(client, { name: 'slow_write', arguments: { key: 'k1' } }, { catalog, timeoutMs: 50 });
+    const o = await observeToolCall(
+      client,
+      { name: 'slow_write', arguments: { key: 'k1' } },
+      { catalog, timeoutMs: 50 },
+    );
     expect(o.observed).toEqual({ sent: true, clientError: 'timeout' });
-    expect(classify(o.observed)).toMatchObject({ boundary: 'client', delivery: 'unknown', category: 'timeout', retry: 'after_state_check' });
+    expect(classify(o.observed)).toMatchObject({
+      boundary: 'client',
+      delivery: 'unknown',
+      category: 'timeout',
+      retry: 'after_state_check',
+    });
     await new Promise((r) => setTimeout(r, 400));
     expect(done).toEqual(['k1']);
   });
@@ -233,13 +334,21 @@ describe('observeToolCall: the client gives up or loses the connection', () => {
     const { client, catalog } = await link(server);
     const before = new AbortController();
     before.abort();
-    const o1 = await observeToolCall(client, { name: 'slow_write', arguments: { key: 'a' } }, { catalog, signal: before.signal });
+    const o1 = await observeToolCall(
+      client,
+      { name: 'slow_write', arguments: { key: 'a' } },
+      { catalog, signal: before.signal },
+    );
     expect(o1.observed).toEqual({ sent: false, clientError: 'cancelled' });
     expect(classify(o1.observed)).toMatchObject({ delivery: 'never_sent', retry: 'no' });
 
     const during = new AbortController();
     setTimeout(() => during.abort(), 30);
-    const o2 = await observeToolCall(client, { name: 'slow_write', arguments: { key: 'b' } }, { catalog, signal: during.signal });
+    const o2 = await observeToolCall(
+      client,
+      { name: 'slow_write', arguments: { key: 'b' } },
+      { catalog, signal: during.signal },
+    );
     // The SDK turns an abort into McpError -32001 as well: only the signal tells it apart from a timeout.
     expect((o2.error as McpError).code).toBe(-32001);
     expect(o2.observed).toEqual({ sent: true, clientError: 'cancelled' });
@@ -253,7 +362,11 @@ describe('observeToolCall: the client gives up or loses the connection', () => {
     const o = await observeToolCall(client, { name: 'slow_write', arguments: { key: 'c' } }, { catalog });
     expect((o.error as McpError).code).toBe(-32000);
     expect(o.observed).toEqual({ sent: true, clientError: 'connection_lost' });
-    expect(classify(o.observed)).toMatchObject({ delivery: 'unknown', category: 'connection_lost', retry: 'after_state_check' });
+    expect(classify(o.observed)).toMatchObject({
+      delivery: 'unknown',
+      category: 'connection_lost',
+      retry: 'after_state_check',
+    });
   });
 
   it('no connection and no way to connect: never sent', async () => {
@@ -267,15 +380,31 @@ describe('observeToolCall: the client gives up or loses the connection', () => {
 describe('prepareSession over HTTP: admission failures while connecting', () => {
   const connectWith = (fetchImpl: typeof fetch) => {
     const client = new Client({ name: 'test', version: '1.0.0' });
-    const connect = () => client.connect(new StreamableHTTPClientTransport(new URL('http://127.0.0.1:9/mcp'), { fetch: observingFetch(fetchImpl) }));
+    const connect = () =>
+      client.connect(
+        new StreamableHTTPClientTransport(new URL('http://127.0.0.1:9/mcp'), { fetch: observingFetch(fetchImpl) }),
+      );
     return prepareSession(client, { connect });
   };
-  const answer = (status: number, headers: Record<string, string> = {}) => async () => new Response('{}', { status, headers });
+  const answer =
+    (status: number, headers: Record<string, string> = {}) =>
+    async () =>
+      new Response('{}', { status, headers });
 
   it.each([
-    [401, 'Bearer realm="x", error="invalid_token", error_description="expired"', { httpStatus: 401, authError: 'invalid_token' }, 'unauthenticated'],
+    [
+      401,
+      'Bearer realm="x", error="invalid_token", error_description="expired"',
+      { httpStatus: 401, authError: 'invalid_token' },
+      'unauthenticated',
+    ],
     [401, 'Bearer realm="x"', { httpStatus: 401, authError: null }, 'unauthenticated'],
-    [403, 'Bearer error="insufficient_scope", scope="refunds:write"', { httpStatus: 403, authError: 'insufficient_scope' }, 'forbidden'],
+    [
+      403,
+      'Bearer error="insufficient_scope", scope="refunds:write"',
+      { httpStatus: 403, authError: 'insufficient_scope' },
+      'forbidden',
+    ],
     // The challenge is more precise than the status some servers pick.
     [403, 'Bearer error="invalid_token"', { httpStatus: 403, authError: 'invalid_token' }, 'unauthenticated'],
     [503, null, { httpStatus: 503, authError: null }, 'unavailable'],
@@ -289,15 +418,22 @@ describe('prepareSession over HTTP: admission failures while connecting', () => 
   });
 
   it('a refused connection: nothing was sent', async () => {
-    const port = await freePort() /* nothing listens there */;
+    const port = await freePort(); /* nothing listens there */
     const client = new Client({ name: 'test', version: '1.0.0' });
     const ready = await prepareSession(client, {
-      connect: () => client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { fetch: observingFetch() })),
+      connect: () =>
+        client.connect(
+          new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { fetch: observingFetch() }),
+        ),
     });
     expect(ready.ok).toBe(false);
     if (ready.ok) return;
     expect(ready.observation.observed).toEqual({ sent: false, clientError: 'connection_lost' });
-    expect(classify(ready.observation.observed)).toMatchObject({ delivery: 'never_sent', category: 'connection_lost', retry: 'backoff' });
+    expect(classify(ready.observation.observed)).toMatchObject({
+      delivery: 'never_sent',
+      category: 'connection_lost',
+      retry: 'backoff',
+    });
   });
 });
 
@@ -305,7 +441,8 @@ describe('catalog', () => {
   it('lists every page of tools', async () => {
     const server = new Server({ name: 'paged', version: '1.0.0' }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, async (req) =>
-      req.params?.cursor ? { tools: [tools[1]] } : { tools: [tools[0]], nextCursor: 'p2' });
+      req.params?.cursor ? { tools: [tools[1]] } : { tools: [tools[0]], nextCursor: 'p2' },
+    );
     server.setRequestHandler(CallToolRequestSchema, async () => ({ content: [], structuredContent: { total: 'bad' } }));
     const { client, catalog } = await link(server);
     expect([...catalog.tools.keys()]).toEqual(['with_schema', 'no_schema']);

@@ -9,7 +9,13 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  ErrorCode,
+  McpError,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Observed, ObservedResult } from '../outcomes/schemas';
 import { hookTransportErrors, newTrace, traces, type Trace } from './trace';
@@ -27,11 +33,17 @@ export interface ToolCatalog {
  * results against each tool's `outputSchema`; we validate again ourselves because the SDK keeps
  * the validators of the last page only.
  */
-export async function loadToolCatalog(client: Client, options: { timeoutMs?: number; signal?: AbortSignal } = {}): Promise<ToolCatalog> {
+export async function loadToolCatalog(
+  client: Client,
+  options: { timeoutMs?: number; signal?: AbortSignal } = {},
+): Promise<ToolCatalog> {
   const tools = new Map<string, Tool>();
   let cursor: string | undefined;
   do {
-    const page = await client.listTools(cursor ? { cursor } : undefined, { timeout: options.timeoutMs, signal: options.signal });
+    const page = await client.listTools(cursor ? { cursor } : undefined, {
+      timeout: options.timeoutMs,
+      signal: options.signal,
+    });
     for (const tool of page.tools) tools.set(tool.name, tool);
     cursor = page.nextCursor;
   } while (cursor);
@@ -150,46 +162,76 @@ export type SessionReady = { ok: true; catalog: ToolCatalog } | { ok: false; obs
  */
 export async function prepareSession(
   client: Client,
-  options: { connect?: () => Promise<void>; catalog?: ToolCatalog | null; timeoutMs?: number; signal?: AbortSignal } = {},
+  options: {
+    connect?: () => Promise<void>;
+    catalog?: ToolCatalog | null;
+    timeoutMs?: number;
+    signal?: AbortSignal;
+  } = {},
 ): Promise<SessionReady> {
   const clock = startClock();
   hookTransportErrors(client);
-  if (options.signal?.aborted) return { ok: false, observation: { ...clock.done(client), observed: { sent: false, clientError: 'cancelled' } } };
+  if (options.signal?.aborted)
+    return { ok: false, observation: { ...clock.done(client), observed: { sent: false, clientError: 'cancelled' } } };
   if (!client.transport) {
-    if (!options.connect) return { ok: false, observation: { ...clock.done(client), observed: { sent: false, clientError: 'connection_lost' } } };
+    if (!options.connect)
+      return {
+        ok: false,
+        observation: { ...clock.done(client), observed: { sent: false, clientError: 'connection_lost' } },
+      };
     const trace = newTrace();
     try {
       await traces.run(trace, options.connect);
     } catch (error) {
-      return { ok: false, observation: { ...clock.done(client, trace), error, observed: fromError(error, trace, 'initialize') } };
+      return {
+        ok: false,
+        observation: { ...clock.done(client, trace), error, observed: fromError(error, trace, 'initialize') },
+      };
     }
   }
   if (options.catalog) return { ok: true, catalog: options.catalog };
   const trace = newTrace();
   try {
-    const catalog = await traces.run(trace, () => loadToolCatalog(client, { timeoutMs: options.timeoutMs, signal: options.signal }));
+    const catalog = await traces.run(trace, () =>
+      loadToolCatalog(client, { timeoutMs: options.timeoutMs, signal: options.signal }),
+    );
     return { ok: true, catalog };
   } catch (error) {
-    return { ok: false, observation: { ...clock.done(client, trace), error, observed: fromError(error, trace, 'tools/list') } };
+    return {
+      ok: false,
+      observation: { ...clock.done(client, trace), error, observed: fromError(error, trace, 'tools/list') },
+    };
   }
 }
 
 // ── From what came back to `observed` ────────────────────────────────────────────────────────
 
-function fromResult(result: CallToolResult, tool: Tool | undefined, httpStatus: number | null): Pick<Observation, 'observed' | 'result'> {
+function fromResult(
+  result: CallToolResult,
+  tool: Tool | undefined,
+  httpStatus: number | null,
+): Pick<Observation, 'observed' | 'result'> {
   if (result.isError) {
     const errorCategory = declaredCategory(result);
     const folded = errorCategory ? null : foldedJsonRpcCode(result);
     // MCP says "unknown tool" with -32602 too; only the catalog tells the two apart.
     const unknownTool = folded === ErrorCode.InvalidParams && !tool;
-    const observedResult: ObservedResult = { isError: true, errorCategory: errorCategory ?? (unknownTool ? 'unknown_tool' : null) };
-    return { result, observed: withStatus({ sent: true, jsonRpcErrorCode: folded, result: observedResult }, httpStatus) };
+    const observedResult: ObservedResult = {
+      isError: true,
+      errorCategory: errorCategory ?? (unknownTool ? 'unknown_tool' : null),
+    };
+    return {
+      result,
+      observed: withStatus({ sent: true, jsonRpcErrorCode: folded, result: observedResult }, httpStatus),
+    };
   }
   const outputValidation = !tool?.outputSchema
     ? 'not_declared'
     : result.structuredContent == null
       ? 'missing'
-      : matchesOutputSchema(tool, result.structuredContent) ? 'valid' : 'invalid';
+      : matchesOutputSchema(tool, result.structuredContent)
+        ? 'valid'
+        : 'invalid';
   const trusted = outputValidation === 'valid' || outputValidation === 'not_declared';
   return {
     ...(trusted ? { result } : {}),
@@ -201,14 +243,26 @@ function fromResult(result: CallToolResult, tool: Tool | undefined, httpStatus: 
 // the schema, -32600 for content missing). The SDK also checks an error result's structured
 // content against the success schema; an error result has no output contract, so it counts as
 // the error it is.
-function fromReceivedButRefused(received: CallToolResult, tool: Tool | undefined, httpStatus: number | null): Pick<Observation, 'observed' | 'result'> {
+function fromReceivedButRefused(
+  received: CallToolResult,
+  tool: Tool | undefined,
+  httpStatus: number | null,
+): Pick<Observation, 'observed' | 'result'> {
   if (received.isError) return fromResult(received, tool, httpStatus);
   const outputValidation = received.structuredContent == null ? 'missing' : 'invalid';
   return { observed: withStatus({ sent: true, result: { isError: false, outputValidation } }, httpStatus) };
 }
 
 // Connection failures where the request provably never left: no connection was ever made.
-const NOT_CONNECTED = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
+const NOT_CONNECTED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 function fromError(error: unknown, trace: Trace, rpcMethod: string): Observed {
   const status = statusOf(trace, rpcMethod);
@@ -227,13 +281,16 @@ function fromError(error: unknown, trace: Trace, rpcMethod: string): Observed {
     if (error.code === ErrorCode.RequestTimeout) {
       return withStatus({ sent: true, clientError: trace.transportErrors > 0 ? 'connection_lost' : 'timeout' }, status);
     }
-    if (error.code === ErrorCode.ConnectionClosed) return withStatus({ sent: true, clientError: 'connection_lost' }, status);
+    if (error.code === ErrorCode.ConnectionClosed)
+      return withStatus({ sent: true, clientError: 'connection_lost' }, status);
     return withStatus({ sent: true, jsonRpcErrorCode: error.code }, status);
   }
   const networkCode = errnoCode(error);
   if (networkCode) {
     const neverConnected = NOT_CONNECTED.has(networkCode) && status == null;
-    return neverConnected ? { sent: false, clientError: 'connection_lost' } : withStatus({ sent: true, clientError: 'connection_lost' }, status);
+    return neverConnected
+      ? { sent: false, clientError: 'connection_lost' }
+      : withStatus({ sent: true, clientError: 'connection_lost' }, status);
   }
   // Anything else: it may have been sent, and nothing trustworthy came back.
   return withStatus({ sent: true }, status);
@@ -257,7 +314,11 @@ const callStatus = (trace: Trace) => statusOf(trace, 'tools/call');
 
 // Node's fetch fails with TypeError('fetch failed') whose cause (or its cause) carries the errno.
 function errnoCode(error: unknown): string | null {
-  for (let e: unknown = error, depth = 0; e && typeof e === 'object' && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+  for (
+    let e: unknown = error, depth = 0;
+    e && typeof e === 'object' && depth < 4;
+    e = (e as { cause?: unknown }).cause, depth++
+  ) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && /^(E[A-Z]+|UND_ERR_[A-Z_]+)$/.test(code)) return code;
   }

@@ -29,7 +29,8 @@ function fakeServer(script: Reply[] = []) {
     const records = (JSON.parse(String(init?.body)) as { records: Outcome[] }).records;
     batches.push(records.map((r) => r.eventId));
     const reply = script.shift() ?? { status: 200, body: { accepted: records.length, duplicates: 0, records: [] } };
-    if (reply === 'network') throw new TypeError('fetch failed', { cause: Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }) });
+    if (reply === 'network')
+      throw new TypeError('fetch failed', { cause: Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }) });
     return new Response(JSON.stringify(reply.body ?? {}), { status: reply.status, headers: reply.headers });
   };
   return { fetch, batches, times };
@@ -79,7 +80,10 @@ describe('OutcomeReporter', () => {
     const records = [record(), record(), record(), record(), record()];
     records.forEach((x) => r.enqueue(x));
     await until(() => fake.batches.length >= 2);
-    expect(fake.batches.slice(0, 2)).toEqual([[records[0].eventId, records[1].eventId], [records[2].eventId, records[3].eventId]]);
+    expect(fake.batches.slice(0, 2)).toEqual([
+      [records[0].eventId, records[1].eventId],
+      [records[2].eventId, records[3].eventId],
+    ]);
     const flushed = await r.flush();
     expect(flushed).toEqual({ ok: true, buffered: 0 });
     expect(fake.batches.flat()).toEqual(records.map((x) => x.eventId));
@@ -116,7 +120,10 @@ describe('OutcomeReporter', () => {
     const [a, b, c] = [record(), record(), record()];
     [a, b, c].forEach((x) => r.enqueue(x));
     await r.flush();
-    expect(fake.batches.slice(0, 2)).toEqual([[a.eventId, b.eventId, c.eventId], [a.eventId, c.eventId]]);
+    expect(fake.batches.slice(0, 2)).toEqual([
+      [a.eventId, b.eventId, c.eventId],
+      [a.eventId, c.eventId],
+    ]);
     expect(r.stats()).toMatchObject({ rejected: 3, sent: 0, buffered: 0 });
     expect(events.filter((e) => e.kind === 'rejected')).toEqual([
       { kind: 'rejected', status: 422, code: 'invalid_input', records: 1 },
@@ -137,7 +144,11 @@ describe('OutcomeReporter', () => {
 
   it('bounded: past maxBuffered the oldest are dropped and counted', async () => {
     const fake = fakeServer(['network', 'network', 'network']);
-    const { r, events } = reporter(fake, { maxBuffered: 3, flushIntervalMs: 10_000, backoff: { initialMs: 10_000, maxMs: 10_000 } });
+    const { r, events } = reporter(fake, {
+      maxBuffered: 3,
+      flushIntervalMs: 10_000,
+      backoff: { initialMs: 10_000, maxMs: 10_000 },
+    });
     const records = Array.from({ length: 5 }, () => record());
     records.forEach((x) => r.enqueue(x));
     expect(r.stats()).toMatchObject({ buffered: 3, dropped: 2 });
@@ -165,7 +176,12 @@ describe('OutcomeReporter', () => {
 
   it('never throws into the caller, even when the listener throws', async () => {
     const fake = fakeServer(['network']);
-    const { r } = reporter(fake, { onEvent: () => { throw new Error('listener bug'); }, maxBuffered: 1 });
+    const { r } = reporter(fake, {
+      onEvent: () => {
+        throw new Error('listener bug');
+      },
+      maxBuffered: 1,
+    });
     expect(() => {
       r.enqueue(record());
       r.enqueue(record());
@@ -174,7 +190,7 @@ describe('OutcomeReporter', () => {
   });
 
   it('against a real closed port: records stay buffered; against a real server they arrive', async () => {
-    const port = await freePort() /* nothing listens there */;
+    const port = await freePort(); /* nothing listens there */
     const down = new OutcomeReporter({ url: `http://127.0.0.1:${port}`, apiKey: 'cs_live_x', flushIntervalMs: 10_000 });
     down.enqueue(record());
     expect(await down.flush()).toEqual({ ok: false, buffered: 1 });
@@ -189,7 +205,11 @@ describe('OutcomeReporter', () => {
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-    const up = new OutcomeReporter({ url: `http://127.0.0.1:${(server.address() as { port: number }).port}/prefix`, apiKey: 'cs_live_x', flushIntervalMs: 10_000 });
+    const up = new OutcomeReporter({
+      url: `http://127.0.0.1:${(server.address() as { port: number }).port}/prefix`,
+      apiKey: 'cs_live_x',
+      flushIntervalMs: 10_000,
+    });
     const r = record();
     up.enqueue(r);
     expect(await up.flush()).toEqual({ ok: true, buffered: 0 });

@@ -13,7 +13,15 @@
 // - `flush()` sends what is buffered now; `close()` flushes with retries until a deadline. Timers
 //   are unref'd, so call `close()` before the process exits.
 import type { Outcome } from '../outcomes/schemas';
-import { backoffDelay, callApi, isTransient, problemCode, sleep, type ApiResponse, type CountersignEndpoint } from './countersign-http';
+import {
+  backoffDelay,
+  callApi,
+  isTransient,
+  problemCode,
+  sleep,
+  type ApiResponse,
+  type CountersignEndpoint,
+} from './countersign-http';
 
 export interface ReporterOptions extends CountersignEndpoint {
   /** Records per request (1..1000, default 100). */
@@ -191,7 +199,13 @@ export class OutcomeReporter {
       this.counters.failedAttempts++;
       this.requeue(batch);
       const retryInMs = this.retryDelay(res.kind === 'response' ? res.retryAfterMs : null);
-      this.emit({ kind: 'send_failed', status: res.kind === 'response' ? res.status : null, code, records: batch.length, retryInMs });
+      this.emit({
+        kind: 'send_failed',
+        status: res.kind === 'response' ? res.status : null,
+        code,
+        records: batch.length,
+        retryInMs,
+      });
       return 'failed';
     }
     this.reject(res.status, code, batch.length);

@@ -19,10 +19,17 @@ function scripted(observations: Observed[], readOnly = false) {
   const calls: { params: { name: string; arguments?: Record<string, unknown> }; call: CallOptions }[] = [];
   return {
     calls,
-    async callTool(params: { name: string; arguments?: Record<string, unknown> }, call: CallOptions): Promise<GuardedCallResult> {
+    async callTool(
+      params: { name: string; arguments?: Record<string, unknown> },
+      call: CallOptions,
+    ): Promise<GuardedCallResult> {
       calls.push({ params: structuredClone(params), call: { ...call } });
       const observed = observations[Math.min(calls.length - 1, observations.length - 1)];
-      const classification = classifyOutcome({ observed, annotations: { readOnlyHint: readOnly }, serverTrusted: true });
+      const classification = classifyOutcome({
+        observed,
+        annotations: { readOnlyHint: readOnly },
+        serverTrusted: true,
+      });
       return { classification, record: { observed } as Outcome };
     },
   };
@@ -34,8 +41,13 @@ const noWait = { sleep: async () => {}, random: () => 0 };
 
 describe('retryStep', () => {
   const expected: Record<Retry, string> = {
-    no: 'stop', backoff: 'backoff', after_state_check: 'check_state', after_correction: 'stop',
-    after_reauth: 'stop', after_approval: 'stop', after_input: 'stop',
+    no: 'stop',
+    backoff: 'backoff',
+    after_state_check: 'check_state',
+    after_correction: 'stop',
+    after_reauth: 'stop',
+    after_approval: 'stop',
+    after_input: 'stop',
   };
   it.each(retryValues.map((r) => [r, expected[r]]))('%s → %s', (retry, step) => {
     expect(retryStep({ retry: retry as Retry })).toBe(step);
@@ -65,7 +77,13 @@ describe('callToolWithRetry', () => {
   it('backs off on a retryable refusal with growing waits, bounded in attempts, numbering each attempt', async () => {
     const waits: number[] = [];
     const tool = scripted([UNAVAILABLE]);
-    const out = await callToolWithRetry(tool, PARAMS, CALL, { maxAttempts: 4, initialDelayMs: 100, maxDelayMs: 10_000, random: Math.random, sleep: async (ms) => void waits.push(ms) });
+    const out = await callToolWithRetry(tool, PARAMS, CALL, {
+      maxAttempts: 4,
+      initialDelayMs: 100,
+      maxDelayMs: 10_000,
+      random: Math.random,
+      sleep: async (ms) => void waits.push(ms),
+    });
     expect(out.stopped).toBe('attempts_exhausted');
     expect(tool.calls.map((c) => c.call.attempt)).toEqual([1, 2, 3, 4]);
     expect(waits).toHaveLength(3);
@@ -123,7 +141,10 @@ describe('callToolWithRetry', () => {
   it('an abort stops between attempts', async () => {
     const controller = new AbortController();
     const tool = scripted([UNAVAILABLE]);
-    const out = await callToolWithRetry(tool, PARAMS, CALL, { signal: controller.signal, sleep: async () => controller.abort() });
+    const out = await callToolWithRetry(tool, PARAMS, CALL, {
+      signal: controller.signal,
+      sleep: async () => controller.abort(),
+    });
     expect(out.stopped).toBe('aborted');
     expect(tool.calls).toHaveLength(1);
   });

@@ -46,13 +46,7 @@ export interface RetryPolicy {
 }
 
 export type RetryStop =
-  | 'succeeded'
-  | 'not_retryable'
-  | 'attempts_exhausted'
-  | 'state_done'
-  | 'state_unknown'
-  | 'no_state_check'
-  | 'aborted';
+  'succeeded' | 'not_retryable' | 'attempts_exhausted' | 'state_done' | 'state_unknown' | 'no_state_check' | 'aborted';
 
 export interface RetryOutcome {
   /** The last attempt's outcome (after `state_done`: the uncertain attempt the check confirmed). */
@@ -64,7 +58,10 @@ export interface RetryOutcome {
 }
 
 interface ToolCaller {
-  callTool(params: { name: string; arguments?: Record<string, unknown> }, call: CallOptions): Promise<GuardedCallResult>;
+  callTool(
+    params: { name: string; arguments?: Record<string, unknown> },
+    call: CallOptions,
+  ): Promise<GuardedCallResult>;
 }
 
 export async function callToolWithRetry(
@@ -82,9 +79,17 @@ export async function callToolWithRetry(
   let state: StateCheckVerdict | undefined;
 
   for (let n = 1; ; n++) {
-    const result = await caller.callTool({ name: input.name, arguments: structuredClone(input.arguments) }, { ...call, attempt: first + n - 1 });
+    const result = await caller.callTool(
+      { name: input.name, arguments: structuredClone(input.arguments) },
+      { ...call, attempt: first + n - 1 },
+    );
     attempts.push(result);
-    const done = (stopped: RetryStop): RetryOutcome => ({ final: result, attempts, stopped, ...(state ? { state } : {}) });
+    const done = (stopped: RetryStop): RetryOutcome => ({
+      final: result,
+      attempts,
+      stopped,
+      ...(state ? { state } : {}),
+    });
 
     const step = retryStep(result.classification);
     if (step === 'stop') return done(isSuccess(result.classification) ? 'succeeded' : 'not_retryable');
@@ -96,7 +101,10 @@ export async function callToolWithRetry(
       if (state === 'done') return done('state_done');
       if (state === 'unknown') return done('state_unknown');
     }
-    await wait(backoffDelay(n, policy.initialDelayMs ?? 500, policy.maxDelayMs ?? 10_000, policy.random), policy.signal);
+    await wait(
+      backoffDelay(n, policy.initialDelayMs ?? 500, policy.maxDelayMs ?? 10_000, policy.random),
+      policy.signal,
+    );
     if (policy.signal?.aborted) return done('aborted');
   }
 }

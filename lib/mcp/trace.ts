@@ -36,7 +36,8 @@ export function observingFetch(base: FetchLike = fetch): FetchLike {
   return async (input, init) => {
     const response = await base(input, init);
     const trace = traces.getStore();
-    if (trace) trace.exchanges.push({ status: response.status, authError: authErrorOf(response), ...rpcRequestOf(init?.body) });
+    if (trace)
+      trace.exchanges.push({ status: response.status, authError: authErrorOf(response), ...rpcRequestOf(init?.body) });
     return response;
   };
 }

@@ -29,31 +29,61 @@ export const CLASSIFIER_VERSION = 1;
 
 /** Categories a tool (or an SDK folding a protocol error) may declare for itself. */
 export type DeclaredCategory =
-  | 'validation'
-  | 'forbidden'
-  | 'denied'
-  | 'not_found'
-  | 'conflict'
-  | 'unavailable'
-  | 'rate_limited'
-  | 'unknown_tool';
+  'validation' | 'forbidden' | 'denied' | 'not_found' | 'conflict' | 'unavailable' | 'rate_limited' | 'unknown_tool';
 
 // Spellings seen in the wild, after normalisation. Only categories that promise the call had
 // no effect belong here: e.g. UPSTREAM_TIMEOUT is absent on purpose, because a timed-out
 // upstream may have acted; it stays an uncategorised (uncertain) tool error.
 const SPELLINGS = new Map<string, DeclaredCategory>([
-  ...spell('validation', 'validation', 'validation_error', 'validation_failed', 'invalid',
-    'invalid_input', 'invalid_argument', 'invalid_arguments', 'invalid_params', 'bad_request'),
-  ...spell('forbidden', 'forbidden', 'permission_denied', 'access_denied', 'insufficient_scope',
-    'insufficient_permission', 'insufficient_permissions'),
+  ...spell(
+    'validation',
+    'validation',
+    'validation_error',
+    'validation_failed',
+    'invalid',
+    'invalid_input',
+    'invalid_argument',
+    'invalid_arguments',
+    'invalid_params',
+    'bad_request',
+  ),
+  ...spell(
+    'forbidden',
+    'forbidden',
+    'permission_denied',
+    'access_denied',
+    'insufficient_scope',
+    'insufficient_permission',
+    'insufficient_permissions',
+  ),
   ...spell('denied', 'denied', 'denied_by_policy', 'policy_denied'),
   ...spell('not_found', 'not_found', 'notfound', 'resource_not_found'),
-  ...spell('conflict', 'conflict', 'revision_conflict', 'version_conflict', 'edit_conflict',
-    'precondition_failed', 'concurrent_modification'),
-  ...spell('unavailable', 'unavailable', 'retryable_upstream', 'upstream_unavailable',
-    'service_unavailable', 'temporarily_unavailable'),
-  ...spell('rate_limited', 'rate_limited', 'ratelimited', 'rate_limit', 'rate_limit_exceeded',
-    'too_many_requests', 'throttled'),
+  ...spell(
+    'conflict',
+    'conflict',
+    'revision_conflict',
+    'version_conflict',
+    'edit_conflict',
+    'precondition_failed',
+    'concurrent_modification',
+  ),
+  ...spell(
+    'unavailable',
+    'unavailable',
+    'retryable_upstream',
+    'upstream_unavailable',
+    'service_unavailable',
+    'temporarily_unavailable',
+  ),
+  ...spell(
+    'rate_limited',
+    'rate_limited',
+    'ratelimited',
+    'rate_limit',
+    'rate_limit_exceeded',
+    'too_many_requests',
+    'throttled',
+  ),
   ...spell('unknown_tool', 'unknown_tool', 'tool_not_found', 'no_such_tool'),
 ]);
 
@@ -98,10 +128,7 @@ export function classifyOutcome(input: ClassifyInput): Classification {
 }
 
 /** Convenience for a whole record: takes the tool name and annotations from it. */
-export function classifyRecord(
-  record: Pick<Outcome, 'observed' | 'tool'>,
-  serverTrusted: boolean,
-): Classification {
+export function classifyRecord(record: Pick<Outcome, 'observed' | 'tool'>, serverTrusted: boolean): Classification {
   return classifyOutcome({
     observed: record.observed,
     annotations: record.tool.annotations,
@@ -181,8 +208,7 @@ function fromJsonRpc(
     case -32602: {
       // MCP reports an unknown tool as -32602 too; only a declared category tells them apart.
       const unknownTool = normalizeErrorCategory(result?.errorCategory) === 'unknown_tool';
-      return verdict('protocol', 'rejected', unknownTool ? 'unknown_tool' : 'invalid_arguments',
-        'after_correction');
+      return verdict('protocol', 'rejected', unknownTool ? 'unknown_tool' : 'invalid_arguments', 'after_correction');
     }
     case -32042:
       return verdict('protocol', 'rejected', 'input_required', 'after_input');
@@ -307,8 +333,7 @@ function describe(v: Verdict, readOnly: boolean, toolName?: string | null): stri
   }
 }
 
-const CHECK_STATE =
-  'Check the current state first; replay only with the same idempotency key and the same input.';
+const CHECK_STATE = 'Check the current state first; replay only with the same idempotency key and the same input.';
 const BACKOFF = 'Retry with bounded backoff.';
 
 const NEXT_STEPS: Partial<Record<Category, string>> = {

@@ -13,16 +13,42 @@ const pathsOf = (q: Record<string, unknown>) => {
 
 describe('outcomeQuerySchema', () => {
   it('parses every filter into typed values', () => {
-    expect(outcomeQuerySchema.parse({
-      requestRef: 'req_1', delivery: 'unknown', category: 'timeout', boundary: 'client', retry: 'backoff',
-      tool: 'refund_payment', server: 'billing-mcp', organization: 'acme', principal: 'user_193',
-      idempotencyKey: 'k', grantId: 'grt_1', from: '2026-11-30T12:00:00+02:00', to: '2026-12-01T00:00:00Z',
-      cursor, limit: '200', readOnly: 'false',
-    })).toEqual({
-      requestRef: 'req_1', delivery: 'unknown', category: 'timeout', boundary: 'client', retry: 'backoff',
-      tool: 'refund_payment', server: 'billing-mcp', organization: 'acme', principal: 'user_193',
-      idempotencyKey: 'k', grantId: 'grt_1', from: new Date('2026-11-30T10:00:00Z'), to: new Date('2026-12-01T00:00:00Z'),
-      cursor: { occurredAt: new Date('2026-11-30T12:00:00.123Z'), id: ID }, limit: 200, readOnly: false,
+    expect(
+      outcomeQuerySchema.parse({
+        requestRef: 'req_1',
+        delivery: 'unknown',
+        category: 'timeout',
+        boundary: 'client',
+        retry: 'backoff',
+        tool: 'refund_payment',
+        server: 'billing-mcp',
+        organization: 'acme',
+        principal: 'user_193',
+        idempotencyKey: 'k',
+        grantId: 'grt_1',
+        from: '2026-11-30T12:00:00+02:00',
+        to: '2026-12-01T00:00:00Z',
+        cursor,
+        limit: '200',
+        readOnly: 'false',
+      }),
+    ).toEqual({
+      requestRef: 'req_1',
+      delivery: 'unknown',
+      category: 'timeout',
+      boundary: 'client',
+      retry: 'backoff',
+      tool: 'refund_payment',
+      server: 'billing-mcp',
+      organization: 'acme',
+      principal: 'user_193',
+      idempotencyKey: 'k',
+      grantId: 'grt_1',
+      from: new Date('2026-11-30T10:00:00Z'),
+      to: new Date('2026-12-01T00:00:00Z'),
+      cursor: { occurredAt: new Date('2026-11-30T12:00:00.123Z'), id: ID },
+      limit: 200,
+      readOnly: false,
     });
   });
 
@@ -65,25 +91,44 @@ describe('outcome cursors', () => {
     expect(decodeOutcomeCursor(cursor)).toEqual({ occurredAt: new Date('2026-11-30T12:00:00.123Z'), id: ID });
   });
 
-  it.each(['', '!!!', btoa('[]'), btoa('{"a":1}'), btoa(JSON.stringify(['yesterday', ID])), btoa(JSON.stringify(['2026-11-30T12:00:00Z', ID]))])(
-    'decodes %j to null', (raw) => {
-      expect(decodeOutcomeCursor(raw)).toBeNull();
-    });
+  it.each([
+    '',
+    '!!!',
+    btoa('[]'),
+    btoa('{"a":1}'),
+    btoa(JSON.stringify(['yesterday', ID])),
+    btoa(JSON.stringify(['2026-11-30T12:00:00Z', ID])),
+  ])('decodes %j to null', (raw) => {
+    expect(decodeOutcomeCursor(raw)).toBeNull();
+  });
 });
 
 describe('outcomeContent', () => {
   const base = outcomeSchema.parse({
-    eventId: 'evt_1', occurredAt: '2026-11-30T12:00:00Z', requestRef: 'req_1', organization: 'acme',
-    principal: 'user_193', server: 'billing-mcp', tool: { name: 'refund_payment' }, observed: { sent: true, httpStatus: 200 },
+    eventId: 'evt_1',
+    occurredAt: '2026-11-30T12:00:00Z',
+    requestRef: 'req_1',
+    organization: 'acme',
+    principal: 'user_193',
+    server: 'billing-mcp',
+    tool: { name: 'refund_payment' },
+    observed: { sent: true, httpStatus: 200 },
   });
 
   it('ignores key order and null versus absent', () => {
-    const reordered = outcomeSchema.parse(Object.fromEntries(Object.entries({ ...base, agent: null, summary: null }).reverse()));
+    const reordered = outcomeSchema.parse(
+      Object.fromEntries(Object.entries({ ...base, agent: null, summary: null }).reverse()),
+    );
     expect(outcomeContent(reordered)).toBe(outcomeContent(base));
   });
 
   it('sees any change of value', () => {
-    for (const change of [{ summary: 'x' }, { attempt: 2 }, { observed: { sent: true, httpStatus: 500 } }, { tool: { name: 'refund_payment', annotations: { readOnlyHint: true } } }]) {
+    for (const change of [
+      { summary: 'x' },
+      { attempt: 2 },
+      { observed: { sent: true, httpStatus: 500 } },
+      { tool: { name: 'refund_payment', annotations: { readOnlyHint: true } } },
+    ]) {
       expect(outcomeContent(outcomeSchema.parse({ ...base, ...change }))).not.toBe(outcomeContent(base));
     }
   });

@@ -34,8 +34,7 @@ export function decodeOutcomeCursor(raw: string): OutcomeCursor | null {
 }
 
 // An empty parameter (a form's blank field, `?delivery=`) means "no filter", not a bad value.
-const param = <T extends z.ZodType>(schema: T) =>
-  z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
+const param = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
 
 const name = boundedString(200);
 const instant = instantSchema.transform((s) => new Date(s));
@@ -60,11 +59,14 @@ export const outcomeQuerySchema = z
     from: param(instant),
     to: param(instant),
     cursor: param(
-      z.string().max(200).transform((raw, ctx) => {
-        const cursor = decodeOutcomeCursor(raw);
-        if (!cursor) ctx.addIssue({ code: 'custom', message: 'is not a cursor this API returned' });
-        return cursor ?? z.NEVER;
-      }),
+      z
+        .string()
+        .max(200)
+        .transform((raw, ctx) => {
+          const cursor = decodeOutcomeCursor(raw);
+          if (!cursor) ctx.addIssue({ code: 'custom', message: 'is not a cursor this API returned' });
+          return cursor ?? z.NEVER;
+        }),
     ),
     limit: param(z.coerce.number().int().min(1).max(OUTCOME_PAGE_MAX)),
   })

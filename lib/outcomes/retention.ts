@@ -21,7 +21,7 @@ export function parseRetentionSetting(raw: string | undefined): RetentionSetting
   if (!Number.isSafeInteger(days) || days < 1 || days > MAX_RETENTION_DAYS) {
     throw new RetentionConfigError(
       `${RETENTION_ENV} must be a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or "off" to keep outcome records forever` +
-      ` (it is ${JSON.stringify(raw)}; unset means ${DEFAULT_RETENTION_DAYS})`,
+        ` (it is ${JSON.stringify(raw)}; unset means ${DEFAULT_RETENTION_DAYS})`,
     );
   }
   return { enabled: true, days };

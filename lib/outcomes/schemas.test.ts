@@ -74,7 +74,10 @@ describe('outcomeSchema', () => {
     ['requestRef at 200', withField({ requestRef: 'r'.repeat(200) })],
     ['idempotencyKey at 255', withField({ idempotencyKey: 'k'.repeat(255) })],
     ['summary at 500', withField({ summary: 's'.repeat(500) })],
-    ['a block when not sent', withObserved({ sent: false, clientBlock: 'approval_required', httpStatus: null, result: null })],
+    [
+      'a block when not sent',
+      withObserved({ sent: false, clientBlock: 'approval_required', httpStatus: null, result: null }),
+    ],
     ['a folded -32602', withObserved({ jsonRpcErrorCode: -32602, result: { isError: true } })],
   ])('accepts %s', (_name, value) => {
     expect(outcomeSchema.safeParse(value).success).toBe(true);
@@ -105,8 +108,11 @@ describe('outcomeSchema', () => {
     ['a time past 9999', withField({ occurredAt: '9999-12-31T23:00:00-14:00' }), 'occurredAt'],
     ['a NUL in the summary', withField({ summary: 'a\u0000b' }), 'summary'],
     ['a NUL in an identifier', withField({ requestRef: 'req\u0000' }), 'requestRef'],
-    ['a NUL in the error category', withObserved({ result: { isError: true, errorCategory: '\u0000' } }),
-      'observed.result.errorCategory'],
+    [
+      'a NUL in the error category',
+      withObserved({ result: { isError: true, errorCategory: '\u0000' } }),
+      'observed.result.errorCategory',
+    ],
     ['a fractional MCP request id', withField({ mcpRequestId: 1.5 }), 'mcpRequestId'],
     ['an object MCP request id', withField({ mcpRequestId: { id: 1 } }), 'mcpRequestId'],
     ['a negative duration', withField({ durationMs: -1 }), 'durationMs'],
@@ -115,17 +121,29 @@ describe('outcomeSchema', () => {
     ['an unknown top-level key', withField({ arguments: { amount: 40 } }), ''],
     ['an unknown observed key', withObserved({ httpCode: 200 }), 'observed'],
     ['an unknown result key', withObserved({ result: { isError: false, content: 'raw' } }), 'observed.result'],
-    ['a non-boolean annotation', withField({ tool: { name: 'x', annotations: { readOnlyHint: 'yes' } } }),
-      'tool.annotations.readOnlyHint'],
-    ['an unknown client block', withObserved({ sent: false, clientBlock: 'nope', httpStatus: null, result: null }),
-      'observed.clientBlock'],
+    [
+      'a non-boolean annotation',
+      withField({ tool: { name: 'x', annotations: { readOnlyHint: 'yes' } } }),
+      'tool.annotations.readOnlyHint',
+    ],
+    [
+      'an unknown client block',
+      withObserved({ sent: false, clientBlock: 'nope', httpStatus: null, result: null }),
+      'observed.clientBlock',
+    ],
     ['an unknown client error', withObserved({ clientError: 'exploded' }), 'observed.clientError'],
     ['an unknown auth error', withObserved({ httpStatus: 401, authError: 'expired' }), 'observed.authError'],
-    ['an unknown output validation', withObserved({ result: { isError: false, outputValidation: 'ok' } }),
-      'observed.result.outputValidation'],
+    [
+      'an unknown output validation',
+      withObserved({ result: { isError: false, outputValidation: 'ok' } }),
+      'observed.result.outputValidation',
+    ],
     ['an HTTP status out of range', withObserved({ httpStatus: 999 }), 'observed.httpStatus'],
-    ['an over-long error category', withObserved({ result: { isError: true, errorCategory: 'x'.repeat(101) } }),
-      'observed.result.errorCategory'],
+    [
+      'an over-long error category',
+      withObserved({ result: { isError: true, errorCategory: 'x'.repeat(101) } }),
+      'observed.result.errorCategory',
+    ],
     ['a status although not sent', withObserved({ sent: false }), 'observed.httpStatus'],
     ['a result although not sent', withObserved({ sent: false, httpStatus: null }), 'observed.result'],
     ['a block although sent', withObserved({ clientBlock: 'approval_required' }), 'observed.clientBlock'],
@@ -135,7 +153,9 @@ describe('outcomeSchema', () => {
   });
 
   it('drops unknown annotation hints rather than refusing them', () => {
-    const parsed = outcomeSchema.parse(withField({ tool: { name: 'x', annotations: { readOnlyHint: true, futureHint: 1 } } }));
+    const parsed = outcomeSchema.parse(
+      withField({ tool: { name: 'x', annotations: { readOnlyHint: true, futureHint: 1 } } }),
+    );
     expect(parsed.tool.annotations).toEqual({ readOnlyHint: true });
   });
 });
@@ -160,8 +180,15 @@ describe('isStorableText', () => {
   it('says what storable() accepts: refuses NUL and unpaired surrogates, keeps paired ones', () => {
     const schema = storable(z.string());
     const samples: [string, boolean][] = [
-      ['get_order', true], ['', true], ['emoji \ud83d\ude00 pair', true], ['ünïcödé', true],
-      ['a\u0000b', false], ['\u0000', false], ['x\ud800', false], ['\udc00x', false], ['\ude00\ud83d', false],
+      ['get_order', true],
+      ['', true],
+      ['emoji \ud83d\ude00 pair', true],
+      ['ünïcödé', true],
+      ['a\u0000b', false],
+      ['\u0000', false],
+      ['x\ud800', false],
+      ['\udc00x', false],
+      ['\ude00\ud83d', false],
     ];
     for (const [text, storableText] of samples) {
       expect(isStorableText(text), JSON.stringify(text)).toBe(storableText);

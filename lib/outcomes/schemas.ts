@@ -78,7 +78,9 @@ const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbf
 export const isStorableText = (v: string) => NO_NUL.test(v) && !UNPAIRED_SURROGATE.test(v);
 /** `s` refusing what cannot be stored as text: NUL, and unpaired surrogates. */
 export const storable = (s: z.ZodString) =>
-  s.regex(NO_NUL, 'must not contain NUL characters').refine((v) => !UNPAIRED_SURROGATE.test(v), 'must be valid Unicode (no unpaired surrogates)');
+  s
+    .regex(NO_NUL, 'must not contain NUL characters')
+    .refine((v) => !UNPAIRED_SURROGATE.test(v), 'must be valid Unicode (no unpaired surrogates)');
 export const boundedString = (max: number) => storable(z.string().max(max));
 const text = (max: number) => boundedString(max).min(1);
 // Postgres `integer`: what a counter or a duration can be stored as.
@@ -131,8 +133,7 @@ const observedShape = z
 // Observations that cannot all be true are refused at the door, naming the field, rather
 // than silently resolved by the classifier's precedence.
 export const observedSchema = observedShape.superRefine((o, ctx) => {
-  const issue = (path: string, message: string) =>
-    ctx.addIssue({ code: 'custom', path: [path], message });
+  const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
   if (o.sent) {
     if (o.clientBlock != null) issue('clientBlock', 'only allowed when sent is false');
   } else {

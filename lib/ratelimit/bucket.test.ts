@@ -22,7 +22,9 @@ describe('BucketStore', () => {
   it('counts down what remains', () => {
     const store = new BucketStore({ perSecond: 1, burst: 3, now: clock().now });
     expect([store.take('k'), store.take('k'), store.take('k')]).toEqual([
-      { allowed: true, remaining: 2 }, { allowed: true, remaining: 1 }, { allowed: true, remaining: 0 },
+      { allowed: true, remaining: 2 },
+      { allowed: true, remaining: 1 },
+      { allowed: true, remaining: 0 },
     ]);
   });
 

@@ -48,7 +48,8 @@ export class BucketStore {
   private readonly fullAfterMs: number;
 
   constructor(options: BucketStoreOptions) {
-    if (!(options.perSecond > 0) || !Number.isFinite(options.perSecond)) throw new RangeError('perSecond must be a positive number');
+    if (!(options.perSecond > 0) || !Number.isFinite(options.perSecond))
+      throw new RangeError('perSecond must be a positive number');
     if (!(options.burst >= 1) || !Number.isFinite(options.burst)) throw new RangeError('burst must be at least 1');
     this.limit = { perSecond: options.perSecond, burst: options.burst };
     this.maxBuckets = options.maxBuckets ?? DEFAULT_MAX_BUCKETS;

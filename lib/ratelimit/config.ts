@@ -13,18 +13,53 @@ export type RateLimitConfig = {
   signInAddress: BucketLimit;
 };
 
-type Spec = { name: keyof RateLimitConfig; rate: string; burst: string; unit: 'second' | 'hour'; defaults: { rate: number; burst: number } };
+type Spec = {
+  name: keyof RateLimitConfig;
+  rate: string;
+  burst: string;
+  unit: 'second' | 'hour';
+  defaults: { rate: number; burst: number };
+};
 
 // An agent gateway may post thousands of single-record requests a second from one key (the
 // ingest benchmark posts 2,000/s); a person clicking, or a script with a personal token, far fewer.
 export const RATE_LIMIT_SPECS: Spec[] = [
-  { name: 'apiKey', rate: 'RATE_LIMIT_API_KEY_PER_SECOND', burst: 'RATE_LIMIT_API_KEY_BURST', unit: 'second', defaults: { rate: 5_000, burst: 10_000 } },
-  { name: 'user', rate: 'RATE_LIMIT_USER_PER_SECOND', burst: 'RATE_LIMIT_USER_BURST', unit: 'second', defaults: { rate: 20, burst: 100 } },
-  { name: 'signInEmail', rate: 'RATE_LIMIT_SIGN_IN_EMAIL_PER_HOUR', burst: 'RATE_LIMIT_SIGN_IN_EMAIL_BURST', unit: 'hour', defaults: { rate: 20, burst: 10 } },
-  { name: 'signInAddress', rate: 'RATE_LIMIT_SIGN_IN_ADDRESS_PER_HOUR', burst: 'RATE_LIMIT_SIGN_IN_ADDRESS_BURST', unit: 'hour', defaults: { rate: 200, burst: 50 } },
+  {
+    name: 'apiKey',
+    rate: 'RATE_LIMIT_API_KEY_PER_SECOND',
+    burst: 'RATE_LIMIT_API_KEY_BURST',
+    unit: 'second',
+    defaults: { rate: 5_000, burst: 10_000 },
+  },
+  {
+    name: 'user',
+    rate: 'RATE_LIMIT_USER_PER_SECOND',
+    burst: 'RATE_LIMIT_USER_BURST',
+    unit: 'second',
+    defaults: { rate: 20, burst: 100 },
+  },
+  {
+    name: 'signInEmail',
+    rate: 'RATE_LIMIT_SIGN_IN_EMAIL_PER_HOUR',
+    burst: 'RATE_LIMIT_SIGN_IN_EMAIL_BURST',
+    unit: 'hour',
+    defaults: { rate: 20, burst: 10 },
+  },
+  {
+    name: 'signInAddress',
+    rate: 'RATE_LIMIT_SIGN_IN_ADDRESS_PER_HOUR',
+    burst: 'RATE_LIMIT_SIGN_IN_ADDRESS_BURST',
+    unit: 'hour',
+    defaults: { rate: 200, burst: 50 },
+  },
 ];
 
-function number(env: Record<string, string | undefined>, name: string, fallback: number, kind: 'rate' | 'burst'): number {
+function number(
+  env: Record<string, string | undefined>,
+  name: string,
+  fallback: number,
+  kind: 'rate' | 'burst',
+): number {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
   const value = Number(raw.trim());

@@ -7,7 +7,9 @@ describe('loggable', () => {
   });
 
   it('turns control, format and separator characters into ?, so no line can be forged', () => {
-    expect(loggable('1.2.3.4\n[auth] sign-in succeeded for admin@example.test')).toBe('1.2.3.4?[auth] sign-in succeeded for admin@example.test');
+    expect(loggable('1.2.3.4\n[auth] sign-in succeeded for admin@example.test')).toBe(
+      '1.2.3.4?[auth] sign-in succeeded for admin@example.test',
+    );
     expect(loggable('a\rb\u0000c\u001bd\u007fe\u0085f\u2028g\u2029h')).toBe('a?b?c?d?e?f?g?h');
     expect(loggable('10.0.0.1\u202egnp.exe')).toBe('10.0.0.1?gnp.exe'); // a bidi override
     expect(loggable('x\u200by\ufeffz')).toBe('x?y?z'); // zero-width

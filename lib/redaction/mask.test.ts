@@ -27,8 +27,10 @@ describe('maskText: near misses are left alone', () => {
     ['a version', 'server 2.3.0, protocol 2025-11-25'],
     ['an IP address', 'from 192.168.10.254'],
     ['a clock time', 'at 12:00:00'],
-    ['an English sentence',
-      'The agent refunded the customer after the reviewer approved it, and nothing else was changed.'],
+    [
+      'an English sentence',
+      'The agent refunded the customer after the reviewer approved it, and nothing else was changed.',
+    ],
     ['English about credentials', 'Send the bearer token in the Authorization header; Basic information only.'],
     ['a password reset', 'Password reset requested for user_193'],
     ['a UUID', 'approval 123e4567-e89b-12d3-a456-426614174000'],
@@ -53,7 +55,9 @@ describe('maskText: several secrets in one string', () => {
   it('masks each and reports each kind once, in a fixed order', () => {
     const input = t(
       'jane@example.com paid with 4111 1111 1111 1111 using Bearer abc123def456ghi789 ',
-      'from +1 555 123 4567; backup bob@example.org, ', 'ghp_', 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8',
+      'from +1 555 123 4567; backup bob@example.org, ',
+      'ghp_',
+      'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8',
     );
     expect(maskText(input)).toEqual({
       text:

@@ -202,7 +202,7 @@ function maskCardNumbers(run: string, _before: string, after: string): string | 
   const usable = /^[A-Za-z_]|^\.\d/.test(after) ? groups.length - 1 : groups.length;
   const out: string[] = [];
   let masked = false;
-  for (let i = 0; i < groups.length; ) {
+  for (let i = 0; i < groups.length;) {
     const size = cardSpanAt(groups, i, usable);
     out.push(size > 0 ? maskPlaceholder('card_number') : groups[i]);
     masked ||= size > 0;

@@ -6,7 +6,10 @@ import type { MaskKind } from './mask';
 // secret scanners (or a reader) would take for a live credential.
 export const t = (...parts: string[]) => parts.join('');
 const JWT = t(
-  'eyJhbGciOiJIUzI1NiJ9', '.', 'eyJzdWIiOiIxMjM0NTY3ODkwIn0', '.',
+  'eyJhbGciOiJIUzI1NiJ9',
+  '.',
+  'eyJzdWIiOiIxMjM0NTY3ODkwIn0',
+  '.',
   'dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
 );
 const PEM_BODY = 'MIIEowIBAAKCAQEA7bq0Yx1vPp3Lw9Q2\nk8Zt4Rm6Vn0Xc5Hb2Jd7Fg1Ls3Qw9Er==\n';
@@ -20,19 +23,31 @@ export const MASKED: [MaskKind, string, string][] = [
   ['jwt', `Authorization: Bearer ${JWT}`, 'Authorization: Bearer [masked:jwt]'],
   ['aws_key', t('key ', 'AKIA', 'IOSFODNN7EXAMPLE'), 'key [masked:aws_key]'],
   ['aws_key', t('key ', 'ASIA', 'Y3FDSNDKFKSIDJSW'), 'key [masked:aws_key]'],
-  ['aws_key', t('aws_secret_access_key=', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'),
-    'aws_secret_access_key=[masked:aws_key]'],
-  ['aws_key', t('"AWS_SECRET_ACCESS_KEY": "', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', '"'),
-    '"AWS_SECRET_ACCESS_KEY": "[masked:aws_key]"'],
+  [
+    'aws_key',
+    t('aws_secret_access_key=', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'),
+    'aws_secret_access_key=[masked:aws_key]',
+  ],
+  [
+    'aws_key',
+    t('"AWS_SECRET_ACCESS_KEY": "', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', '"'),
+    '"AWS_SECRET_ACCESS_KEY": "[masked:aws_key]"',
+  ],
   ...['ghp', 'gho', 'ghu', 'ghs', 'ghr'].map((p): [MaskKind, string, string] => [
-    'github_token', t('use ', p, '_', 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8'), 'use [masked:github_token]',
+    'github_token',
+    t('use ', p, '_', 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8'),
+    'use [masked:github_token]',
   ]),
   ['github_token', t('github_pat_', '11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz'), '[masked:github_token]'],
   ...['xoxb', 'xoxp', 'xoxa', 'xoxr', 'xapp'].map((p): [MaskKind, string, string] => [
-    'slack_token', t(p, '-', '1234567890-0987654321-AbCdEfGhIj'), '[masked:slack_token]',
+    'slack_token',
+    t(p, '-', '1234567890-0987654321-AbCdEfGhIj'),
+    '[masked:slack_token]',
   ]),
   ...['sk_live_', 'sk_test_', 'rk_live_', 'pk_live_'].map((p): [MaskKind, string, string] => [
-    'stripe_key', t('stripe ', p, '4eC39HqLyjWDarjtT1zdp7dc'), 'stripe [masked:stripe_key]',
+    'stripe_key',
+    t('stripe ', p, '4eC39HqLyjWDarjtT1zdp7dc'),
+    'stripe [masked:stripe_key]',
   ]),
   ['google_api_key', t('key=', 'AIza', 'Sy3x'.repeat(8), 'a-_', '&q=1'), 'key=[masked:google_api_key]&q=1'],
   ['api_key', t('OPENAI_KEY ', 'sk-', 'proj-', 'abcDEF1234567890abcdefGHIJ'), 'OPENAI_KEY [masked:api_key]'],
@@ -44,9 +59,16 @@ export const MASKED: [MaskKind, string, string][] = [
   ['private_key', pem('OPENSSH'), '[masked:private_key]'],
   ['private_key', pem('EC'), '[masked:private_key]'],
   ['private_key', pem('ENCRYPTED'), '[masked:private_key]'],
-  ['private_key', t('-----BEGIN ', 'PRIVATE KEY-----\\nMIIEvQIBADAN\\n-----END PRIVATE KEY-----\\n"}'),
-    '[masked:private_key]\\n"}'],
-  ['private_key', t('cut off: -----BEGIN ', 'PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEF'), 'cut off: [masked:private_key]'],
+  [
+    'private_key',
+    t('-----BEGIN ', 'PRIVATE KEY-----\\nMIIEvQIBADAN\\n-----END PRIVATE KEY-----\\n"}'),
+    '[masked:private_key]\\n"}',
+  ],
+  [
+    'private_key',
+    t('cut off: -----BEGIN ', 'PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEF'),
+    'cut off: [masked:private_key]',
+  ],
   ['secret', 'token Zx9Qm2Lp7Rt4Vw8Yk3Nb6Hc1Jd5Fg0Ss tail', 'token [masked:secret] tail'],
   ['secret', 'hex 3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39', 'hex [masked:secret]'],
   ['secret', 'password=s3cr3t!', 'password=[masked:secret]'],

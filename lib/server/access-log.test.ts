@@ -23,14 +23,21 @@ beforeAll(async () => {
   reviewer = await makeUser('reviewer');
   const created = await createApiKey('cli', { name: uniq('reader'), scopes: ['outcomes:read'] });
   if (!created.ok) throw new Error(created.failure);
-  key = { kind: 'apiKey', keyId: created.value.key.id, name: created.value.key.name, scopes: ['outcomes:read'], organization: null };
+  key = {
+    kind: 'apiKey',
+    keyId: created.value.key.id,
+    name: created.value.key.name,
+    scopes: ['outcomes:read'],
+    organization: null,
+  };
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('logIncidentAccess', () => {
   it('is written without waiting for the disk, and only it: everything else commits durably', async () => {
-    const setting = async (p: typeof pool) => (await p().query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0].synchronous_commit;
+    const setting = async (p: typeof pool) =>
+      (await p().query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0].synchronous_commit;
     expect(await setting(logPool)).toBe('off');
     expect(await setting(pool)).toBe('on');
   });
@@ -49,13 +56,20 @@ describe('logIncidentAccess', () => {
     await logIncidentAccess(support, `${ref}\u0000x`, 'json');
     await logIncidentAccess(support, `${ref}${'y'.repeat(400)}`, 'json');
     expect(await db.incidentAccessLog.count({ where: { requestRef: `${ref}x` } })).toBe(1);
-    const long = await db.incidentAccessLog.findFirst({ where: { requestRef: { startsWith: `${ref}y` } }, select: { requestRef: true } });
+    const long = await db.incidentAccessLog.findFirst({
+      where: { requestRef: { startsWith: `${ref}y` } },
+      select: { requestRef: true },
+    });
     expect(long?.requestRef).toHaveLength(255);
   });
 
   it('the database refuses a kind or format outside the lists', async () => {
-    await expect(db.incidentAccessLog.create({ data: { actor: 'x', actorKind: 'robot', requestRef: 'r', format: 'page' } })).rejects.toThrow();
-    await expect(db.incidentAccessLog.create({ data: { actor: 'x', actorKind: 'session', requestRef: 'r', format: 'pdf' } })).rejects.toThrow();
+    await expect(
+      db.incidentAccessLog.create({ data: { actor: 'x', actorKind: 'robot', requestRef: 'r', format: 'page' } }),
+    ).rejects.toThrow();
+    await expect(
+      db.incidentAccessLog.create({ data: { actor: 'x', actorKind: 'session', requestRef: 'r', format: 'pdf' } }),
+    ).rejects.toThrow();
   });
 });
 
@@ -72,7 +86,11 @@ describe('listIncidentAccess', () => {
     await sleep(3);
     await logIncidentAccess(key, ref, 'json');
     await sleep(3);
-    await logIncidentAccess({ kind: 'user', viewer: reviewer, tokenId: '00000000-0000-4000-8000-000000000001' }, ref, 'markdown');
+    await logIncidentAccess(
+      { kind: 'user', viewer: reviewer, tokenId: '00000000-0000-4000-8000-000000000001' },
+      ref,
+      'markdown',
+    );
     await logIncidentAccess(support, uniq('req'), 'page');
 
     const byRef = value(await listIncidentAccess(admin, { requestRef: ref })).items;
@@ -82,7 +100,9 @@ describe('listIncidentAccess', () => {
       [support.email, 'session', 'page', null],
     ]);
     // The actor filter matches part of it, in any case.
-    const bySupport = value(await listIncidentAccess(admin, { requestRef: ref, actor: support.email.toUpperCase().slice(0, 20) })).items;
+    const bySupport = value(
+      await listIncidentAccess(admin, { requestRef: ref, actor: support.email.toUpperCase().slice(0, 20) }),
+    ).items;
     expect(bySupport.map((e) => e.actor)).toEqual([support.email]);
     const byKey = value(await listIncidentAccess(admin, { actor: `api_key:${key.keyId}` })).items;
     expect(byKey.map((e) => e.requestRef)).toEqual([ref]);
@@ -92,7 +112,15 @@ describe('listIncidentAccess', () => {
     const ref = uniq('req');
     // Same millisecond for all: the id breaks the tie.
     const at = new Date();
-    await db.incidentAccessLog.createMany({ data: Array.from({ length: 7 }, () => ({ actor: support.email, actorKind: 'session', requestRef: ref, format: 'page', at })) });
+    await db.incidentAccessLog.createMany({
+      data: Array.from({ length: 7 }, () => ({
+        actor: support.email,
+        actorKind: 'session',
+        requestRef: ref,
+        format: 'page',
+        at,
+      })),
+    });
     const seen: string[] = [];
     let cursor: string | null = null;
     do {

@@ -4,8 +4,12 @@ import type { OutcomeReader } from './outcomes';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { can, type Viewer } from '@/lib/auth/permissions';
 import {
-  ACCESS_PAGE_DEFAULT, ACCESS_PAGE_MAX, encodeAccessCursor,
-  type AccessActorKind, type AccessLogQuery, type IncidentAccessFormat,
+  ACCESS_PAGE_DEFAULT,
+  ACCESS_PAGE_MAX,
+  encodeAccessCursor,
+  type AccessActorKind,
+  type AccessLogQuery,
+  type IncidentAccessFormat,
 } from '@/lib/incidents/access-log';
 import { fail, ok, type Result } from '@/lib/result';
 
@@ -27,7 +31,8 @@ export type AccessLogPage = { items: AccessLogEntry[]; nextCursor: string | null
 
 function actorOf(reader: OutcomeReader): { actor: string; actorKind: AccessActorKind } {
   if (!('kind' in reader)) return { actor: reader.email, actorKind: 'session' };
-  if (reader.kind === 'user') return { actor: reader.viewer.email, actorKind: reader.tokenId ? 'personal_token' : 'session' };
+  if (reader.kind === 'user')
+    return { actor: reader.viewer.email, actorKind: reader.tokenId ? 'personal_token' : 'session' };
   return { actor: `api_key:${reader.keyId}`, actorKind: 'api_key' };
 }
 
@@ -42,16 +47,32 @@ const API_KEY_ACTOR = /^api_key:([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}
  * could lose the last fraction of a second of views. The reference is stored as asked (capped,
  * NUL removed: PostgreSQL text cannot hold it), whether or not anything is recorded under it.
  */
-export async function logIncidentAccess(reader: OutcomeReader, requestRef: string, format: IncidentAccessFormat): Promise<void> {
+export async function logIncidentAccess(
+  reader: OutcomeReader,
+  requestRef: string,
+  format: IncidentAccessFormat,
+): Promise<void> {
   const { actor, actorKind } = actorOf(reader);
-  await logPool().query('INSERT INTO incident_access_log (actor, actor_kind, format, request_ref) VALUES ($1, $2, $3, $4)',
-    [actor, actorKind, format, requestRef.replaceAll('\u0000', '').slice(0, REF_MAX)]);
+  await logPool().query(
+    'INSERT INTO incident_access_log (actor, actor_kind, format, request_ref) VALUES ($1, $2, $3, $4)',
+    [actor, actorKind, format, requestRef.replaceAll('\u0000', '').slice(0, REF_MAX)],
+  );
 }
 
-const entrySelect = { id: true, at: true, actor: true, actorKind: true, requestRef: true, format: true } satisfies Prisma.IncidentAccessLogSelect;
+const entrySelect = {
+  id: true,
+  at: true,
+  actor: true,
+  actorKind: true,
+  requestRef: true,
+  format: true,
+} satisfies Prisma.IncidentAccessLogSelect;
 
 /** Newest first, a page at a time; admins only (the same permission as the audit log). */
-export async function listIncidentAccess(viewer: Viewer, query: Partial<AccessLogQuery> = {}): Promise<Result<AccessLogPage>> {
+export async function listIncidentAccess(
+  viewer: Viewer,
+  query: Partial<AccessLogQuery> = {},
+): Promise<Result<AccessLogPage>> {
   if (!can(viewer, 'audit.read')) return fail('forbidden');
   const limit = Math.min(Math.max(query.limit ?? ACCESS_PAGE_DEFAULT, 1), ACCESS_PAGE_MAX);
   const { cursor } = query;
@@ -69,7 +90,9 @@ export async function listIncidentAccess(viewer: Viewer, query: Partial<AccessLo
   });
   const page = rows.slice(0, limit);
   const keyIds = [...new Set(page.flatMap((r) => API_KEY_ACTOR.exec(r.actor)?.[1] ?? []))];
-  const keys = keyIds.length ? await db.apiKey.findMany({ where: { id: { in: keyIds } }, select: { id: true, name: true } }) : [];
+  const keys = keyIds.length
+    ? await db.apiKey.findMany({ where: { id: { in: keyIds } }, select: { id: true, name: true } })
+    : [];
   const nameOf = new Map(keys.map((k) => [k.id, k.name]));
   const items = page.map((r): AccessLogEntry => ({
     ...r,
@@ -78,5 +101,8 @@ export async function listIncidentAccess(viewer: Viewer, query: Partial<AccessLo
     keyName: nameOf.get(API_KEY_ACTOR.exec(r.actor)?.[1] ?? '') ?? null,
   }));
   const last = items.at(-1);
-  return ok({ items, nextCursor: rows.length > limit && last ? encodeAccessCursor({ at: last.at, id: last.id }) : null });
+  return ok({
+    items,
+    nextCursor: rows.length > limit && last ? encodeAccessCursor({ at: last.at, id: last.id }) : null,
+  });
 }

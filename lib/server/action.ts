@@ -38,7 +38,8 @@ export async function runAction<S extends z.ZodType, T>(
     if (!viewer) return { status: 'error', message: messages.unauthenticated!, at };
     // The same per-person budget as the API: a script clicking through the console counts too.
     const take = takeRequest({ kind: 'user', userId: viewer.userId });
-    if (!take.allowed) return { status: 'error', message: `Too many requests; wait ${take.retryAfterSeconds} s and try again.`, at };
+    if (!take.allowed)
+      return { status: 'error', message: `Too many requests; wait ${take.retryAfterSeconds} s and try again.`, at };
     result = await run(viewer, parsed.data);
   } catch (err) {
     // The form stays as it was, with a message, instead of the page's error screen.

@@ -33,11 +33,24 @@ const titles: Record<Failure, string> = {
 const COMPRESS_FROM = 16 * 1024;
 export const cacheControl = (body: string) => (body.length < COMPRESS_FROM ? 'no-store, no-transform' : 'no-store');
 
-export function problem(failure: Failure | 'bad_request' | 'internal', detail?: string, errors?: FieldError[], headers: Record<string, string> = {}): Response {
+export function problem(
+  failure: Failure | 'bad_request' | 'internal',
+  detail?: string,
+  errors?: FieldError[],
+  headers: Record<string, string> = {},
+): Response {
   const status = failure === 'bad_request' ? 400 : failure === 'internal' ? 500 : httpStatus[failure];
-  const title = failure === 'bad_request' ? 'Malformed request' : failure === 'internal' ? 'Internal error' : titles[failure];
+  const title =
+    failure === 'bad_request' ? 'Malformed request' : failure === 'internal' ? 'Internal error' : titles[failure];
   const code = failure === 'bad_request' ? 'invalid_input' : failure;
-  const body = JSON.stringify({ type: `/problems/${code}`, title, status, code, detail: detail ?? title, ...(errors ? { errors } : {}) });
+  const body = JSON.stringify({
+    type: `/problems/${code}`,
+    title,
+    status,
+    code,
+    detail: detail ?? title,
+    ...(errors ? { errors } : {}),
+  });
   return new Response(body, {
     status,
     headers: { 'content-type': 'application/problem+json', 'cache-control': cacheControl(body), ...headers },
@@ -46,7 +59,10 @@ export function problem(failure: Failure | 'bad_request' | 'internal', detail?: 
 
 export function json(value: unknown, status = 200): Response {
   const body = JSON.stringify(value);
-  return new Response(body, { status, headers: { 'content-type': 'application/json', 'cache-control': cacheControl(body) } });
+  return new Response(body, {
+    status,
+    headers: { 'content-type': 'application/json', 'cache-control': cacheControl(body) },
+  });
 }
 
 type RouteOptions<S extends z.ZodType | undefined, Q extends z.ZodType | undefined = undefined> = {
@@ -92,7 +108,10 @@ async function authenticate(request: Request): Promise<ApiClient | Response | nu
   // Route handlers get no CSRF protection from Next or Auth.js: a cookie-authenticated
   // state change must come from our own origin.
   if (unsafeMethods.has(request.method) && !sameOrigin(request)) {
-    return problem('forbidden', 'State-changing requests with a session cookie must come from the console itself (Origin check).');
+    return problem(
+      'forbidden',
+      'State-changing requests with a session cookie must come from the console itself (Origin check).',
+    );
   }
   const viewer = await findActiveViewer(session.user.id);
   return viewer ? { kind: 'user', viewer, tokenId: null } : null;
@@ -100,10 +119,14 @@ async function authenticate(request: Request): Promise<ApiClient | Response | nu
 
 /** Per API key, or per person (personal tokens and the console session share one budget). */
 function rateLimited(client: ApiClient): Response | null {
-  const take = takeRequest(client.kind === 'apiKey' ? { kind: 'apiKey', keyId: client.keyId } : { kind: 'user', userId: client.viewer.userId });
+  const take = takeRequest(
+    client.kind === 'apiKey' ? { kind: 'apiKey', keyId: client.keyId } : { kind: 'user', userId: client.viewer.userId },
+  );
   if (take.allowed) return null;
   const who = client.kind === 'apiKey' ? 'this API key' : 'you';
-  return problem('rate_limited', `Too many requests from ${who}; retry after ${take.retryAfterSeconds} s.`, undefined, { 'retry-after': String(take.retryAfterSeconds) });
+  return problem('rate_limited', `Too many requests from ${who}; retry after ${take.retryAfterSeconds} s.`, undefined, {
+    'retry-after': String(take.retryAfterSeconds),
+  });
 }
 
 function allowed(client: ApiClient, options: RouteOptions<z.ZodType | undefined, z.ZodType | undefined>): boolean {
@@ -113,7 +136,8 @@ function allowed(client: ApiClient, options: RouteOptions<z.ZodType | undefined,
 
 async function readBody(request: Request): Promise<{ text: string } | Response> {
   const declared = Number(request.headers.get('content-length'));
-  if (declared > MAX_BODY_BYTES) return problem('payload_too_large', `The body may be at most ${MAX_BODY_BYTES} bytes.`);
+  if (declared > MAX_BODY_BYTES)
+    return problem('payload_too_large', `The body may be at most ${MAX_BODY_BYTES} bytes.`);
   if (!request.body) return { text: '' };
   // Content-Length may be absent (chunked) or wrong: count while reading.
   const reader = request.body.getReader();
@@ -149,28 +173,47 @@ function queryObject(request: Request): Record<string, string | string[]> {
 
 // A strict schema reports unknown parameters as one issue on the whole object: name each one.
 function queryErrors(issues: ReadonlyArray<z.core.$ZodIssue>): FieldError[] {
-  return fieldErrors(issues.flatMap((i) =>
-    i.code === 'unrecognized_keys' ? i.keys.map((key) => ({ path: [...i.path, key], message: 'is not a known parameter' })) : [i]));
+  return fieldErrors(
+    issues.flatMap((i) =>
+      i.code === 'unrecognized_keys'
+        ? i.keys.map((key) => ({ path: [...i.path, key], message: 'is not a known parameter' }))
+        : [i],
+    ),
+  );
 }
 
 /** The one wrapper every /api/v1 route goes through: credential, permission, query, body, failures. */
-export function apiRoute<S extends z.ZodType | undefined = undefined, P = Record<string, string>, Q extends z.ZodType | undefined = undefined>(options: RouteOptions<S, Q>, handler: Handler<S, P, Q>) {
+export function apiRoute<
+  S extends z.ZodType | undefined = undefined,
+  P = Record<string, string>,
+  Q extends z.ZodType | undefined = undefined,
+>(options: RouteOptions<S, Q>, handler: Handler<S, P, Q>) {
   return async (request: Request, context: { params: Promise<P> }): Promise<Response> => {
     try {
       const client = await authenticate(request);
       if (client instanceof Response) return client;
-      if (!client) return problem('unauthenticated', 'Send a valid API key or personal token as "Authorization: Bearer …".', undefined, { 'www-authenticate': 'Bearer' });
+      if (!client)
+        return problem(
+          'unauthenticated',
+          'Send a valid API key or personal token as "Authorization: Bearer …".',
+          undefined,
+          { 'www-authenticate': 'Bearer' },
+        );
       const limited = rateLimited(client);
       if (limited) return limited;
       if (!allowed(client, options)) {
-        const need = client.kind === 'apiKey' ? `one of the scopes ${options.scopes?.join(', ') || '(people only)'}` : 'a role that may do this';
+        const need =
+          client.kind === 'apiKey'
+            ? `one of the scopes ${options.scopes?.join(', ') || '(people only)'}`
+            : 'a role that may do this';
         return problem('forbidden', `This credential lacks ${need}.`);
       }
 
       let query: unknown = undefined;
       if (options.query) {
         const result = options.query.safeParse(queryObject(request));
-        if (!result.success) return problem('invalid_input', 'Some query parameters are invalid.', queryErrors(result.error.issues));
+        if (!result.success)
+          return problem('invalid_input', 'Some query parameters are invalid.', queryErrors(result.error.issues));
         query = result.data;
       }
 
@@ -185,15 +228,23 @@ export function apiRoute<S extends z.ZodType | undefined = undefined, P = Record
           return problem('bad_request', 'The body is not valid JSON.');
         }
         const result = options.body.safeParse(parsed);
-        if (!result.success) return problem('invalid_input', 'Some fields are invalid.', fieldErrors(result.error.issues));
+        if (!result.success)
+          return problem('invalid_input', 'Some fields are invalid.', fieldErrors(result.error.issues));
         body = result.data;
       }
 
-      const out = await handler({ client, body: body as never, query: query as never, params: await context.params, request });
+      const out = await handler({
+        client,
+        body: body as never,
+        query: query as never,
+        params: await context.params,
+        request,
+      });
       if (out instanceof Response) return out;
       return out.ok ? json(out.value) : problem(out.failure, out.detail, out.errors);
     } catch (err) {
-      if (isDatabaseUnavailable(err)) return problem('unavailable', 'The database is unavailable; retry shortly.', undefined, { 'retry-after': '5' });
+      if (isDatabaseUnavailable(err))
+        return problem('unavailable', 'The database is unavailable; retry shortly.', undefined, { 'retry-after': '5' });
       console.error('[api] unexpected error', request.method, new URL(request.url).pathname, err);
       return problem('internal', 'Something went wrong on our side; it has been logged.');
     }

@@ -1,8 +1,19 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import {
-  countPendingApprovals, decideApproval, deletePolicyRule, expireStaleApprovals, findApprovalIdForGrant, getApproval,
-  listApprovals, listPolicyRules, requestApproval, revokeApproval, setPolicyRule, type ApprovalCreated, type ApprovalView,
+  countPendingApprovals,
+  decideApproval,
+  deletePolicyRule,
+  expireStaleApprovals,
+  findApprovalIdForGrant,
+  getApproval,
+  listApprovals,
+  listPolicyRules,
+  requestApproval,
+  revokeApproval,
+  setPolicyRule,
+  type ApprovalCreated,
+  type ApprovalView,
 } from './approvals';
 import { redeemGrant } from './grants';
 import { verifyAuditChain } from './audit';
@@ -25,7 +36,13 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function makeKey(scopes: ApiScope[], organization?: string): Promise<ApiClient> {
   const created = await createApiKey('cli', { name: uniq('key'), scopes, organization });
   if (!created.ok) throw new Error(created.failure);
-  return { kind: 'apiKey', keyId: created.value.key.id, name: created.value.key.name, scopes, organization: created.value.key.organization };
+  return {
+    kind: 'apiKey',
+    keyId: created.value.key.id,
+    name: created.value.key.name,
+    scopes,
+    organization: created.value.key.organization,
+  };
 }
 
 let requester: ApiClient;
@@ -50,22 +67,43 @@ async function makeReviewers(n: number): Promise<Viewer[]> {
     return { email, name: email, role: 'reviewer' as const, passwordHash: '!', principalId: `principal-${email}` };
   });
   await db.user.createMany({ data: people });
-  const rows = await db.user.findMany({ where: { email: { in: people.map((p) => p.email) } }, select: { id: true, email: true, name: true, principalId: true } });
-  return rows.map((u) => ({ userId: u.id, email: u.email, name: u.name, role: 'reviewer', principalId: u.principalId }));
+  const rows = await db.user.findMany({
+    where: { email: { in: people.map((p) => p.email) } },
+    select: { id: true, email: true, name: true, principalId: true },
+  });
+  return rows.map((u) => ({
+    userId: u.id,
+    email: u.email,
+    name: u.name,
+    role: 'reviewer',
+    principalId: u.principalId,
+  }));
 }
 
 // One approval needed: a trusted server's write that is neither destructive nor open-world.
-const ONE = { server: TRUSTED, tool: { name: 'update_note', annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false } } };
+const ONE = {
+  server: TRUSTED,
+  tool: { name: 'update_note', annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false } },
+};
 // Two: destructive and open-world on a trusted server.
-const TWO = { server: TRUSTED, tool: { name: 'refund_payment', annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true } } };
+const TWO = {
+  server: TRUSTED,
+  tool: { name: 'refund_payment', annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true } },
+};
 // None: trusted read-only.
 const NONE = { server: TRUSTED, tool: { name: 'get_order', annotations: { readOnlyHint: true } } };
 
 /** Through the wire schema, as the route does. */
 function bodyOf(over: Record<string, unknown> = {}): ApprovalRequestBody {
   return approvalRequestSchema.parse({
-    requestRef: uniq('req'), organization: 'acme', principal: 'user_193', agent: 'support-bot',
-    ...ONE, argsDigest: digest(1), summary: 'Refund 40.00 EUR on order 4411', resource: { type: 'order', id: '4411' },
+    requestRef: uniq('req'),
+    organization: 'acme',
+    principal: 'user_193',
+    agent: 'support-bot',
+    ...ONE,
+    argsDigest: digest(1),
+    summary: 'Refund 40.00 EUR on order 4411',
+    resource: { type: 'order', id: '4411' },
     ...over,
   });
 }
@@ -88,22 +126,36 @@ async function approvedGrant(over: Record<string, unknown> = {}): Promise<{ appr
   return { approvalId: created.id, grantId: created.grant!.id };
 }
 
-const redeemBody = (over: Record<string, unknown> = {}) => ({ server: TRUSTED, tool: 'get_order', argsDigest: digest(1), ...over });
+const redeemBody = (over: Record<string, unknown> = {}) => ({
+  server: TRUSTED,
+  tool: 'get_order',
+  argsDigest: digest(1),
+  ...over,
+});
 
 /**
  * Starts `run` while another session holds the row `id` of `table` locked, and releases it only
  * once `waiters` sessions queue behind it: the calls then really race for the row.
  */
-async function racingOn<T>(table: 'approval_requests' | 'grants', id: string, waiters: number, run: () => Promise<T>): Promise<T> {
+async function racingOn<T>(
+  table: 'approval_requests' | 'grants',
+  id: string,
+  waiters: number,
+  run: () => Promise<T>,
+): Promise<T> {
   const blocker = new pg.Client({ connectionString: process.env.DATABASE_URL });
   await blocker.connect();
   try {
     await blocker.query('BEGIN');
     await blocker.query(`SELECT 1 FROM ${table} WHERE id = $1 FOR UPDATE`, [id]);
-    const settled = run().then((v) => ({ v }), (e: unknown) => ({ e }));
+    const settled = run().then(
+      (v) => ({ v }),
+      (e: unknown) => ({ e }),
+    );
     for (let waited = 0; ; waited += 20) {
       const { rows } = await blocker.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'");
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+      );
       if (rows[0].n >= waiters) break;
       if (waited > 15_000) throw new Error(`only ${rows[0].n} of ${waiters} sessions queued`);
       await sleep(20);
@@ -136,14 +188,18 @@ async function sql(text: string, params: unknown[] = []) {
 
 describe('requestApproval', () => {
   it('answers 201-shaped { id, status, requiredApprovals, expiresAt, version } and stores free text masked', async () => {
-    const body = bodyOf({ summary: 'Refund for jane.doe@example.com, card 4111 1111 1111 1111', resource: { type: 'customer', id: 'jane.doe@example.com' } });
+    const body = bodyOf({
+      summary: 'Refund for jane.doe@example.com, card 4111 1111 1111 1111',
+      resource: { type: 'customer', id: 'jane.doe@example.com' },
+    });
     const { approval, replayed } = value(await requestApproval(requester, uniq('idem'), body));
     expect(replayed).toBe(false);
     expect(approval).toMatchObject({ status: 'pending', requiredApprovals: 1, version: 1, grant: null });
     const view = value(await getApproval(admin, approval.id));
     expect(view.summary).toBe('Refund for [masked:email], card [masked:card_number]');
     expect(view.resource).toEqual({ type: 'customer', id: '[masked:email]' });
-    const dump = (await sql('SELECT row_to_json(a)::text AS row FROM approval_requests a WHERE id = $1', [approval.id])).rows[0].row as string;
+    const dump = (await sql('SELECT row_to_json(a)::text AS row FROM approval_requests a WHERE id = $1', [approval.id]))
+      .rows[0].row as string;
     expect(dump).not.toMatch(/jane\.doe|4111/);
     // Expiry: the default pending TTL from the database's clock.
     const ttl = approval.expiresAt.getTime() - view.createdAt.getTime();
@@ -152,11 +208,24 @@ describe('requestApproval', () => {
 
   it('needs the scope, an Idempotency-Key and, for an organization key, its own organization', async () => {
     const outcomesKey = await makeKey(['outcomes:write']);
-    expect(await requestApproval(outcomesKey, uniq('idem'), bodyOf())).toMatchObject({ ok: false, failure: 'forbidden' });
-    expect(await requestApproval(requester, null, bodyOf())).toMatchObject({ ok: false, failure: 'idempotency_key_required' });
-    expect(await requestApproval(requester, '  ', bodyOf())).toMatchObject({ ok: false, failure: 'idempotency_key_required' });
+    expect(await requestApproval(outcomesKey, uniq('idem'), bodyOf())).toMatchObject({
+      ok: false,
+      failure: 'forbidden',
+    });
+    expect(await requestApproval(requester, null, bodyOf())).toMatchObject({
+      ok: false,
+      failure: 'idempotency_key_required',
+    });
+    expect(await requestApproval(requester, '  ', bodyOf())).toMatchObject({
+      ok: false,
+      failure: 'idempotency_key_required',
+    });
     const orgKey = await makeKey(['approvals:request'], 'globex');
-    expect(await requestApproval(orgKey, uniq('idem'), bodyOf({ organization: 'acme' }))).toMatchObject({ ok: false, failure: 'forbidden', errors: [{ path: 'organization' }] });
+    expect(await requestApproval(orgKey, uniq('idem'), bodyOf({ organization: 'acme' }))).toMatchObject({
+      ok: false,
+      failure: 'forbidden',
+      errors: [{ path: 'organization' }],
+    });
     const own = value(await requestApproval(orgKey, uniq('idem'), bodyOf({ organization: 'globex' }))).approval;
     // An organization key reads only its own organization's requests.
     const orgReader = await makeKey(['grants:redeem'], 'acme');
@@ -172,7 +241,10 @@ describe('requestApproval', () => {
     value(await approve(reviewer, first.approval.id, 1));
     const again = value(await requestApproval(requester, key, bodyOf({ ...body, agent: body.agent })));
     expect(again).toEqual({ replayed: true, approval: first.approval });
-    expect(await requestApproval(requester, key, { ...body, argsDigest: digest(9) })).toMatchObject({ ok: false, failure: 'idempotency_key_reused' });
+    expect(await requestApproval(requester, key, { ...body, argsDigest: digest(9) })).toMatchObject({
+      ok: false,
+      failure: 'idempotency_key_reused',
+    });
     // Another key may use the same Idempotency-Key for its own request.
     const other = await makeKey(['approvals:request']);
     expect(value(await requestApproval(other, key, body)).approval.id).not.toBe(first.approval.id);
@@ -186,7 +258,10 @@ describe('requestApproval', () => {
     const inFlight = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await inFlight.connect();
     try {
-      await inFlight.query('SELECT pg_advisory_lock($1::int, hashtext($2))', [0x61707072, `${(requester as { keyId: string }).keyId}\n${key}`]);
+      await inFlight.query('SELECT pg_advisory_lock($1::int, hashtext($2))', [
+        0x61707072,
+        `${(requester as { keyId: string }).keyId}\n${key}`,
+      ]);
       const busy = await requestApproval(requester, key, body);
       expect(busy).toMatchObject({ ok: false, failure: 'conflict' });
       expect(!busy.ok && busy.detail).toMatch(/still being processed/);
@@ -201,7 +276,11 @@ describe('requestApproval', () => {
     const key = uniq('idem');
     const body = bodyOf();
     const results = await Promise.all(Array.from({ length: 12 }, () => requestApproval(requester, key, body)));
-    expect(await db.approvalRequest.count({ where: { requestedByKeyId: (requester as { keyId: string }).keyId, idempotencyKey: key } })).toBe(1);
+    expect(
+      await db.approvalRequest.count({
+        where: { requestedByKeyId: (requester as { keyId: string }).keyId, idempotencyKey: key },
+      }),
+    ).toBe(1);
     const oks = results.flatMap((r) => (r.ok ? [r.value] : []));
     expect(oks.length).toBeGreaterThanOrEqual(1);
     expect(new Set(oks.map((o) => o.approval.id)).size).toBe(1);
@@ -217,7 +296,9 @@ describe('policy', () => {
     const view = value(await getApproval(admin, created.id));
     expect(view.grant).toMatchObject({ id: created.grant!.id, state: 'active', redeemedAt: null, revokedAt: null });
     expect(view.grant!.expiresAt.getTime() - view.grant!.issuedAt.getTime()).toBe(120_000);
-    const actions = (await db.auditEntry.findMany({ where: { targetId: created.id }, orderBy: { seq: 'asc' } })).map((e) => e.action);
+    const actions = (await db.auditEntry.findMany({ where: { targetId: created.id }, orderBy: { seq: 'asc' } })).map(
+      (e) => e.action,
+    );
     expect(actions).toEqual(['approval.request', 'grant.issue']);
   });
 
@@ -231,7 +312,10 @@ describe('policy', () => {
   it("follows an admin's rule: for the tool first, then for the whole server", async () => {
     const server = uniq('srv');
     await trustServer('cli', server);
-    expect(await setPolicyRule(reviewer, { server, tool: null, requiredApprovals: 2 })).toMatchObject({ ok: false, failure: 'forbidden' });
+    expect(await setPolicyRule(reviewer, { server, tool: null, requiredApprovals: 2 })).toMatchObject({
+      ok: false,
+      failure: 'forbidden',
+    });
     const wholeServer = value(await setPolicyRule(admin, { server, tool: null, requiredApprovals: 2 }));
     expect(wholeServer).toMatchObject({ server, tool: null, requiredApprovals: 2, createdBy: admin.email });
     expect((await makeApproval({ ...NONE, server })).requiredApprovals).toBe(2);
@@ -240,19 +324,31 @@ describe('policy', () => {
     // Setting the same rule again changes nothing; changing it is one audited change.
     expect(value(await setPolicyRule(admin, { server, tool: 'get_order', requiredApprovals: 1 })).id).toBe(toolRule.id);
     value(await setPolicyRule(admin, { server, tool: 'get_order', requiredApprovals: 0 }));
-    expect((await makeApproval({ ...TWO, tool: { ...TWO.tool, name: 'get_order' }, server })).requiredApprovals).toBe(0);
+    expect((await makeApproval({ ...TWO, tool: { ...TWO.tool, name: 'get_order' }, server })).requiredApprovals).toBe(
+      0,
+    );
     const rules = value(await listPolicyRules(reviewer)).filter((r) => r.server === server);
-    expect(rules.map((r) => [r.tool, r.requiredApprovals])).toEqual([[null, 2], ['get_order', 0]]);
+    expect(rules.map((r) => [r.tool, r.requiredApprovals])).toEqual([
+      [null, 2],
+      ['get_order', 0],
+    ]);
     value(await deletePolicyRule(admin, toolRule.id));
     expect(await deletePolicyRule(admin, toolRule.id)).toMatchObject({ ok: false, failure: 'not_found' });
     expect((await makeApproval({ ...NONE, server })).requiredApprovals).toBe(2);
-    const actions = (await db.auditEntry.findMany({ where: { targetType: 'policy_rule', targetId: { in: [toolRule.id, wholeServer.id] } }, orderBy: { seq: 'asc' } })).map((e) => e.action);
+    const actions = (
+      await db.auditEntry.findMany({
+        where: { targetType: 'policy_rule', targetId: { in: [toolRule.id, wholeServer.id] } },
+        orderBy: { seq: 'asc' },
+      })
+    ).map((e) => e.action);
     expect(actions).toEqual(['policy.create', 'policy.create', 'policy.change', 'policy.delete']);
   });
 
   it('keeps one whole-server rule per server even when set concurrently', async () => {
     const server = uniq('srv');
-    const results = await Promise.all([0, 1, 2, 1, 2, 0].map((n) => setPolicyRule('cli', { server, tool: null, requiredApprovals: n })));
+    const results = await Promise.all(
+      [0, 1, 2, 1, 2, 0].map((n) => setPolicyRule('cli', { server, tool: null, requiredApprovals: n })),
+    );
     expect(results.every((r) => r.ok)).toBe(true);
     expect(await db.policyRule.count({ where: { server } })).toBe(1);
   });
@@ -270,10 +366,14 @@ describe('decideApproval', () => {
     const mine = await makeApproval({ principal: selfAdmin.principalId });
     expect(await approve(selfAdmin, mine.id, 1)).toMatchObject({ ok: false, failure: 'forbidden' });
 
-    const insert = (reviewerId: string, principal: string) => sql(
-      `INSERT INTO approval_decisions (approval_id, reviewer_id, reviewer_email, reviewer_principal, decision, reason) VALUES ($1, $2, $3, $4, 'approve', 'sql')`,
-      [created.id, reviewerId, self.email, principal]);
-    await expect(insert(self.userId, self.principalId)).rejects.toThrow(/principal of approval request .* cannot decide/);
+    const insert = (reviewerId: string, principal: string) =>
+      sql(
+        `INSERT INTO approval_decisions (approval_id, reviewer_id, reviewer_email, reviewer_principal, decision, reason) VALUES ($1, $2, $3, $4, 'approve', 'sql')`,
+        [created.id, reviewerId, self.email, principal],
+      );
+    await expect(insert(self.userId, self.principalId)).rejects.toThrow(
+      /principal of approval request .* cannot decide/,
+    );
     // Claiming another principal does not help: the database reads the user's own.
     await expect(insert(self.userId, 'someone-else')).rejects.toThrow(/cannot decide/);
     expect(await db.approvalDecision.count({ where: { approvalId: created.id } })).toBe(0);
@@ -284,7 +384,10 @@ describe('decideApproval', () => {
     const support = await makeUser('support');
     const created = await makeApproval();
     expect(await approve(support, created.id, 1)).toMatchObject({ ok: false, failure: 'forbidden' });
-    expect(await approve(reviewer, '00000000-0000-4000-8000-000000000000', 1)).toMatchObject({ ok: false, failure: 'not_found' });
+    expect(await approve(reviewer, '00000000-0000-4000-8000-000000000000', 1)).toMatchObject({
+      ok: false,
+      failure: 'not_found',
+    });
     expect(await approve(reviewer, 'not-a-uuid', 1)).toMatchObject({ ok: false, failure: 'not_found' });
   });
 
@@ -292,7 +395,17 @@ describe('decideApproval', () => {
     const created = await makeApproval();
     const people = await makeReviewers(30);
     const results = await racingOn('approval_requests', created.id, QUEUE, () =>
-      Promise.all(people.map((p, i) => decideApproval(p, { id: created.id, decision: i % 3 ? 'approve' : 'deny', reason: `reviewer ${i}`, version: 1 }))));
+      Promise.all(
+        people.map((p, i) =>
+          decideApproval(p, {
+            id: created.id,
+            decision: i % 3 ? 'approve' : 'deny',
+            reason: `reviewer ${i}`,
+            version: 1,
+          }),
+        ),
+      ),
+    );
     const winners = results.flatMap((r, i) => (r.ok ? [i] : []));
     expect(winners).toHaveLength(1);
     expect(failures(results)).toEqual(Array(29).fill('conflict'));
@@ -343,7 +456,8 @@ describe('decideApproval', () => {
   it('the same reviewer twice at once is one decision; deciding again later is a conflict', async () => {
     const created = await makeApproval(TWO);
     const results = await racingOn('approval_requests', created.id, 2, () =>
-      Promise.all([approve(reviewer, created.id, 1, 'first'), approve(reviewer, created.id, 1, 'second')]));
+      Promise.all([approve(reviewer, created.id, 1, 'first'), approve(reviewer, created.id, 1, 'second')]),
+    );
     expect(results.filter((r) => r.ok)).toHaveLength(1);
     expect(await db.approvalDecision.count({ where: { approvalId: created.id } })).toBe(1);
     // With the current version, still once.
@@ -355,36 +469,73 @@ describe('decideApproval', () => {
   it('one denial is final, with its reason masked; later decisions conflict naming the denial', async () => {
     const created = await makeApproval(TWO);
     value(await approve(reviewer, created.id, 1));
-    const denied = value(await decideApproval(reviewer2, { id: created.id, decision: 'deny', reason: 'Customer jane@example.com disputes it', version: 2 }));
+    const denied = value(
+      await decideApproval(reviewer2, {
+        id: created.id,
+        decision: 'deny',
+        reason: 'Customer jane@example.com disputes it',
+        version: 2,
+      }),
+    );
     expect(denied).toMatchObject({ status: 'denied', grant: null });
-    expect(denied.decisions[1]).toMatchObject({ reviewer: reviewer2.email, decision: 'deny', reason: 'Customer [masked:email] disputes it' });
+    expect(denied.decisions[1]).toMatchObject({
+      reviewer: reviewer2.email,
+      decision: 'deny',
+      reason: 'Customer [masked:email] disputes it',
+    });
     const late = await approve(admin, created.id, 3);
     expect(late).toMatchObject({ ok: false, failure: 'conflict' });
-    expect(!late.ok && late.detail).toMatch(new RegExp(`Already denied by ${reviewer2.email.replace(/\./g, '\\.')} at \\d{4}-`));
+    expect(!late.ok && late.detail).toMatch(
+      new RegExp(`Already denied by ${reviewer2.email.replace(/\./g, '\\.')} at \\d{4}-`),
+    );
     // The database refuses a decision on a request that is not pending.
-    await expect(sql(
-      `INSERT INTO approval_decisions (approval_id, reviewer_id, reviewer_email, reviewer_principal, decision, reason) VALUES ($1, $2, 'x', 'x', 'approve', 'sql')`,
-      [created.id, admin.userId])).rejects.toThrow(/is not pending/);
+    await expect(
+      sql(
+        `INSERT INTO approval_decisions (approval_id, reviewer_id, reviewer_email, reviewer_principal, decision, reason) VALUES ($1, $2, 'x', 'x', 'approve', 'sql')`,
+        [created.id, admin.userId],
+      ),
+    ).rejects.toThrow(/is not pending/);
   });
 });
 
 describe('invariants the database keeps by itself', () => {
   it('refuses to rewrite a request, approve it without approvals, grant it early, reopen it, or delete anything', async () => {
     const created = await makeApproval(TWO);
-    await expect(sql('UPDATE approval_requests SET args_digest = $2 WHERE id = $1', [created.id, digest(5)])).rejects.toThrow(/never changes/);
-    await expect(sql('UPDATE approval_requests SET summary = $2 WHERE id = $1', [created.id, 'something else'])).rejects.toThrow(/never changes/);
-    await expect(sql("UPDATE approval_requests SET status = 'approved' WHERE id = $1", [created.id])).rejects.toThrow(/fewer approvals/);
-    const grantNow = "INSERT INTO grants (approval_id, server, tool_name, args_digest, expires_at) SELECT id, server, tool_name, args_digest, now() + interval '1 hour' FROM approval_requests WHERE id = $1";
+    await expect(
+      sql('UPDATE approval_requests SET args_digest = $2 WHERE id = $1', [created.id, digest(5)]),
+    ).rejects.toThrow(/never changes/);
+    await expect(
+      sql('UPDATE approval_requests SET summary = $2 WHERE id = $1', [created.id, 'something else']),
+    ).rejects.toThrow(/never changes/);
+    await expect(sql("UPDATE approval_requests SET status = 'approved' WHERE id = $1", [created.id])).rejects.toThrow(
+      /fewer approvals/,
+    );
+    const grantNow =
+      "INSERT INTO grants (approval_id, server, tool_name, args_digest, expires_at) SELECT id, server, tool_name, args_digest, now() + interval '1 hour' FROM approval_requests WHERE id = $1";
     await expect(sql(grantNow, [created.id])).rejects.toThrow(/needs an approved request/);
-    await expect(sql(`INSERT INTO approval_requests (request_ref, organization, principal, server, tool_name, annotations_trusted, args_digest, summary,
+    await expect(
+      sql(`INSERT INTO approval_requests (request_ref, organization, principal, server, tool_name, annotations_trusted, args_digest, summary,
       required_approvals, status, expires_at, grant_ttl_seconds, requested_by_key_id, idempotency_key, request_hash)
-      VALUES ('r', 'o', 'p', 's', 't', false, 'd', 'x', 2, 'approved', now() + interval '1 hour', 60, gen_random_uuid(), 'k', 'h')`)).rejects.toThrow(/new approval request is pending/);
+      VALUES ('r', 'o', 'p', 's', 't', false, 'd', 'x', 2, 'approved', now() + interval '1 hour', 60, gen_random_uuid(), 'k', 'h')`),
+    ).rejects.toThrow(/new approval request is pending/);
     value(await decideApproval(reviewer, { id: created.id, decision: 'deny', reason: 'no', version: 1 }));
-    await expect(sql("UPDATE approval_requests SET status = 'pending' WHERE id = $1", [created.id])).rejects.toThrow(/cannot go from denied to pending/);
-    await expect(sql("UPDATE approval_decisions SET decision = 'approve' WHERE approval_id = $1", [created.id])).rejects.toThrow(/never changed or deleted/);
-    await expect(sql('DELETE FROM approval_decisions WHERE approval_id = $1', [created.id])).rejects.toThrow(/never changed or deleted/);
+    await expect(sql("UPDATE approval_requests SET status = 'pending' WHERE id = $1", [created.id])).rejects.toThrow(
+      /cannot go from denied to pending/,
+    );
+    await expect(
+      sql("UPDATE approval_decisions SET decision = 'approve' WHERE approval_id = $1", [created.id]),
+    ).rejects.toThrow(/never changed or deleted/);
+    await expect(sql('DELETE FROM approval_decisions WHERE approval_id = $1', [created.id])).rejects.toThrow(
+      /never changed or deleted/,
+    );
     await expect(sql('DELETE FROM approval_requests WHERE id = $1', [created.id])).rejects.toThrow(/never deleted/);
-    await expect(sql('INSERT INTO policy_rules (server, tool_name, required_approvals, created_by) VALUES ($1, $2, 3, $3)', [uniq('srv'), '*', 'sql'])).rejects.toThrow(/policy_rules_required_approvals_check/);
+    await expect(
+      sql('INSERT INTO policy_rules (server, tool_name, required_approvals, created_by) VALUES ($1, $2, 3, $3)', [
+        uniq('srv'),
+        '*',
+        'sql',
+      ]),
+    ).rejects.toThrow(/policy_rules_required_approvals_check/);
   });
 });
 
@@ -393,7 +544,10 @@ describe('redeemGrant', () => {
     const { approvalId, grantId } = await approvedGrant();
     const r = value(await redeemGrant(redeemer, grantId, redeemBody()));
     expect(r).toMatchObject({ grantId, approvalId, server: TRUSTED, tool: 'get_order', argsDigest: digest(1) });
-    expect(value(await getApproval(redeemer, approvalId))).toMatchObject({ status: 'redeemed', grant: { state: 'redeemed' } });
+    expect(value(await getApproval(redeemer, approvalId))).toMatchObject({
+      status: 'redeemed',
+      grant: { state: 'redeemed' },
+    });
     const again = await redeemGrant(redeemer, grantId, redeemBody());
     expect(again).toMatchObject({ ok: false, failure: 'conflict' });
     expect(await findApprovalIdForGrant(reviewer, grantId)).toBe(approvalId);
@@ -404,7 +558,11 @@ describe('redeemGrant', () => {
 
   it('names the field that differs from what was approved (422) and redeems nothing', async () => {
     const { grantId } = await approvedGrant();
-    for (const [field, over] of [['argsDigest', { argsDigest: digest(2) }], ['tool', { tool: 'delete_order' }], ['server', { server: UNTRUSTED }]] as const) {
+    for (const [field, over] of [
+      ['argsDigest', { argsDigest: digest(2) }],
+      ['tool', { tool: 'delete_order' }],
+      ['server', { server: UNTRUSTED }],
+    ] as const) {
       const r = await redeemGrant(redeemer, grantId, redeemBody(over));
       expect(r).toMatchObject({ ok: false, failure: 'invalid_input', errors: [{ path: field }] });
     }
@@ -413,7 +571,11 @@ describe('redeemGrant', () => {
 
   it('text PostgreSQL cannot hold (a NUL, a lone surrogate) in the server or tool: named as differing, nothing redeemed', async () => {
     const { approvalId, grantId } = await approvedGrant();
-    for (const [field, over] of [['server', { server: `${TRUSTED}\u0000` }], ['tool', { tool: 'get_\u0000order' }], ['tool', { tool: 'get_\udc00order' }]] as const) {
+    for (const [field, over] of [
+      ['server', { server: `${TRUSTED}\u0000` }],
+      ['tool', { tool: 'get_\u0000order' }],
+      ['tool', { tool: 'get_\udc00order' }],
+    ] as const) {
       const r = await redeemGrant(redeemer, grantId, redeemBody(over));
       expect(r).toMatchObject({ ok: false, failure: 'invalid_input', errors: [{ path: field }] });
     }
@@ -421,20 +583,32 @@ describe('redeemGrant', () => {
     expect(value(await redeemGrant(redeemer, grantId, redeemBody())).grantId).toBe(grantId);
   });
 
-  it('needs the scope and a grant that exists (in the key\'s organization)', async () => {
+  it("needs the scope and a grant that exists (in the key's organization)", async () => {
     const { grantId } = await approvedGrant();
     expect(await redeemGrant(requester, grantId, redeemBody())).toMatchObject({ ok: false, failure: 'forbidden' });
-    expect(await redeemGrant(redeemer, '00000000-0000-4000-8000-000000000000', redeemBody())).toMatchObject({ ok: false, failure: 'not_found' });
+    expect(await redeemGrant(redeemer, '00000000-0000-4000-8000-000000000000', redeemBody())).toMatchObject({
+      ok: false,
+      failure: 'not_found',
+    });
     expect(await redeemGrant(redeemer, 'grt_123', redeemBody())).toMatchObject({ ok: false, failure: 'not_found' });
     const otherOrg = await makeKey(['grants:redeem'], 'globex');
     expect(await redeemGrant(otherOrg, grantId, redeemBody())).toMatchObject({ ok: false, failure: 'not_found' });
     // Its own organization's grant: redeemed, and audited with the binding, the key and the approval as target.
     const ownOrg = await makeKey(['grants:redeem'], 'acme');
     const redeemed = value(await redeemGrant(ownOrg, grantId, redeemBody()));
-    const audit = await db.auditEntry.findFirstOrThrow({ where: { action: 'grant.redeem', targetId: redeemed.approvalId } });
+    const audit = await db.auditEntry.findFirstOrThrow({
+      where: { action: 'grant.redeem', targetId: redeemed.approvalId },
+    });
     expect(audit).toMatchObject({
-      actor: `api_key:${(ownOrg as { keyId: string }).keyId}`, targetType: 'approval',
-      data: { grantId, server: TRUSTED, tool: 'get_order', argsDigest: digest(1), apiKey: (ownOrg as { name: string }).name },
+      actor: `api_key:${(ownOrg as { keyId: string }).keyId}`,
+      targetType: 'approval',
+      data: {
+        grantId,
+        server: TRUSTED,
+        tool: 'get_order',
+        argsDigest: digest(1),
+        apiKey: (ownOrg as { name: string }).name,
+      },
     });
     // Both by the database clock (the column rounds to the millisecond, the audit entry truncates).
     expect(audit.at.getTime()).toBeGreaterThanOrEqual(redeemed.redeemedAt.getTime() - 1);
@@ -442,7 +616,9 @@ describe('redeemGrant', () => {
 
   it('20 concurrent redemptions: exactly one succeeds, the rest conflict', async () => {
     const { grantId } = await approvedGrant();
-    const results = await racingOn('grants', grantId, QUEUE, () => Promise.all(Array.from({ length: 20 }, () => redeemGrant(redeemer, grantId, redeemBody()))));
+    const results = await racingOn('grants', grantId, QUEUE, () =>
+      Promise.all(Array.from({ length: 20 }, () => redeemGrant(redeemer, grantId, redeemBody()))),
+    );
     expect(results.filter((r) => r.ok)).toHaveLength(1);
     expect(failures(results)).toEqual(Array(19).fill('conflict'));
   });
@@ -450,10 +626,11 @@ describe('redeemGrant', () => {
   it('revocation racing redemption: never both, always one', async () => {
     for (let round = 0; round < 12; round++) {
       const { approvalId, grantId } = await approvedGrant();
-      const race = () => Promise.all([
-        revokeApproval(admin, { id: approvalId, reason: 'race' }),
-        redeemGrant(redeemer, grantId, redeemBody()),
-      ] as const);
+      const race = () =>
+        Promise.all([
+          revokeApproval(admin, { id: approvalId, reason: 'race' }),
+          redeemGrant(redeemer, grantId, redeemBody()),
+        ] as const);
       // Half the rounds queue both behind a lock first; half just start them together.
       const [revoked, redeemed] = round % 2 ? await racingOn('grants', grantId, 2, race) : await race();
       expect([revoked.ok, redeemed.ok].filter(Boolean)).toHaveLength(1);
@@ -478,12 +655,16 @@ describe('redeemGrant', () => {
     const results = await Promise.all(calls.map((c) => redeemGrant(redeemer, c.g.grantId, c.body)));
     const outcome = (r: Result<unknown>) => (r.ok ? 'ok' : r.failure);
     // A grant and its duplicate: one succeeded, the other conflicts.
-    for (let i = 0; i < 4; i++) expect([outcome(results[i]), outcome(results[30 + i])].sort()).toEqual(['conflict', 'ok']);
+    for (let i = 0; i < 4; i++)
+      expect([outcome(results[i]), outcome(results[30 + i])].sort()).toEqual(['conflict', 'ok']);
     expect(results.slice(4, 30).map(outcome)).toEqual(Array(26).fill('ok'));
     expect(results.slice(34).map(outcome)).toEqual(calls.slice(34).map((c) => c.expect));
-    const entries = await db.auditEntry.findMany({ where: { action: 'grant.redeem', targetId: { in: grants.map((g) => g.approvalId) } } });
+    const entries = await db.auditEntry.findMany({
+      where: { action: 'grant.redeem', targetId: { in: grants.map((g) => g.approvalId) } },
+    });
     expect(entries.map((e) => e.targetId).sort()).toEqual(used.map((g) => g.approvalId).sort());
-    for (const g of grants) expect(value(await getApproval(admin, g.approvalId)).status).toBe(used.includes(g) ? 'redeemed' : 'approved');
+    for (const g of grants)
+      expect(value(await getApproval(admin, g.approvalId)).status).toBe(used.includes(g) ? 'redeemed' : 'approved');
     expect(await verifyAuditChain()).toMatchObject({ ok: true });
   });
 
@@ -491,9 +672,14 @@ describe('redeemGrant', () => {
     const grants = await Promise.all(Array.from({ length: 20 }, () => approvedGrant()));
     // Broken behind the app's back: the request revoked, its grant left live (an invariant redemption checks).
     const broken = grants[13];
-    await sql(`UPDATE approval_requests SET status = 'revoked', revoked_at = now(), revoked_by = 'sql' WHERE id = $1`, [broken.approvalId]);
+    await sql(`UPDATE approval_requests SET status = 'revoked', revoked_at = now(), revoked_by = 'sql' WHERE id = $1`, [
+      broken.approvalId,
+    ]);
     const results = await Promise.allSettled(grants.map((g) => redeemGrant(redeemer, g.grantId, redeemBody())));
-    expect(results[13]).toMatchObject({ status: 'rejected', reason: expect.objectContaining({ message: expect.stringMatching(/invariant/) }) });
+    expect(results[13]).toMatchObject({
+      status: 'rejected',
+      reason: expect.objectContaining({ message: expect.stringMatching(/invariant/) }),
+    });
     expect(results.filter((r, i) => i !== 13 && r.status === 'fulfilled' && r.value.ok)).toHaveLength(19);
     expect((await db.grant.findUniqueOrThrow({ where: { id: broken.grantId } })).redeemedAt).toBeNull();
     expect(await db.auditEntry.count({ where: { action: 'grant.redeem', targetId: broken.approvalId } })).toBe(0);
@@ -502,20 +688,34 @@ describe('redeemGrant', () => {
   it('the database refuses to redeem twice, to redeem a revoked grant, or to delete one', async () => {
     const { grantId } = await approvedGrant();
     value(await redeemGrant(redeemer, grantId, redeemBody()));
-    await expect(sql('UPDATE grants SET redeemed_at = now() WHERE id = $1', [grantId])).rejects.toThrow(/already redeemed/);
+    await expect(sql('UPDATE grants SET redeemed_at = now() WHERE id = $1', [grantId])).rejects.toThrow(
+      /already redeemed/,
+    );
     await expect(sql('DELETE FROM grants WHERE id = $1', [grantId])).rejects.toThrow(/never deleted/);
     const other = await approvedGrant();
-    await expect(sql('UPDATE grants SET redeemed_at = now(), revoked_at = now() WHERE id = $1', [other.grantId])).rejects.toThrow(/grants_redeemed_or_revoked_check/);
-    await expect(sql('UPDATE grants SET args_digest = $2 WHERE id = $1', [other.grantId, digest(7)])).rejects.toThrow(/never change/);
+    await expect(
+      sql('UPDATE grants SET redeemed_at = now(), revoked_at = now() WHERE id = $1', [other.grantId]),
+    ).rejects.toThrow(/grants_redeemed_or_revoked_check/);
+    await expect(sql('UPDATE grants SET args_digest = $2 WHERE id = $1', [other.grantId, digest(7)])).rejects.toThrow(
+      /never change/,
+    );
   });
 });
 
 describe('revokeApproval', () => {
   it('is for admins; revokes a pending request at once, then conflicts', async () => {
     const created = await makeApproval();
-    expect(await revokeApproval(reviewer, { id: created.id, reason: 'no' })).toMatchObject({ ok: false, failure: 'forbidden' });
-    const revoked = value(await revokeApproval(admin, { id: created.id, reason: 'Customer withdrew; call +1 415 555 0134' }));
-    expect(revoked).toMatchObject({ status: 'revoked', revoked: { by: admin.email, reason: 'Customer withdrew; call [masked:phone]' } });
+    expect(await revokeApproval(reviewer, { id: created.id, reason: 'no' })).toMatchObject({
+      ok: false,
+      failure: 'forbidden',
+    });
+    const revoked = value(
+      await revokeApproval(admin, { id: created.id, reason: 'Customer withdrew; call +1 415 555 0134' }),
+    );
+    expect(revoked).toMatchObject({
+      status: 'revoked',
+      revoked: { by: admin.email, reason: 'Customer withdrew; call [masked:phone]' },
+    });
     expect(await approve(reviewer, created.id, revoked.version)).toMatchObject({ ok: false, failure: 'conflict' });
     const again = await revokeApproval(admin, { id: created.id, reason: 'again' });
     expect(again).toMatchObject({ ok: false, failure: 'conflict' });
@@ -548,7 +748,10 @@ describe('expiry by the database clock', () => {
     const late = await approve(reviewer, created.id, 1);
     expect(late).toMatchObject({ ok: false, failure: 'conflict' });
     expect(!late.ok && late.detail).toMatch(/^Expired at/);
-    expect(await revokeApproval(admin, { id: created.id, reason: 'late' })).toMatchObject({ ok: false, failure: 'conflict' });
+    expect(await revokeApproval(admin, { id: created.id, reason: 'late' })).toMatchObject({
+      ok: false,
+      failure: 'conflict',
+    });
 
     // The sweep stores what reads already said, once, with an audit entry.
     expect(await expireStaleApprovals()).toBeGreaterThanOrEqual(1);
@@ -563,7 +766,10 @@ describe('expiry by the database clock', () => {
     const r = await redeemGrant(redeemer, grantId, redeemBody());
     expect(r).toMatchObject({ ok: false, failure: 'gone' });
     expect(!r.ok && r.detail).toMatch(/expired at/);
-    expect(value(await getApproval(admin, approvalId))).toMatchObject({ status: 'approved', grant: { state: 'expired' } });
+    expect(value(await getApproval(admin, approvalId))).toMatchObject({
+      status: 'approved',
+      grant: { state: 'expired' },
+    });
     // Nor directly in SQL.
     await expect(sql('UPDATE grants SET redeemed_at = now() WHERE id = $1', [grantId])).rejects.toThrow(/has expired/);
   });
@@ -581,7 +787,8 @@ describe('listApprovals', () => {
     value(await redeemGrant(redeemer, used.grant!.id, redeemBody()));
     await sleep(1100);
 
-    const q = (status: string, extra: Record<string, string> = {}) => approvalListQuerySchema.parse({ status, principal, ...extra });
+    const q = (status: string, extra: Record<string, string> = {}) =>
+      approvalListQuerySchema.parse({ status, principal, ...extra });
     const first = value(await listApprovals(reviewer, { ...q('pending'), limit: 2 }));
     expect(first.items.map((i) => i.id)).toEqual([soon.id, middle.id]);
     const second = value(await listApprovals(reviewer, q('pending', { cursor: first.nextCursor!, limit: '2' })));
@@ -594,8 +801,12 @@ describe('listApprovals', () => {
     // Newest first without a status.
     expect(await ids('')).toEqual([used.id, granted.id, lapsing.id, middle.id, soon.id, late.id]);
     // A cursor from another listing is refused, not misread.
-    expect(await listApprovals(reviewer, { ...q('expired'), cursor: first.nextCursor ? approvalListQuerySchema.parse({ cursor: first.nextCursor }).cursor : undefined }))
-      .toMatchObject({ ok: false, failure: 'invalid_input' });
+    expect(
+      await listApprovals(reviewer, {
+        ...q('expired'),
+        cursor: first.nextCursor ? approvalListQuerySchema.parse({ cursor: first.nextCursor }).cursor : undefined,
+      }),
+    ).toMatchObject({ ok: false, failure: 'invalid_input' });
   });
 
   it('counts the pending queue for people who may read it', async () => {

@@ -9,8 +9,15 @@ import { Prisma } from '@/lib/generated/prisma/client';
 import { can, type Viewer } from '@/lib/auth/permissions';
 import { policyBasisText } from '@/lib/approvals/policy';
 import {
-  APPROVAL_PAGE_DEFAULT, APPROVAL_PAGE_MAX, encodeApprovalCursor, idempotencyKeySchema, isUuid,
-  type ApprovalListQuery, type ApprovalRequestBody, type DecisionBody, type RevokeBody,
+  APPROVAL_PAGE_DEFAULT,
+  APPROVAL_PAGE_MAX,
+  encodeApprovalCursor,
+  idempotencyKeySchema,
+  isUuid,
+  type ApprovalListQuery,
+  type ApprovalRequestBody,
+  type DecisionBody,
+  type RevokeBody,
 } from '@/lib/approvals/schemas';
 import { describeDecisions, describeSettled, toApprovalView, type ApprovalView } from '@/lib/approvals/view';
 import { maskText } from '@/lib/redaction/mask';
@@ -38,7 +45,8 @@ export const keyActor = (client: Extract<ApiClient, { kind: 'apiKey' }>) => `api
  * (an expiry) or a rival won. The caller explains the refusal as it explains a lost race.
  */
 export function refusedByDatabase(err: unknown): boolean {
-  const cause = (err as { meta?: { driverAdapterError?: { cause?: { originalCode?: unknown } } } } | null)?.meta?.driverAdapterError?.cause;
+  const cause = (err as { meta?: { driverAdapterError?: { cause?: { originalCode?: unknown } } } } | null)?.meta
+    ?.driverAdapterError?.cause;
   return cause?.originalCode === '23514' || cause?.originalCode === '23505';
 }
 
@@ -57,17 +65,51 @@ function readScope(reader: ApprovalReader): Prisma.ApprovalRequestWhereInput | n
 
 // Never the request hash or the requesting key.
 const viewSelect = {
-  id: true, requestRef: true, idempotencyKey: true, organization: true, principal: true, agent: true, server: true,
-  toolName: true, toolAnnotations: true, annotationsTrusted: true, argsDigest: true, summary: true,
-  resourceType: true, resourceId: true, requiredApprovals: true, status: true, version: true, expiresAt: true,
-  grantTtlSeconds: true, createdAt: true, decidedAt: true, revokedAt: true, revokedBy: true, revokeReason: true,
-  decisions: { select: { reviewerEmail: true, decision: true, reason: true, at: true }, orderBy: [{ at: 'asc' }, { id: 'asc' }] },
+  id: true,
+  requestRef: true,
+  idempotencyKey: true,
+  organization: true,
+  principal: true,
+  agent: true,
+  server: true,
+  toolName: true,
+  toolAnnotations: true,
+  annotationsTrusted: true,
+  argsDigest: true,
+  summary: true,
+  resourceType: true,
+  resourceId: true,
+  requiredApprovals: true,
+  status: true,
+  version: true,
+  expiresAt: true,
+  grantTtlSeconds: true,
+  createdAt: true,
+  decidedAt: true,
+  revokedAt: true,
+  revokedBy: true,
+  revokeReason: true,
+  decisions: {
+    select: { reviewerEmail: true, decision: true, reason: true, at: true },
+    orderBy: [{ at: 'asc' }, { id: 'asc' }],
+  },
   grant: { select: { id: true, issuedAt: true, expiresAt: true, redeemedAt: true, revokedAt: true } },
 } satisfies Prisma.ApprovalRequestSelect;
 type ViewRow = Prisma.ApprovalRequestGetPayload<{ select: typeof viewSelect }>;
 
 const toView = (r: ViewRow, now: Date): ApprovalView =>
-  toApprovalView({ ...r, decisions: r.decisions.map((d) => ({ reviewer: d.reviewerEmail, decision: d.decision, reason: d.reason, at: d.at })) }, now);
+  toApprovalView(
+    {
+      ...r,
+      decisions: r.decisions.map((d) => ({
+        reviewer: d.reviewerEmail,
+        decision: d.decision,
+        reason: d.reason,
+        at: d.at,
+      })),
+    },
+    now,
+  );
 
 async function findView(id: string, scope: Prisma.ApprovalRequestWhereInput = {}): Promise<ApprovalView | null> {
   const row = await db.approvalRequest.findFirst({ where: { AND: [scope, { id }] }, select: viewSelect });
@@ -87,12 +129,22 @@ export type ApprovalCreated = {
   grant: { id: string; expiresAt: Date } | null;
 };
 
-const createdSelect = { id: true, requiredApprovals: true, expiresAt: true, requestHash: true, grant: { select: { id: true, expiresAt: true } } } satisfies Prisma.ApprovalRequestSelect;
+const createdSelect = {
+  id: true,
+  requiredApprovals: true,
+  expiresAt: true,
+  requestHash: true,
+  grant: { select: { id: true, expiresAt: true } },
+} satisfies Prisma.ApprovalRequestSelect;
 
 // Rebuilt from the row as it was answered: born approved only when no approval was needed.
 const createdBody = (r: Prisma.ApprovalRequestGetPayload<{ select: typeof createdSelect }>): ApprovalCreated => ({
-  id: r.id, status: r.requiredApprovals === 0 ? 'approved' : 'pending', requiredApprovals: r.requiredApprovals,
-  expiresAt: r.expiresAt, version: 1, grant: r.requiredApprovals === 0 && r.grant ? { id: r.grant.id, expiresAt: r.grant.expiresAt } : null,
+  id: r.id,
+  status: r.requiredApprovals === 0 ? 'approved' : 'pending',
+  requiredApprovals: r.requiredApprovals,
+  expiresAt: r.expiresAt,
+  version: 1,
+  grant: r.requiredApprovals === 0 && r.grant ? { id: r.grant.id, expiresAt: r.grant.expiresAt } : null,
 });
 
 // Keyed (AUTH_SECRET), as for outcome records: the summary may hold personal data before masking.
@@ -106,7 +158,9 @@ function requestHash(body: ApprovalRequestBody): string {
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
-    const entries = Object.entries(value).filter(([, v]) => v != null).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value)
+      .filter(([, v]) => v != null)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value);
@@ -120,63 +174,127 @@ const IDEMPOTENCY_LOCK = 0x61707072;
  * Idempotency-Key: the same body again answers the original response, another body is
  * `idempotency_key_reused`, and a key whose first request is still being stored is a conflict.
  */
-export async function requestApproval(client: ApiClient, idempotencyKey: string | null, body: ApprovalRequestBody): Promise<Result<{ replayed: boolean; approval: ApprovalCreated }>> {
+export async function requestApproval(
+  client: ApiClient,
+  idempotencyKey: string | null,
+  body: ApprovalRequestBody,
+): Promise<Result<{ replayed: boolean; approval: ApprovalCreated }>> {
   if (client.kind !== 'apiKey' || !client.scopes.includes('approvals:request')) return fail('forbidden');
   if (client.organization !== null && body.organization !== client.organization) {
     const message = `this API key may only request approvals for the organization "${client.organization}"`;
     return fail('forbidden', `organization: ${message}.`, [{ path: 'organization', message }]);
   }
   if (idempotencyKey === null || idempotencyKey.trim() === '') {
-    return fail('idempotency_key_required', 'Send an Idempotency-Key header: the operation\'s own key, the same on every retry of this request.');
+    return fail(
+      'idempotency_key_required',
+      "Send an Idempotency-Key header: the operation's own key, the same on every retry of this request.",
+    );
   }
   const key = idempotencyKeySchema.safeParse(idempotencyKey);
-  if (!key.success) return fail('invalid_input', 'The Idempotency-Key header is invalid.', [{ path: 'Idempotency-Key', message: key.error.issues[0].message }]);
+  if (!key.success)
+    return fail('invalid_input', 'The Idempotency-Key header is invalid.', [
+      { path: 'Idempotency-Key', message: key.error.issues[0].message },
+    ]);
   const hash = requestHash(body);
 
-  const result = await db.$transaction(async (tx): Promise<Result<{ replayed: boolean; approval: ApprovalCreated }>> => {
-    // Held until commit, when the row is visible: a second request with this key either waits
-    // for nothing (it is refused at once) or finds the committed row.
-    const [{ locked }] = await tx.$queryRaw<{ locked: boolean }[]>`
+  const result = await db.$transaction(
+    async (tx): Promise<Result<{ replayed: boolean; approval: ApprovalCreated }>> => {
+      // Held until commit, when the row is visible: a second request with this key either waits
+      // for nothing (it is refused at once) or finds the committed row.
+      const [{ locked }] = await tx.$queryRaw<{ locked: boolean }[]>`
       SELECT pg_try_advisory_xact_lock(${IDEMPOTENCY_LOCK}::int, hashtext(${`${client.keyId}\n${key.data}`})) AS locked`;
-    if (!locked) return fail('conflict', 'A request with this Idempotency-Key is still being processed; retry in a moment for its answer.');
-    const existing = await tx.approvalRequest.findUnique({ where: { requestedByKeyId_idempotencyKey: { requestedByKeyId: client.keyId, idempotencyKey: key.data } }, select: createdSelect });
-    if (existing) {
-      return existing.requestHash === hash
-        ? ok({ replayed: true, approval: createdBody(existing) })
-        : fail('idempotency_key_reused', `The Idempotency-Key "${key.data}" was already used for a different request (approval ${existing.id}); nothing was stored.`);
-    }
+      if (!locked)
+        return fail(
+          'conflict',
+          'A request with this Idempotency-Key is still being processed; retry in a moment for its answer.',
+        );
+      const existing = await tx.approvalRequest.findUnique({
+        where: { requestedByKeyId_idempotencyKey: { requestedByKeyId: client.keyId, idempotencyKey: key.data } },
+        select: createdSelect,
+      });
+      if (existing) {
+        return existing.requestHash === hash
+          ? ok({ replayed: true, approval: createdBody(existing) })
+          : fail(
+              'idempotency_key_reused',
+              `The Idempotency-Key "${key.data}" was already used for a different request (approval ${existing.id}); nothing was stored.`,
+            );
+      }
 
-    const serverTrusted = (await tx.trustedServer.count({ where: { name: body.server } })) > 0;
-    const verdict = await policyFor(tx, { server: body.server, toolName: body.tool.name, annotations: body.tool.annotations, serverTrusted });
-    const [{ now }] = await tx.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
-    const autoApproved = verdict.requiredApprovals === 0;
-    const annotations = body.tool.annotations && { ...body.tool.annotations, title: mask(body.tool.annotations.title) };
-    const created = await tx.approvalRequest.create({
-      data: {
-        requestRef: body.requestRef, organization: body.organization, principal: body.principal, agent: mask(body.agent),
-        server: body.server, toolName: body.tool.name, toolAnnotations: annotations ?? Prisma.DbNull, annotationsTrusted: serverTrusted,
-        argsDigest: body.argsDigest, summary: mask(body.summary),
-        resourceType: mask(body.resource?.type), resourceId: mask(body.resource?.id),
-        requiredApprovals: verdict.requiredApprovals, status: autoApproved ? 'approved' : 'pending',
-        expiresAt: new Date(now.getTime() + body.pendingTtlSeconds * 1000), grantTtlSeconds: body.grantTtlSeconds,
-        requestedByKeyId: client.keyId, idempotencyKey: key.data, requestHash: hash, createdAt: now, decidedAt: autoApproved ? now : null,
-      },
-      select: { id: true },
-    });
-    await appendAudit(tx, {
-      actor: keyActor(client), action: 'approval.request', targetType: 'approval', targetId: created.id,
-      data: {
-        requestRef: body.requestRef, organization: body.organization, principal: body.principal, server: body.server,
-        tool: body.tool.name, argsDigest: body.argsDigest, requiredApprovals: verdict.requiredApprovals,
-        policy: policyBasisText[verdict.basis], annotationsTrusted: serverTrusted, apiKey: client.name,
-      },
-    });
-    if (autoApproved) await issueGrant(tx, created.id, keyActor(client), `no approval required: ${policyBasisText[verdict.basis]}`);
-    return ok({ replayed: false, approval: createdBody((await tx.approvalRequest.findUniqueOrThrow({ where: { id: created.id }, select: createdSelect }))) });
-  }, TX_OPTIONS);
+      const serverTrusted = (await tx.trustedServer.count({ where: { name: body.server } })) > 0;
+      const verdict = await policyFor(tx, {
+        server: body.server,
+        toolName: body.tool.name,
+        annotations: body.tool.annotations,
+        serverTrusted,
+      });
+      const [{ now }] = await tx.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
+      const autoApproved = verdict.requiredApprovals === 0;
+      const annotations = body.tool.annotations && {
+        ...body.tool.annotations,
+        title: mask(body.tool.annotations.title),
+      };
+      const created = await tx.approvalRequest.create({
+        data: {
+          requestRef: body.requestRef,
+          organization: body.organization,
+          principal: body.principal,
+          agent: mask(body.agent),
+          server: body.server,
+          toolName: body.tool.name,
+          toolAnnotations: annotations ?? Prisma.DbNull,
+          annotationsTrusted: serverTrusted,
+          argsDigest: body.argsDigest,
+          summary: mask(body.summary),
+          resourceType: mask(body.resource?.type),
+          resourceId: mask(body.resource?.id),
+          requiredApprovals: verdict.requiredApprovals,
+          status: autoApproved ? 'approved' : 'pending',
+          expiresAt: new Date(now.getTime() + body.pendingTtlSeconds * 1000),
+          grantTtlSeconds: body.grantTtlSeconds,
+          requestedByKeyId: client.keyId,
+          idempotencyKey: key.data,
+          requestHash: hash,
+          createdAt: now,
+          decidedAt: autoApproved ? now : null,
+        },
+        select: { id: true },
+      });
+      await appendAudit(tx, {
+        actor: keyActor(client),
+        action: 'approval.request',
+        targetType: 'approval',
+        targetId: created.id,
+        data: {
+          requestRef: body.requestRef,
+          organization: body.organization,
+          principal: body.principal,
+          server: body.server,
+          tool: body.tool.name,
+          argsDigest: body.argsDigest,
+          requiredApprovals: verdict.requiredApprovals,
+          policy: policyBasisText[verdict.basis],
+          annotationsTrusted: serverTrusted,
+          apiKey: client.name,
+        },
+      });
+      if (autoApproved)
+        await issueGrant(tx, created.id, keyActor(client), `no approval required: ${policyBasisText[verdict.basis]}`);
+      return ok({
+        replayed: false,
+        approval: createdBody(
+          await tx.approvalRequest.findUniqueOrThrow({ where: { id: created.id }, select: createdSelect }),
+        ),
+      });
+    },
+    TX_OPTIONS,
+  );
   // Notifications go out after the commit, in the background: they never delay or fail the request.
   if (result.ok && !result.value.replayed && result.value.approval.status === 'pending' && notificationsEnabled()) {
-    void findView(result.value.approval.id).then((view) => view && notifyApprovalRequested(view), () => {});
+    void findView(result.value.approval.id).then(
+      (view) => view && notifyApprovalRequested(view),
+      () => {},
+    );
   }
   return result;
 }
@@ -188,7 +306,13 @@ async function issueGrant(tx: Tx, approvalId: string, actor: string, why: string
     SELECT id, server, tool_name, args_digest, now() + make_interval(secs => grant_ttl_seconds)
     FROM approval_requests WHERE id = ${approvalId}::uuid
     RETURNING id, expires_at`;
-  await appendAudit(tx, { actor, action: 'grant.issue', targetType: 'approval', targetId: approvalId, data: { grantId: grant.id, expiresAt: grant.expires_at.toISOString(), why } });
+  await appendAudit(tx, {
+    actor,
+    action: 'grant.issue',
+    targetType: 'approval',
+    targetId: approvalId,
+    data: { grantId: grant.id, expiresAt: grant.expires_at.toISOString(), why },
+  });
 }
 
 // ── Reading ─────────────────────────────────────────────────────────────────────────────────
@@ -207,11 +331,18 @@ export type ApprovalPage = { items: ApprovalView[]; nextCursor: string | null };
 function statusWhere(status: ApprovalListQuery['status'], now: Date): Prisma.ApprovalRequestWhereInput {
   const waiting: Prisma.ApprovalRequestWhereInput = { status: 'pending', expiresAt: { gt: now } };
   switch (status) {
-    case undefined: return {};
-    case 'pending': return waiting;
-    case 'expired': return { OR: [{ status: 'expired' }, { status: 'pending', expiresAt: { lte: now } }] };
-    case 'live': return { OR: [waiting, { status: 'approved', grant: { redeemedAt: null, revokedAt: null, expiresAt: { gt: now } } }] };
-    default: return { status };
+    case undefined:
+      return {};
+    case 'pending':
+      return waiting;
+    case 'expired':
+      return { OR: [{ status: 'expired' }, { status: 'pending', expiresAt: { lte: now } }] };
+    case 'live':
+      return {
+        OR: [waiting, { status: 'approved', grant: { redeemedAt: null, revokedAt: null, expiresAt: { gt: now } } }],
+      };
+    default:
+      return { status };
   }
 }
 
@@ -219,24 +350,40 @@ function statusWhere(status: ApprovalListQuery['status'], now: Date): Prisma.App
  * The queue and its history. `pending` runs soonest-to-expire first; everything else newest
  * first. Reads report expiry by the database clock whether or not the sweep has run.
  */
-export async function listApprovals(reader: ApprovalReader, query: Partial<ApprovalListQuery> = {}): Promise<Result<ApprovalPage>> {
+export async function listApprovals(
+  reader: ApprovalReader,
+  query: Partial<ApprovalListQuery> = {},
+): Promise<Result<ApprovalPage>> {
   const scope = readScope(reader);
   if (!scope) return fail('forbidden');
   await expireStaleApprovalsNowAndThen();
   const order = query.status === 'pending' ? 'expires' : 'created';
   const { cursor } = query;
-  if (cursor && cursor.order !== order) return fail('invalid_input', 'The cursor belongs to another listing.', [{ path: 'cursor', message: 'belongs to a listing with another status' }]);
+  if (cursor && cursor.order !== order)
+    return fail('invalid_input', 'The cursor belongs to another listing.', [
+      { path: 'cursor', message: 'belongs to a listing with another status' },
+    ]);
   const limit = Math.max(1, Math.min(query.limit ?? APPROVAL_PAGE_DEFAULT, APPROVAL_PAGE_MAX));
   const now = await dbNow();
-  const after: Prisma.ApprovalRequestWhereInput = !cursor ? {}
+  const after: Prisma.ApprovalRequestWhereInput = !cursor
+    ? {}
     : order === 'expires'
       ? { OR: [{ expiresAt: { gt: cursor.at } }, { expiresAt: cursor.at, id: { gt: cursor.id } }] }
       : { OR: [{ createdAt: { lt: cursor.at } }, { createdAt: cursor.at, id: { lt: cursor.id } }] };
   const rows = await db.approvalRequest.findMany({
     where: {
-      AND: [scope, statusWhere(query.status, now), after, {
-        server: query.server, toolName: query.tool, principal: query.principal, organization: query.organization, requestRef: query.requestRef,
-      }],
+      AND: [
+        scope,
+        statusWhere(query.status, now),
+        after,
+        {
+          server: query.server,
+          toolName: query.tool,
+          principal: query.principal,
+          organization: query.organization,
+          requestRef: query.requestRef,
+        },
+      ],
     },
     orderBy: order === 'expires' ? [{ expiresAt: 'asc' }, { id: 'asc' }] : [{ createdAt: 'desc' }, { id: 'desc' }],
     take: limit + 1,
@@ -244,7 +391,10 @@ export async function listApprovals(reader: ApprovalReader, query: Partial<Appro
   });
   const items = rows.slice(0, limit).map((r) => toView(r, now));
   const last = items.at(-1);
-  const nextCursor = rows.length > limit && last ? encodeApprovalCursor({ order, at: order === 'expires' ? last.expiresAt : last.createdAt, id: last.id }) : null;
+  const nextCursor =
+    rows.length > limit && last
+      ? encodeApprovalCursor({ order, at: order === 'expires' ? last.expiresAt : last.createdAt, id: last.id })
+      : null;
   return ok({ items, nextCursor });
 }
 
@@ -255,7 +405,10 @@ export async function countPendingApprovals(viewer: Viewer): Promise<number> {
 }
 
 /** The approval a grant belongs to (an outcome record's grantId), or null: also when the reader may not see it. */
-export async function findApprovalIdForGrant(reader: ApprovalReader, grantId: string | null | undefined): Promise<string | null> {
+export async function findApprovalIdForGrant(
+  reader: ApprovalReader,
+  grantId: string | null | undefined,
+): Promise<string | null> {
   const scope = readScope(reader);
   if (!scope || !grantId || !isUuid(grantId)) return null;
   const grant = await db.grant.findFirst({ where: { id: grantId, approval: scope }, select: { approvalId: true } });
@@ -275,34 +428,60 @@ export async function decideApproval(viewer: Viewer, input: DecisionInput): Prom
   if (!can(viewer, 'approval.decide')) return fail('forbidden');
   if (!isUuid(input.id)) return fail('not_found');
   const reason = mask(input.reason);
-  const decided = await db.$transaction(async (tx) => {
-    const [request] = await tx.$queryRaw<{ required_approvals: number }[]>`
+  const decided = await db
+    .$transaction(async (tx) => {
+      const [request] = await tx.$queryRaw<{ required_approvals: number }[]>`
       UPDATE approval_requests r SET version = r.version + 1
       WHERE r.id = ${input.id}::uuid AND r.status = 'pending' AND r.version = ${input.version}::int
         AND r.expires_at > clock_timestamp() AND r.principal <> ${viewer.principalId}
         AND NOT EXISTS (SELECT 1 FROM approval_decisions d WHERE d.approval_id = r.id AND d.reviewer_id = ${viewer.userId}::uuid)
       RETURNING r.required_approvals`;
-    if (!request) return false;
-    await tx.approvalDecision.create({
-      data: { approvalId: input.id, reviewerId: viewer.userId, reviewerEmail: viewer.email, reviewerPrincipal: viewer.principalId, decision: input.decision, reason },
-    });
-    await appendAudit(tx, { actor: viewer.email, action: `approval.${input.decision}`, targetType: 'approval', targetId: input.id, data: { reason, version: input.version, reviewerPrincipal: viewer.principalId } });
-    if (input.decision === 'deny') {
-      await tx.$executeRaw`UPDATE approval_requests SET status = 'denied', decided_at = now() WHERE id = ${input.id}::uuid`;
-      await appendAudit(tx, { actor: viewer.email, action: 'approval.denied', targetType: 'approval', targetId: input.id });
+      if (!request) return false;
+      await tx.approvalDecision.create({
+        data: {
+          approvalId: input.id,
+          reviewerId: viewer.userId,
+          reviewerEmail: viewer.email,
+          reviewerPrincipal: viewer.principalId,
+          decision: input.decision,
+          reason,
+        },
+      });
+      await appendAudit(tx, {
+        actor: viewer.email,
+        action: `approval.${input.decision}`,
+        targetType: 'approval',
+        targetId: input.id,
+        data: { reason, version: input.version, reviewerPrincipal: viewer.principalId },
+      });
+      if (input.decision === 'deny') {
+        await tx.$executeRaw`UPDATE approval_requests SET status = 'denied', decided_at = now() WHERE id = ${input.id}::uuid`;
+        await appendAudit(tx, {
+          actor: viewer.email,
+          action: 'approval.denied',
+          targetType: 'approval',
+          targetId: input.id,
+        });
+        return true;
+      }
+      const approvals = await tx.approvalDecision.count({ where: { approvalId: input.id, decision: 'approve' } });
+      if (approvals >= request.required_approvals) {
+        await tx.$executeRaw`UPDATE approval_requests SET status = 'approved', decided_at = now() WHERE id = ${input.id}::uuid`;
+        await appendAudit(tx, {
+          actor: viewer.email,
+          action: 'approval.approved',
+          targetType: 'approval',
+          targetId: input.id,
+          data: { approvals },
+        });
+        await issueGrant(tx, input.id, viewer.email, `${approvals} of ${request.required_approvals} approvals`);
+      }
       return true;
-    }
-    const approvals = await tx.approvalDecision.count({ where: { approvalId: input.id, decision: 'approve' } });
-    if (approvals >= request.required_approvals) {
-      await tx.$executeRaw`UPDATE approval_requests SET status = 'approved', decided_at = now() WHERE id = ${input.id}::uuid`;
-      await appendAudit(tx, { actor: viewer.email, action: 'approval.approved', targetType: 'approval', targetId: input.id, data: { approvals } });
-      await issueGrant(tx, input.id, viewer.email, `${approvals} of ${request.required_approvals} approvals`);
-    }
-    return true;
-  }, TX_OPTIONS).catch((err: unknown) => {
-    if (refusedByDatabase(err)) return false;
-    throw err;
-  });
+    }, TX_OPTIONS)
+    .catch((err: unknown) => {
+      if (refusedByDatabase(err)) return false;
+      throw err;
+    });
   if (decided) {
     const view = (await findView(input.id))!;
     notifyDecision(view, { reviewer: viewer.email, decision: input.decision, reason });
@@ -312,17 +491,36 @@ export async function decideApproval(viewer: Viewer, input: DecisionInput): Prom
 }
 
 async function explainRefusedDecision(viewer: Viewer, input: DecisionInput): Promise<Result<never>> {
-  const row = await db.approvalRequest.findUnique({ where: { id: input.id }, select: { ...viewSelect, decisions: { select: { ...viewSelect.decisions.select, reviewerId: true }, orderBy: viewSelect.decisions.orderBy } } });
+  const row = await db.approvalRequest.findUnique({
+    where: { id: input.id },
+    select: {
+      ...viewSelect,
+      decisions: {
+        select: { ...viewSelect.decisions.select, reviewerId: true },
+        orderBy: viewSelect.decisions.orderBy,
+      },
+    },
+  });
   if (!row) return fail('not_found');
   if (row.principal === viewer.principalId) {
-    return fail('forbidden', `You cannot decide on this request: it was made on your own behalf (principal "${row.principal}"). Another reviewer must decide.`);
+    return fail(
+      'forbidden',
+      `You cannot decide on this request: it was made on your own behalf (principal "${row.principal}"). Another reviewer must decide.`,
+    );
   }
   const view = toView(row, await dbNow());
   const mine = row.decisions.find((d) => d.reviewerId === viewer.userId);
-  if (mine) return fail('conflict', `You already decided on this request: ${describeDecisions([{ reviewer: mine.reviewerEmail, decision: mine.decision, reason: mine.reason, at: mine.at }])}. Each reviewer decides once.`);
+  if (mine)
+    return fail(
+      'conflict',
+      `You already decided on this request: ${describeDecisions([{ reviewer: mine.reviewerEmail, decision: mine.decision, reason: mine.reason, at: mine.at }])}. Each reviewer decides once.`,
+    );
   if (view.status !== 'pending') return fail('conflict', describeSettled(view));
   if (view.version !== input.version) {
-    return fail('conflict', `This request changed since you loaded it (now version ${view.version}, you sent ${input.version}): ${describeSettled(view)} Reload and decide again.`);
+    return fail(
+      'conflict',
+      `This request changed since you loaded it (now version ${view.version}, you sent ${input.version}): ${describeSettled(view)} Reload and decide again.`,
+    );
   }
   return fail('conflict', 'This request changed while you were deciding; reload and decide again.');
 }
@@ -355,9 +553,16 @@ export async function revokeApproval(viewer: Viewer, input: RevokeInput): Promis
         : await tx.$executeRaw`
             UPDATE approval_requests SET status = 'revoked', version = version + 1, revoked_at = clock_timestamp(), revoked_by = ${viewer.email}, revoke_reason = ${reason}
             WHERE id = ${input.id}::uuid AND status = 'pending' AND expires_at > clock_timestamp()`;
-      if (grant && count !== 1) throw new Error(`invariant: the live grant ${grant.id} belongs to a request that is not approved`);
+      if (grant && count !== 1)
+        throw new Error(`invariant: the live grant ${grant.id} belongs to a request that is not approved`);
       if (count === 1) {
-        await appendAudit(tx, { actor: viewer.email, action: 'approval.revoke', targetType: 'approval', targetId: input.id, data: { from, reason, grantId: grant?.id ?? null } });
+        await appendAudit(tx, {
+          actor: viewer.email,
+          action: 'approval.revoke',
+          targetType: 'approval',
+          targetId: input.id,
+          data: { from, reason, grantId: grant?.id ?? null },
+        });
         return true;
       }
     }
@@ -367,7 +572,10 @@ export async function revokeApproval(viewer: Viewer, input: RevokeInput): Promis
   if (!view) return fail('not_found');
   if (revoked) return ok(view);
   if (view.status === 'approved' && view.grant?.state === 'expired') {
-    return fail('conflict', `Its grant expired unused at ${view.grant.expiresAt.toISOString()}: there is nothing left to revoke.`);
+    return fail(
+      'conflict',
+      `Its grant expired unused at ${view.grant.expiresAt.toISOString()}: there is nothing left to revoke.`,
+    );
   }
   return fail('conflict', `${describeSettled(view)} There is nothing left to revoke.`);
 }
@@ -379,19 +587,28 @@ export async function revokeApproval(viewer: Viewer, input: RevokeInput): Promis
  * each. Reads never depend on it: they already report such requests as expired.
  */
 export async function expireStaleApprovals(batch = 500): Promise<number> {
-  return db.$transaction(async (tx) => {
-    const expired = await tx.$queryRaw<{ id: string; expires_at: Date }[]>`
+  return db.$transaction(
+    async (tx) => {
+      const expired = await tx.$queryRaw<{ id: string; expires_at: Date }[]>`
       UPDATE approval_requests SET status = 'expired', version = version + 1
       WHERE id IN (
         SELECT id FROM approval_requests WHERE status = 'pending' AND expires_at <= clock_timestamp()
         ORDER BY expires_at LIMIT ${batch}::int FOR UPDATE SKIP LOCKED)
       AND status = 'pending'
       RETURNING id, expires_at`;
-    for (const r of expired) {
-      await appendAudit(tx, { actor: 'system', action: 'approval.expire', targetType: 'approval', targetId: r.id, data: { expiresAt: r.expires_at.toISOString() } });
-    }
-    return expired.length;
-  }, { ...TX_OPTIONS, timeout: 60_000 });
+      for (const r of expired) {
+        await appendAudit(tx, {
+          actor: 'system',
+          action: 'approval.expire',
+          targetType: 'approval',
+          targetId: r.id,
+          data: { expiresAt: r.expires_at.toISOString() },
+        });
+      }
+      return expired.length;
+    },
+    { ...TX_OPTIONS, timeout: 60_000 },
+  );
 }
 
 const SWEEP_INTERVAL_MS = 60_000;

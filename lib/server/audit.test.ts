@@ -32,64 +32,132 @@ async function appendAuditTheOldWay(tx: Tx, input: AuditInput): Promise<void> {
   const at = new Date();
   const data = input.data ?? {};
   const hash = auditHash(prevHash, { ...input, seq, at, data });
-  await tx.auditEntry.create({ data: { seq, at, actor: input.actor, action: input.action, targetType: input.targetType, targetId: input.targetId, data: data as object, prevHash, hash } });
+  await tx.auditEntry.create({
+    data: {
+      seq,
+      at,
+      actor: input.actor,
+      action: input.action,
+      targetType: input.targetType,
+      targetId: input.targetId,
+      data: data as object,
+      prevHash,
+      hash,
+    },
+  });
 }
 
 // Text PostgreSQL can store (no NUL), in any script, with characters JSON escapes.
-const text = fc.oneof(fc.string({ unit: 'binary', maxLength: 40 }), fc.constantFrom('"at":""', '\\"', '\n\t', 'Ünïcødé ✓', '😀', '\u2028', '</script>'))
+const text = fc
+  .oneof(
+    fc.string({ unit: 'binary', maxLength: 40 }),
+    fc.constantFrom('"at":""', '\\"', '\n\t', 'Ünïcødé ✓', '😀', '\u2028', '</script>'),
+  )
   .filter((t) => !t.includes('\u0000'));
 const json = fc.letrec((tie) => ({
-  value: fc.oneof({ depthSize: 'small' },
-    fc.constant(null), fc.boolean(), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), text,
-    fc.array(tie('value'), { maxLength: 4 }), fc.dictionary(text, tie('value'), { maxKeys: 4 })),
+  value: fc.oneof(
+    { depthSize: 'small' },
+    fc.constant(null),
+    fc.boolean(),
+    fc.integer(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    text,
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(text, tie('value'), { maxKeys: 4 }),
+  ),
 })).value;
-const entry = fc.record({ actor: text, action: text, targetType: text, targetId: text, data: fc.option(fc.dictionary(text, json, { maxKeys: 6 }), { nil: undefined }) });
+const entry = fc.record({
+  actor: text,
+  action: text,
+  targetType: text,
+  targetId: text,
+  data: fc.option(fc.dictionary(text, json, { maxKeys: 6 }), { nil: undefined }),
+});
 
 describe.sequential('audit chain (real PostgreSQL)', () => {
   it('the database refuses UPDATE, DELETE and TRUNCATE', async () => {
-    await db.$transaction((tx) => appendAudit(tx, { actor: 'test', action: 'test.append', targetType: 'test', targetId: uniq() }));
+    await db.$transaction((tx) =>
+      appendAudit(tx, { actor: 'test', action: 'test.append', targetType: 'test', targetId: uniq() }),
+    );
     await expect(db.$executeRawUnsafe(`UPDATE audit_entries SET actor = 'x'`)).rejects.toThrow(/append-only/);
     await expect(db.$executeRawUnsafe(`DELETE FROM audit_entries`)).rejects.toThrow(/append-only/);
     await expect(db.$executeRawUnsafe(`TRUNCATE audit_entries`)).rejects.toThrow(/append-only/);
   });
 
   it('50 concurrent appends form one unbroken chain', async () => {
-    await Promise.all(Array.from({ length: 50 }, (_, i) =>
-      db.$transaction((tx) => appendAudit(tx, { actor: 'test', action: 'test.concurrent', targetType: 'test', targetId: String(i) }))));
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        db.$transaction((tx) =>
+          appendAudit(tx, { actor: 'test', action: 'test.concurrent', targetType: 'test', targetId: String(i) }),
+        ),
+      ),
+    );
     const v = await verifyAuditChain();
     expect(v).toMatchObject({ ok: true });
     expect(v.entries).toBeGreaterThanOrEqual(51);
   });
 
   it('the database computes exactly the hash auditHash gives for the stored row, over many varied entries', async () => {
-    await fc.assert(fc.asyncProperty(entry, async (input) => {
-      await db.$transaction((tx) => appendAudit(tx, input));
-      const row = await db.auditEntry.findFirstOrThrow({ orderBy: { seq: 'desc' } });
-      const before = await db.auditEntry.findFirst({ where: { seq: { lt: row.seq } }, orderBy: { seq: 'desc' } });
-      expect(row).toMatchObject({ actor: input.actor, action: input.action, targetType: input.targetType, targetId: input.targetId, prevHash: before?.hash ?? GENESIS_HASH });
-      // Stored as given (a JSON round trip drops only what JSON cannot say, like -0).
-      expect(row.data).toEqual(JSON.parse(JSON.stringify(input.data ?? {})));
-      expect(Math.abs(Date.now() - row.at.getTime())).toBeLessThan(60_000);
-      // Stored in whole milliseconds, as hashed: the hash formats `at` to milliseconds (to_char
-      // … MS), so the equality below would hold for a stored sub-millisecond part too.
-      const [{ whole }] = await db.$queryRaw<{ whole: boolean }[]>`SELECT at = date_trunc('milliseconds', at) AS whole FROM audit_entries WHERE seq = ${row.seq}`;
-      expect(whole).toBe(true);
-      expect(auditHash(row.prevHash, row)).toBe(row.hash);
-    }), { numRuns: 150 });
+    await fc.assert(
+      fc.asyncProperty(entry, async (input) => {
+        await db.$transaction((tx) => appendAudit(tx, input));
+        const row = await db.auditEntry.findFirstOrThrow({ orderBy: { seq: 'desc' } });
+        const before = await db.auditEntry.findFirst({ where: { seq: { lt: row.seq } }, orderBy: { seq: 'desc' } });
+        expect(row).toMatchObject({
+          actor: input.actor,
+          action: input.action,
+          targetType: input.targetType,
+          targetId: input.targetId,
+          prevHash: before?.hash ?? GENESIS_HASH,
+        });
+        // Stored as given (a JSON round trip drops only what JSON cannot say, like -0).
+        expect(row.data).toEqual(JSON.parse(JSON.stringify(input.data ?? {})));
+        expect(Math.abs(Date.now() - row.at.getTime())).toBeLessThan(60_000);
+        // Stored in whole milliseconds, as hashed: the hash formats `at` to milliseconds (to_char
+        // … MS), so the equality below would hold for a stored sub-millisecond part too.
+        const [{ whole }] = await db.$queryRaw<
+          { whole: boolean }[]
+        >`SELECT at = date_trunc('milliseconds', at) AS whole FROM audit_entries WHERE seq = ${row.seq}`;
+        expect(whole).toBe(true);
+        expect(auditHash(row.prevHash, row)).toBe(row.hash);
+      }),
+      { numRuns: 150 },
+    );
     expect(await verifyAuditChain()).toMatchObject({ ok: true });
   });
 
   it('entries appended the old way (hash in JS) and the new way interleave into one chain that verifies', async () => {
     const tag = uniq('mixed');
     for (let i = 0; i < 6; i++) {
-      await db.$transaction((tx) => (i % 2 ? appendAudit : appendAuditTheOldWay)(tx, { actor: 'test', action: 'test.mixed', targetType: 'test', targetId: `${tag}-${i}`, data: { i, why: 'a rolling deploy' } }));
+      await db.$transaction((tx) =>
+        (i % 2 ? appendAudit : appendAuditTheOldWay)(tx, {
+          actor: 'test',
+          action: 'test.mixed',
+          targetType: 'test',
+          targetId: `${tag}-${i}`,
+          data: { i, why: 'a rolling deploy' },
+        }),
+      );
     }
-    await Promise.all(Array.from({ length: 20 }, (_, i) =>
-      db.$transaction((tx) => (i % 2 ? appendAudit : appendAuditTheOldWay)(tx, { actor: 'test', action: 'test.mixed', targetType: 'test', targetId: `${tag}-c${i}` }))));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        db.$transaction((tx) =>
+          (i % 2 ? appendAudit : appendAuditTheOldWay)(tx, {
+            actor: 'test',
+            action: 'test.mixed',
+            targetType: 'test',
+            targetId: `${tag}-c${i}`,
+          }),
+        ),
+      ),
+    );
     const rows = await db.auditEntry.findMany({ where: { action: 'test.mixed' }, orderBy: { seq: 'asc' } });
     expect(rows).toHaveLength(26);
     const v = await verifyAuditChain();
-    expect(v).toMatchObject({ ok: true, head: (await db.auditEntry.findFirstOrThrow({ orderBy: { seq: 'desc' } })).hash });
+    expect(v).toMatchObject({
+      ok: true,
+      head: (await db.auditEntry.findFirstOrThrow({ orderBy: { seq: 'desc' } })).hash,
+    });
   });
 
   it('takes the same lock as the previous release: an append waits while another session holds it', async () => {
@@ -98,10 +166,13 @@ describe.sequential('audit chain (real PostgreSQL)', () => {
       await holder.query('BEGIN');
       await holder.query('SELECT pg_advisory_xact_lock($1)', [String(AUDIT_LOCK)]);
       const targetId = uniq('waits');
-      const append = db.$transaction((tx) => appendAudit(tx, { actor: 'test', action: 'test.lock', targetType: 'test', targetId }));
+      const append = db.$transaction((tx) =>
+        appendAudit(tx, { actor: 'test', action: 'test.lock', targetType: 'test', targetId }),
+      );
       for (let waited = 0; ; waited += 20) {
         const { rows } = await holder.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'");
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND wait_event = 'advisory'",
+        );
         if (rows[0].n === 1) break;
         if (waited > 10_000) throw new Error('the append never waited for the chain lock');
         await new Promise((r) => setTimeout(r, 20));
@@ -116,16 +187,26 @@ describe.sequential('audit chain (real PostgreSQL)', () => {
   });
 
   it('dates entries by the database clock after the lock: `at` never goes backwards along the chain', async () => {
-    await Promise.all(Array.from({ length: 30 }, (_, i) =>
-      db.$transaction((tx) => appendAudit(tx, { actor: 'test', action: 'test.order', targetType: 'test', targetId: String(i) }))));
-    const ats = (await db.auditEntry.findMany({ where: { action: 'test.order' }, orderBy: { seq: 'asc' }, select: { at: true } })).map((e) => e.at.getTime());
+    await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        db.$transaction((tx) =>
+          appendAudit(tx, { actor: 'test', action: 'test.order', targetType: 'test', targetId: String(i) }),
+        ),
+      ),
+    );
+    const ats = (
+      await db.auditEntry.findMany({ where: { action: 'test.order' }, orderBy: { seq: 'asc' }, select: { at: true } })
+    ).map((e) => e.at.getTime());
     expect(ats).toHaveLength(30);
     expect(ats).toEqual([...ats].sort((a, b) => a - b));
   });
 
   // These three break the chain for good, so they run last and in this order.
   it('detects an edited entry and names it', async () => {
-    const target = await db.auditEntry.findFirstOrThrow({ where: { action: 'test.concurrent' }, orderBy: { seq: 'asc' } });
+    const target = await db.auditEntry.findFirstOrThrow({
+      where: { action: 'test.concurrent' },
+      orderBy: { seq: 'asc' },
+    });
     await tamper(`UPDATE audit_entries SET actor = 'mallory' WHERE seq = $1`, [target.seq]);
     expect(await verifyAuditChain()).toMatchObject({ ok: false, firstBrokenEntry: Number(target.seq) });
     await tamper(`UPDATE audit_entries SET actor = $2 WHERE seq = $1`, [target.seq, target.actor]);
@@ -133,20 +214,35 @@ describe.sequential('audit chain (real PostgreSQL)', () => {
   });
 
   it('detects a deleted entry', async () => {
-    const target = await db.auditEntry.findFirstOrThrow({ where: { action: 'test.concurrent' }, orderBy: { seq: 'desc' }, skip: 3 });
+    const target = await db.auditEntry.findFirstOrThrow({
+      where: { action: 'test.concurrent' },
+      orderBy: { seq: 'desc' },
+      skip: 3,
+    });
     await tamper(`DELETE FROM audit_entries WHERE seq = $1`, [target.seq]);
     expect(await verifyAuditChain()).toMatchObject({ ok: false, firstBrokenEntry: Number(target.seq) });
-    await tamper(`INSERT INTO audit_entries SELECT * FROM json_populate_record(NULL::audit_entries, $1)`, [JSON.stringify({
-      seq: String(target.seq), at: target.at, actor: target.actor, action: target.action, target_type: target.targetType,
-      target_id: target.targetId, data: target.data, prev_hash: target.prevHash, hash: target.hash,
-    })]);
+    await tamper(`INSERT INTO audit_entries SELECT * FROM json_populate_record(NULL::audit_entries, $1)`, [
+      JSON.stringify({
+        seq: String(target.seq),
+        at: target.at,
+        actor: target.actor,
+        action: target.action,
+        target_type: target.targetType,
+        target_id: target.targetId,
+        data: target.data,
+        prev_hash: target.prevHash,
+        hash: target.hash,
+      }),
+    ]);
     expect(await verifyAuditChain()).toMatchObject({ ok: true });
   });
 
   it('detects an inserted entry', async () => {
     const last = await db.auditEntry.findFirstOrThrow({ orderBy: { seq: 'desc' } });
-    await tamper(`INSERT INTO audit_entries (seq, at, actor, action, target_type, target_id, data, prev_hash, hash) VALUES ($1, now(), 'mallory', 'user.create', 'user', 'x', '{}', $2, $3)`,
-      [String(last.seq + 1n), last.hash, 'sha256:' + 'f'.repeat(64)]);
+    await tamper(
+      `INSERT INTO audit_entries (seq, at, actor, action, target_type, target_id, data, prev_hash, hash) VALUES ($1, now(), 'mallory', 'user.create', 'user', 'x', '{}', $2, $3)`,
+      [String(last.seq + 1n), last.hash, 'sha256:' + 'f'.repeat(64)],
+    );
     expect(await verifyAuditChain()).toMatchObject({ ok: false, firstBrokenEntry: Number(last.seq + 1n) });
   });
 });

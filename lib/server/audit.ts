@@ -4,7 +4,13 @@ import { auditHash, canonicalJson, canonicalTemplate, GENESIS_HASH } from '@/lib
 import { can, type Viewer } from '@/lib/auth/permissions';
 import { fail, ok, type Result } from '@/lib/result';
 
-export type AuditInput = { actor: string; action: string; targetType: string; targetId: string; data?: Record<string, unknown> };
+export type AuditInput = {
+  actor: string;
+  action: string;
+  targetType: string;
+  targetId: string;
+  data?: Record<string, unknown>;
+};
 
 /**
  * The chain's lock: 0x636f756e746572, any 64-bit constant unique to it, taken by the database
@@ -18,7 +24,10 @@ export function auditAppendArgs(input: AuditInput, holes: readonly ('at' | 'seq'
   const data = input.data ?? {};
   return {
     data: canonicalJson(data),
-    canonical: canonicalTemplate({ actor: input.actor, action: input.action, targetType: input.targetType, targetId: input.targetId, data }, holes),
+    canonical: canonicalTemplate(
+      { actor: input.actor, action: input.action, targetType: input.targetType, targetId: input.targetId, data },
+      holes,
+    ),
   };
 }
 
@@ -51,7 +60,13 @@ export async function verifyAuditChain(): Promise<AuditVerification> {
     });
     if (page.length === 0) return { ok: true, entries, head: prevHash };
     for (const e of page) {
-      const broken = (reason: string, seq = e.seq) => ({ ok: false as const, entries, firstBrokenEntry: Number(seq), reason, head: prevHash });
+      const broken = (reason: string, seq = e.seq) => ({
+        ok: false as const,
+        entries,
+        firstBrokenEntry: Number(seq),
+        reason,
+        head: prevHash,
+      });
       if (e.seq !== expectedSeq) return broken(e.seq > expectedSeq ? 'is missing' : 'is out of order', expectedSeq);
       if (e.prevHash !== prevHash) return broken('does not link to the entry before it');
       if (auditHash(prevHash, e) !== e.hash) return broken('its content does not match its hash');
@@ -64,15 +79,29 @@ export async function verifyAuditChain(): Promise<AuditVerification> {
 }
 
 /** The permission-checked entry point for people; the CLI calls verifyAuditChain directly. */
-export async function verifyAuditChainAs(client: { kind: 'user'; viewer: Viewer } | { kind: 'apiKey' }): Promise<Result<AuditVerification>> {
+export async function verifyAuditChainAs(
+  client: { kind: 'user'; viewer: Viewer } | { kind: 'apiKey' },
+): Promise<Result<AuditVerification>> {
   if (client.kind !== 'user' || !can(client.viewer, 'audit.read')) return fail('forbidden');
   return ok(await verifyAuditChain());
 }
 
-export type AuditEntryView = { seq: number; at: Date; actor: string; action: string; targetType: string; targetId: string; hash: string };
+export type AuditEntryView = {
+  seq: number;
+  at: Date;
+  actor: string;
+  action: string;
+  targetType: string;
+  targetId: string;
+  hash: string;
+};
 
 /** The newest entries, a page at a time (before `beforeSeq`), for admins. */
-export async function listAuditEntries(viewer: Viewer, beforeSeq?: number, limit = 50): Promise<Result<{ items: AuditEntryView[]; nextBefore: number | null }>> {
+export async function listAuditEntries(
+  viewer: Viewer,
+  beforeSeq?: number,
+  limit = 50,
+): Promise<Result<{ items: AuditEntryView[]; nextBefore: number | null }>> {
   if (!can(viewer, 'audit.read')) return fail('forbidden');
   const rows = await db.auditEntry.findMany({
     where: beforeSeq ? { seq: { lt: BigInt(beforeSeq) } } : {},

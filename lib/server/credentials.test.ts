@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { authenticateBearer, createApiKey, createPersonalToken, listApiKeys, revokeApiKey, revokePersonalToken } from './credentials';
+import {
+  authenticateBearer,
+  createApiKey,
+  createPersonalToken,
+  listApiKeys,
+  revokeApiKey,
+  revokePersonalToken,
+} from './credentials';
 import { setUserDisabled } from './users';
 import { makeUser, uniq } from './testing';
 import { db } from './db';
@@ -13,7 +20,12 @@ describe('API keys and personal tokens (real PostgreSQL)', () => {
     expect(secret).toMatch(/^cs_live_[A-Za-z0-9_-]{43}$/);
     const row = await db.apiKey.findUniqueOrThrow({ where: { id: key.id } });
     expect(JSON.stringify(row)).not.toContain(secret.slice(8));
-    expect(await authenticateBearer(secret)).toMatchObject({ kind: 'apiKey', keyId: key.id, scopes: ['outcomes:write'], organization: 'acme' });
+    expect(await authenticateBearer(secret)).toMatchObject({
+      kind: 'apiKey',
+      keyId: key.id,
+      scopes: ['outcomes:write'],
+      organization: 'acme',
+    });
     const listed = await listApiKeys(admin);
     expect(listed.ok && JSON.stringify(listed.value)).not.toContain(secret.slice(8));
   });
@@ -32,7 +44,8 @@ describe('API keys and personal tokens (real PostgreSQL)', () => {
     const created = await createApiKey(admin, { name: uniq('key'), scopes: ['outcomes:read'] });
     if (!created.ok) throw new Error(created.failure);
     const { secret, key } = created.value;
-    const lastUsed = async () => (await db.apiKey.findUniqueOrThrow({ where: { id: key.id }, select: { lastUsedAt: true } })).lastUsedAt;
+    const lastUsed = async () =>
+      (await db.apiKey.findUniqueOrThrow({ where: { id: key.id }, select: { lastUsedAt: true } })).lastUsedAt;
     expect(await lastUsed()).toBeNull();
     await authenticateBearer(secret);
     const first = await lastUsed();
@@ -51,7 +64,10 @@ describe('API keys and personal tokens (real PostgreSQL)', () => {
 
   it('only admins manage keys', async () => {
     const support = await makeUser('support');
-    expect(await createApiKey(support, { name: 'x', scopes: ['outcomes:write'] })).toMatchObject({ ok: false, failure: 'forbidden' });
+    expect(await createApiKey(support, { name: 'x', scopes: ['outcomes:write'] })).toMatchObject({
+      ok: false,
+      failure: 'forbidden',
+    });
     expect(await listApiKeys(support)).toMatchObject({ ok: false, failure: 'forbidden' });
   });
 
@@ -66,7 +82,10 @@ describe('API keys and personal tokens (real PostgreSQL)', () => {
     const user = await makeUser('reviewer');
     const t = await createPersonalToken(user, user.userId, 'script');
     if (!t.ok) throw new Error(t.failure);
-    expect(await authenticateBearer(t.value.secret)).toMatchObject({ kind: 'user', viewer: { userId: user.userId, role: 'reviewer' } });
+    expect(await authenticateBearer(t.value.secret)).toMatchObject({
+      kind: 'user',
+      viewer: { userId: user.userId, role: 'reviewer' },
+    });
     await setUserDisabled(admin, user.userId, true);
     expect(await authenticateBearer(t.value.secret)).toBeNull();
     await setUserDisabled(admin, user.userId, false);

@@ -14,12 +14,36 @@ export type ApiClient =
   | { kind: 'user'; viewer: Viewer; tokenId: string | null };
 
 export type ApiKeyView = {
-  id: string; name: string; prefix: string; scopes: string[]; organization: string | null;
-  createdBy: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null;
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  organization: string | null;
+  createdBy: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
 };
-const apiKeyView = { id: true, name: true, prefix: true, scopes: true, organization: true, createdBy: true, createdAt: true, lastUsedAt: true, revokedAt: true } as const;
+const apiKeyView = {
+  id: true,
+  name: true,
+  prefix: true,
+  scopes: true,
+  organization: true,
+  createdBy: true,
+  createdAt: true,
+  lastUsedAt: true,
+  revokedAt: true,
+} as const;
 
-export type PersonalTokenView = { id: string; name: string; prefix: string; createdAt: Date; lastUsedAt: Date | null; revokedAt: Date | null };
+export type PersonalTokenView = {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+};
 const tokenView = { id: true, name: true, prefix: true, createdAt: true, lastUsedAt: true, revokedAt: true } as const;
 
 // Writing lastUsedAt on every request would turn each read into a write; once a minute is enough.
@@ -38,16 +62,26 @@ const AUTHENTICATE_KEY = `
 
 export async function authenticateBearer(secret: string): Promise<ApiClient | null> {
   if (secret.startsWith(API_KEY_PREFIX)) {
-    const { rows: [key] } = await pool().query<{ id: string; name: string; scopes: ApiScope[]; organization: string | null }>(
-      AUTHENTICATE_KEY, [hashSecret(secret), LAST_USED_GRANULARITY_MS / 1000]);
-    return key ? { kind: 'apiKey', keyId: key.id, name: key.name, scopes: key.scopes, organization: key.organization } : null;
+    const {
+      rows: [key],
+    } = await pool().query<{ id: string; name: string; scopes: ApiScope[]; organization: string | null }>(
+      AUTHENTICATE_KEY,
+      [hashSecret(secret), LAST_USED_GRANULARITY_MS / 1000],
+    );
+    return key
+      ? { kind: 'apiKey', keyId: key.id, name: key.name, scopes: key.scopes, organization: key.organization }
+      : null;
   }
   if (secret.startsWith(PERSONAL_TOKEN_PREFIX)) {
-    const token = await db.personalToken.findUnique({ where: { tokenHash: hashSecret(secret) }, select: { id: true, userId: true, revokedAt: true, lastUsedAt: true } });
+    const token = await db.personalToken.findUnique({
+      where: { tokenHash: hashSecret(secret) },
+      select: { id: true, userId: true, revokedAt: true, lastUsedAt: true },
+    });
     if (!token || token.revokedAt) return null;
     const viewer = await findActiveViewer(token.userId);
     if (!viewer) return null;
-    if (stale(token.lastUsedAt)) await db.personalToken.update({ where: { id: token.id }, data: { lastUsedAt: new Date() } });
+    if (stale(token.lastUsedAt))
+      await db.personalToken.update({ where: { id: token.id }, data: { lastUsedAt: new Date() } });
     return { kind: 'user', viewer, tokenId: token.id };
   }
   return null;
@@ -55,20 +89,42 @@ export async function authenticateBearer(secret: string): Promise<ApiClient | nu
 
 export async function listApiKeys(viewer: Viewer): Promise<Result<ApiKeyView[]>> {
   if (!can(viewer, 'apikeys.manage')) return fail('forbidden');
-  return ok(await db.apiKey.findMany({ select: apiKeyView, orderBy: [{ revokedAt: { sort: 'desc', nulls: 'first' } }, { createdAt: 'desc' }], take: 500 }));
+  return ok(
+    await db.apiKey.findMany({
+      select: apiKeyView,
+      orderBy: [{ revokedAt: { sort: 'desc', nulls: 'first' } }, { createdAt: 'desc' }],
+      take: 500,
+    }),
+  );
 }
 
 /** Creates an API key; the secret is in the result and nowhere else, ever. */
-export async function createApiKey(actor: Viewer | 'cli', input: CreateApiKeyInput): Promise<Result<{ key: ApiKeyView; secret: string }>> {
+export async function createApiKey(
+  actor: Viewer | 'cli',
+  input: CreateApiKeyInput,
+): Promise<Result<{ key: ApiKeyView; secret: string }>> {
   if (actor !== 'cli' && !can(actor, 'apikeys.manage')) return fail('forbidden');
   const { secret, hash, display } = newSecret(API_KEY_PREFIX);
   const actorName = actor === 'cli' ? 'cli' : actor.email;
   const key = await db.$transaction(async (tx) => {
     const created = await tx.apiKey.create({
-      data: { name: input.name, prefix: display, keyHash: hash, scopes: input.scopes, organization: input.organization ?? null, createdBy: actorName },
+      data: {
+        name: input.name,
+        prefix: display,
+        keyHash: hash,
+        scopes: input.scopes,
+        organization: input.organization ?? null,
+        createdBy: actorName,
+      },
       select: apiKeyView,
     });
-    await appendAudit(tx, { actor: actorName, action: 'apikey.create', targetType: 'api_key', targetId: created.id, data: { name: input.name, scopes: input.scopes, organization: input.organization ?? null } });
+    await appendAudit(tx, {
+      actor: actorName,
+      action: 'apikey.create',
+      targetType: 'api_key',
+      targetId: created.id,
+      data: { name: input.name, scopes: input.scopes, organization: input.organization ?? null },
+    });
     return created;
   });
   return ok({ key, secret });
@@ -78,24 +134,45 @@ export async function revokeApiKey(viewer: Viewer, id: string): Promise<Result<A
   if (!can(viewer, 'apikeys.manage')) return fail('forbidden');
   return db.$transaction(async (tx) => {
     const { count } = await tx.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
-    if (count === 0) return (await tx.apiKey.count({ where: { id } })) ? fail('conflict', 'This key is already revoked.') : fail('not_found');
+    if (count === 0)
+      return (await tx.apiKey.count({ where: { id } }))
+        ? fail('conflict', 'This key is already revoked.')
+        : fail('not_found');
     await appendAudit(tx, { actor: viewer.email, action: 'apikey.revoke', targetType: 'api_key', targetId: id });
     return ok(await tx.apiKey.findUniqueOrThrow({ where: { id }, select: apiKeyView }));
   });
 }
 
 export async function listPersonalTokens(viewer: Viewer): Promise<PersonalTokenView[]> {
-  return db.personalToken.findMany({ where: { userId: viewer.userId }, select: tokenView, orderBy: { createdAt: 'desc' }, take: 200 });
+  return db.personalToken.findMany({
+    where: { userId: viewer.userId },
+    select: tokenView,
+    orderBy: { createdAt: 'desc' },
+    take: 200,
+  });
 }
 
 /** A personal token acts as its user; `actor` is who asked (the user, or the CLI for bootstrap). */
-export async function createPersonalToken(actor: Viewer | 'cli', userId: string, name: string): Promise<Result<{ token: PersonalTokenView; secret: string }>> {
+export async function createPersonalToken(
+  actor: Viewer | 'cli',
+  userId: string,
+  name: string,
+): Promise<Result<{ token: PersonalTokenView; secret: string }>> {
   if (actor !== 'cli' && (actor.userId !== userId || !can(actor, 'tokens.own'))) return fail('forbidden');
   const { secret, hash, display } = newSecret(PERSONAL_TOKEN_PREFIX);
   const actorName = actor === 'cli' ? 'cli' : actor.email;
   const token = await db.$transaction(async (tx) => {
-    const created = await tx.personalToken.create({ data: { userId, name, prefix: display, tokenHash: hash }, select: tokenView });
-    await appendAudit(tx, { actor: actorName, action: 'token.create', targetType: 'personal_token', targetId: created.id, data: { userId, name } });
+    const created = await tx.personalToken.create({
+      data: { userId, name, prefix: display, tokenHash: hash },
+      select: tokenView,
+    });
+    await appendAudit(tx, {
+      actor: actorName,
+      action: 'token.create',
+      targetType: 'personal_token',
+      targetId: created.id,
+      data: { userId, name },
+    });
     return created;
   });
   return ok({ token, secret });
@@ -104,8 +181,14 @@ export async function createPersonalToken(actor: Viewer | 'cli', userId: string,
 export async function revokePersonalToken(viewer: Viewer, id: string): Promise<Result<PersonalTokenView>> {
   // Own tokens only; an admin disables the user instead, which stops their tokens too.
   return db.$transaction(async (tx) => {
-    const { count } = await tx.personalToken.updateMany({ where: { id, userId: viewer.userId, revokedAt: null }, data: { revokedAt: new Date() } });
-    if (count === 0) return (await tx.personalToken.count({ where: { id, userId: viewer.userId } })) ? fail('conflict', 'This token is already revoked.') : fail('not_found');
+    const { count } = await tx.personalToken.updateMany({
+      where: { id, userId: viewer.userId, revokedAt: null },
+      data: { revokedAt: new Date() },
+    });
+    if (count === 0)
+      return (await tx.personalToken.count({ where: { id, userId: viewer.userId } }))
+        ? fail('conflict', 'This token is already revoked.')
+        : fail('not_found');
     await appendAudit(tx, { actor: viewer.email, action: 'token.revoke', targetType: 'personal_token', targetId: id });
     return ok(await tx.personalToken.findUniqueOrThrow({ where: { id }, select: tokenView }));
   });
@@ -114,5 +197,11 @@ export async function revokePersonalToken(viewer: Viewer, id: string): Promise<R
 export function describeClient(client: ApiClient) {
   return client.kind === 'apiKey'
     ? { kind: 'api_key', id: client.keyId, name: client.name, scopes: client.scopes, organization: client.organization }
-    : { kind: 'user', id: client.viewer.userId, email: client.viewer.email, role: client.viewer.role, principalId: client.viewer.principalId };
+    : {
+        kind: 'user',
+        id: client.viewer.userId,
+        email: client.viewer.email,
+        role: client.viewer.role,
+        principalId: client.viewer.principalId,
+      };
 }

@@ -30,7 +30,9 @@ async function untilSleeping(n: number) {
   await admin.connect();
   try {
     for (let i = 0; i < 100; i++) {
-      const { rows } = await admin.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%' AND state = 'active'");
+      const { rows } = await admin.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE 'SELECT pg_sleep%' AND state = 'active'",
+      );
       if (rows[0].n >= n) return;
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -50,11 +52,12 @@ async function failure(run: () => Promise<unknown>): Promise<unknown> {
   throw new Error('expected a failure');
 }
 
-const sleepQuery = (seconds: number) => [
-  () => db.$queryRaw`SELECT pg_sleep(${seconds})`,
-  () => db.$transaction((tx) => tx.$queryRaw`SELECT pg_sleep(${seconds})`),
-  () => pool().query('SELECT pg_sleep($1)', [seconds]),
-] as const;
+const sleepQuery = (seconds: number) =>
+  [
+    () => db.$queryRaw`SELECT pg_sleep(${seconds})`,
+    () => db.$transaction((tx) => tx.$queryRaw`SELECT pg_sleep(${seconds})`),
+    () => pool().query('SELECT pg_sleep($1)', [seconds]),
+  ] as const;
 
 describe('isDatabaseUnavailable on real failures', () => {
   it('a query interrupted by a fast shutdown (57P01), through Prisma, a Prisma transaction and the pool', async () => {
@@ -64,7 +67,10 @@ describe('isDatabaseUnavailable on real failures', () => {
       cluster.stop('fast');
       const [prisma, transaction, raw] = await Promise.all(errors);
       // Prisma keeps the SQLSTATE only inside meta.driverAdapterError.
-      expect(prisma).toMatchObject({ code: 'P2010', meta: { driverAdapterError: { cause: { originalCode: '57P01' } } } });
+      expect(prisma).toMatchObject({
+        code: 'P2010',
+        meta: { driverAdapterError: { cause: { originalCode: '57P01' } } },
+      });
       expect(raw).toMatchObject({ code: '57P01' });
       for (const err of [prisma, transaction, raw]) expect(isDatabaseUnavailable(err), String(err)).toBe(true);
     } finally {
@@ -110,7 +116,9 @@ describe('isDatabaseUnavailable on real failures', () => {
     await admin.connect();
     try {
       await admin.query('DROP TABLE IF EXISTS faults_probe; CREATE TABLE faults_probe (id int)');
-      const err = await failure(() => pool().query('WITH i AS (INSERT INTO faults_probe VALUES (1) RETURNING id) SELECT pg_sleep(3) FROM i'));
+      const err = await failure(() =>
+        pool().query('WITH i AS (INSERT INTO faults_probe VALUES (1) RETURNING id) SELECT pg_sleep(3) FROM i'),
+      );
       expect(err).toMatchObject({ code: '57014' });
       expect(isDatabaseUnavailable(err)).toBe(true);
       // Had only the client given up, the statement would still be sleeping, then commit.
@@ -148,10 +156,12 @@ describe('isDatabaseUnavailable on real failures', () => {
     const errors = await Promise.all([
       failure(() => db.$queryRaw`SELECT * FROM no_such_table`),
       failure(() => pool().query('SELECT 1/0')),
-      failure(() => db.$transaction(async (tx) => {
-        await tx.$executeRaw`CREATE TEMP TABLE t (id int PRIMARY KEY)`;
-        await tx.$executeRaw`INSERT INTO t VALUES (1), (1)`;
-      })),
+      failure(() =>
+        db.$transaction(async (tx) => {
+          await tx.$executeRaw`CREATE TEMP TABLE t (id int PRIMARY KEY)`;
+          await tx.$executeRaw`INSERT INTO t VALUES (1), (1)`;
+        }),
+      ),
       failure(async () => {
         throw new Error('some bug');
       }),

@@ -4,7 +4,11 @@ import pg from 'pg';
 import { PrismaClient } from '@/lib/generated/prisma/client';
 
 // One pool and one client per process; dev reloads reuse them through globalThis.
-const holder = globalThis as unknown as { countersignDb?: PrismaClient; countersignPool?: pg.Pool; countersignLogPool?: pg.Pool };
+const holder = globalThis as unknown as {
+  countersignDb?: PrismaClient;
+  countersignPool?: pg.Pool;
+  countersignLogPool?: pg.Pool;
+};
 
 /**
  * The process's one connection pool. Prisma runs on it; the few hot paths that a benchmark showed
@@ -71,16 +75,39 @@ export type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
 // SQLSTATEs (class 08 is added below; 57014: cancelled by statement_timeout), socket errors and Prisma's codes for them: P1001 cannot
 // reach, P1002 timed out, P1008 socket timeout, P1017 server closed the connection, P2024 pool
 // timeout, P2037 too many connections.
-const unavailableCodes = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024', 'P2037', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE',
-  '57P01', '57P02', '57P03', '53300', '57014']);
+const unavailableCodes = new Set([
+  'P1001',
+  'P1002',
+  'P1008',
+  'P1017',
+  'P2024',
+  'P2037',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  '57014',
+]);
 // What @prisma/adapter-pg calls a connection failure (DriverAdapterError's cause.kind).
 const unavailableKinds = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
 // pg's own errors carry no code: a connection dropped mid-query, the pool's connect timeout, the
 // query timeout, a client reused after its connection failed, and Prisma's wording for an
 // unreachable server.
-const unavailableMessages = /ECONNREFUSED|Connection terminated|timeout exceeded when trying to connect|Query read timeout|not queryable|Can't reach database/i;
+const unavailableMessages =
+  /ECONNREFUSED|Connection terminated|timeout exceeded when trying to connect|Query read timeout|not queryable|Can't reach database/i;
 
-type ErrorLike = { code?: unknown; originalCode?: unknown; kind?: unknown; message?: unknown; cause?: unknown; meta?: { driverAdapterError?: unknown } };
+type ErrorLike = {
+  code?: unknown;
+  originalCode?: unknown;
+  kind?: unknown;
+  message?: unknown;
+  cause?: unknown;
+  meta?: { driverAdapterError?: unknown };
+};
 
 /**
  * True when an error means the database cannot be reached or is shutting down (answer 503).

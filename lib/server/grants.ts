@@ -7,7 +7,14 @@ import { isUuid, type RedeemBody } from '@/lib/approvals/schemas';
 import { isStorableText } from '@/lib/outcomes/schemas';
 import { fail, ok, type FieldError, type Result } from '@/lib/result';
 
-export type Redemption = { grantId: string; approvalId: string; redeemedAt: Date; server: string; tool: string; argsDigest: string };
+export type Redemption = {
+  grantId: string;
+  approvalId: string;
+  redeemedAt: Date;
+  server: string;
+  tool: string;
+  argsDigest: string;
+};
 
 const fieldLabel = { server: 'server', tool: 'tool', argsDigest: 'argument digest' } as const;
 
@@ -21,19 +28,39 @@ export async function redeemGrant(client: ApiClient, grantId: string, body: Rede
   if (client.kind !== 'apiKey' || !client.scopes.includes('grants:redeem')) return fail('forbidden');
   if (!isUuid(grantId)) return fail('not_found');
   // Text PostgreSQL cannot hold never matches a stored binding: explained without a write.
-  if (!isStorableText(body.server) || !isStorableText(body.tool)) return explainRefusedRedemption(client, grantId, body);
+  if (!isStorableText(body.server) || !isStorableText(body.tool))
+    return explainRefusedRedemption(client, grantId, body);
   // The audit entry's target, the approval, is filled in by the database.
   const entry = {
-    actor: keyActor(client), action: 'grant.redeem', targetType: 'approval', targetId: '',
+    actor: keyActor(client),
+    action: 'grant.redeem',
+    targetType: 'approval',
+    targetId: '',
     data: { grantId, server: body.server, tool: body.tool, argsDigest: body.argsDigest, apiKey: client.name },
   };
   const audit = auditAppendArgs(entry, ['at', 'seq', 'targetId']);
   const redeemed = await redeemInBatch({
-    grant: grantId, key: client.keyId, organization: client.organization, server: body.server, tool: body.tool, argsDigest: body.argsDigest,
-    actor: entry.actor, action: entry.action, targetType: entry.targetType, data: audit.data, canonical: audit.canonical,
+    grant: grantId,
+    key: client.keyId,
+    organization: client.organization,
+    server: body.server,
+    tool: body.tool,
+    argsDigest: body.argsDigest,
+    actor: entry.actor,
+    action: entry.action,
+    targetType: entry.targetType,
+    data: audit.data,
+    canonical: audit.canonical,
   });
   if (redeemed) {
-    return ok({ grantId, approvalId: redeemed.approval_id, redeemedAt: redeemed.redeemed_at, server: body.server, tool: body.tool, argsDigest: body.argsDigest });
+    return ok({
+      grantId,
+      approvalId: redeemed.approval_id,
+      redeemedAt: redeemed.redeemed_at,
+      server: body.server,
+      tool: body.tool,
+      argsDigest: body.argsDigest,
+    });
   }
   return explainRefusedRedemption(client, grantId, body);
 }
@@ -49,8 +76,17 @@ export async function redeemGrant(client: ApiClient, grantId: string, body: Rede
 
 /** What redeem_grants takes for one redemption. */
 type RedeemItem = {
-  grant: string; key: string; organization: string | null; server: string; tool: string; argsDigest: string;
-  actor: string; action: string; targetType: string; data: string; canonical: string[];
+  grant: string;
+  key: string;
+  organization: string | null;
+  server: string;
+  tool: string;
+  argsDigest: string;
+  actor: string;
+  action: string;
+  targetType: string;
+  data: string;
+  canonical: string[];
 };
 type Redeemed = { approval_id: string; redeemed_at: Date };
 type Waiting = { item: RedeemItem; resolve: (r: Redeemed | null) => void; reject: (err: unknown) => void };
@@ -73,12 +109,14 @@ function pump(): void {
   while (batching.inFlight < MAX_IN_FLIGHT && batching.queue.length) {
     const batch = batching.queue.splice(0, MAX_BATCH);
     batching.inFlight++;
-    void runBatch(batch).catch((err: unknown) => {
-      for (const w of batch) w.reject(err); // a no-op for those already answered
-    }).finally(() => {
-      batching.inFlight--;
-      pump();
-    });
+    void runBatch(batch)
+      .catch((err: unknown) => {
+        for (const w of batch) w.reject(err); // a no-op for those already answered
+      })
+      .finally(() => {
+        batching.inFlight--;
+        pump();
+      });
   }
 }
 
@@ -108,27 +146,52 @@ async function runBatch(batch: Waiting[]): Promise<void> {
   });
 }
 
-async function explainRefusedRedemption(client: Extract<ApiClient, { kind: 'apiKey' }>, grantId: string, body: RedeemBody): Promise<Result<never>> {
+async function explainRefusedRedemption(
+  client: Extract<ApiClient, { kind: 'apiKey' }>,
+  grantId: string,
+  body: RedeemBody,
+): Promise<Result<never>> {
   const grant = await db.grant.findFirst({
-    where: { id: grantId, ...(client.organization === null ? {} : { approval: { organization: client.organization } }) },
-    select: { server: true, toolName: true, argsDigest: true, expiresAt: true, redeemedAt: true, revokedAt: true, approval: { select: { revokedBy: true, revokeReason: true } } },
+    where: {
+      id: grantId,
+      ...(client.organization === null ? {} : { approval: { organization: client.organization } }),
+    },
+    select: {
+      server: true,
+      toolName: true,
+      argsDigest: true,
+      expiresAt: true,
+      redeemedAt: true,
+      revokedAt: true,
+      approval: { select: { revokedBy: true, revokeReason: true } },
+    },
   });
   if (!grant) return fail('not_found');
-  if (grant.redeemedAt) return fail('conflict', `This grant was already redeemed at ${grant.redeemedAt.toISOString()}; a grant is used once.`);
+  if (grant.redeemedAt)
+    return fail(
+      'conflict',
+      `This grant was already redeemed at ${grant.redeemedAt.toISOString()}; a grant is used once.`,
+    );
   if (grant.revokedAt) {
     const by = grant.approval.revokedBy ? ` by ${grant.approval.revokedBy}` : '';
     const why = grant.approval.revokeReason ? `: "${grant.approval.revokeReason}"` : '';
     return fail('gone', `This grant was revoked at ${grant.revokedAt.toISOString()}${by}${why}.`);
   }
-  if (grant.expiresAt <= (await dbNow())) return fail('gone', `This grant expired at ${grant.expiresAt.toISOString()}; request a new approval.`);
+  if (grant.expiresAt <= (await dbNow()))
+    return fail('gone', `This grant expired at ${grant.expiresAt.toISOString()}; request a new approval.`);
   // Which field differs, never what was approved.
   const differing: FieldError[] = [];
   if (grant.server !== body.server) differing.push({ path: 'server', message: 'differs from the approved server' });
   if (grant.toolName !== body.tool) differing.push({ path: 'tool', message: 'differs from the approved tool' });
-  if (grant.argsDigest !== body.argsDigest) differing.push({ path: 'argsDigest', message: 'differs from the approved argument digest' });
+  if (grant.argsDigest !== body.argsDigest)
+    differing.push({ path: 'argsDigest', message: 'differs from the approved argument digest' });
   if (differing.length) {
     const names = differing.map((e) => fieldLabel[e.path as keyof typeof fieldLabel]).join(', ');
-    return fail('invalid_input', `This grant does not cover this call: the ${names} differ${differing.length === 1 ? 's' : ''} from what was approved. Nothing was redeemed.`, differing);
+    return fail(
+      'invalid_input',
+      `This grant does not cover this call: the ${names} differ${differing.length === 1 ? 's' : ''} from what was approved. Nothing was redeemed.`,
+      differing,
+    );
   }
   return fail('conflict', 'This grant changed while it was being redeemed; read its approval and try again.');
 }

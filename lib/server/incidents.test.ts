@@ -3,7 +3,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { decideApproval, requestApproval, revokeApproval, setPolicyRule } from './approvals';
 import { redeemGrant } from './grants';
 import { createApiKey, type ApiClient } from './credentials';
-import { findingsByRecord, getIncident, incidentApiBody, incidentReport, openIncident, resolveIncidentRef } from './incidents';
+import {
+  findingsByRecord,
+  getIncident,
+  incidentApiBody,
+  incidentReport,
+  openIncident,
+  resolveIncidentRef,
+} from './incidents';
 import { ingestOutcomes } from './outcomes';
 import { trustServer } from './servers';
 import { makeUser, uniq } from './testing';
@@ -31,7 +38,13 @@ function value<T>(result: Result<T>): T {
 async function makeKey(scopes: ApiScope[], organization?: string): Promise<ApiClient> {
   const created = await createApiKey('cli', { name: uniq('key'), scopes, organization });
   if (!created.ok) throw new Error(created.failure);
-  return { kind: 'apiKey', keyId: created.value.key.id, name: created.value.key.name, scopes, organization: created.value.key.organization };
+  return {
+    kind: 'apiKey',
+    keyId: created.value.key.id,
+    name: created.value.key.name,
+    scopes,
+    organization: created.value.key.organization,
+  };
 }
 
 let writer: ApiClient;
@@ -52,24 +65,51 @@ beforeAll(async () => {
 });
 
 async function record(requestRef: string, over: Record<string, unknown> = {}): Promise<string> {
-  const batch = outcomeBatchSchema.parse({ records: [{
-    eventId: uniq('evt'), occurredAt: new Date().toISOString(), requestRef, organization: 'acme', principal: 'user_193',
-    server: SERVER, tool: TOOL, argsDigest: DIGEST, summary: 'Add a note to order 4411', observed: OK, ...over,
-  }] });
+  const batch = outcomeBatchSchema.parse({
+    records: [
+      {
+        eventId: uniq('evt'),
+        occurredAt: new Date().toISOString(),
+        requestRef,
+        organization: 'acme',
+        principal: 'user_193',
+        server: SERVER,
+        tool: TOOL,
+        argsDigest: DIGEST,
+        summary: 'Add a note to order 4411',
+        observed: OK,
+        ...over,
+      },
+    ],
+  });
   return value(await ingestOutcomes(writer, batch)).records[0].id;
 }
 
 async function stage(requestRef: string, over: Record<string, unknown> = {}) {
   const body = approvalRequestSchema.parse({
-    requestRef, organization: 'acme', principal: 'user_193', agent: 'support-bot', server: SERVER, tool: TOOL,
-    argsDigest: DIGEST, summary: 'Add a note to order 4411', ...over,
+    requestRef,
+    organization: 'acme',
+    principal: 'user_193',
+    agent: 'support-bot',
+    server: SERVER,
+    tool: TOOL,
+    argsDigest: DIGEST,
+    summary: 'Add a note to order 4411',
+    ...over,
   });
   return value(await requestApproval(requester, uniq('idem'), body)).approval;
 }
 
 async function approvedAndRedeemed(requestRef: string) {
   const created = await stage(requestRef);
-  const decided = value(await decideApproval(reviewer, { id: created.id, decision: 'approve', reason: 'Order 4411 checked', version: created.version }));
+  const decided = value(
+    await decideApproval(reviewer, {
+      id: created.id,
+      decision: 'approve',
+      reason: 'Order 4411 checked',
+      version: created.version,
+    }),
+  );
   const grantId = decided.grant!.id;
   value(await redeemGrant(redeemer, grantId, { server: SERVER, tool: TOOL.name, argsDigest: DIGEST }));
   return { approvalId: created.id, grantId };
@@ -89,11 +129,31 @@ describe('getIncident: outcome records and approvals, one timeline', () => {
     const executed = await record(ref, { grantId });
 
     const incident = value(await getIncident(support, ref));
-    expect(kinds(incident.timeline)).toEqual(['outcome', 'approval_requested', 'decision', 'grant_issued', 'grant_redeemed', 'outcome']);
+    expect(kinds(incident.timeline)).toEqual([
+      'outcome',
+      'approval_requested',
+      'decision',
+      'grant_issued',
+      'grant_redeemed',
+      'outcome',
+    ]);
     const [first, requested, decision, issued, redeemed, last] = incident.timeline;
     expect(first).toMatchObject({ recordId: blocked, approvalId: null });
-    expect(requested).toMatchObject({ approvalId, requestedBy: `API key "${(requester as { name: string }).name}"`, principal: 'user_193', agent: 'support-bot', tool: 'add_note', server: SERVER, requiredApprovals: 1 });
-    expect(decision).toMatchObject({ approvalId, reviewer: reviewer.email, decision: 'approve', reason: 'Order 4411 checked' });
+    expect(requested).toMatchObject({
+      approvalId,
+      requestedBy: `API key "${(requester as { name: string }).name}"`,
+      principal: 'user_193',
+      agent: 'support-bot',
+      tool: 'add_note',
+      server: SERVER,
+      requiredApprovals: 1,
+    });
+    expect(decision).toMatchObject({
+      approvalId,
+      reviewer: reviewer.email,
+      decision: 'approve',
+      reason: 'Order 4411 checked',
+    });
     expect(issued).toMatchObject({ grantId, issuedBy: reviewer.email });
     expect(redeemed).toMatchObject({ grantId, redeemedBy: `API key "${(redeemer as { name: string }).name}"` });
     expect(last).toMatchObject({ recordId: executed, grantId, approvalId });
@@ -102,7 +162,9 @@ describe('getIncident: outcome records and approvals, one timeline', () => {
     expect(issued.at.getTime()).toBeLessThanOrEqual(redeemed.at.getTime());
     expect(first.at.getTime()).toBeLessThan(requested.at.getTime());
 
-    expect(incident.approvals).toEqual([expect.objectContaining({ id: approvalId, status: 'redeemed', approvals: 1, requiredApprovals: 1 })]);
+    expect(incident.approvals).toEqual([
+      expect.objectContaining({ id: approvalId, status: 'redeemed', approvals: 1, requiredApprovals: 1 }),
+    ]);
     // Blocked, then run under the grant: one operation (same tool and arguments), done.
     expect(incident.sentence).toBe('1 operation done. 1 approval request: 1 redeemed.');
     // The write ran under a grant redeemed for it here: no finding.
@@ -116,14 +178,25 @@ describe('getIncident: outcome records and approvals, one timeline', () => {
     const incident = value(await getIncident(support, ref));
     const body = JSON.parse(JSON.stringify(incidentApiBody(incident)));
     expect(body.timeline.map((e: { kind: string }) => e.kind)).toEqual(kinds(incident.timeline));
-    expect(body.timeline[1]).toMatchObject({ kind: 'decision', at: incident.timeline[1].at.toISOString(), reviewer: reviewer.email, reason: 'Order 4411 checked' });
+    expect(body.timeline[1]).toMatchObject({
+      kind: 'decision',
+      at: incident.timeline[1].at.toISOString(),
+      reviewer: reviewer.email,
+      reason: 'Order 4411 checked',
+    });
     expect(body).not.toHaveProperty('records');
     expect(body.approvals).toHaveLength(1);
 
     const md = incidentReport(incident);
     expect(md).toContain(`## Timeline (${incident.timeline.length})`);
     const rows = md.split('\n').filter((l) => /^\| \d{4}-/.test(l));
-    expect(rows.map((r) => r.split(' | ')[1])).toEqual(['Approval requested', 'Decision (approve)', 'Grant issued', 'Grant redeemed', 'Outcome (completed · ok)']);
+    expect(rows.map((r) => r.split(' | ')[1])).toEqual([
+      'Approval requested',
+      'Decision (approve)',
+      'Grant issued',
+      'Grant redeemed',
+      'Outcome (completed · ok)',
+    ]);
     expect(md).toContain('Reason: Order 4411 checked');
     expect(md).toContain('1 approval request: 1 redeemed.');
   });
@@ -131,15 +204,28 @@ describe('getIncident: outcome records and approvals, one timeline', () => {
   it('shows denials, revocations and expiry with who and why', async () => {
     const ref = uniq('req');
     const denied = await stage(ref);
-    value(await decideApproval(reviewer, { id: denied.id, decision: 'deny', reason: 'Wrong order number', version: 1 }));
+    value(
+      await decideApproval(reviewer, { id: denied.id, decision: 'deny', reason: 'Wrong order number', version: 1 }),
+    );
     const revoked = await stage(ref);
     value(await revokeApproval(admin, { id: revoked.id, reason: 'Customer withdrew' }));
     await stage(ref, { pendingTtlSeconds: 1 });
     await sleep(1_100);
 
     const incident = value(await getIncident(support, ref));
-    expect(kinds(incident.timeline)).toEqual(['approval_requested', 'decision', 'approval_requested', 'revoked', 'approval_requested', 'expired']);
-    expect(incident.timeline[1]).toMatchObject({ decision: 'deny', reviewer: reviewer.email, reason: 'Wrong order number' });
+    expect(kinds(incident.timeline)).toEqual([
+      'approval_requested',
+      'decision',
+      'approval_requested',
+      'revoked',
+      'approval_requested',
+      'expired',
+    ]);
+    expect(incident.timeline[1]).toMatchObject({
+      decision: 'deny',
+      reviewer: reviewer.email,
+      reason: 'Wrong order number',
+    });
     expect(incident.timeline[3]).toMatchObject({ revokedBy: admin.email, reason: 'Customer withdrew', grantId: null });
     expect(incident.timeline[5]).toMatchObject({ what: 'request' });
     expect(incident.approvals.map((a) => a.status)).toEqual(['denied', 'revoked', 'expired']);
@@ -178,7 +264,9 @@ describe('write_without_grant uses grants redeemed for that call in the incident
     const otherTool = await record(ref, { grantId, tool: { ...TOOL, name: 'delete_note' } });
     // Approved but never redeemed.
     const unredeemed = await stage(ref, { argsDigest: `sha256:${'cd'.repeat(32)}` });
-    const decided = value(await decideApproval(reviewer, { id: unredeemed.id, decision: 'approve', reason: 'ok', version: 1 }));
+    const decided = value(
+      await decideApproval(reviewer, { id: unredeemed.id, decision: 'approve', reason: 'ok', version: 1 }),
+    );
     const notRedeemed = await record(ref, { grantId: decided.grant!.id });
     // A grant redeemed under another reference does not cover a call here.
     const elsewhere = await approvedAndRedeemed(uniq('req'));
@@ -188,7 +276,9 @@ describe('write_without_grant uses grants redeemed for that call in the incident
     const flagged = incident.findings.filter((f) => f.kind === 'write_without_grant').flatMap((f) => f.recordIds);
     expect(flagged.sort()).toEqual([forged, otherTool, notRedeemed, borrowed].sort());
     expect(flagged).not.toContain(genuine);
-    expect(incident.findings.find((f) => f.recordIds[0] === forged)?.explanation).toContain('matches no grant redeemed for it in this incident');
+    expect(incident.findings.find((f) => f.recordIds[0] === forged)?.explanation).toContain(
+      'matches no grant redeemed for it in this incident',
+    );
 
     // The outcome list's badges judge the same way.
     const badges = await findingsByRecord(support, [ref]);
@@ -203,7 +293,9 @@ describe('write_without_grant uses grants redeemed for that call in the incident
     const free = await record(ref, { server, tool: { ...TOOL, name: 'append_log' } });
     const guarded = await record(ref, { server, tool: { ...TOOL, name: 'add_note' } });
     value(await setPolicyRule('cli', { server, tool: 'append_log', requiredApprovals: 0 }));
-    const flagged = value(await getIncident(support, ref)).findings.filter((f) => f.kind === 'write_without_grant').flatMap((f) => f.recordIds);
+    const flagged = value(await getIncident(support, ref))
+      .findings.filter((f) => f.kind === 'write_without_grant')
+      .flatMap((f) => f.recordIds);
     expect(flagged).toEqual([guarded]);
     expect(flagged).not.toContain(free);
   });
@@ -215,7 +307,9 @@ describe('resolveIncidentRef: approvals too', () => {
   it('finds an incident by approval id, grant id, or the reference of an approvals-only incident', async () => {
     const ref = uniq('req');
     const created = await stage(ref);
-    const decided = value(await decideApproval(reviewer, { id: created.id, decision: 'approve', reason: 'ok', version: 1 }));
+    const decided = value(
+      await decideApproval(reviewer, { id: created.id, decision: 'approve', reason: 'ok', version: 1 }),
+    );
     expect(await resolveIncidentRef(support, created.id)).toBe(ref);
     expect(await resolveIncidentRef(support, created.id.toUpperCase())).toBe(ref);
     expect(await resolveIncidentRef(support, ` ${decided.grant!.id} `)).toBe(ref);
@@ -255,15 +349,25 @@ describe('openIncident writes one access-log row per view or export', () => {
     const missing = uniq('req');
     expect(await openIncident(support, missing, 'page')).toMatchObject({ ok: false, failure: 'not_found' });
 
-    const rows = await db.incidentAccessLog.findMany({ where: { requestRef: { in: [ref, missing] } }, select: { actor: true, actorKind: true, requestRef: true, format: true } });
+    const rows = await db.incidentAccessLog.findMany({
+      where: { requestRef: { in: [ref, missing] } },
+      select: { actor: true, actorKind: true, requestRef: true, format: true },
+    });
     expect(rows).toHaveLength(5);
-    expect(rows).toEqual(expect.arrayContaining([
-      { actor: support.email, actorKind: 'session', requestRef: ref, format: 'page' },
-      { actor: `api_key:${(apiKey as { keyId: string }).keyId}`, actorKind: 'api_key', requestRef: ref, format: 'json' },
-      { actor: support.email, actorKind: 'personal_token', requestRef: ref, format: 'markdown' },
-      { actor: admin.email, actorKind: 'session', requestRef: ref, format: 'json' },
-      { actor: support.email, actorKind: 'session', requestRef: missing, format: 'page' },
-    ]));
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        { actor: support.email, actorKind: 'session', requestRef: ref, format: 'page' },
+        {
+          actor: `api_key:${(apiKey as { keyId: string }).keyId}`,
+          actorKind: 'api_key',
+          requestRef: ref,
+          format: 'json',
+        },
+        { actor: support.email, actorKind: 'personal_token', requestRef: ref, format: 'markdown' },
+        { actor: admin.email, actorKind: 'session', requestRef: ref, format: 'json' },
+        { actor: support.email, actorKind: 'session', requestRef: missing, format: 'page' },
+      ]),
+    );
     // getIncident alone (analysis, tests) logs nothing.
     value(await getIncident(support, ref));
     expect(await db.incidentAccessLog.count({ where: { requestRef: ref } })).toBe(4);

@@ -11,8 +11,20 @@ import { can } from '@/lib/auth/permissions';
 import { detectFindings } from '@/lib/incidents/findings';
 import { incidentMarkdown } from '@/lib/incidents/markdown';
 import { summarizeIncident } from '@/lib/incidents/summary';
-import { buildTimeline, incidentSentence, timelineReportRows, type IncidentApproval, type IncidentTimelineEntry } from '@/lib/incidents/timeline';
-import { groupBy, type Finding, type FindingKind, type IncidentPolicy, type IncidentSummary } from '@/lib/incidents/types';
+import {
+  buildTimeline,
+  incidentSentence,
+  timelineReportRows,
+  type IncidentApproval,
+  type IncidentTimelineEntry,
+} from '@/lib/incidents/timeline';
+import {
+  groupBy,
+  type Finding,
+  type FindingKind,
+  type IncidentPolicy,
+  type IncidentSummary,
+} from '@/lib/incidents/types';
 import { storable, type ToolAnnotations } from '@/lib/outcomes/schemas';
 import { incidentRefSchema } from '@/lib/incidents/query';
 import { fail, fieldErrors, ok, type Result } from '@/lib/result';
@@ -57,12 +69,32 @@ function approvalScope(reader: OutcomeReader): { organization: string | null } |
 }
 
 type ApprovalRow = {
-  id: string; request_ref: string; created_at: Date; status: ApprovalStatus; expires_at: Date; organization: string;
-  principal: string; agent: string | null; server: string; tool_name: string; summary: string; required_approvals: number;
-  resource_type: string | null; resource_id: string | null; revoked_at: Date | null; revoked_by: string | null;
-  revoke_reason: string | null; requested_by_key_id: string; requester_name: string | null;
-  grant_id: string | null; grant_issued_at: Date | null; grant_expires_at: Date | null; grant_redeemed_at: Date | null;
-  grant_revoked_at: Date | null; redeemed_by_key_id: string | null; redeemer_name: string | null;
+  id: string;
+  request_ref: string;
+  created_at: Date;
+  status: ApprovalStatus;
+  expires_at: Date;
+  organization: string;
+  principal: string;
+  agent: string | null;
+  server: string;
+  tool_name: string;
+  summary: string;
+  required_approvals: number;
+  resource_type: string | null;
+  resource_id: string | null;
+  revoked_at: Date | null;
+  revoked_by: string | null;
+  revoke_reason: string | null;
+  requested_by_key_id: string;
+  requester_name: string | null;
+  grant_id: string | null;
+  grant_issued_at: Date | null;
+  grant_expires_at: Date | null;
+  grant_redeemed_at: Date | null;
+  grant_revoked_at: Date | null;
+  redeemed_by_key_id: string | null;
+  redeemer_name: string | null;
   decisions: { reviewer: string; decision: DecisionKind; reason: string; at: string }[];
   now: Date;
 };
@@ -72,16 +104,33 @@ const keyName = (name: string | null, id: string) => (name ? `API key "${name}"`
 
 function toIncidentApproval(r: ApprovalRow): IncidentApproval & { requestRef: string } {
   return {
-    id: r.id, requestRef: r.request_ref, createdAt: r.created_at, status: r.status, expiresAt: r.expires_at,
-    requestedBy: keyName(r.requester_name, r.requested_by_key_id), organization: r.organization, principal: r.principal,
-    agent: r.agent, server: r.server, tool: r.tool_name, summary: r.summary, requiredApprovals: r.required_approvals,
+    id: r.id,
+    requestRef: r.request_ref,
+    createdAt: r.created_at,
+    status: r.status,
+    expiresAt: r.expires_at,
+    requestedBy: keyName(r.requester_name, r.requested_by_key_id),
+    organization: r.organization,
+    principal: r.principal,
+    agent: r.agent,
+    server: r.server,
+    tool: r.tool_name,
+    summary: r.summary,
+    requiredApprovals: r.required_approvals,
     resource: r.resource_type != null && r.resource_id != null ? { type: r.resource_type, id: r.resource_id } : null,
     decisions: r.decisions.map((d) => ({ ...d, at: new Date(d.at) })),
     revoked: r.revoked_at ? { at: r.revoked_at, by: r.revoked_by ?? 'unknown', reason: r.revoke_reason ?? '' } : null,
-    grant: r.grant_id && r.grant_issued_at && r.grant_expires_at ? {
-      id: r.grant_id, issuedAt: r.grant_issued_at, expiresAt: r.grant_expires_at, redeemedAt: r.grant_redeemed_at,
-      redeemedBy: r.redeemed_by_key_id ? keyName(r.redeemer_name, r.redeemed_by_key_id) : null, revokedAt: r.grant_revoked_at,
-    } : null,
+    grant:
+      r.grant_id && r.grant_issued_at && r.grant_expires_at
+        ? {
+            id: r.grant_id,
+            issuedAt: r.grant_issued_at,
+            expiresAt: r.grant_expires_at,
+            redeemedAt: r.grant_redeemed_at,
+            redeemedBy: r.redeemed_by_key_id ? keyName(r.redeemer_name, r.redeemed_by_key_id) : null,
+            revokedAt: r.grant_revoked_at,
+          }
+        : null,
   };
 }
 
@@ -106,7 +155,10 @@ const INCIDENT_APPROVALS = `
  * Every approval request filed under some request references, with its decisions, grant and the
  * API keys that asked and redeemed: one query. `now` is the database clock (expiry is judged by it).
  */
-async function listIncidentApprovals(reader: OutcomeReader, refs: string[]): Promise<{ approvals: (IncidentApproval & { requestRef: string })[]; now: Date }> {
+async function listIncidentApprovals(
+  reader: OutcomeReader,
+  refs: string[],
+): Promise<{ approvals: (IncidentApproval & { requestRef: string })[]; now: Date }> {
   const scope = approvalScope(reader);
   if (!scope || !refs.length) return { approvals: [], now: new Date() };
   const org = scope.organization;
@@ -130,7 +182,10 @@ async function listRedeemedGrants(reader: OutcomeReader, refs: string[]): Promis
 // ── Findings policy from the server side ────────────────────────────────────────────────────
 
 type RedeemedGrant = { id: string; requestRef: string; server: string; tool: string };
-type PolicyRecord = Pick<OutcomeView, 'id' | 'requestRef' | 'server' | 'grantId' | 'annotationsTrusted' | 'classification'> & { tool: { name: string; annotations: ToolAnnotations | null } };
+type PolicyRecord = Pick<
+  OutcomeView,
+  'id' | 'requestRef' | 'server' | 'grantId' | 'annotationsTrusted' | 'classification'
+> & { tool: { name: string; annotations: ToolAnnotations | null } };
 
 const needsGrantCheck = (r: PolicyRecord) => r.classification.delivery === 'completed' && !r.classification.readOnly;
 
@@ -140,16 +195,27 @@ const needsGrantCheck = (r: PolicyRecord) => r.classification.delivery === 'comp
  * for that tool and server under the same request reference. One query for the rules, and none
  * when no completed write needs judging.
  */
-async function findingPolicy(records: readonly PolicyRecord[], redeemed: readonly RedeemedGrant[]): Promise<Partial<IncidentPolicy>> {
+async function findingPolicy(
+  records: readonly PolicyRecord[],
+  redeemed: readonly RedeemedGrant[],
+): Promise<Partial<IncidentPolicy>> {
   const writes = records.filter(needsGrantCheck);
   if (!writes.length) return {};
   const { rows: rules } = await pool().query<{ server: string; toolName: string; requiredApprovals: number }>(
     'SELECT server, tool_name AS "toolName", required_approvals AS "requiredApprovals" FROM policy_rules WHERE server = ANY($1::text[])',
-    [[...new Set(writes.map((r) => r.server))]]);
-  const needsApproval = new Map(writes.map((r) => [r.id, requiredApprovalsFor({
-    toolName: r.tool.name, annotations: r.tool.annotations, serverTrusted: r.annotationsTrusted,
-    rules: rules.filter((rule) => rule.server === r.server),
-  }).requiredApprovals > 0]));
+    [[...new Set(writes.map((r) => r.server))]],
+  );
+  const needsApproval = new Map(
+    writes.map((r) => [
+      r.id,
+      requiredApprovalsFor({
+        toolName: r.tool.name,
+        annotations: r.tool.annotations,
+        serverTrusted: r.annotationsTrusted,
+        rules: rules.filter((rule) => rule.server === r.server),
+      }).requiredApprovals > 0,
+    ]),
+  );
   const grantKey = (ref: string, id: string, server: string, tool: string) => JSON.stringify([ref, id, server, tool]);
   const covering = new Set(redeemed.map((g) => grantKey(g.requestRef, g.id, g.server, g.tool)));
   return {
@@ -165,7 +231,12 @@ export async function getIncident(reader: OutcomeReader, requestRef: string): Pr
   // A reference no record can have (NUL, half a surrogate pair, too long) is named as the fault
   // rather than sent to the database, which refuses NUL with an error.
   const ref = incidentRefSchema.safeParse(requestRef);
-  if (!ref.success) return fail('invalid_input', 'This is not a request reference.', fieldErrors(ref.error.issues.map((i) => ({ ...i, path: ['requestRef'] }))));
+  if (!ref.success)
+    return fail(
+      'invalid_input',
+      'This is not a request reference.',
+      fieldErrors(ref.error.issues.map((i) => ({ ...i, path: ['requestRef'] }))),
+    );
   // Independent reads: side by side, not one after the other.
   const [records, { approvals, now }] = await Promise.all([
     listIncidentOutcomes(reader, requestRef),
@@ -175,7 +246,9 @@ export async function getIncident(reader: OutcomeReader, requestRef: string): Pr
   if (records.value.length === 0 && approvals.length === 0) {
     return fail('not_found', `Nothing is recorded under the request reference "${requestRef}".`);
   }
-  const redeemed = approvals.flatMap((a) => (a.grant?.redeemedAt ? [{ id: a.grant.id, requestRef, server: a.server, tool: a.tool }] : []));
+  const redeemed = approvals.flatMap((a) =>
+    a.grant?.redeemedAt ? [{ id: a.grant.id, requestRef, server: a.server, tool: a.tool }] : [],
+  );
   const summary = summarizeIncident(records.value);
   return ok({
     requestRef,
@@ -184,8 +257,14 @@ export async function getIncident(reader: OutcomeReader, requestRef: string): Pr
     findings: detectFindings(records.value, await findingPolicy(records.value, redeemed)),
     timeline: buildTimeline(records.value, approvals, now),
     approvals: approvals.map((a) => ({
-      id: a.id, status: effectiveStatus(a.status, a.expiresAt, now), server: a.server, tool: a.tool, principal: a.principal,
-      summary: a.summary, requiredApprovals: a.requiredApprovals, approvals: a.decisions.filter((d) => d.decision === 'approve').length,
+      id: a.id,
+      status: effectiveStatus(a.status, a.expiresAt, now),
+      server: a.server,
+      tool: a.tool,
+      principal: a.principal,
+      summary: a.summary,
+      requiredApprovals: a.requiredApprovals,
+      approvals: a.decisions.filter((d) => d.decision === 'approve').length,
       createdAt: a.createdAt,
     })),
     records: records.value,
@@ -197,10 +276,17 @@ export async function getIncident(reader: OutcomeReader, requestRef: string): Pr
  * and reads it. Logged found or not: a look-up of a reference that does not exist is an access
  * too. If the log cannot be written the whole call fails, so nothing is shown unlogged.
  */
-export async function openIncident(reader: OutcomeReader, requestRef: string, format: IncidentAccessFormat): Promise<Result<IncidentView>> {
+export async function openIncident(
+  reader: OutcomeReader,
+  requestRef: string,
+  format: IncidentAccessFormat,
+): Promise<Result<IncidentView>> {
   // The log entry and the read run together; the answer waits for both, so no incident is
   // shown without its access recorded.
-  const [, incident] = await Promise.all([logIncidentAccess(reader, requestRef, format), getIncident(reader, requestRef)]);
+  const [, incident] = await Promise.all([
+    logIncidentAccess(reader, requestRef, format),
+    getIncident(reader, requestRef),
+  ]);
   return incident;
 }
 
@@ -260,7 +346,11 @@ async function findApprovalRequestRef(reader: OutcomeReader, term: string): Prom
  * one query for all their references, analysed per reference. Capped so one huge incident cannot
  * stall a list page; the incident page itself shows the full analysis.
  */
-export async function findingsByRecord(reader: OutcomeReader, requestRefs: string[], maxRecords = 20_000): Promise<Map<string, FindingKind[]>> {
+export async function findingsByRecord(
+  reader: OutcomeReader,
+  requestRefs: string[],
+  maxRecords = 20_000,
+): Promise<Map<string, FindingKind[]>> {
   const byRecord = new Map<string, FindingKind[]>();
   const refs = [...new Set(requestRefs)];
   if (!refs.length) return byRecord;
@@ -279,7 +369,10 @@ export async function findingsByRecord(reader: OutcomeReader, requestRefs: strin
 }
 
 /** Findings among the given request references (the overview passes the most recently active ones). */
-export async function countRecentFindings(reader: OutcomeReader, refs: string[]): Promise<{ findings: number; incidents: number }> {
+export async function countRecentFindings(
+  reader: OutcomeReader,
+  refs: string[],
+): Promise<{ findings: number; incidents: number }> {
   const records = await listIncidentOutcomes(reader, refs, 20_000);
   if (!records.ok) return { findings: 0, incidents: 0 };
   const policy = await listPolicy(reader, records.value);

@@ -64,7 +64,10 @@ export function approvalRequestedMessage(view: ApprovalView, base = consoleBaseU
   return {
     text: `Approval needed: ${headline} "${clean(view.summary)}" ${link}`,
     blocks: [
-      { type: 'header', text: { type: 'plain_text', text: plain(`Approval needed: ${view.tool.name} on ${view.server}`) } },
+      {
+        type: 'header',
+        text: { type: 'plain_text', text: plain(`Approval needed: ${view.tool.name} on ${view.server}`) },
+      },
       { type: 'section', text: { type: 'mrkdwn', text: `${headline}\n>${clean(view.summary)}` } },
       { type: 'section', fields: facts(view) },
       { type: 'section', text: { type: 'mrkdwn', text: `<${link}|Review in Countersign>` } },
@@ -131,8 +134,15 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 
 export function createNotifier(options: NotifierOptions): Notifier {
   const {
-    url, attempts = 5, timeoutMs = 5_000, baseDelayMs = 1_000, maxDelayMs = 15_000, deadlineMs = 60_000,
-    queueSize = 200, log = console, random = Math.random,
+    url,
+    attempts = 5,
+    timeoutMs = 5_000,
+    baseDelayMs = 1_000,
+    maxDelayMs = 15_000,
+    deadlineMs = 60_000,
+    queueSize = 200,
+    log = console,
+    random = Math.random,
   } = options;
   const queue: { body: string; label: string }[] = [];
   const counts = { delivered: 0, failed: 0, dropped: 0 };
@@ -152,11 +162,19 @@ export function createNotifier(options: NotifierOptions): Notifier {
       if (res.ok) return { ok: true };
       const retry = res.status === 408 || res.status === 429 || res.status >= 500;
       const after = Number(res.headers.get('retry-after'));
-      return { ok: false, retry, reason: `HTTP ${res.status}`, retryAfterMs: Number.isFinite(after) && after > 0 ? after * 1000 : undefined };
+      return {
+        ok: false,
+        retry,
+        reason: `HTTP ${res.status}`,
+        retryAfterMs: Number.isFinite(after) && after > 0 ? after * 1000 : undefined,
+      };
     } catch (err) {
       const e = err as { name?: string; cause?: { code?: string } };
       // Only the error's kind: fetch's messages may quote the URL, which is a credential.
-      const reason = e.name === 'TimeoutError' || e.name === 'AbortError' ? `no answer within ${ms} ms` : `network error (${e.cause?.code ?? e.name ?? 'unknown'})`;
+      const reason =
+        e.name === 'TimeoutError' || e.name === 'AbortError'
+          ? `no answer within ${ms} ms`
+          : `network error (${e.cause?.code ?? e.name ?? 'unknown'})`;
       return { ok: false, retry: true, reason };
     }
   }
@@ -181,7 +199,9 @@ export function createNotifier(options: NotifierOptions): Notifier {
       await sleep(wait);
     }
     counts.failed++;
-    log.error(`[notify] gave up on ${job.label} after ${n} attempt${n === 1 ? '' : 's'}: ${last.ok ? 'ok' : last.reason}`);
+    log.error(
+      `[notify] gave up on ${job.label} after ${n} attempt${n === 1 ? '' : 's'}: ${last.ok ? 'ok' : last.reason}`,
+    );
   }
 
   function pump() {
@@ -211,7 +231,9 @@ export function createNotifier(options: NotifierOptions): Notifier {
         if (queue.length >= queueSize) {
           const dropped = queue.shift()!;
           counts.dropped++;
-          log.warn(`[notify] queue full (${queueSize} waiting): dropped ${dropped.label}; ${counts.dropped} dropped since start`);
+          log.warn(
+            `[notify] queue full (${queueSize} waiting): dropped ${dropped.label}; ${counts.dropped} dropped since start`,
+          );
         }
         queue.push({ body, label });
         pump();

@@ -16,7 +16,10 @@ import type { Result } from '@/lib/result';
 // The HTTP side of the same matrix is e2e/organization-isolation.spec.ts.
 
 const SERVER = uniq('iso-mcp');
-const WRITE = { name: 'refund_payment', annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true } };
+const WRITE = {
+  name: 'refund_payment',
+  annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+};
 const DIGEST = `sha256:${'ab'.repeat(32)}`;
 const OBSERVED = { sent: true, httpStatus: 200, result: { isError: false, outputValidation: 'valid' } };
 const ORG = { a: uniq('org-a'), b: uniq('org-b') };
@@ -30,10 +33,26 @@ function value<T>(result: Result<T>): T {
 async function makeKey(organization: string | undefined): Promise<ApiClient> {
   const scopes = ['outcomes:write', 'outcomes:read', 'approvals:request', 'grants:redeem'] as const;
   const created = value(await createApiKey('cli', { name: uniq('iso-key'), scopes: [...scopes], organization }));
-  return { kind: 'apiKey', keyId: created.key.id, name: created.key.name, scopes: [...scopes], organization: created.key.organization };
+  return {
+    kind: 'apiKey',
+    keyId: created.key.id,
+    name: created.key.name,
+    scopes: [...scopes],
+    organization: created.key.organization,
+  };
 }
 
-type Seeded = { org: string; key: ApiClient; ref: string; recordId: string; eventId: string; idempotencyKey: string; approvalId: string; grantId: string; spareGrantId: string };
+type Seeded = {
+  org: string;
+  key: ApiClient;
+  ref: string;
+  recordId: string;
+  eventId: string;
+  idempotencyKey: string;
+  approvalId: string;
+  grantId: string;
+  spareGrantId: string;
+};
 const seeded = {} as Record<Org, Seeded>;
 let unlimited: ApiClient;
 
@@ -44,21 +63,61 @@ beforeAll(async () => {
   for (const org of ['a', 'b'] as const) {
     const key = await makeKey(ORG[org]);
     const ref = uniq(`iso-ref-${org}`);
-    const approval = async () => value(await requestApproval(key, uniq('idem'), approvalRequestSchema.parse({
-      requestRef: ref, organization: ORG[org], principal: `p-${org}`, server: SERVER,
-      tool: { name: 'get_order', annotations: { readOnlyHint: true } }, argsDigest: DIGEST, summary: `approval of ${org}`,
-    }))).approval;
+    const approval = async () =>
+      value(
+        await requestApproval(
+          key,
+          uniq('idem'),
+          approvalRequestSchema.parse({
+            requestRef: ref,
+            organization: ORG[org],
+            principal: `p-${org}`,
+            server: SERVER,
+            tool: { name: 'get_order', annotations: { readOnlyHint: true } },
+            argsDigest: DIGEST,
+            summary: `approval of ${org}`,
+          }),
+        ),
+      ).approval;
     const approved = await approval();
     const spare = await approval();
     const idempotencyKey = uniq(`idem-${org}`);
     const eventId = uniq(`evt-${org}`);
     // A completed destructive write carrying a grant that never covered it: a write_without_grant finding.
-    const records = value(await ingestOutcomes(key, outcomeBatchSchema.parse({ records: [{
-      eventId, occurredAt: new Date().toISOString(), requestRef: ref, idempotencyKey, organization: ORG[org], principal: `p-${org}`,
-      server: SERVER, tool: WRITE, argsDigest: DIGEST, grantId: approved.grant!.id, summary: `record of ${org}`,
-      observed: OBSERVED,
-    }] }))).records;
-    seeded[org] = { org: ORG[org], key, ref, recordId: records[0].id, eventId, idempotencyKey, approvalId: approved.id, grantId: approved.grant!.id, spareGrantId: spare.grant!.id };
+    const records = value(
+      await ingestOutcomes(
+        key,
+        outcomeBatchSchema.parse({
+          records: [
+            {
+              eventId,
+              occurredAt: new Date().toISOString(),
+              requestRef: ref,
+              idempotencyKey,
+              organization: ORG[org],
+              principal: `p-${org}`,
+              server: SERVER,
+              tool: WRITE,
+              argsDigest: DIGEST,
+              grantId: approved.grant!.id,
+              summary: `record of ${org}`,
+              observed: OBSERVED,
+            },
+          ],
+        }),
+      ),
+    ).records;
+    seeded[org] = {
+      org: ORG[org],
+      key,
+      ref,
+      recordId: records[0].id,
+      eventId,
+      idempotencyKey,
+      approvalId: approved.id,
+      grantId: approved.grant!.id,
+      spareGrantId: spare.grant!.id,
+    };
   }
 });
 
@@ -80,23 +139,76 @@ describe('organization isolation in the data layer', () => {
   // [what, a's own data, b's data, nothing at all]: b's answer must equal "nothing"'s, a's must not.
   const matrix: [string, (s: Seeded) => Promise<unknown>, (none: string) => Promise<unknown>][] = [
     ['getOutcome', (s) => getOutcome(A(), s.recordId), () => getOutcome(A(), crypto.randomUUID())],
-    ['listOutcomes by requestRef', async (s) => value(await listOutcomes(A(), { requestRef: s.ref })).items.length, async (n) => value(await listOutcomes(A(), { requestRef: n })).items.length],
-    ['listOutcomes by idempotencyKey', async (s) => value(await listOutcomes(A(), { idempotencyKey: s.idempotencyKey })).items.length, async (n) => value(await listOutcomes(A(), { idempotencyKey: n })).items.length],
-    ['listOutcomes by grantId', async (s) => value(await listOutcomes(A(), { grantId: s.grantId })).items.length, async (n) => value(await listOutcomes(A(), { grantId: n })).items.length],
-    ['listOutcomes by organization', async (s) => value(await listOutcomes(A(), { organization: s.org })).items.length, async (n) => value(await listOutcomes(A(), { organization: n })).items.length],
-    ['listIncidentOutcomes', async (s) => value(await listIncidentOutcomes(A(), s.ref)).length, async (n) => value(await listIncidentOutcomes(A(), n)).length],
-    ['findOutcomeRequestRef by eventId', (s) => findOutcomeRequestRef(A(), s.eventId), (n) => findOutcomeRequestRef(A(), n)],
-    ['getIncident', async (s) => stripRef(await getIncident(A(), s.ref), s.ref), async (n) => stripRef(await getIncident(A(), n), n)],
-    ['openIncident (markdown)', async (s) => stripRef(await openIncident(A(), s.ref, 'markdown'), s.ref), async (n) => stripRef(await openIncident(A(), n, 'markdown'), n)],
-    ...(['ref', 'idempotencyKey', 'eventId', 'grantId', 'approvalId', 'spareGrantId'] as const).map((field): [string, (s: Seeded) => Promise<unknown>, (n: string) => Promise<unknown>] =>
-      [`resolveIncidentRef by ${field}`, (s) => resolveIncidentRef(A(), s[field]), (n) => resolveIncidentRef(A(), n)]),
-    ['findingsByRecord', async (s) => [...(await findingsByRecord(A(), [s.ref])).keys()].length, async (n) => [...(await findingsByRecord(A(), [n])).keys()].length],
+    [
+      'listOutcomes by requestRef',
+      async (s) => value(await listOutcomes(A(), { requestRef: s.ref })).items.length,
+      async (n) => value(await listOutcomes(A(), { requestRef: n })).items.length,
+    ],
+    [
+      'listOutcomes by idempotencyKey',
+      async (s) => value(await listOutcomes(A(), { idempotencyKey: s.idempotencyKey })).items.length,
+      async (n) => value(await listOutcomes(A(), { idempotencyKey: n })).items.length,
+    ],
+    [
+      'listOutcomes by grantId',
+      async (s) => value(await listOutcomes(A(), { grantId: s.grantId })).items.length,
+      async (n) => value(await listOutcomes(A(), { grantId: n })).items.length,
+    ],
+    [
+      'listOutcomes by organization',
+      async (s) => value(await listOutcomes(A(), { organization: s.org })).items.length,
+      async (n) => value(await listOutcomes(A(), { organization: n })).items.length,
+    ],
+    [
+      'listIncidentOutcomes',
+      async (s) => value(await listIncidentOutcomes(A(), s.ref)).length,
+      async (n) => value(await listIncidentOutcomes(A(), n)).length,
+    ],
+    [
+      'findOutcomeRequestRef by eventId',
+      (s) => findOutcomeRequestRef(A(), s.eventId),
+      (n) => findOutcomeRequestRef(A(), n),
+    ],
+    [
+      'getIncident',
+      async (s) => stripRef(await getIncident(A(), s.ref), s.ref),
+      async (n) => stripRef(await getIncident(A(), n), n),
+    ],
+    [
+      'openIncident (markdown)',
+      async (s) => stripRef(await openIncident(A(), s.ref, 'markdown'), s.ref),
+      async (n) => stripRef(await openIncident(A(), n, 'markdown'), n),
+    ],
+    ...(['ref', 'idempotencyKey', 'eventId', 'grantId', 'approvalId', 'spareGrantId'] as const).map(
+      (field): [string, (s: Seeded) => Promise<unknown>, (n: string) => Promise<unknown>] => [
+        `resolveIncidentRef by ${field}`,
+        (s) => resolveIncidentRef(A(), s[field]),
+        (n) => resolveIncidentRef(A(), n),
+      ],
+    ),
+    [
+      'findingsByRecord',
+      async (s) => [...(await findingsByRecord(A(), [s.ref])).keys()].length,
+      async (n) => [...(await findingsByRecord(A(), [n])).keys()].length,
+    ],
     ['countRecentFindings', (s) => countRecentFindings(A(), [s.ref]), (n) => countRecentFindings(A(), [n])],
     ['getApproval', (s) => getApproval(A(), s.approvalId), () => getApproval(A(), crypto.randomUUID())],
-    ['listApprovals by requestRef', async (s) => value(await listApprovals(A(), { requestRef: s.ref })).items.length, async (n) => value(await listApprovals(A(), { requestRef: n })).items.length],
-    ['findApprovalIdForGrant', (s) => findApprovalIdForGrant(A(), s.grantId), () => findApprovalIdForGrant(A(), crypto.randomUUID())],
+    [
+      'listApprovals by requestRef',
+      async (s) => value(await listApprovals(A(), { requestRef: s.ref })).items.length,
+      async (n) => value(await listApprovals(A(), { requestRef: n })).items.length,
+    ],
+    [
+      'findApprovalIdForGrant',
+      (s) => findApprovalIdForGrant(A(), s.grantId),
+      () => findApprovalIdForGrant(A(), crypto.randomUUID()),
+    ],
     // The wrong tool: never redeems, and tells b's grant from none only for a's own.
-    ['redeemGrant (another tool)', (s) => redeemGrant(A(), s.spareGrantId, { server: SERVER, tool: 'other', argsDigest: DIGEST }), () => redeemGrant(A(), crypto.randomUUID(), { server: SERVER, tool: 'other', argsDigest: DIGEST })],
+    [
+      'redeemGrant (another tool)',
+      (s) => redeemGrant(A(), s.spareGrantId, { server: SERVER, tool: 'other', argsDigest: DIGEST }),
+      () => redeemGrant(A(), crypto.randomUUID(), { server: SERVER, tool: 'other', argsDigest: DIGEST }),
+    ],
   ];
 
   for (const [what, probe, nothing] of matrix) {
@@ -107,15 +219,36 @@ describe('organization isolation in the data layer', () => {
       const absent = await nothing(none);
       expect(JSON.stringify(other)).toBe(JSON.stringify(absent));
       expect(JSON.stringify(own)).not.toBe(JSON.stringify(absent)); // the probe does find a's own
-      for (const secret of [ORG.b, 'of b', seeded.b.recordId, seeded.b.approvalId, seeded.b.grantId]) expect(JSON.stringify(other)).not.toContain(secret);
+      for (const secret of [ORG.b, 'of b', seeded.b.recordId, seeded.b.approvalId, seeded.b.grantId])
+        expect(JSON.stringify(other)).not.toContain(secret);
     });
   }
 
   it('writes for organization b are refused and store nothing', async () => {
     const b = seeded.b;
-    const record = { eventId: uniq('evt'), occurredAt: new Date().toISOString(), requestRef: b.ref, organization: ORG.b, principal: 'p', server: SERVER, tool: WRITE, observed: OBSERVED };
-    expect(await ingestOutcomes(A(), outcomeBatchSchema.parse({ records: [record] }))).toMatchObject({ ok: false, failure: 'forbidden' });
-    const body = approvalRequestSchema.parse({ requestRef: b.ref, organization: ORG.b, principal: 'p', server: SERVER, tool: WRITE, argsDigest: DIGEST, summary: 's' });
+    const record = {
+      eventId: uniq('evt'),
+      occurredAt: new Date().toISOString(),
+      requestRef: b.ref,
+      organization: ORG.b,
+      principal: 'p',
+      server: SERVER,
+      tool: WRITE,
+      observed: OBSERVED,
+    };
+    expect(await ingestOutcomes(A(), outcomeBatchSchema.parse({ records: [record] }))).toMatchObject({
+      ok: false,
+      failure: 'forbidden',
+    });
+    const body = approvalRequestSchema.parse({
+      requestRef: b.ref,
+      organization: ORG.b,
+      principal: 'p',
+      server: SERVER,
+      tool: WRITE,
+      argsDigest: DIGEST,
+      summary: 's',
+    });
     expect(await requestApproval(A(), uniq('idem'), body)).toMatchObject({ ok: false, failure: 'forbidden' });
     expect(value(await listOutcomes(b.key, { requestRef: b.ref })).items).toHaveLength(1);
     expect(value(await listApprovals(b.key, { requestRef: b.ref })).items).toHaveLength(2);

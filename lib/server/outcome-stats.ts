@@ -6,8 +6,18 @@ import { fail, ok, type Result } from '@/lib/result';
 
 export type DeliveryCounts = Record<Delivery, number>;
 export type OverviewStats = {
-  last24h: { total: number; byDelivery: DeliveryCounts; byCategory: { category: Category; count: number }[]; unknownWrites: number };
-  last7d: { total: number; byDelivery: DeliveryCounts; byCategory: { category: Category; count: number }[]; unknownWrites: number };
+  last24h: {
+    total: number;
+    byDelivery: DeliveryCounts;
+    byCategory: { category: Category; count: number }[];
+    unknownWrites: number;
+  };
+  last7d: {
+    total: number;
+    byDelivery: DeliveryCounts;
+    byCategory: { category: Category; count: number }[];
+    unknownWrites: number;
+  };
   /** Where each window starts, for links that reproduce these counts as a filtered list. */
   since: { h24: string; d7: string };
   /** Six-hour buckets over the last seven days, oldest first, with counts per delivery state. */
@@ -56,18 +66,35 @@ export async function getOverviewStats(viewer: Viewer): Promise<Result<OverviewS
       if (g.delivery === 'unknown' && !g.read_only) unknownWrites += n;
     }
     const total = Object.values(byDelivery).reduce((a, b) => a + b, 0);
-    return { total, byDelivery, unknownWrites, byCategory: [...byCategory].filter(([, n]) => n > 0).map(([category, count]) => ({ category, count })).sort((a, b) => b.count - a.count) };
+    return {
+      total,
+      byDelivery,
+      unknownWrites,
+      byCategory: [...byCategory]
+        .filter(([, n]) => n > 0)
+        .map(([category, count]) => ({ category, count }))
+        .sort((a, b) => b.count - a.count),
+    };
   };
 
   // Every bucket of the window appears, empty ones included, so the chart's time axis is honest.
   const step = BUCKET_HOURS * 3_600_000;
   const end = Math.floor(Date.now() / step) * step;
   const series = new Map<number, { bucket: string } & DeliveryCounts>();
-  for (let t = end - 7 * 24 * 3_600_000 + step; t <= end; t += step) series.set(t, { bucket: new Date(t).toISOString(), ...emptyCounts() });
+  for (let t = end - 7 * 24 * 3_600_000 + step; t <= end; t += step)
+    series.set(t, { bucket: new Date(t).toISOString(), ...emptyCounts() });
   for (const b of buckets) {
     const slot = series.get(b.bucket.getTime());
     if (slot) slot[b.delivery] += Number(b.n);
   }
-  const since = { h24: new Date(Date.now() - 24 * 3_600_000).toISOString(), d7: new Date(Date.now() - 7 * 24 * 3_600_000).toISOString() };
-  return ok({ last24h: summarize((g) => Number(g.d1)), last7d: summarize((g) => Number(g.d7)), since, series: [...series.values()] });
+  const since = {
+    h24: new Date(Date.now() - 24 * 3_600_000).toISOString(),
+    d7: new Date(Date.now() - 7 * 24 * 3_600_000).toISOString(),
+  };
+  return ok({
+    last24h: summarize((g) => Number(g.d1)),
+    last7d: summarize((g) => Number(g.d7)),
+    since,
+    series: [...series.values()],
+  });
 }

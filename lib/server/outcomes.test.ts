@@ -10,13 +10,24 @@ import { OutcomeBoundary, OutcomeCategory, OutcomeDelivery, OutcomeRetry } from 
 import type { ApiScope } from '@/lib/credentials/scopes';
 import { classifyRecord } from '@/lib/outcomes/classify';
 import { outcomeQuerySchema, type OutcomeQuery } from '@/lib/outcomes/query';
-import { boundaries, categories, deliveries, outcomeBatchSchema, retryValues, type Observed, type Outcome } from '@/lib/outcomes/schemas';
+import {
+  boundaries,
+  categories,
+  deliveries,
+  outcomeBatchSchema,
+  retryValues,
+  type Observed,
+  type Outcome,
+} from '@/lib/outcomes/schemas';
 import { maskText, type MaskKind } from '@/lib/redaction/mask';
 import type { Result } from '@/lib/result';
 
 // ── factories ───────────────────────────────────────────────────────────────────────────────
 
-async function makeKey(scopes: ApiScope[] = ['outcomes:write', 'outcomes:read'], organization?: string): Promise<ApiClient> {
+async function makeKey(
+  scopes: ApiScope[] = ['outcomes:write', 'outcomes:read'],
+  organization?: string,
+): Promise<ApiClient> {
   const created = await createApiKey('cli', { name: uniq('key'), scopes, organization });
   if (!created.ok) throw new Error(created.failure);
   const { id, name, organization: org } = created.value.key;
@@ -52,7 +63,9 @@ const countFor = (requestRef: string) => db.outcomeRecord.count({ where: { reque
 
 // Everything stored for these records, as text: what a database dump would show.
 async function tableText(requestRef: string): Promise<string> {
-  const rows = await db.$queryRaw<{ row: string }[]>`SELECT row_to_json(o)::text AS row FROM outcome_records o WHERE request_ref = ${requestRef}`;
+  const rows = await db.$queryRaw<
+    { row: string }[]
+  >`SELECT row_to_json(o)::text AS row FROM outcome_records o WHERE request_ref = ${requestRef}`;
   return rows.map((r) => r.row).join('\n');
 }
 
@@ -69,7 +82,8 @@ async function racing<T>(waiters: number, run: () => Promise<T>): Promise<T> {
     const result = run();
     for (let waited = 0; ; waited += 20) {
       const { rows } = await blocker.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'outcome_records'::regclass");
+        "SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'outcome_records'::regclass",
+      );
       if (rows[0].n >= waiters) break;
       if (waited > 20_000) throw new Error(`only ${rows[0].n} of ${waiters} inserts queued`);
       await new Promise((r) => setTimeout(r, 20));
@@ -85,8 +99,16 @@ async function racing<T>(waiters: number, run: () => Promise<T>): Promise<T> {
 // for a live credential. [kind, text planted in the summary, the part that must never come back]
 const t = (...parts: string[]) => parts.join('');
 const PLANTED: [MaskKind, string, string][] = [
-  ['private_key', t('key -----BEGIN ', 'RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq0Yx1vPp3Lw9Q2\n-----END RSA PRIVATE KEY-----'), 'MIIEowIBAAKCAQEA7bq0Yx1vPp3Lw9Q2'],
-  ['jwt', t('token eyJhbGciOiJIUzI1NiJ9', '.eyJzdWIiOiIxMjM0NTY3ODkwIn0', '.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U'), 'dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U'],
+  [
+    'private_key',
+    t('key -----BEGIN ', 'RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq0Yx1vPp3Lw9Q2\n-----END RSA PRIVATE KEY-----'),
+    'MIIEowIBAAKCAQEA7bq0Yx1vPp3Lw9Q2',
+  ],
+  [
+    'jwt',
+    t('token eyJhbGciOiJIUzI1NiJ9', '.eyJzdWIiOiIxMjM0NTY3ODkwIn0', '.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U'),
+    'dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
+  ],
   ['aws_key', t('key ', 'AKIA', 'IOSFODNN7EXAMPLE'), t('AKIA', 'IOSFODNN7EXAMPLE')],
   ['github_token', t('use ', 'ghp_', 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8'), 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8'],
   ['slack_token', t('xoxb', '-1234567890-0987654321-AbCdEfGhIj'), '1234567890-0987654321-AbCdEfGhIj'],
@@ -140,7 +162,11 @@ describe('ingestOutcomes (real PostgreSQL)', () => {
       expect(value(await getOutcome(key, r.id)).classification).toEqual(expected);
     }
     const row = await db.outcomeRecord.findUniqueOrThrow({ where: { id: res.records[0].id } });
-    expect(row).toMatchObject({ apiKeyId: key.kind === 'apiKey' && key.keyId, classifierVersion: 1, annotationsTrusted: false });
+    expect(row).toMatchObject({
+      apiKeyId: key.kind === 'apiKey' && key.keyId,
+      classifierVersion: 1,
+      annotationsTrusted: false,
+    });
     expect(row.contentHash).toMatch(/^[0-9a-f]{64}$/);
   });
 
@@ -158,7 +184,11 @@ describe('ingestOutcomes (real PostgreSQL)', () => {
     const [onTrusted, onUntrusted] = value(await ingestOutcomes(key, batch)).records;
     expect(onTrusted.classification).toMatchObject({ delivery: 'rejected', readOnly: true, retry: 'backoff' });
     expect(onTrusted.classification).toEqual(classifyRecord(batch.records[0], true));
-    expect(onUntrusted.classification).toMatchObject({ delivery: 'unknown', readOnly: false, retry: 'after_state_check' });
+    expect(onUntrusted.classification).toMatchObject({
+      delivery: 'unknown',
+      readOnly: false,
+      retry: 'after_state_check',
+    });
     expect(onUntrusted.classification).toEqual(classifyRecord(batch.records[1], false));
     expect(value(await getOutcome(key, onTrusted.id))).toMatchObject({ annotationsTrusted: true, tool: readOnly });
     expect(value(await getOutcome(key, onUntrusted.id))).toMatchObject({ annotationsTrusted: false, tool: readOnly });
@@ -170,13 +200,15 @@ describe('ingestOutcomes (real PostgreSQL)', () => {
     for (const [kind, text] of PLANTED) expect(maskText(text).kinds, kind).toContain(kind);
     const records = PLANTED.map(([, text]) => makeRecord({ requestRef, summary: `Refund 40.00 EUR; ${text}` }));
     // Other free text too: the agent name, the tool's title, a string request id, a declared category.
-    records.push(makeRecord({
-      requestRef,
-      agent: 'bot for jane.doe+billing@example.co.uk',
-      tool: { name: 'refund_payment', annotations: { title: 'Refund for 123-45-6789' } },
-      mcpRequestId: t('req-', 'ghp_', 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8'),
-      observed: { sent: true, httpStatus: 200, result: { isError: true, errorCategory: 'password=s3cr3t!Pw' } },
-    }));
+    records.push(
+      makeRecord({
+        requestRef,
+        agent: 'bot for jane.doe+billing@example.co.uk',
+        tool: { name: 'refund_payment', annotations: { title: 'Refund for 123-45-6789' } },
+        mcpRequestId: t('req-', 'ghp_', 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8'),
+        observed: { sent: true, httpStatus: 200, result: { isError: true, errorCategory: 'password=s3cr3t!Pw' } },
+      }),
+    );
     const res = value(await ingestOutcomes(key, batchOf(...records)));
 
     const listed = value(await listOutcomes(key, { requestRef, limit: 200 }));
@@ -201,18 +233,39 @@ describe('ingestOutcomes (real PostgreSQL)', () => {
     const key = await makeKey();
     const requestRef = uniq('req');
     const sessionId = uniq('session');
-    const res = value(await ingestOutcomes(key, batchOf(
-      makeRecord({ requestRef, sessionId }), makeRecord({ requestRef, sessionId }), makeRecord({ requestRef, sessionId: uniq('other') }),
-    )));
-    const rows = await db.outcomeRecord.findMany({ where: { requestRef }, orderBy: { receivedSeq: 'asc' }, select: { sessionHash: true, contentHash: true } });
+    const res = value(
+      await ingestOutcomes(
+        key,
+        batchOf(
+          makeRecord({ requestRef, sessionId }),
+          makeRecord({ requestRef, sessionId }),
+          makeRecord({ requestRef, sessionId: uniq('other') }),
+        ),
+      ),
+    );
+    const rows = await db.outcomeRecord.findMany({
+      where: { requestRef },
+      orderBy: { receivedSeq: 'asc' },
+      select: { sessionHash: true, contentHash: true },
+    });
     expect(rows[0].sessionHash).toMatch(/^[0-9a-f]{64}$/);
     expect(rows[0].sessionHash).toBe(rows[1].sessionHash);
     expect(rows[2].sessionHash).not.toBe(rows[0].sessionHash);
     // Keyed: not the plain SHA-256 anyone could recompute from a guessed id.
     expect(rows[0].sessionHash).not.toBe(createHash('sha256').update(sessionId).digest('hex'));
     expect(await tableText(requestRef)).not.toContain(sessionId);
-    const shown = JSON.stringify([value(await listOutcomes(key, { requestRef })), value(await getOutcome(key, res.records[0].id))]);
-    for (const hidden of [sessionId, rows[0].sessionHash!, rows[0].contentHash, 'sessionHash', 'contentHash', 'apiKeyId']) {
+    const shown = JSON.stringify([
+      value(await listOutcomes(key, { requestRef })),
+      value(await getOutcome(key, res.records[0].id)),
+    ]);
+    for (const hidden of [
+      sessionId,
+      rows[0].sessionHash!,
+      rows[0].contentHash,
+      'sessionHash',
+      'contentHash',
+      'apiKeyId',
+    ]) {
       expect(shown).not.toContain(hidden);
     }
   });
@@ -220,10 +273,15 @@ describe('ingestOutcomes (real PostgreSQL)', () => {
   it('a replay with the same content is a duplicate with the same answer; null and absent are the same', async () => {
     const key = await makeKey();
     const requestRef = uniq('req');
-    const records = [makeRecord({ requestRef, summary: 'one' }), makeRecord({ requestRef, summary: 'two', agent: undefined })];
+    const records = [
+      makeRecord({ requestRef, summary: 'one' }),
+      makeRecord({ requestRef, summary: 'two', agent: undefined }),
+    ];
     const first = value(await ingestOutcomes(key, batchOf(...records)));
     expect(first).toMatchObject({ accepted: 2, duplicates: 0 });
-    const again = value(await ingestOutcomes(key, batchOf(records[0], { ...records[1], agent: null, durationMs: null })));
+    const again = value(
+      await ingestOutcomes(key, batchOf(records[0], { ...records[1], agent: null, durationMs: null })),
+    );
     expect(again).toEqual({ ...first, accepted: 0, duplicates: 2 });
     expect(await countFor(requestRef)).toBe(2);
   });
@@ -235,7 +293,11 @@ describe('ingestOutcomes (real PostgreSQL)', () => {
     value(await ingestOutcomes(key, batchOf(stored)));
     const fresh = makeRecord({ requestRef });
     const res = await ingestOutcomes(key, batchOf(fresh, { ...stored, summary: 'Refund 400.00 EUR' }));
-    expect(res).toMatchObject({ ok: false, failure: 'idempotency_key_reused', errors: [{ path: 'records.1.eventId' }] });
+    expect(res).toMatchObject({
+      ok: false,
+      failure: 'idempotency_key_reused',
+      errors: [{ path: 'records.1.eventId' }],
+    });
     expect(await countFor(requestRef)).toBe(1);
     const row = await db.outcomeRecord.findFirstOrThrow({ where: { requestRef } });
     expect(row.summary).toBe('Refund 40.00 EUR');
@@ -261,8 +323,15 @@ describe('ingestOutcomes (real PostgreSQL)', () => {
 
     const other = uniq('req');
     const clash = makeRecord({ requestRef: other });
-    const refused = await ingestOutcomes(key, batchOf(clash, makeRecord({ requestRef: other }), { ...clash, attempt: 2 }));
-    expect(refused).toMatchObject({ ok: false, failure: 'idempotency_key_reused', errors: [{ path: 'records.2.eventId' }] });
+    const refused = await ingestOutcomes(
+      key,
+      batchOf(clash, makeRecord({ requestRef: other }), { ...clash, attempt: 2 }),
+    );
+    expect(refused).toMatchObject({
+      ok: false,
+      failure: 'idempotency_key_reused',
+      errors: [{ path: 'records.2.eventId' }],
+    });
     expect(await countFor(other)).toBe(0);
   });
 
@@ -274,11 +343,17 @@ describe('ingestOutcomes (real PostgreSQL)', () => {
     expect(first).toMatchObject({ accepted: 1, duplicates: 0 });
     expect(value(await ingestOutcomes(key, batchOf(record)))).toEqual({ ...first, accepted: 0, duplicates: 1 });
     const clash = await ingestOutcomes(key, batchOf({ ...record, summary: 'Refund 120.00 EUR' }));
-    expect(clash).toMatchObject({ ok: false, failure: 'idempotency_key_reused', errors: [{ path: 'records.0.eventId' }] });
+    expect(clash).toMatchObject({
+      ok: false,
+      failure: 'idempotency_key_reused',
+      errors: [{ path: 'records.0.eventId' }],
+    });
     expect((await db.outcomeRecord.findFirstOrThrow({ where: { requestRef } })).summary).toBe('Refund 12.00 EUR');
 
     const raced = makeRecord({ requestRef });
-    const results = (await racing(10, () => Promise.all(Array.from({ length: 10 }, () => ingestOutcomes(key, batchOf(raced)))))).map(value);
+    const results = (
+      await racing(10, () => Promise.all(Array.from({ length: 10 }, () => ingestOutcomes(key, batchOf(raced)))))
+    ).map(value);
     expect(results.reduce((sum, r) => sum + r.accepted, 0)).toBe(1);
     expect(new Set(results.map((r) => r.records[0].id)).size).toBe(1);
     expect(await countFor(requestRef)).toBe(2);
@@ -302,7 +377,9 @@ describe('ingestOutcomes (real PostgreSQL)', () => {
     const key = await makeKey();
     const requestRef = uniq('req');
     const batch = batchOf(...Array.from({ length: 50 }, () => makeRecord({ requestRef })));
-    const results = (await racing(10, () => Promise.all(Array.from({ length: 10 }, () => ingestOutcomes(key, batch))))).map(value);
+    const results = (
+      await racing(10, () => Promise.all(Array.from({ length: 10 }, () => ingestOutcomes(key, batch))))
+    ).map(value);
     expect(await countFor(requestRef)).toBe(50);
     expect(results.reduce((sum, r) => sum + r.accepted, 0)).toBe(50);
     for (const r of results) {
@@ -317,7 +394,9 @@ describe('ingestOutcomes (real PostgreSQL)', () => {
     const records = Array.from({ length: 200 }, () => makeRecord({ requestRef }));
     const forward = batchOf(...records);
     const backward = batchOf(...[...records].reverse());
-    const results = await racing(6, () => Promise.all(Array.from({ length: 6 }, (_, i) => ingestOutcomes(key, i % 2 ? backward : forward))));
+    const results = await racing(6, () =>
+      Promise.all(Array.from({ length: 6 }, (_, i) => ingestOutcomes(key, i % 2 ? backward : forward))),
+    );
     expect(results.every((r) => r.ok)).toBe(true);
     expect(await countFor(requestRef)).toBe(200);
   });
@@ -325,19 +404,31 @@ describe('ingestOutcomes (real PostgreSQL)', () => {
   it('receipt order follows the batch, whatever the event ids', async () => {
     const key = await makeKey();
     const requestRef = uniq('req');
-    const batch = batchOf(...['evt-c', 'evt-a', 'evt-b'].map((id) => makeRecord({ requestRef, eventId: `${id}-${requestRef}` })));
+    const batch = batchOf(
+      ...['evt-c', 'evt-a', 'evt-b'].map((id) => makeRecord({ requestRef, eventId: `${id}-${requestRef}` })),
+    );
     value(await ingestOutcomes(key, batch));
-    const rows = await db.outcomeRecord.findMany({ where: { requestRef }, orderBy: { receivedSeq: 'asc' }, select: { eventId: true } });
+    const rows = await db.outcomeRecord.findMany({
+      where: { requestRef },
+      orderBy: { receivedSeq: 'asc' },
+      select: { eventId: true },
+    });
     expect(rows.map((r) => r.eventId)).toEqual(batch.records.map((r) => r.eventId));
   });
 
   it('accepts a 1000-record batch', async () => {
     const key = await makeKey();
     const requestRef = uniq('req');
-    const batch = batchOf(...Array.from({ length: 1000 }, (_, i) => makeRecord({
-      requestRef, summary: `Refund ${i}.00 EUR on order ${4000 + i} for jane${i}@example.com`, sessionId: uniq('s'),
-      tool: { name: 'refund_payment', annotations: { readOnlyHint: false, destructiveHint: true } },
-    })));
+    const batch = batchOf(
+      ...Array.from({ length: 1000 }, (_, i) =>
+        makeRecord({
+          requestRef,
+          summary: `Refund ${i}.00 EUR on order ${4000 + i} for jane${i}@example.com`,
+          sessionId: uniq('s'),
+          tool: { name: 'refund_payment', annotations: { readOnlyHint: false, destructiveHint: true } },
+        }),
+      ),
+    );
     const started = Date.now();
     const res = value(await ingestOutcomes(key, batch));
     expect(res).toMatchObject({ accepted: 1000, duplicates: 0 });
@@ -349,8 +440,14 @@ describe('ingestOutcomes (real PostgreSQL)', () => {
   it('refuses people and keys without outcomes:write', async () => {
     const batch = batchOf(makeRecord());
     const admin = await makeUser('admin');
-    expect(await ingestOutcomes({ kind: 'user', viewer: admin, tokenId: null }, batch)).toMatchObject({ ok: false, failure: 'forbidden' });
-    expect(await ingestOutcomes(await makeKey(['outcomes:read']), batch)).toMatchObject({ ok: false, failure: 'forbidden' });
+    expect(await ingestOutcomes({ kind: 'user', viewer: admin, tokenId: null }, batch)).toMatchObject({
+      ok: false,
+      failure: 'forbidden',
+    });
+    expect(await ingestOutcomes(await makeKey(['outcomes:read']), batch)).toMatchObject({
+      ok: false,
+      failure: 'forbidden',
+    });
   });
 });
 
@@ -359,7 +456,10 @@ describe('organization-limited keys', () => {
     const org = uniq('org');
     const key = await makeKey(['outcomes:write', 'outcomes:read'], org);
     const requestRef = uniq('req');
-    const res = await ingestOutcomes(key, batchOf(makeRecord({ requestRef, organization: org }), makeRecord({ requestRef, organization: 'acme' })));
+    const res = await ingestOutcomes(
+      key,
+      batchOf(makeRecord({ requestRef, organization: org }), makeRecord({ requestRef, organization: 'acme' })),
+    );
     expect(res).toMatchObject({ ok: false, failure: 'forbidden', errors: [{ path: 'records.1.organization' }] });
     expect(!res.ok && res.detail).toContain('records.1');
     expect(await countFor(requestRef)).toBe(0);
@@ -372,7 +472,8 @@ describe('organization-limited keys', () => {
     const unlimited = await makeKey();
     const requestRef = uniq('req');
     const own = value(await ingestOutcomes(limited, batchOf(makeRecord({ requestRef, organization: org })))).records[0];
-    const foreign = value(await ingestOutcomes(unlimited, batchOf(makeRecord({ requestRef, organization: 'acme' })))).records[0];
+    const foreign = value(await ingestOutcomes(unlimited, batchOf(makeRecord({ requestRef, organization: 'acme' }))))
+      .records[0];
 
     const seen = value(await listOutcomes(limited, { requestRef }));
     expect(seen.items.map((i) => i.id)).toEqual([own.id]);
@@ -389,8 +490,15 @@ describe('listOutcomes and getOutcome', () => {
     const key = await makeKey();
     const requestRef = uniq('req');
     // 23 records on 4 distinct instants: most pages end inside a run of equal occurredAt.
-    const instants = ['2026-11-30T12:00:00Z', '2026-11-30T12:00:00.001Z', '2026-11-30T13:00:00+01:00', '2026-11-29T23:59:59.999Z'];
-    const batch = batchOf(...Array.from({ length: 23 }, (_, i) => makeRecord({ requestRef, occurredAt: instants[i % 4] })));
+    const instants = [
+      '2026-11-30T12:00:00Z',
+      '2026-11-30T12:00:00.001Z',
+      '2026-11-30T13:00:00+01:00',
+      '2026-11-29T23:59:59.999Z',
+    ];
+    const batch = batchOf(
+      ...Array.from({ length: 23 }, (_, i) => makeRecord({ requestRef, occurredAt: instants[i % 4] })),
+    );
     const { records } = value(await ingestOutcomes(key, batch));
     const expected = records
       .map((r, i) => ({ id: r.id, at: Date.parse(batch.records[i].occurredAt) }))
@@ -402,7 +510,9 @@ describe('listOutcomes and getOutcome', () => {
       let cursor: string | null | undefined;
       let pages = 0;
       do {
-        const page = value(await listOutcomes(key, query({ requestRef, limit: String(limit), ...(cursor ? { cursor } : {}) })));
+        const page = value(
+          await listOutcomes(key, query({ requestRef, limit: String(limit), ...(cursor ? { cursor } : {}) })),
+        );
         expect(page.items.length).toBeLessThanOrEqual(limit);
         ids.push(...page.items.map((i) => i.id));
         cursor = page.nextCursor;
@@ -428,10 +538,43 @@ describe('listOutcomes and getOutcome', () => {
     await trustServer('cli', trusted);
     const requestRef = uniq('req');
     const records = [
-      makeRecord({ requestRef, occurredAt: '2026-11-01T10:00:00Z', tool: { name: 'refund_payment' }, server: 'billing-mcp', organization: 'acme', principal: 'p1', idempotencyKey: 'refund-1', grantId: 'grt_1' }),
-      makeRecord({ requestRef, occurredAt: '2026-11-02T10:00:00Z', tool: { name: 'get_order' }, server: 'orders-mcp', organization: 'globex', principal: 'p2', observed: { sent: true, httpStatus: 403, authError: 'insufficient_scope' } }),
-      makeRecord({ requestRef, occurredAt: '2026-11-03T10:00:00Z', tool: { name: 'get_order', annotations: { readOnlyHint: true } }, server: trusted, organization: 'acme', principal: 'p2', observed: { sent: true, clientError: 'timeout' } }),
-      makeRecord({ requestRef, occurredAt: '2026-11-04T10:00:00Z', tool: { name: 'refund_payment' }, server: 'billing-mcp', organization: 'acme', principal: 'p1', observed: { sent: false, clientBlock: 'approval_required' } }),
+      makeRecord({
+        requestRef,
+        occurredAt: '2026-11-01T10:00:00Z',
+        tool: { name: 'refund_payment' },
+        server: 'billing-mcp',
+        organization: 'acme',
+        principal: 'p1',
+        idempotencyKey: 'refund-1',
+        grantId: 'grt_1',
+      }),
+      makeRecord({
+        requestRef,
+        occurredAt: '2026-11-02T10:00:00Z',
+        tool: { name: 'get_order' },
+        server: 'orders-mcp',
+        organization: 'globex',
+        principal: 'p2',
+        observed: { sent: true, httpStatus: 403, authError: 'insufficient_scope' },
+      }),
+      makeRecord({
+        requestRef,
+        occurredAt: '2026-11-03T10:00:00Z',
+        tool: { name: 'get_order', annotations: { readOnlyHint: true } },
+        server: trusted,
+        organization: 'acme',
+        principal: 'p2',
+        observed: { sent: true, clientError: 'timeout' },
+      }),
+      makeRecord({
+        requestRef,
+        occurredAt: '2026-11-04T10:00:00Z',
+        tool: { name: 'refund_payment' },
+        server: 'billing-mcp',
+        organization: 'acme',
+        principal: 'p1',
+        observed: { sent: false, clientBlock: 'approval_required' },
+      }),
     ];
     const ids = value(await ingestOutcomes(key, batchOf(...records))).records.map((r) => r.id);
     const cases: [Record<string, string>, number[]][] = [
@@ -460,7 +603,10 @@ describe('listOutcomes and getOutcome', () => {
     ];
     for (const [filter, expected] of cases) {
       const page = value(await listOutcomes(key, query({ requestRef, ...filter })));
-      expect(page.items.map((i) => i.id), JSON.stringify(filter)).toEqual(expected.map((i) => ids[i]));
+      expect(
+        page.items.map((i) => i.id),
+        JSON.stringify(filter),
+      ).toEqual(expected.map((i) => ids[i]));
     }
     expect(value(await listOutcomes(key, query({ requestRef: uniq('none') }))).items).toEqual([]);
   });
@@ -468,17 +614,33 @@ describe('listOutcomes and getOutcome', () => {
   it('returns views with the API.md fields, no more', async () => {
     const key = await makeKey();
     const record = makeRecord({
-      durationMs: 812, idempotencyKey: 'refund-4411-v1', attempt: 1, agent: 'support-bot', serverVersion: '2.3.0',
-      protocolVersion: '2025-11-25', mcpRequestId: 17, sessionId: 'b7f1c2', grantId: 'grt_1', argsDigest: `sha256:${'ab'.repeat(32)}`,
-      summary: 'Refund 40.00 EUR on order 4411', occurredAt: '2026-11-30T13:00:00+01:00',
-      tool: { name: 'refund_payment', annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true } },
+      durationMs: 812,
+      idempotencyKey: 'refund-4411-v1',
+      attempt: 1,
+      agent: 'support-bot',
+      serverVersion: '2.3.0',
+      protocolVersion: '2025-11-25',
+      mcpRequestId: 17,
+      sessionId: 'b7f1c2',
+      grantId: 'grt_1',
+      argsDigest: `sha256:${'ab'.repeat(32)}`,
+      summary: 'Refund 40.00 EUR on order 4411',
+      occurredAt: '2026-11-30T13:00:00+01:00',
+      tool: {
+        name: 'refund_payment',
+        annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+      },
     });
     const { id } = value(await ingestOutcomes(key, batchOf(record))).records[0];
     const view: OutcomeView = value(await getOutcome(key, id));
     const { sessionId: _hidden, occurredAt: _at, ...sent } = record;
     expect(view).toEqual({
-      ...sent, id, occurredAt: new Date('2026-11-30T12:00:00Z'), classification: classifyRecord(record, false),
-      annotationsTrusted: false, receivedAt: expect.any(Date),
+      ...sent,
+      id,
+      occurredAt: new Date('2026-11-30T12:00:00Z'),
+      classification: classifyRecord(record, false),
+      annotationsTrusted: false,
+      receivedAt: expect.any(Date),
     });
   });
 

@@ -7,7 +7,13 @@ import { Prisma } from '@/lib/generated/prisma/client';
 import { can, type Viewer } from '@/lib/auth/permissions';
 import { classifyRecord, CLASSIFIER_VERSION } from '@/lib/outcomes/classify';
 import { outcomeContent } from '@/lib/outcomes/content';
-import { encodeOutcomeCursor, isUuid, OUTCOME_PAGE_DEFAULT, OUTCOME_PAGE_MAX, type OutcomeQuery } from '@/lib/outcomes/query';
+import {
+  encodeOutcomeCursor,
+  isUuid,
+  OUTCOME_PAGE_DEFAULT,
+  OUTCOME_PAGE_MAX,
+  type OutcomeQuery,
+} from '@/lib/outcomes/query';
 import type { Classification, Observed, Outcome, OutcomeBatch, ToolAnnotations } from '@/lib/outcomes/schemas';
 import { maskText } from '@/lib/redaction/mask';
 import { fail, ok, type FieldError, type Result } from '@/lib/result';
@@ -37,52 +43,117 @@ const mask = <T extends string | null | undefined>(s: T) => (s ? maskText(s).tex
 
 // One row of jsonb_to_recordset: column name → SQL type. The JSON keys of `toRow` are these names.
 const COLUMNS = {
-  event_id: 'text', occurred_at: 'timestamptz', duration_ms: 'int4', request_ref: 'text',
-  idempotency_key: 'text', attempt: 'int4', organization: 'text', principal: 'text', agent: 'text',
-  server: 'text', server_version: 'text', protocol_version: 'text', tool_name: 'text',
-  tool_annotations: 'jsonb', mcp_request_id: 'jsonb', session_hash: 'text', grant_id: 'text',
-  args_digest: 'text', summary: 'text', observed: 'jsonb', boundary: 'outcome_boundary',
-  delivery: 'outcome_delivery', category: 'outcome_category', retry: 'outcome_retry',
-  read_only: 'bool', what_happened: 'text', next_step: 'text', classifier_version: 'int4',
-  annotations_trusted: 'bool', content_hash: 'text',
+  event_id: 'text',
+  occurred_at: 'timestamptz',
+  duration_ms: 'int4',
+  request_ref: 'text',
+  idempotency_key: 'text',
+  attempt: 'int4',
+  organization: 'text',
+  principal: 'text',
+  agent: 'text',
+  server: 'text',
+  server_version: 'text',
+  protocol_version: 'text',
+  tool_name: 'text',
+  tool_annotations: 'jsonb',
+  mcp_request_id: 'jsonb',
+  session_hash: 'text',
+  grant_id: 'text',
+  args_digest: 'text',
+  summary: 'text',
+  observed: 'jsonb',
+  boundary: 'outcome_boundary',
+  delivery: 'outcome_delivery',
+  category: 'outcome_category',
+  retry: 'outcome_retry',
+  read_only: 'bool',
+  what_happened: 'text',
+  next_step: 'text',
+  classifier_version: 'int4',
+  annotations_trusted: 'bool',
+  content_hash: 'text',
 } as const;
-type Row = { -readonly [K in keyof typeof COLUMNS]?: unknown } & { event_id: string; /** position in the batch */ ord?: number };
+type Row = { -readonly [K in keyof typeof COLUMNS]?: unknown } & {
+  event_id: string;
+  /** position in the batch */ ord?: number;
+};
 
 const names = Object.keys(COLUMNS).join(', ');
-const typed = Object.entries(COLUMNS).map(([column, type]) => `${column} ${type}`).join(', ');
+const typed = Object.entries(COLUMNS)
+  .map(([column, type]) => `${column} ${type}`)
+  .join(', ');
 
 function toRow(r: Outcome, contentHash: string, c: Classification, trusted: boolean): Row {
-  const annotations: ToolAnnotations | null | undefined = r.tool.annotations && { ...r.tool.annotations, title: mask(r.tool.annotations.title) };
+  const annotations: ToolAnnotations | null | undefined = r.tool.annotations && {
+    ...r.tool.annotations,
+    title: mask(r.tool.annotations.title),
+  };
   const result = r.observed.result && { ...r.observed.result, errorCategory: mask(r.observed.result.errorCategory) };
   const row: Row = {
-    event_id: r.eventId, occurred_at: r.occurredAt, duration_ms: r.durationMs, request_ref: r.requestRef,
-    idempotency_key: r.idempotencyKey, attempt: r.attempt, organization: r.organization, principal: r.principal,
-    agent: mask(r.agent), server: r.server, server_version: r.serverVersion, protocol_version: r.protocolVersion,
-    tool_name: r.tool.name, tool_annotations: annotations,
+    event_id: r.eventId,
+    occurred_at: r.occurredAt,
+    duration_ms: r.durationMs,
+    request_ref: r.requestRef,
+    idempotency_key: r.idempotencyKey,
+    attempt: r.attempt,
+    organization: r.organization,
+    principal: r.principal,
+    agent: mask(r.agent),
+    server: r.server,
+    server_version: r.serverVersion,
+    protocol_version: r.protocolVersion,
+    tool_name: r.tool.name,
+    tool_annotations: annotations,
     mcp_request_id: typeof r.mcpRequestId === 'string' ? mask(r.mcpRequestId) : r.mcpRequestId,
     session_hash: r.sessionId ? keyedHash('outcome-session', r.sessionId) : null,
-    grant_id: r.grantId, args_digest: r.argsDigest, summary: mask(r.summary),
+    grant_id: r.grantId,
+    args_digest: r.argsDigest,
+    summary: mask(r.summary),
     observed: { ...r.observed, result },
-    boundary: c.boundary, delivery: c.delivery, category: c.category, retry: c.retry, read_only: c.readOnly,
-    what_happened: c.whatHappened, next_step: c.nextStep, classifier_version: CLASSIFIER_VERSION,
-    annotations_trusted: trusted, content_hash: contentHash,
+    boundary: c.boundary,
+    delivery: c.delivery,
+    category: c.category,
+    retry: c.retry,
+    read_only: c.readOnly,
+    what_happened: c.whatHappened,
+    next_step: c.nextStep,
+    classifier_version: CLASSIFIER_VERSION,
+    annotations_trusted: trusted,
+    content_hash: contentHash,
   };
   // Absent, not JSON null: a jsonb column would otherwise hold the value `null`, not NULL.
   return Object.fromEntries(Object.entries(row).filter(([, v]) => v != null)) as Row;
 }
 
 const classificationSelect = {
-  boundary: true, delivery: true, category: true, retry: true, readOnly: true, whatHappened: true, nextStep: true,
+  boundary: true,
+  delivery: true,
+  category: true,
+  retry: true,
+  readOnly: true,
+  whatHappened: true,
+  nextStep: true,
 } satisfies Prisma.OutcomeRecordSelect;
 
-const toClassification = (r: Prisma.OutcomeRecordGetPayload<{ select: typeof classificationSelect }>): Classification => ({
-  boundary: r.boundary, delivery: r.delivery, category: r.category, retry: r.retry,
-  readOnly: r.readOnly, whatHappened: r.whatHappened, nextStep: r.nextStep,
+const toClassification = (
+  r: Prisma.OutcomeRecordGetPayload<{ select: typeof classificationSelect }>,
+): Classification => ({
+  boundary: r.boundary,
+  delivery: r.delivery,
+  category: r.category,
+  retry: r.retry,
+  readOnly: r.readOnly,
+  whatHappened: r.whatHappened,
+  nextStep: r.nextStep,
 });
 
 const reused = (paths: string[]) =>
-  fail('idempotency_key_reused', `${paths[0]} was already sent with different content; nothing was stored.`,
-    paths.map((path) => ({ path, message: 'already sent with different content' })));
+  fail(
+    'idempotency_key_reused',
+    `${paths[0]} was already sent with different content; nothing was stored.`,
+    paths.map((path) => ({ path, message: 'already sent with different content' })),
+  );
 
 /**
  * Stores a batch whole or not at all (API.md, "Outcome records"), idempotent per API key and
@@ -94,9 +165,21 @@ export async function ingestOutcomes(client: ApiClient, batch: OutcomeBatch): Pr
   const { records } = batch;
 
   const keyOrg = client.organization;
-  const foreign: FieldError[] = keyOrg === null ? [] : records.flatMap((r, i) => r.organization === keyOrg ? [] :
-    [{ path: `records.${i}.organization`, message: `this API key may only write records of the organization "${keyOrg}"` }]);
-  if (foreign.length) return fail('forbidden', `${foreign[0].path}: ${foreign[0].message}; nothing was stored.`, foreign);
+  const foreign: FieldError[] =
+    keyOrg === null
+      ? []
+      : records.flatMap((r, i) =>
+          r.organization === keyOrg
+            ? []
+            : [
+                {
+                  path: `records.${i}.organization`,
+                  message: `this API key may only write records of the organization "${keyOrg}"`,
+                },
+              ],
+        );
+  if (foreign.length)
+    return fail('forbidden', `${foreign[0].path}: ${foreign[0].message}; nothing was stored.`, foreign);
 
   // The first occurrence of each eventId is stored; later ones must repeat it exactly.
   const hashes = records.map((r) => keyedHash('outcome-content', outcomeContent(r)));
@@ -115,7 +198,10 @@ export async function ingestOutcomes(client: ApiClient, batch: OutcomeBatch): Pr
   const conn = await pool().connect();
   let broken: Error | undefined;
   try {
-    const trusted = await trustedAmong(conn, unique.map((i) => records[i].server));
+    const trusted = await trustedAmong(
+      conn,
+      unique.map((i) => records[i].server),
+    );
     const classified = new Map<string, Classification>();
     const rows = unique.map((i) => {
       const isTrusted = trusted.has(records[i].server);
@@ -126,7 +212,8 @@ export async function ingestOutcomes(client: ApiClient, batch: OutcomeBatch): Pr
     rows.forEach((row, ord) => (row.ord = ord));
 
     const stored = await storeRows(conn, client.keyId, rows, classified);
-    if (stored instanceof Set) return reused(unique.filter((i) => stored.has(records[i].eventId)).map((i) => `records.${i}.eventId`));
+    if (stored instanceof Set)
+      return reused(unique.filter((i) => stored.has(records[i].eventId)).map((i) => `records.${i}.eventId`));
 
     let accepted = 0;
     const out = records.map((r, i) => {
@@ -145,7 +232,9 @@ export async function ingestOutcomes(client: ApiClient, batch: OutcomeBatch): Pr
 }
 
 async function trustedAmong(conn: PoolClient, servers: string[]): Promise<Set<string>> {
-  const { rows } = await conn.query<{ name: string }>('SELECT name FROM trusted_servers WHERE name = ANY($1::text[])', [[...new Set(servers)]]);
+  const { rows } = await conn.query<{ name: string }>('SELECT name FROM trusted_servers WHERE name = ANY($1::text[])', [
+    [...new Set(servers)],
+  ]);
   return new Set(rows.map((r) => r.name));
 }
 
@@ -174,7 +263,12 @@ type ExistingRow = Classification & { id: string; event_id: string; content_hash
 type Stored = Map<string, { id: string; inserted: boolean; classification: Classification }>;
 
 /** Inserts all or nothing; returns the event ids stored before with other content (rolled back) or what is stored. */
-async function storeRows(conn: PoolClient, apiKeyId: string, rows: Row[], classified: Map<string, Classification>): Promise<Stored | Set<string>> {
+async function storeRows(
+  conn: PoolClient,
+  apiKeyId: string,
+  rows: Row[],
+  classified: Map<string, Classification>,
+): Promise<Stored | Set<string>> {
   // One row is one atomic statement with nothing to undo if it clashes: no transaction needed
   // (two round trips fewer for the commonest post). On any error the caller discards the
   // connection, which rolls a transaction back: no ROLLBACK queued behind a stuck statement.
@@ -186,20 +280,27 @@ async function storeRows(conn: PoolClient, apiKeyId: string, rows: Row[], classi
   // then it is simply inserted again, on the next round.
   for (let round = 1; pending.length; round++) {
     if (round > 3) throw new Error('ingest: conflicting rows kept disappearing; giving up');
-    const inserted = await conn.query<{ id: string; event_id: string }>(INSERT_ROWS, [apiKeyId, JSON.stringify(pending)]);
-    for (const r of inserted.rows) stored.set(r.event_id, { id: r.id, inserted: true, classification: classified.get(r.event_id)! });
+    const inserted = await conn.query<{ id: string; event_id: string }>(INSERT_ROWS, [
+      apiKeyId,
+      JSON.stringify(pending),
+    ]);
+    for (const r of inserted.rows)
+      stored.set(r.event_id, { id: r.id, inserted: true, classification: classified.get(r.event_id)! });
     const conflicting = pending.filter((r) => !stored.has(r.event_id));
     if (!conflicting.length) break;
     // Rows that were there already (read committed: this statement sees a concurrent commit):
     // a replay when the content matches, and answered as first stored.
     const existing = await conn.query<ExistingRow>(SELECT_EXISTING, [apiKeyId, conflicting.map((r) => r.event_id)]);
     const hashOf = new Map(conflicting.map((r) => [r.event_id, r.content_hash]));
-    const clashing = new Set(existing.rows.filter((e) => e.content_hash !== hashOf.get(e.event_id)).map((e) => e.event_id));
+    const clashing = new Set(
+      existing.rows.filter((e) => e.content_hash !== hashOf.get(e.event_id)).map((e) => e.event_id),
+    );
     if (clashing.size) {
       if (transaction) await conn.query('ROLLBACK');
       return clashing;
     }
-    for (const e of existing.rows) stored.set(e.event_id, { id: e.id, inserted: false, classification: toClassification(e) });
+    for (const e of existing.rows)
+      stored.set(e.event_id, { id: e.id, inserted: false, classification: toClassification(e) });
     pending = conflicting.filter((r) => !stored.has(r.event_id));
   }
   if (transaction) await conn.query('COMMIT');
@@ -237,22 +338,55 @@ export type OutcomeView = {
 
 // Never the session hash, the content hash or the posting key.
 const viewSelect = {
-  id: true, eventId: true, occurredAt: true, durationMs: true, requestRef: true, idempotencyKey: true,
-  attempt: true, organization: true, principal: true, agent: true, server: true, serverVersion: true,
-  protocolVersion: true, toolName: true, toolAnnotations: true, mcpRequestId: true, grantId: true,
-  argsDigest: true, summary: true, observed: true, annotationsTrusted: true, receivedAt: true,
+  id: true,
+  eventId: true,
+  occurredAt: true,
+  durationMs: true,
+  requestRef: true,
+  idempotencyKey: true,
+  attempt: true,
+  organization: true,
+  principal: true,
+  agent: true,
+  server: true,
+  serverVersion: true,
+  protocolVersion: true,
+  toolName: true,
+  toolAnnotations: true,
+  mcpRequestId: true,
+  grantId: true,
+  argsDigest: true,
+  summary: true,
+  observed: true,
+  annotationsTrusted: true,
+  receivedAt: true,
   ...classificationSelect,
 } satisfies Prisma.OutcomeRecordSelect;
 
 function toView(r: Prisma.OutcomeRecordGetPayload<{ select: typeof viewSelect }>): OutcomeView {
   return {
-    id: r.id, eventId: r.eventId, occurredAt: r.occurredAt, durationMs: r.durationMs, requestRef: r.requestRef,
-    idempotencyKey: r.idempotencyKey, attempt: r.attempt, organization: r.organization, principal: r.principal,
-    agent: r.agent, server: r.server, serverVersion: r.serverVersion, protocolVersion: r.protocolVersion,
+    id: r.id,
+    eventId: r.eventId,
+    occurredAt: r.occurredAt,
+    durationMs: r.durationMs,
+    requestRef: r.requestRef,
+    idempotencyKey: r.idempotencyKey,
+    attempt: r.attempt,
+    organization: r.organization,
+    principal: r.principal,
+    agent: r.agent,
+    server: r.server,
+    serverVersion: r.serverVersion,
+    protocolVersion: r.protocolVersion,
     tool: { name: r.toolName, annotations: (r.toolAnnotations as ToolAnnotations | null) ?? null },
     mcpRequestId: (r.mcpRequestId as string | number | null) ?? null,
-    grantId: r.grantId, argsDigest: r.argsDigest, summary: r.summary, observed: r.observed as Observed,
-    classification: toClassification(r), annotationsTrusted: r.annotationsTrusted, receivedAt: r.receivedAt,
+    grantId: r.grantId,
+    argsDigest: r.argsDigest,
+    summary: r.summary,
+    observed: r.observed as Observed,
+    classification: toClassification(r),
+    annotationsTrusted: r.annotationsTrusted,
+    receivedAt: r.receivedAt,
   };
 }
 
@@ -277,7 +411,10 @@ function readScope(reader: OutcomeReader): Prisma.OutcomeRecordWhereInput | null
 export type OutcomePage = { items: OutcomeView[]; nextCursor: string | null };
 
 /** Newest first (occurredAt, then id), a page at a time. */
-export async function listOutcomes(reader: OutcomeReader, query: Partial<OutcomeQuery> = {}): Promise<Result<OutcomePage>> {
+export async function listOutcomes(
+  reader: OutcomeReader,
+  query: Partial<OutcomeQuery> = {},
+): Promise<Result<OutcomePage>> {
   const scope = readScope(reader);
   if (!scope) return fail('forbidden');
   const limit = Math.min(Math.max(query.limit ?? OUTCOME_PAGE_DEFAULT, 1), OUTCOME_PAGE_MAX);
@@ -286,9 +423,18 @@ export async function listOutcomes(reader: OutcomeReader, query: Partial<Outcome
     AND: [
       scope,
       {
-        requestRef: query.requestRef, idempotencyKey: query.idempotencyKey, grantId: query.grantId,
-        delivery: query.delivery, category: query.category, boundary: query.boundary, retry: query.retry, readOnly: query.readOnly,
-        toolName: query.tool, server: query.server, organization: query.organization, principal: query.principal,
+        requestRef: query.requestRef,
+        idempotencyKey: query.idempotencyKey,
+        grantId: query.grantId,
+        delivery: query.delivery,
+        category: query.category,
+        boundary: query.boundary,
+        retry: query.retry,
+        readOnly: query.readOnly,
+        toolName: query.tool,
+        server: query.server,
+        organization: query.organization,
+        principal: query.principal,
         occurredAt: { gte: query.from, lt: query.to },
       },
       cursor
@@ -304,7 +450,8 @@ export async function listOutcomes(reader: OutcomeReader, query: Partial<Outcome
   });
   const items = rows.slice(0, limit).map(toView);
   const last = items.at(-1);
-  const nextCursor = rows.length > limit && last ? encodeOutcomeCursor({ occurredAt: last.occurredAt, id: last.id }) : null;
+  const nextCursor =
+    rows.length > limit && last ? encodeOutcomeCursor({ occurredAt: last.occurredAt, id: last.id }) : null;
   return ok({ items, nextCursor });
 }
 
@@ -319,7 +466,10 @@ export async function getOutcome(reader: OutcomeReader, id: string): Promise<Res
 
 // The view's columns under the names Prisma gives them, for the reads that run on the pool.
 const VIEW_COLUMNS = Object.keys(viewSelect)
-  .map((field) => { const column = field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`); return column === field ? field : `${column} AS "${field}"`; })
+  .map((field) => {
+    const column = field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    return column === field ? field : `${column} AS "${field}"`;
+  })
   .join(', ');
 
 const INCIDENT_RECORDS = `
@@ -332,7 +482,11 @@ const INCIDENT_RECORDS = `
  * Every record of some request references, oldest first, with its receipt order (for "later").
  * On the pool: the incident page, its API and the list's findings all start here.
  */
-export async function listIncidentOutcomes(reader: OutcomeReader, requestRef: string | string[], max = 5_000): Promise<Result<(OutcomeView & { seq: number })[]>> {
+export async function listIncidentOutcomes(
+  reader: OutcomeReader,
+  requestRef: string | string[],
+  max = 5_000,
+): Promise<Result<(OutcomeView & { seq: number })[]>> {
   const scope = readableOrganization(reader);
   if (!scope) return fail('forbidden');
   const refs = typeof requestRef === 'string' ? [requestRef] : requestRef;
@@ -348,7 +502,10 @@ export async function findOutcomeRequestRef(reader: OutcomeReader, term: string)
   // One indexed lookup at a time, most likely first: an OR across columns would scan the table.
   const fields = ['requestRef', 'idempotencyKey', 'grantId', 'eventId'] as const;
   for (const field of fields) {
-    const hit = await db.outcomeRecord.findFirst({ where: { AND: [scope, { [field]: term }] }, select: { requestRef: true } });
+    const hit = await db.outcomeRecord.findFirst({
+      where: { AND: [scope, { [field]: term }] },
+      select: { requestRef: true },
+    });
     if (hit) return hit.requestRef;
   }
   return null;

@@ -9,18 +9,40 @@ import type { ToolAnnotations } from '@/lib/outcomes/schemas';
 import { fail, ok, type Result } from '@/lib/result';
 
 /** An admin's rule: `tool` null means every tool of the server. */
-export type PolicyRuleView = { id: string; server: string; tool: string | null; requiredApprovals: number; createdBy: string; createdAt: Date };
+export type PolicyRuleView = {
+  id: string;
+  server: string;
+  tool: string | null;
+  requiredApprovals: number;
+  createdBy: string;
+  createdAt: Date;
+};
 
-const ruleSelect = { id: true, server: true, toolName: true, requiredApprovals: true, createdBy: true, createdAt: true } satisfies Prisma.PolicyRuleSelect;
+const ruleSelect = {
+  id: true,
+  server: true,
+  toolName: true,
+  requiredApprovals: true,
+  createdBy: true,
+  createdAt: true,
+} satisfies Prisma.PolicyRuleSelect;
 const toView = (r: Prisma.PolicyRuleGetPayload<{ select: typeof ruleSelect }>): PolicyRuleView => ({
-  id: r.id, server: r.server, tool: r.toolName === WHOLE_SERVER ? null : r.toolName,
-  requiredApprovals: r.requiredApprovals, createdBy: r.createdBy, createdAt: r.createdAt,
+  id: r.id,
+  server: r.server,
+  tool: r.toolName === WHOLE_SERVER ? null : r.toolName,
+  requiredApprovals: r.requiredApprovals,
+  createdBy: r.createdBy,
+  createdAt: r.createdAt,
 });
 
 // Policy is no secret: reviewers may see why a request needs two of them.
 export async function listPolicyRules(viewer: Viewer): Promise<Result<PolicyRuleView[]>> {
   if (!can(viewer, 'approvals.read')) return fail('forbidden');
-  const rules = await db.policyRule.findMany({ select: ruleSelect, orderBy: [{ server: 'asc' }, { toolName: 'asc' }], take: 1000 });
+  const rules = await db.policyRule.findMany({
+    select: ruleSelect,
+    orderBy: [{ server: 'asc' }, { toolName: 'asc' }],
+    take: 1000,
+  });
   return ok(rules.map(toView));
 }
 
@@ -36,7 +58,13 @@ export async function setPolicyRule(actor: Viewer | 'cli', input: PolicyRuleInpu
       VALUES (${input.server}, ${toolName}, ${input.requiredApprovals}::int, ${actorName})
       ON CONFLICT (server, tool_name) DO NOTHING RETURNING id`;
     if (inserted) {
-      await appendAudit(tx, { actor: actorName, action: 'policy.create', targetType: 'policy_rule', targetId: inserted.id, data: { ...audit, requiredApprovals: input.requiredApprovals } });
+      await appendAudit(tx, {
+        actor: actorName,
+        action: 'policy.create',
+        targetType: 'policy_rule',
+        targetId: inserted.id,
+        data: { ...audit, requiredApprovals: input.requiredApprovals },
+      });
       return ok(toView(await tx.policyRule.findUniqueOrThrow({ where: { id: inserted.id }, select: ruleSelect })));
     }
     // It exists (perhaps since a moment ago): lock it, so two admins changing it at once serialize.
@@ -46,8 +74,18 @@ export async function setPolicyRule(actor: Viewer | 'cli', input: PolicyRuleInpu
     if (before.required_approvals === input.requiredApprovals) {
       return ok(toView(await tx.policyRule.findUniqueOrThrow({ where: { id: before.id }, select: ruleSelect })));
     }
-    const rule = await tx.policyRule.update({ where: { id: before.id }, data: { requiredApprovals: input.requiredApprovals, createdBy: actorName }, select: ruleSelect });
-    await appendAudit(tx, { actor: actorName, action: 'policy.change', targetType: 'policy_rule', targetId: rule.id, data: { ...audit, from: before.required_approvals, to: input.requiredApprovals } });
+    const rule = await tx.policyRule.update({
+      where: { id: before.id },
+      data: { requiredApprovals: input.requiredApprovals, createdBy: actorName },
+      select: ruleSelect,
+    });
+    await appendAudit(tx, {
+      actor: actorName,
+      action: 'policy.change',
+      targetType: 'policy_rule',
+      targetId: rule.id,
+      data: { ...audit, from: before.required_approvals, to: input.requiredApprovals },
+    });
     return ok(toView(rule));
   });
 }
@@ -56,17 +94,42 @@ export async function deletePolicyRule(viewer: Viewer, id: string): Promise<Resu
   if (!can(viewer, 'policy.manage')) return fail('forbidden');
   if (!isUuid(id)) return fail('not_found');
   return db.$transaction(async (tx) => {
-    const [gone] = await tx.$queryRaw<{ id: string; server: string; tool_name: string; required_approvals: number; created_by: string; created_at: Date }[]>`
+    const [gone] = await tx.$queryRaw<
+      {
+        id: string;
+        server: string;
+        tool_name: string;
+        required_approvals: number;
+        created_by: string;
+        created_at: Date;
+      }[]
+    >`
       DELETE FROM policy_rules WHERE id = ${id}::uuid RETURNING id, server, tool_name, required_approvals, created_by, created_at`;
     if (!gone) return fail('not_found');
-    const rule = toView({ id: gone.id, server: gone.server, toolName: gone.tool_name, requiredApprovals: gone.required_approvals, createdBy: gone.created_by, createdAt: gone.created_at });
-    await appendAudit(tx, { actor: viewer.email, action: 'policy.delete', targetType: 'policy_rule', targetId: id, data: { server: rule.server, tool: rule.tool, requiredApprovals: rule.requiredApprovals } });
+    const rule = toView({
+      id: gone.id,
+      server: gone.server,
+      toolName: gone.tool_name,
+      requiredApprovals: gone.required_approvals,
+      createdBy: gone.created_by,
+      createdAt: gone.created_at,
+    });
+    await appendAudit(tx, {
+      actor: viewer.email,
+      action: 'policy.delete',
+      targetType: 'policy_rule',
+      targetId: id,
+      data: { server: rule.server, tool: rule.tool, requiredApprovals: rule.requiredApprovals },
+    });
     return ok(rule);
   });
 }
 
 /** What policy asks of this tool call, read inside the caller's transaction. */
-export async function policyFor(tx: Tx, input: { server: string; toolName: string; annotations: ToolAnnotations | null | undefined; serverTrusted: boolean }): Promise<PolicyVerdict> {
+export async function policyFor(
+  tx: Tx,
+  input: { server: string; toolName: string; annotations: ToolAnnotations | null | undefined; serverTrusted: boolean },
+): Promise<PolicyVerdict> {
   const rules = await tx.policyRule.findMany({
     where: { server: input.server, toolName: { in: [input.toolName, WHOLE_SERVER] } },
     select: { toolName: true, requiredApprovals: true },

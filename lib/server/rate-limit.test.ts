@@ -16,10 +16,14 @@ const { createApiKey, createPersonalToken } = await import('./credentials');
 const { makeUser, uniq } = await import('./testing');
 
 const LIMITS = {
-  RATE_LIMIT_API_KEY_PER_SECOND: '0.5', RATE_LIMIT_API_KEY_BURST: '3',
-  RATE_LIMIT_USER_PER_SECOND: '0.25', RATE_LIMIT_USER_BURST: '2',
-  RATE_LIMIT_SIGN_IN_EMAIL_PER_HOUR: '3600', RATE_LIMIT_SIGN_IN_EMAIL_BURST: '3',
-  RATE_LIMIT_SIGN_IN_ADDRESS_PER_HOUR: '1800', RATE_LIMIT_SIGN_IN_ADDRESS_BURST: '5',
+  RATE_LIMIT_API_KEY_PER_SECOND: '0.5',
+  RATE_LIMIT_API_KEY_BURST: '3',
+  RATE_LIMIT_USER_PER_SECOND: '0.25',
+  RATE_LIMIT_USER_BURST: '2',
+  RATE_LIMIT_SIGN_IN_EMAIL_PER_HOUR: '3600',
+  RATE_LIMIT_SIGN_IN_EMAIL_BURST: '3',
+  RATE_LIMIT_SIGN_IN_ADDRESS_PER_HOUR: '1800',
+  RATE_LIMIT_SIGN_IN_ADDRESS_BURST: '5',
 };
 
 // Low limits of its own, over the generous ones scripts/lib/vitest-setup.ts sets for other suites.
@@ -41,9 +45,13 @@ afterEach(() => {
   resetRateLimits();
 });
 
-const route = apiRoute({ scopes: ['outcomes:read'], action: 'console.view' }, async ({ client }) => ok({ kind: client.kind }));
+const route = apiRoute({ scopes: ['outcomes:read'], action: 'console.view' }, async ({ client }) =>
+  ok({ kind: client.kind }),
+);
 const call = (secret: string) =>
-  route(new Request('http://console.test/api/v1/me', { headers: { authorization: `Bearer ${secret}` } }), { params: Promise.resolve({}) });
+  route(new Request('http://console.test/api/v1/me', { headers: { authorization: `Bearer ${secret}` } }), {
+    params: Promise.resolve({}),
+  });
 
 async function newKey(organization?: string) {
   const created = await createApiKey('cli', { name: uniq('rl-key'), scopes: ['outcomes:read'], organization });
@@ -62,7 +70,13 @@ async function expectLimited(res: Response, seconds: number) {
   expect(res.headers.get('content-type')).toBe('application/problem+json');
   expect(res.headers.get('retry-after')).toBe(String(seconds));
   const body = await res.json();
-  expect(body).toEqual({ type: '/problems/rate_limited', title: 'Too many requests', status: 429, code: 'rate_limited', detail: expect.stringContaining(`retry after ${seconds} s`) });
+  expect(body).toEqual({
+    type: '/problems/rate_limited',
+    title: 'Too many requests',
+    status: 429,
+    code: 'rate_limited',
+    detail: expect.stringContaining(`retry after ${seconds} s`),
+  });
 }
 
 describe('rate limits in the API wrapper (real PostgreSQL)', () => {
@@ -98,7 +112,7 @@ describe('rate limits in the API wrapper (real PostgreSQL)', () => {
     expect((await call(t2)).status).toBe(200);
   });
 
-  it('no credential is no bucket: 401 stays 401, and spends nobody\'s budget', async () => {
+  it("no credential is no bucket: 401 stays 401, and spends nobody's budget", async () => {
     const key = await newKey();
     for (let i = 0; i < 10; i++) expect((await call('cs_live_unknown')).status).toBe(401);
     for (let i = 0; i < 3; i++) expect((await call(key)).status).toBe(200);
@@ -107,7 +121,10 @@ describe('rate limits in the API wrapper (real PostgreSQL)', () => {
   it('counts before the scope check: a key hammering a route it may not use is limited too', async () => {
     const key = await newKey();
     const forbidden = apiRoute({ scopes: ['outcomes:write'] }, async () => ok({}));
-    const hit = () => forbidden(new Request('http://console.test/api/v1/x', { headers: { authorization: `Bearer ${key}` } }), { params: Promise.resolve({}) });
+    const hit = () =>
+      forbidden(new Request('http://console.test/api/v1/x', { headers: { authorization: `Bearer ${key}` } }), {
+        params: Promise.resolve({}),
+      });
     for (let i = 0; i < 3; i++) expect((await hit()).status).toBe(403);
     await expectLimited(await hit(), 2);
   });
@@ -153,7 +170,11 @@ describe('sign-in attempts', () => {
 
   it('per e-mail address: after the burst of failures even the right password is refused, until tokens come back', () => {
     const email = `${uniq('victim')}@example.test`;
-    expect([guess(email, '198.51.100.1'), guess(email, '198.51.100.2'), guess(email, '198.51.100.3')]).toEqual([true, true, true]);
+    expect([guess(email, '198.51.100.1'), guess(email, '198.51.100.2'), guess(email, '198.51.100.3')]).toEqual([
+      true,
+      true,
+      true,
+    ]);
     const locked = admitSignIn(email, '198.51.100.4');
     expect(locked).toEqual({ admitted: false, retryAfterSeconds: 1 }); // 3600/h: one a second
     expect(guess(`${uniq('other')}@example.test`, '198.51.100.4')).toBe(true); // other addresses and accounts are fine
@@ -181,11 +202,13 @@ describe('sign-in attempts', () => {
 
   it('concurrent guesses cannot slip past: the tokens are taken before the password is checked', async () => {
     const email = `${uniq('race')}@example.test`;
-    const results = await Promise.all(Array.from({ length: 10 }, async (_, i) => {
-      const a = admitSignIn(email, `192.0.2.${100 + i}`);
-      await new Promise((r) => setTimeout(r, 5)); // "checking the password"
-      return a.admitted;
-    }));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, async (_, i) => {
+        const a = admitSignIn(email, `192.0.2.${100 + i}`);
+        await new Promise((r) => setTimeout(r, 5)); // "checking the password"
+        return a.admitted;
+      }),
+    );
     expect(results.filter(Boolean)).toHaveLength(3);
   });
 
@@ -206,7 +229,9 @@ describe('sign-in attempts', () => {
     for (let i = 0; i < 5; i++) guess(`${uniq('spray')}@example.test`, '203.0.113.99');
     for (let i = 0; i < 10; i++) expect(guess(`${uniq('spray')}@example.test`, '203.0.113.99')).toBe(false);
     expect(warn).toHaveBeenCalledTimes(3);
-    expect(String(warn.mock.calls[2][0])).toMatch(/from 203\.0\.113\.99: too many failed attempts \(retry after 2 s\)$/);
+    expect(String(warn.mock.calls[2][0])).toMatch(
+      /from 203\.0\.113\.99: too many failed attempts \(retry after 2 s\)$/,
+    );
     warn.mockRestore();
   });
 
@@ -225,7 +250,12 @@ describe('sign-in attempts', () => {
 
   it('without a known address only the e-mail limit applies', () => {
     const email = `${uniq('anon')}@example.test`;
-    expect([guess(email, null), guess(email, null), guess(email, null), guess(email, null)]).toEqual([true, true, true, false]);
+    expect([guess(email, null), guess(email, null), guess(email, null), guess(email, null)]).toEqual([
+      true,
+      true,
+      true,
+      false,
+    ]);
   });
 });
 

@@ -41,7 +41,9 @@ export function takeRequest(caller: Caller): Take {
   // Once per spell of refusals, not per refused request: a flood would otherwise flood the log.
   if (!result.allowed && result.first) {
     const who = caller.kind === 'apiKey' ? `api_key:${caller.keyId}` : `user:${caller.userId}`;
-    console.warn(`[rate-limit] ${who} is over its limit; refusing requests for now (retry after ${result.retryAfterSeconds} s)`);
+    console.warn(
+      `[rate-limit] ${who} is over its limit; refusing requests for now (retry after ${result.retryAfterSeconds} s)`,
+    );
   }
   return result;
 }
@@ -50,8 +52,7 @@ export function takeRequest(caller: Caller): Take {
 
 export type SignInAdmission =
   /** `refund()` when the attempt was not a failed guess after all (it succeeded, or the check could not run). */
-  | { admitted: true; refund: () => void }
-  | { admitted: false; retryAfterSeconds: number };
+  { admitted: true; refund: () => void } | { admitted: false; retryAfterSeconds: number };
 
 /**
  * Brute-force guard for the password check: each attempt takes a token from the e-mail
@@ -72,7 +73,9 @@ export function admitSignIn(email: string, address: string | null): SignInAdmiss
     // Once per spell of refusals of the e-mail or the address, not per refused attempt; the
     // address is the client's choice without a proxy in front, so logged made safe (log.ts).
     if (refused.some((r) => r.first)) {
-      console.warn(`[auth] sign-in refused for ${email} from ${address === null ? 'an unknown address' : loggable(address)}: too many failed attempts (retry after ${retryAfterSeconds} s)`);
+      console.warn(
+        `[auth] sign-in refused for ${email} from ${address === null ? 'an unknown address' : loggable(address)}: too many failed attempts (retry after ${retryAfterSeconds} s)`,
+      );
     }
     return { admitted: false, retryAfterSeconds };
   }
@@ -93,7 +96,11 @@ export function admitSignIn(email: string, address: string | null): SignInAdmiss
  */
 export function clientAddress(headers: Headers): string | null {
   const forwarded = headers.get('x-forwarded-for');
-  const last = forwarded?.split(',').map((s) => s.trim()).filter(Boolean).at(-1);
+  const last = forwarded
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .at(-1);
   // An address is at most 45 characters (IPv6 with an IPv4 tail); a longer value is forged, and
   // kept whole it would make every bucket key as large as a header.
   return (last ?? headers.get('x-real-ip')?.trim())?.slice(0, 64) || null;

@@ -1,7 +1,12 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import pg from 'pg';
 import {
-  getRetentionStatus, purgeExpiredOutcomes, PURGE_ACTION, runScheduledPurge, startRetentionSchedule, stopRetentionSchedule,
+  getRetentionStatus,
+  purgeExpiredOutcomes,
+  PURGE_ACTION,
+  runScheduledPurge,
+  startRetentionSchedule,
+  stopRetentionSchedule,
   type PurgeReport,
 } from './retention';
 import { ingestOutcomes } from './outcomes';
@@ -58,8 +63,15 @@ afterEach(() => {
 });
 
 const record = (requestRef: string, over: Partial<Outcome> = {}): Outcome => ({
-  eventId: uniq('evt'), occurredAt: '2026-11-30T12:00:00Z', requestRef, organization: 'acme', principal: 'user_193',
-  server: TRUSTED, tool: { name: 'get_order' }, observed: { sent: true, httpStatus: 200, result: { isError: false } }, ...over,
+  eventId: uniq('evt'),
+  occurredAt: '2026-11-30T12:00:00Z',
+  requestRef,
+  organization: 'acme',
+  principal: 'user_193',
+  server: TRUSTED,
+  tool: { name: 'get_order' },
+  observed: { sent: true, httpStatus: 200, result: { isError: false } },
+  ...over,
 });
 
 /** Ingests `n` records of a request reference (in batches of up to 1000), as the API does. */
@@ -90,12 +102,18 @@ function ran(r: PurgeReport): Extract<PurgeReport, { ran: true }> {
 
 const purgeEntries = () => db.auditEntry.findMany({ where: { action: PURGE_ACTION }, orderBy: { seq: 'asc' } });
 
-const approvalBody = (requestRef: string, over: Record<string, unknown> = {}) => approvalRequestSchema.parse({
-  requestRef, organization: 'acme', principal: 'user_193', server: TRUSTED, argsDigest: digest(1), summary: 'Update the note',
-  // One approval needed: a trusted server's write that is neither destructive nor open-world.
-  tool: { name: 'update_note', annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false } },
-  ...over,
-});
+const approvalBody = (requestRef: string, over: Record<string, unknown> = {}) =>
+  approvalRequestSchema.parse({
+    requestRef,
+    organization: 'acme',
+    principal: 'user_193',
+    server: TRUSTED,
+    argsDigest: digest(1),
+    summary: 'Update the note',
+    // One approval needed: a trusted server's write that is neither destructive nor open-world.
+    tool: { name: 'update_note', annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false } },
+    ...over,
+  });
 const requestFor = async (requestRef: string, over: Record<string, unknown> = {}) =>
   value(await requestApproval(requester, uniq('idem'), approvalBody(requestRef, over))).approval;
 // Trusted read-only: no approval needed, a grant at once.
@@ -140,7 +158,9 @@ describe('purgeExpiredOutcomes (real PostgreSQL)', () => {
 
     for (const bad of ['0', '-5', '7.5', 'ninety', '90d', '36501']) {
       process.env[RETENTION_ENV] = bad;
-      await expect(purgeExpiredOutcomes(), bad).rejects.toThrow(/^OUTCOME_RETENTION_DAYS must be a whole number of days/);
+      await expect(purgeExpiredOutcomes(), bad).rejects.toThrow(
+        /^OUTCOME_RETENTION_DAYS must be a whole number of days/,
+      );
     }
     expect(await countOf(ref)).toBe(4);
 
@@ -163,14 +183,22 @@ describe('purgeExpiredOutcomes (real PostgreSQL)', () => {
     const namingGrant = await oldRecords(1, { grantId: grant.id });
     const deniedRef = await oldRecords(4);
     const denied = await requestFor(deniedRef);
-    value(await decideApproval(reviewer, { id: denied.id, decision: 'deny', reason: 'not this one', version: denied.version }));
+    value(
+      await decideApproval(reviewer, {
+        id: denied.id,
+        decision: 'deny',
+        reason: 'not this one',
+        version: denied.version,
+      }),
+    );
     value(await revokeApproval(admin, { id: revoked.id, reason: 'withdrawn' }));
     const plain = await oldRecords(3);
 
     const first = ran(await purgeExpiredOutcomes());
     expect(first).toMatchObject({ deleted: 4 + 2 + 3, kept: 3 + 2 + 2 + 1 });
-    expect(await Promise.all([pendingRef, expiringRef, grantRef, namingGrant, deniedRef, revokedRef, plain].map(countOf)))
-      .toEqual([3, 2, 2, 1, 0, 0, 0]);
+    expect(
+      await Promise.all([pendingRef, expiringRef, grantRef, namingGrant, deniedRef, revokedRef, plain].map(countOf)),
+    ).toEqual([3, 2, 2, 1, 0, 0, 0]);
 
     // Two minutes on, the 60-second request has expired (read by the clock, no sweep needed).
     const later = new Date(Date.now() + 120_000);
@@ -213,9 +241,20 @@ describe('purgeExpiredOutcomes (real PostgreSQL)', () => {
     const entries = await purgeEntries();
     expect(entries.length).toBe(before.length + 1);
     const entry = entries.at(-1)!;
-    expect(entry).toMatchObject({ actor: 'test', action: 'outcomes.purge', targetType: 'outcome_records', targetId: 'retention' });
+    expect(entry).toMatchObject({
+      actor: 'test',
+      action: 'outcomes.purge',
+      targetType: 'outcome_records',
+      targetId: 'retention',
+    });
     expect(entry.data).toEqual({
-      retentionDays: 90, cutoff: r.cutoff.toISOString(), deleted: 7, kept: 2, batches: 2, batchSize: 5, completed: true,
+      retentionDays: 90,
+      cutoff: r.cutoff.toISOString(),
+      deleted: 7,
+      kept: 2,
+      batches: 2,
+      batchSize: 5,
+      completed: true,
     });
     expect(await verifyAuditChain()).toMatchObject({ ok: true });
 
@@ -260,7 +299,8 @@ describe('purgeExpiredOutcomes (real PostgreSQL)', () => {
       first = purgeExpiredOutcomes();
       for (let waited = 0; ; waited += 20) {
         const { rows } = await blocker.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'audit_entries'::regclass");
+          "SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'audit_entries'::regclass",
+        );
         if (rows[0].n >= 1) break;
         if (waited > 15_000) throw new Error('the purge never reached its audit entry');
         await new Promise((r) => setTimeout(r, 20));
@@ -287,20 +327,27 @@ describe('an interrupted purge', () => {
   it('stops when its lock connection is lost, and audits the batches it committed', async () => {
     const ref = await oldRecords(300);
     const before = (await purgeEntries()).length;
-    const run = purgeExpiredOutcomes({ batchSize: 1 }).then(() => null, (e: Error) => e);
+    const run = purgeExpiredOutcomes({ batchSize: 1 }).then(
+      () => null,
+      (e: Error) => e,
+    );
     // Once some batches are in, end the session that holds the purge lock (as a dropped connection would).
     const watcher = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await watcher.connect();
     try {
       for (let waited = 0; ; waited += 10) {
-        const { rows } = await watcher.query<{ n: number }>('SELECT count(*)::int AS n FROM outcome_records WHERE request_ref = $1', [ref]);
+        const { rows } = await watcher.query<{ n: number }>(
+          'SELECT count(*)::int AS n FROM outcome_records WHERE request_ref = $1',
+          [ref],
+        );
         if (rows[0].n < 295) break;
         if (waited > 15_000) throw new Error('the purge never started');
         await new Promise((r) => setTimeout(r, 10));
       }
       const { rowCount } = await watcher.query(
         `SELECT pg_terminate_backend(pid) FROM pg_locks
-         WHERE locktype = 'advisory' AND granted AND classid = x'72657465'::int::oid AND objid = x'6e74696f'::int::oid AND objsubid = 1`);
+         WHERE locktype = 'advisory' AND granted AND classid = x'72657465'::int::oid AND objid = x'6e74696f'::int::oid AND objsubid = 1`,
+      );
       expect(rowCount).toBe(1);
     } finally {
       await watcher.end();
@@ -332,7 +379,9 @@ describe('the schedule', () => {
       process.env.DATABASE_URL = url;
     }
     expect(log.error).toHaveBeenCalledTimes(1);
-    expect(log.error.mock.calls[0][0]).toBe('[retention] purge failed: the database is unavailable; next try in an hour');
+    expect(log.error.mock.calls[0][0]).toBe(
+      '[retention] purge failed: the database is unavailable; next try in an hour',
+    );
     expect(log.log).not.toHaveBeenCalled();
   });
 
@@ -341,7 +390,9 @@ describe('the schedule', () => {
     const log = { log: vi.fn(), error: vi.fn() };
     await runScheduledPurge(log);
     expect(log.error).not.toHaveBeenCalled();
-    expect(log.log.mock.calls[0][0]).toMatch(/^\[retention\] Purged 2 outcome records received before \S+ \(90 days\) in 1 batch\.$/);
+    expect(log.log.mock.calls[0][0]).toMatch(
+      /^\[retention\] Purged 2 outcome records received before \S+ \(90 days\) in 1 batch\.$/,
+    );
     const entry = (await purgeEntries()).at(-1)!;
     expect(entry.actor).toBe('system');
   });
@@ -374,7 +425,9 @@ describe('the schedule', () => {
     expect(() => startRetentionSchedule(run, log)).toThrow(/OUTCOME_RETENTION_DAYS must be/);
     process.env[RETENTION_ENV] = 'OFF';
     expect(startRetentionSchedule(run, log)).toBe('off');
-    expect(log.log).toHaveBeenCalledWith('[retention] off (OUTCOME_RETENTION_DAYS=off): outcome records are kept forever');
+    expect(log.log).toHaveBeenCalledWith(
+      '[retention] off (OUTCOME_RETENTION_DAYS=off): outcome records are kept forever',
+    );
   });
 });
 
@@ -393,7 +446,10 @@ describe('getRetentionStatus', () => {
 
     process.env[RETENTION_ENV] = 'soon';
     const invalid = value(await getRetentionStatus(admin)).setting;
-    expect(invalid).toMatchObject({ enabled: false, invalid: expect.stringMatching(/^OUTCOME_RETENTION_DAYS must be/) });
+    expect(invalid).toMatchObject({
+      enabled: false,
+      invalid: expect.stringMatching(/^OUTCOME_RETENTION_DAYS must be/),
+    });
     value(await revokeApproval(admin, { id: approval.id, reason: 'clean up' }));
   });
 });

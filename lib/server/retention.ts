@@ -45,7 +45,15 @@ export type PurgeOptions = {
 
 export type PurgeReport =
   | { ran: false; reason: 'off' | 'busy' }
-  | { ran: true; retentionDays: number; cutoff: Date; deleted: number; kept: number; batches: number; durationMs: number };
+  | {
+      ran: true;
+      retentionDays: number;
+      cutoff: Date;
+      deleted: number;
+      kept: number;
+      batches: number;
+      durationMs: number;
+    };
 
 // Approvals still in play, as (request reference, grant id) pairs; evaluated by each statement.
 const liveApprovals = (at: Date) => Prisma.sql`
@@ -69,7 +77,13 @@ const untied = Prisma.sql`
  * where the previous batch of the run ended: the index entries of rows deleted by this run stay
  * until vacuum, and each batch would otherwise walk past all of them again.
  */
-async function deleteBatch(tx: Tx, from: Date | null, cutoff: Date, at: Date, batchSize: number): Promise<{ n: number; upto: Date | null }> {
+async function deleteBatch(
+  tx: Tx,
+  from: Date | null,
+  cutoff: Date,
+  at: Date,
+  batchSize: number,
+): Promise<{ n: number; upto: Date | null }> {
   const [r] = await tx.$queryRaw<{ n: number; upto: Date | null }[]>`
     WITH ${liveApprovals(at)},
     deleted AS (
@@ -117,7 +131,9 @@ export async function purgeExpiredOutcomes(options: PurgeOptions = {}): Promise<
     const at = options.now ?? (await dbNow());
     const cutoff = new Date(at.getTime() - setting.days * DAY_MS);
     const entry = (deleted: number, kept: number | null, batches: number, completed: boolean) => ({
-      actor, action: PURGE_ACTION, ...AUDIT_TARGET,
+      actor,
+      action: PURGE_ACTION,
+      ...AUDIT_TARGET,
       data: { retentionDays: setting.days, cutoff: cutoff.toISOString(), deleted, kept, batches, batchSize, completed },
     });
 
@@ -128,19 +144,30 @@ export async function purgeExpiredOutcomes(options: PurgeOptions = {}): Promise<
       for (;;) {
         // Its connection gone, the lock is gone: another run could be under way.
         if (!held()) throw new Error('the purge lost its lock (its connection closed); the next run carries on');
-        const step = await db.$transaction(async (tx) => {
-          const { n, upto } = await deleteBatch(tx, from, cutoff, at, batchSize);
-          if (n === batchSize) return { n, upto, kept: null };
-          // The last batch: fewer rows than asked for were left to delete.
-          const kept = await countKept(tx, cutoff, at);
-          if (deleted + n > 0) await appendAudit(tx, entry(deleted + n, kept, batches + (n > 0 ? 1 : 0), true));
-          return { n, upto, kept };
-        }, { maxWait: 10_000, timeout: 60_000 });
+        const step = await db.$transaction(
+          async (tx) => {
+            const { n, upto } = await deleteBatch(tx, from, cutoff, at, batchSize);
+            if (n === batchSize) return { n, upto, kept: null };
+            // The last batch: fewer rows than asked for were left to delete.
+            const kept = await countKept(tx, cutoff, at);
+            if (deleted + n > 0) await appendAudit(tx, entry(deleted + n, kept, batches + (n > 0 ? 1 : 0), true));
+            return { n, upto, kept };
+          },
+          { maxWait: 10_000, timeout: 60_000 },
+        );
         deleted += step.n;
         from = step.upto ?? from;
         if (step.n > 0) batches++;
         if (step.kept !== null) {
-          return { ran: true as const, retentionDays: setting.days, cutoff, deleted, kept: step.kept, batches, durationMs: Date.now() - started };
+          return {
+            ran: true as const,
+            retentionDays: setting.days,
+            cutoff,
+            deleted,
+            kept: step.kept,
+            batches,
+            durationMs: Date.now() - started,
+          };
         }
       }
     } catch (err) {
@@ -168,7 +195,9 @@ async function withPurgeLock<T>(work: (held: () => boolean) => Promise<T>): Prom
   await client.connect();
   connected = true;
   try {
-    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [PURGE_LOCK.toString()]);
+    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [
+      PURGE_LOCK.toString(),
+    ]);
     if (!rows[0].locked) return null;
     return await work(() => connected);
   } finally {
@@ -191,7 +220,9 @@ export async function runScheduledPurge(log: Log = console): Promise<void> {
     const r = await purgeExpiredOutcomes({ actor: 'system' });
     if (r.ran && r.deleted > 0) log.log(`[retention] ${describePurge(r)}`);
   } catch (err) {
-    const why = isDatabaseUnavailable(err) ? 'the database is unavailable' : (err instanceof Error ? err.message : String(err)).split('\n')[0];
+    const why = isDatabaseUnavailable(err)
+      ? 'the database is unavailable'
+      : (err instanceof Error ? err.message : String(err)).split('\n')[0];
     log.error(`[retention] purge failed: ${why}; next try in an hour`);
   }
 }
@@ -201,7 +232,10 @@ export async function runScheduledPurge(log: Log = console): Promise<void> {
  * hour. Timers are unref'd, so they never keep a process alive. A bad setting throws here, at
  * start-up; `off` starts nothing.
  */
-export function startRetentionSchedule(run: () => void = () => void runScheduledPurge(), log: Log = console): 'off' | 'started' | 'running' {
+export function startRetentionSchedule(
+  run: () => void = () => void runScheduledPurge(),
+  log: Log = console,
+): 'off' | 'started' | 'running' {
   const setting = retentionSetting();
   if (!setting.enabled) {
     log.log(`[retention] off (${RETENTION_ENV}=off): outcome records are kept forever`);
@@ -225,7 +259,8 @@ export function stopRetentionSchedule(): void {
 export function describePurge(r: Extract<PurgeReport, { ran: true }>): string {
   const kept = r.kept ? `; kept ${r.kept} tied to a pending approval or live grant` : '';
   const before = `received before ${r.cutoff.toISOString()} (${r.retentionDays} days)`;
-  if (r.deleted === 0) return `Nothing to purge: no outcome records ${before}${kept ? ` except ${r.kept} tied to a pending approval or live grant` : ''}.`;
+  if (r.deleted === 0)
+    return `Nothing to purge: no outcome records ${before}${kept ? ` except ${r.kept} tied to a pending approval or live grant` : ''}.`;
   return `Purged ${r.deleted} outcome ${r.deleted === 1 ? 'record' : 'records'} ${before} in ${r.batches} ${r.batches === 1 ? 'batch' : 'batches'}${kept}.`;
 }
 
@@ -253,6 +288,9 @@ export async function getRetentionStatus(viewer: Viewer): Promise<Result<Retenti
   const data = last?.data as { deleted?: number; kept?: number | null; cutoff?: string } | undefined;
   return ok({
     setting,
-    lastPurge: last && data ? { at: last.at, deleted: data.deleted ?? 0, kept: data.kept ?? null, cutoff: data.cutoff ?? '' } : null,
+    lastPurge:
+      last && data
+        ? { at: last.at, deleted: data.deleted ?? 0, kept: data.kept ?? null, cutoff: data.cutoff ?? '' }
+        : null,
   });
 }

@@ -12,8 +12,12 @@ export async function trustServer(actor: Viewer | 'cli', name: string): Promise<
   const actorName = actor === 'cli' ? 'cli' : actor.email;
   return db.$transaction(async (tx) => {
     // Trusting twice (or twice at once) is one change and one audit entry.
-    const { count } = await tx.trustedServer.createMany({ data: [{ name, trustedBy: actorName }], skipDuplicates: true });
-    if (count) await appendAudit(tx, { actor: actorName, action: 'server.trust', targetType: 'server', targetId: name });
+    const { count } = await tx.trustedServer.createMany({
+      data: [{ name, trustedBy: actorName }],
+      skipDuplicates: true,
+    });
+    if (count)
+      await appendAudit(tx, { actor: actorName, action: 'server.trust', targetType: 'server', targetId: name });
     return ok(await tx.trustedServer.findUniqueOrThrow({ where: { name } }));
   });
 }

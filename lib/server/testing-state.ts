@@ -17,7 +17,9 @@ export async function stateFingerprint(): Promise<string> {
            (SELECT count(*) FROM audit_entries) AS audit,
            (SELECT count(*) FROM trusted_servers) AS trusted,
            (SELECT count(*) FROM policy_rules) AS rules`;
-  return Object.entries(row).map(([k, v]) => `${k}=${v}`).join(' ');
+  return Object.entries(row)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
 }
 
 export async function incidentAccessCount(): Promise<number> {

@@ -7,7 +7,10 @@ export const uniq = (prefix = 't') => `${prefix}-${Date.now().toString(36)}-${ra
 
 export const TEST_PASSWORD = 'correct horse battery';
 
-export async function makeUser(role: Role = 'reviewer', overrides: { email?: string; principalId?: string } = {}): Promise<Viewer> {
+export async function makeUser(
+  role: Role = 'reviewer',
+  overrides: { email?: string; principalId?: string } = {},
+): Promise<Viewer> {
   const email = overrides.email ?? `${uniq(role)}@example.test`;
   const result = await createUser('cli', { email, role, password: TEST_PASSWORD, principalId: overrides.principalId });
   if (!result.ok) throw new Error(`makeUser: ${result.failure}`);

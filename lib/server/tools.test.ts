@@ -6,8 +6,14 @@ import { listPolicyRules } from './policy-rules';
 import { trustServer, untrustServer } from './servers';
 import { makeUser, uniq } from './testing';
 import {
-  INVENTORY_MAX_TOOLS, listPolicyRulesToManage, listToolInventory, requirementSchema, setApprovalRequirement,
-  type InventoryServer, type InventoryTool, type RequirementInput,
+  INVENTORY_MAX_TOOLS,
+  listPolicyRulesToManage,
+  listToolInventory,
+  requirementSchema,
+  setApprovalRequirement,
+  type InventoryServer,
+  type InventoryTool,
+  type RequirementInput,
 } from './tools';
 import type { Viewer } from '@/lib/auth/permissions';
 import type { ApiScope } from '@/lib/credentials/scopes';
@@ -34,11 +40,25 @@ const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
 
 const OK: Observed = { sent: true, httpStatus: 200, result: { isError: false, outputValidation: 'valid' } };
 const HTTP_500: Observed = { sent: true, httpStatus: 500 };
-const SCHEMA_VIOLATION: Observed = { sent: true, httpStatus: 200, result: { isError: false, outputValidation: 'invalid' } };
+const SCHEMA_VIOLATION: Observed = {
+  sent: true,
+  httpStatus: 200,
+  result: { isError: false, outputValidation: 'invalid' },
+};
 const BLOCKED: Observed = { sent: false, clientBlock: 'approval_required' };
 
-const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-const SAFE_WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+const READ: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+const SAFE_WRITE: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false,
+};
 const MCP_DEFAULTS = { readOnly: false, destructive: true, idempotent: false, openWorld: true };
 
 type Call = { server: string; tool: string; annotations?: ToolAnnotations; at: string; observed?: Observed };
@@ -60,16 +80,29 @@ beforeAll(async () => {
 /** Through the wire schema and the real ingestion path, as the API route does. */
 async function record(...calls: Call[]): Promise<void> {
   const records: Outcome[] = calls.map((c) => ({
-    eventId: uniq('evt'), occurredAt: c.at, requestRef: uniq('req'), organization: 'acme', principal: 'user_193',
-    server: c.server, tool: { name: c.tool, annotations: c.annotations }, observed: c.observed ?? OK,
+    eventId: uniq('evt'),
+    occurredAt: c.at,
+    requestRef: uniq('req'),
+    organization: 'acme',
+    principal: 'user_193',
+    server: c.server,
+    tool: { name: c.tool, annotations: c.annotations },
+    observed: c.observed ?? OK,
   }));
-  for (let i = 0; i < records.length; i += 1000) value(await ingestOutcomes(writer, outcomeBatchSchema.parse({ records: records.slice(i, i + 1000) })));
+  for (let i = 0; i < records.length; i += 1000)
+    value(await ingestOutcomes(writer, outcomeBatchSchema.parse({ records: records.slice(i, i + 1000) })));
 }
 
 async function stage(server: string, tool: string, annotations?: ToolAnnotations) {
   const body = approvalRequestSchema.parse({
-    requestRef: uniq('req'), organization: 'acme', principal: 'user_193', agent: 'support-bot', server, tool: { name: tool, annotations },
-    argsDigest: `sha256:${'0'.repeat(64)}`, summary: 'Refund 40.00 EUR on order 4411',
+    requestRef: uniq('req'),
+    organization: 'acme',
+    principal: 'user_193',
+    agent: 'support-bot',
+    server,
+    tool: { name: tool, annotations },
+    argsDigest: `sha256:${'0'.repeat(64)}`,
+    summary: 'Refund 40.00 EUR on order 4411',
   });
   return value(await requestApproval(requester, uniq('idem'), body)).approval;
 }
@@ -106,7 +139,13 @@ describe('listToolInventory', () => {
       // Older than a week: counts for last seen, never for the 7-day numbers.
       { server: trusted, tool: 'get_order', annotations: SAFE_WRITE, at: ago(10 * DAY), observed: HTTP_500 },
       { server: trusted, tool: 'get_order', annotations: READ, at: ago(2 * HOUR) },
-      { server: trusted, tool: 'get_order', annotations: { ...READ, idempotentHint: false }, at: ago(3 * HOUR), observed: HTTP_500 },
+      {
+        server: trusted,
+        tool: 'get_order',
+        annotations: { ...READ, idempotentHint: false },
+        at: ago(3 * HOUR),
+        observed: HTTP_500,
+      },
       // The latest call advertised nothing: the last advertisement stays the one two hours ago.
       { server: trusted, tool: 'get_order', at: ago(30 * 60_000), observed: SCHEMA_VIOLATION },
       { server: trusted, tool: 'update_note', annotations: SAFE_WRITE, at: ago(DAY), observed: BLOCKED },
@@ -130,7 +169,11 @@ describe('listToolInventory', () => {
     const getOrder = t.tools[0];
     expect(getOrder.advertised).toMatchObject(READ);
     expect(getOrder.believed).toEqual({ readOnly: true, destructive: false, idempotent: true, openWorld: false });
-    expect(getOrder.requirement).toEqual({ requiredApprovals: 0, basis: 'read_only', basisText: 'the tool is read-only (trusted server)' });
+    expect(getOrder.requirement).toEqual({
+      requiredApprovals: 0,
+      basis: 'read_only',
+      basisText: 'the tool is read-only (trusted server)',
+    });
     expect(getOrder.toolRule).toBeNull();
     // 2 h ok, 3 h HTTP 500, 30 min completed but not ok (schema violation): 3 calls, 2 failures.
     expect(getOrder).toMatchObject({ calls7d: 3, failures7d: 2, requests7d: 0 });
@@ -212,23 +255,44 @@ describe('setApprovalRequirement', () => {
     expect(serverRule).toMatchObject({ server, tool: null, requiredApprovals: 2, createdBy: admin.email });
     let s = await serverOf(server);
     expect(s.serverRule).toMatchObject({ id: serverRule!.id, requiredApprovals: 2, createdBy: admin.email });
-    for (const t of s.tools) expect(t.requirement).toMatchObject({ requiredApprovals: 2, basis: 'server_rule', basisText: 'an admin rule for every tool of this server' });
+    for (const t of s.tools)
+      expect(t.requirement).toMatchObject({
+        requiredApprovals: 2,
+        basis: 'server_rule',
+        basisText: 'an admin rule for every tool of this server',
+      });
 
     const toolRule = value(await requirement({ server, tool: 'get_order', requirement: '0' }));
     expect(toolRule).toMatchObject({ server, tool: 'get_order', requiredApprovals: 0 });
     s = await serverOf(server);
-    expect(s.tools[0]).toMatchObject({ name: 'get_order', toolRule: { id: toolRule!.id, requiredApprovals: 0 }, requirement: { requiredApprovals: 0, basis: 'tool_rule' } });
-    expect(s.tools[1]).toMatchObject({ name: 'update_note', toolRule: null, requirement: { requiredApprovals: 2, basis: 'server_rule' } });
+    expect(s.tools[0]).toMatchObject({
+      name: 'get_order',
+      toolRule: { id: toolRule!.id, requiredApprovals: 0 },
+      requirement: { requiredApprovals: 0, basis: 'tool_rule' },
+    });
+    expect(s.tools[1]).toMatchObject({
+      name: 'update_note',
+      toolRule: null,
+      requirement: { requiredApprovals: 2, basis: 'server_rule' },
+    });
 
     // Changing a rule changes it in place: still one rule for the pair.
     value(await requirement({ server, tool: 'get_order', requirement: '1' }));
     expect((await toolOf(server, 'get_order')).requirement).toMatchObject({ requiredApprovals: 1, basis: 'tool_rule' });
     const rules = value(await listPolicyRules(admin)).filter((r) => r.server === server);
-    expect(rules.map((r) => [r.tool, r.requiredApprovals])).toEqual(expect.arrayContaining([['get_order', 1], [null, 2]]));
+    expect(rules.map((r) => [r.tool, r.requiredApprovals])).toEqual(
+      expect.arrayContaining([
+        ['get_order', 1],
+        [null, 2],
+      ]),
+    );
     expect(rules).toHaveLength(2);
 
     expect(value(await requirement({ server, tool: 'get_order', requirement: 'default' }))).toBeNull();
-    expect((await toolOf(server, 'get_order')).requirement).toMatchObject({ requiredApprovals: 2, basis: 'server_rule' });
+    expect((await toolOf(server, 'get_order')).requirement).toMatchObject({
+      requiredApprovals: 2,
+      basis: 'server_rule',
+    });
     expect(value(await requirement({ server, requirement: 'default' }))).toBeNull();
     s = await serverOf(server);
     expect(s.serverRule).toBeNull();
@@ -245,16 +309,29 @@ describe('setApprovalRequirement', () => {
   it('refuses reviewers and support staff, and changes nothing', async () => {
     const server = uniq('denied');
     for (const viewer of [reviewer, support]) {
-      expect(await requirement({ server, tool: 'x', requirement: '2' }, viewer)).toMatchObject({ ok: false, failure: 'forbidden' });
-      expect(await requirement({ server, requirement: 'default' }, viewer)).toMatchObject({ ok: false, failure: 'forbidden' });
+      expect(await requirement({ server, tool: 'x', requirement: '2' }, viewer)).toMatchObject({
+        ok: false,
+        failure: 'forbidden',
+      });
+      expect(await requirement({ server, requirement: 'default' }, viewer)).toMatchObject({
+        ok: false,
+        failure: 'forbidden',
+      });
     }
     value(await requirement({ server, requirement: '1' }));
-    expect(await requirement({ server, requirement: 'default' }, reviewer)).toMatchObject({ ok: false, failure: 'forbidden' });
+    expect(await requirement({ server, requirement: 'default' }, reviewer)).toMatchObject({
+      ok: false,
+      failure: 'forbidden',
+    });
     expect(value(await listPolicyRules(admin)).filter((r) => r.server === server)).toHaveLength(1);
   });
 
   it('validates its input with the policy rule fields', () => {
-    expect(requirementSchema.parse({ server: ' billing-mcp ', tool: '', requirement: '2' })).toEqual({ server: 'billing-mcp', tool: null, requirement: '2' });
+    expect(requirementSchema.parse({ server: ' billing-mcp ', tool: '', requirement: '2' })).toEqual({
+      server: 'billing-mcp',
+      tool: null,
+      requirement: '2',
+    });
     expect(requirementSchema.safeParse({ server: 'billing-mcp', tool: null, requirement: '3' }).success).toBe(false);
     expect(requirementSchema.safeParse({ server: 'billing-mcp', tool: 'a*', requirement: '1' }).success).toBe(false);
     expect(requirementSchema.safeParse({ server: '', tool: null, requirement: '1' }).success).toBe(false);
@@ -265,8 +342,13 @@ describe('listPolicyRulesToManage', () => {
   it('is for admins only', async () => {
     const server = uniq('listed');
     value(await requirement({ server, tool: 'refund', requirement: '2' }));
-    expect(value(await listPolicyRulesToManage(admin)).some((r) => r.server === server && r.tool === 'refund' && r.requiredApprovals === 2)).toBe(true);
-    for (const viewer of [reviewer, support]) expect(await listPolicyRulesToManage(viewer)).toMatchObject({ ok: false, failure: 'forbidden' });
+    expect(
+      value(await listPolicyRulesToManage(admin)).some(
+        (r) => r.server === server && r.tool === 'refund' && r.requiredApprovals === 2,
+      ),
+    ).toBe(true);
+    for (const viewer of [reviewer, support])
+      expect(await listPolicyRulesToManage(viewer)).toMatchObject({ ok: false, failure: 'forbidden' });
   });
 });
 
@@ -275,7 +357,13 @@ describe('bounds', () => {
   it(`lists at most ${INVENTORY_MAX_TOOLS} tools and says so`, async () => {
     const server = uniq('zz-many');
     const at = ago(HOUR);
-    await record(...Array.from({ length: INVENTORY_MAX_TOOLS + 1 }, (_, i) => ({ server, tool: `tool_${String(i).padStart(5, '0')}`, at })));
+    await record(
+      ...Array.from({ length: INVENTORY_MAX_TOOLS + 1 }, (_, i) => ({
+        server,
+        tool: `tool_${String(i).padStart(5, '0')}`,
+        at,
+      })),
+    );
     const inventory = value(await listToolInventory(admin));
     expect(inventory.truncated).toBe(true);
     expect(inventory.servers.reduce((n, s) => n + s.tools.length, 0)).toBe(INVENTORY_MAX_TOOLS);

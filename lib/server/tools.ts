@@ -3,7 +3,14 @@ import { z } from 'zod';
 import { db } from './db';
 import { deletePolicyRule, listPolicyRules, setPolicyRule, type PolicyRuleView } from './policy-rules';
 import { can, type Viewer } from '@/lib/auth/permissions';
-import { believedHints, policyBasisText, requiredApprovalsFor, WHOLE_SERVER, type PolicyBasis, type RequiredApprovals } from '@/lib/approvals/policy';
+import {
+  believedHints,
+  policyBasisText,
+  requiredApprovalsFor,
+  WHOLE_SERVER,
+  type PolicyBasis,
+  type RequiredApprovals,
+} from '@/lib/approvals/policy';
 import { policyRuleSchema } from '@/lib/approvals/schemas';
 import type { ToolAnnotations } from '@/lib/outcomes/schemas';
 import { fail, ok, type Result } from '@/lib/result';
@@ -108,7 +115,10 @@ const inventoryRows = (limit: number) => db.$queryRaw<InventoryRow[]>`
 
 /** MCP's idempotentHint joins the three hints policy reads, with the same rule of belief. */
 export function believedToolHints(annotations: ToolAnnotations | null | undefined, serverTrusted: boolean): Hints {
-  return { ...believedHints(annotations, serverTrusted), idempotent: (serverTrusted ? annotations?.idempotentHint : null) ?? false };
+  return {
+    ...believedHints(annotations, serverTrusted),
+    idempotent: (serverTrusted ? annotations?.idempotentHint : null) ?? false,
+  };
 }
 
 // Only the four hints and the title: whatever else a row's JSON holds is not shown.
@@ -118,8 +128,10 @@ function advertisedOf(json: unknown): ToolAnnotations | null {
   const hint = (v: unknown) => (typeof v === 'boolean' ? v : undefined);
   return {
     title: typeof a.title === 'string' ? a.title : undefined,
-    readOnlyHint: hint(a.readOnlyHint), destructiveHint: hint(a.destructiveHint),
-    idempotentHint: hint(a.idempotentHint), openWorldHint: hint(a.openWorldHint),
+    readOnlyHint: hint(a.readOnlyHint),
+    destructiveHint: hint(a.destructiveHint),
+    idempotentHint: hint(a.idempotentHint),
+    openWorldHint: hint(a.openWorldHint),
   };
 }
 
@@ -132,9 +144,9 @@ export async function listToolInventory(viewer: Viewer): Promise<Result<ToolInve
   const serverNames = [...new Set(listed.map((r) => r.server))];
   const rules = serverNames.length
     ? await db.policyRule.findMany({
-      where: { server: { in: serverNames } },
-      select: { id: true, server: true, toolName: true, requiredApprovals: true, createdBy: true, createdAt: true },
-    })
+        where: { server: { in: serverNames } },
+        select: { id: true, server: true, toolName: true, requiredApprovals: true, createdBy: true, createdAt: true },
+      })
     : [];
   const rulesOf = new Map<string, typeof rules>();
   for (const r of rules) rulesOf.set(r.server, [...(rulesOf.get(r.server) ?? []), r]);
@@ -151,12 +163,20 @@ export async function listToolInventory(viewer: Viewer): Promise<Result<ToolInve
         name: row.server,
         trust: trusted ? { by: row.trusted_by ?? 'unknown', at: row.trusted_at! } : null,
         serverRule: toRule(serverRules.find((r) => r.toolName === WHOLE_SERVER)),
-        tools: [], calls7d: 0, failures7d: 0, lastSeen: row.last_seen,
+        tools: [],
+        calls7d: 0,
+        failures7d: 0,
+        lastSeen: row.last_seen,
       };
       servers.set(row.server, server);
     }
     const advertised = advertisedOf(row.annotations);
-    const verdict = requiredApprovalsFor({ toolName: row.tool_name, annotations: advertised, serverTrusted: trusted, rules: serverRules });
+    const verdict = requiredApprovalsFor({
+      toolName: row.tool_name,
+      annotations: advertised,
+      serverTrusted: trusted,
+      rules: serverRules,
+    });
     const tool: InventoryTool = {
       name: row.tool_name,
       advertised,
@@ -194,12 +214,22 @@ export const requirementSchema = z.object({
 export type RequirementInput = z.output<typeof requirementSchema>;
 
 /** The rule now in force for (server, tool), or null when `default` left none. */
-export async function setApprovalRequirement(viewer: Viewer, input: RequirementInput): Promise<Result<PolicyRuleView | null>> {
+export async function setApprovalRequirement(
+  viewer: Viewer,
+  input: RequirementInput,
+): Promise<Result<PolicyRuleView | null>> {
   if (!can(viewer, 'policy.manage')) return fail('forbidden');
   if (input.requirement !== 'default') {
-    return setPolicyRule(viewer, { server: input.server, tool: input.tool, requiredApprovals: Number(input.requirement) });
+    return setPolicyRule(viewer, {
+      server: input.server,
+      tool: input.tool,
+      requiredApprovals: Number(input.requirement),
+    });
   }
-  const rule = await db.policyRule.findUnique({ where: { server_toolName: { server: input.server, toolName: input.tool ?? WHOLE_SERVER } }, select: { id: true } });
+  const rule = await db.policyRule.findUnique({
+    where: { server_toolName: { server: input.server, toolName: input.tool ?? WHOLE_SERVER } },
+    select: { id: true },
+  });
   if (!rule) return ok(null);
   const deleted = await deletePolicyRule(viewer, rule.id);
   // Someone else removed it a moment ago: the outcome asked for is reached all the same.

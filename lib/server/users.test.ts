@@ -24,7 +24,9 @@ describe('users (real PostgreSQL)', () => {
 
   it('refuses a duplicate email, also when ten arrive at once', async () => {
     const email = `${uniq('dup')}@example.test`;
-    const results = await Promise.all(Array.from({ length: 10 }, () => createUser('cli', { email, role: 'reviewer', password: TEST_PASSWORD })));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => createUser('cli', { email, role: 'reviewer', password: TEST_PASSWORD })),
+    );
     expect(results.filter((r) => r.ok)).toHaveLength(1);
     const failures = results.filter((r) => !r.ok);
     expect(failures).toHaveLength(9);
@@ -39,7 +41,10 @@ describe('users (real PostgreSQL)', () => {
     expect(await changeUserRole(reviewer, admin.userId, 'support')).toMatchObject({ ok: false, failure: 'forbidden' });
     expect(await changeUserRole(admin, admin.userId, 'support')).toMatchObject({ ok: false, failure: 'forbidden' });
     expect(await setUserDisabled(admin, admin.userId, true)).toMatchObject({ ok: false, failure: 'forbidden' });
-    expect(await changeUserRole(admin, reviewer.userId, 'support')).toMatchObject({ ok: true, value: { role: 'support' } });
+    expect(await changeUserRole(admin, reviewer.userId, 'support')).toMatchObject({
+      ok: true,
+      value: { role: 'support' },
+    });
   });
 
   it('a disabled user can no longer sign in or act, and comes back when enabled', async () => {
@@ -57,7 +62,9 @@ describe('users (real PostgreSQL)', () => {
     const u = await makeUser('reviewer');
     await changeUserRole(admin, u.userId, 'admin');
     await setUserDisabled(admin, u.userId, true);
-    const actions = (await db.auditEntry.findMany({ where: { targetId: u.userId }, orderBy: { seq: 'asc' } })).map((e) => e.action);
+    const actions = (await db.auditEntry.findMany({ where: { targetId: u.userId }, orderBy: { seq: 'asc' } })).map(
+      (e) => e.action,
+    );
     expect(actions).toEqual(['user.create', 'user.role_change', 'user.disable']);
   });
 });

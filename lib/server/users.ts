@@ -12,13 +12,21 @@ const BCRYPT_COST = 11;
 const DUMMY_HASH = bcrypt.hashSync('countersign-dummy-password', BCRYPT_COST);
 
 const viewerSelect = { id: true, email: true, name: true, role: true, principalId: true } satisfies Prisma.UserSelect;
-const toViewer = (u: Prisma.UserGetPayload<{ select: typeof viewerSelect }>): Viewer =>
-  ({ userId: u.id, email: u.email, name: u.name, role: u.role, principalId: u.principalId });
+const toViewer = (u: Prisma.UserGetPayload<{ select: typeof viewerSelect }>): Viewer => ({
+  userId: u.id,
+  email: u.email,
+  name: u.name,
+  role: u.role,
+  principalId: u.principalId,
+});
 
 export type UserView = Viewer & { disabledAt: Date | null; createdAt: Date };
 const userViewSelect = { ...viewerSelect, disabledAt: true, createdAt: true } satisfies Prisma.UserSelect;
-const toUserView = (u: Prisma.UserGetPayload<{ select: typeof userViewSelect }>): UserView =>
-  ({ ...toViewer(u), disabledAt: u.disabledAt, createdAt: u.createdAt });
+const toUserView = (u: Prisma.UserGetPayload<{ select: typeof userViewSelect }>): UserView => ({
+  ...toViewer(u),
+  disabledAt: u.disabledAt,
+  createdAt: u.createdAt,
+});
 
 /** The signed-in person as they are now: a disabled user or a changed role takes effect at once. */
 export async function findActiveViewer(userId: string): Promise<Viewer | null> {
@@ -27,7 +35,10 @@ export async function findActiveViewer(userId: string): Promise<Viewer | null> {
 }
 
 export async function verifyPassword(email: string, password: string): Promise<Viewer | null> {
-  const user = await db.user.findUnique({ where: { email }, select: { ...viewerSelect, passwordHash: true, disabledAt: true } });
+  const user = await db.user.findUnique({
+    where: { email },
+    select: { ...viewerSelect, passwordHash: true, disabledAt: true },
+  });
   const matches = await bcrypt.compare(password, user?.passwordHash ?? DUMMY_HASH);
   return user && matches && !user.disabledAt ? toViewer(user) : null;
 }
@@ -48,31 +59,62 @@ export async function createUser(actor: Viewer | 'cli', input: CreateUserInput):
   const actorName = actor === 'cli' ? 'cli' : actor.email;
   const passwordHash = await bcrypt.hash(input.password, BCRYPT_COST);
   try {
-    return ok(await db.$transaction(async (tx) => {
-      const user = await tx.user.create({
-        data: { email: input.email, name: input.name ?? input.email.split('@')[0], role: input.role, passwordHash, principalId: input.principalId ?? input.email },
-        select: userViewSelect,
-      });
-      await appendAudit(tx, { actor: actorName, action: 'user.create', targetType: 'user', targetId: user.id, data: { email: user.email, role: user.role, principalId: user.principalId } });
-      return toUserView(user);
-    }));
+    return ok(
+      await db.$transaction(async (tx) => {
+        const user = await tx.user.create({
+          data: {
+            email: input.email,
+            name: input.name ?? input.email.split('@')[0],
+            role: input.role,
+            passwordHash,
+            principalId: input.principalId ?? input.email,
+          },
+          select: userViewSelect,
+        });
+        await appendAudit(tx, {
+          actor: actorName,
+          action: 'user.create',
+          targetType: 'user',
+          targetId: user.id,
+          data: { email: user.email, role: user.role, principalId: user.principalId },
+        });
+        return toUserView(user);
+      }),
+    );
   } catch (err) {
     if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') {
-      return fail('conflict', `A user with the email ${input.email} already exists.`, [{ path: 'email', message: 'is already taken' }]);
+      return fail('conflict', `A user with the email ${input.email} already exists.`, [
+        { path: 'email', message: 'is already taken' },
+      ]);
     }
     throw err;
   }
 }
 
 // An admin cannot demote or disable themselves: the console must never lock out its last admin by accident.
-async function updateOther(viewer: Viewer, userId: string, change: { role?: Role; disabledAt?: Date | null }, action: string): Promise<Result<UserView>> {
+async function updateOther(
+  viewer: Viewer,
+  userId: string,
+  change: { role?: Role; disabledAt?: Date | null },
+  action: string,
+): Promise<Result<UserView>> {
   if (!can(viewer, 'users.manage')) return fail('forbidden');
   if (userId === viewer.userId) return fail('forbidden', 'You cannot change your own role or disable yourself.');
   return db.$transaction(async (tx) => {
     const before = await tx.user.findUnique({ where: { id: userId }, select: userViewSelect });
     if (!before) return fail('not_found');
     const user = await tx.user.update({ where: { id: userId }, data: change, select: userViewSelect });
-    await appendAudit(tx, { actor: viewer.email, action, targetType: 'user', targetId: userId, data: { email: user.email, from: { role: before.role, disabled: !!before.disabledAt }, to: { role: user.role, disabled: !!user.disabledAt } } });
+    await appendAudit(tx, {
+      actor: viewer.email,
+      action,
+      targetType: 'user',
+      targetId: userId,
+      data: {
+        email: user.email,
+        from: { role: before.role, disabled: !!before.disabledAt },
+        to: { role: user.role, disabled: !!user.disabledAt },
+      },
+    });
     return ok(toUserView(user));
   });
 }

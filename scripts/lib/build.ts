@@ -3,7 +3,17 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
-const sources = ['app', 'components', 'lib', 'public', 'proxy.ts', 'next.config.js', 'package-lock.json', 'postcss.config.mjs', 'tsconfig.json'];
+const sources = [
+  'app',
+  'components',
+  'lib',
+  'public',
+  'proxy.ts',
+  'next.config.js',
+  'package-lock.json',
+  'postcss.config.mjs',
+  'tsconfig.json',
+];
 
 function newestMtime(p: string): number {
   if (!existsSync(p)) return 0;

@@ -14,7 +14,10 @@ export function ensureChromium(): string {
   }
   console.log('[test] installing Debian chromium (about a minute)…');
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  for (const args of [['update', '-qq'], ['install', '-y', '-qq', '--no-install-recommends', 'chromium']]) {
+  for (const args of [
+    ['update', '-qq'],
+    ['install', '-y', '-qq', '--no-install-recommends', 'chromium'],
+  ]) {
     const res = spawnSync('apt-get', args, { stdio: 'inherit', env });
     if (res.status !== 0) throw new Error(`apt-get ${args.join(' ')} failed (exit ${res.status})`);
   }

@@ -13,7 +13,11 @@ export type ConsoleProcess = { origin: string; pid: number; stop: () => Promise<
  * stopping it stops all of it. `nodeFlags` (e.g. --cpu-prof, which NODE_OPTIONS refuses) run the
  * same script under `node …`. Resolves once it answers HTTP; the caller must `stop` it.
  */
-export async function startConsole(root: string, env: Record<string, string>, nodeFlags: string[] = []): Promise<ConsoleProcess> {
+export async function startConsole(
+  root: string,
+  env: Record<string, string>,
+  nodeFlags: string[] = [],
+): Promise<ConsoleProcess> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const next = [path.join(root, 'node_modules/.bin/next'), 'start', '-p', String(port), '-H', '127.0.0.1'];
@@ -78,13 +82,20 @@ export function runCli(root: string, databaseUrl: string, args: string[]): strin
     { cwd: root, env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: 'utf8' },
   );
   if (res.status !== 0) {
-    throw new Error(`${args[0]} failed (exit ${res.status ?? res.signal}): ${(res.stderr || res.stdout || String(res.error)).trim()}`);
+    throw new Error(
+      `${args[0]} failed (exit ${res.status ?? res.signal}): ${(res.stderr || res.stdout || String(res.error)).trim()}`,
+    );
   }
   return res.stdout ?? '';
 }
 
 /** An API key (by default with scope outcomes:write), made by the project's own CLI. */
-export function createApiKey(root: string, databaseUrl: string, scopes: string[] = ['outcomes:write'], name = 'bench'): string {
+export function createApiKey(
+  root: string,
+  databaseUrl: string,
+  scopes: string[] = ['outcomes:write'],
+  name = 'bench',
+): string {
   const out = runCli(root, databaseUrl, ['apikeys:create', '--name', name, '--scopes', scopes.join(',')]);
   const secret = /\b(cs_live_[\w-]+)/.exec(out)?.[1];
   if (!secret) throw new Error(`apikeys:create printed no key: ${out.trim()}`);
@@ -92,7 +103,19 @@ export function createApiKey(root: string, databaseUrl: string, scopes: string[]
 }
 
 /** A console user with a known password, made by the project's own CLI. */
-export function createUser(root: string, databaseUrl: string, user: { email: string; role: 'reviewer' | 'support' | 'admin'; password: string; principal?: string }): void {
-  runCli(root, databaseUrl, ['users:create', '--email', user.email, '--role', user.role, '--password', user.password,
-    ...(user.principal ? ['--principal', user.principal] : [])]);
+export function createUser(
+  root: string,
+  databaseUrl: string,
+  user: { email: string; role: 'reviewer' | 'support' | 'admin'; password: string; principal?: string },
+): void {
+  runCli(root, databaseUrl, [
+    'users:create',
+    '--email',
+    user.email,
+    '--role',
+    user.role,
+    '--password',
+    user.password,
+    ...(user.principal ? ['--principal', user.principal] : []),
+  ]);
 }

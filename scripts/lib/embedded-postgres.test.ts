@@ -42,7 +42,10 @@ it('uses COUNTERSIGN_PG_PORT by default, and a free port instead when asked, eve
     expect(second.started).toBe(true);
     expect(second.port).not.toBe(configured);
     const probe = await new Promise<string>((resolve, reject) => {
-      const s = net.connect(second.port, '127.0.0.1', () => { s.end(); resolve('listening'); });
+      const s = net.connect(second.port, '127.0.0.1', () => {
+        s.end();
+        resolve('listening');
+      });
       s.once('error', reject);
     });
     expect(probe).toBe('listening');

@@ -70,7 +70,9 @@ function pgDataDir(dataDir: string, runAs: RunAs): string {
 function run(bin: string, args: string[], runAs: RunAs, opts: SpawnSyncOptions = {}) {
   const res = spawnSync(bin, args, { ...runAs, encoding: 'utf8', ...opts });
   if (res.status !== 0) {
-    throw new Error(`${path.basename(bin)} failed (${res.status ?? res.signal}): ${String(res.stderr || res.stdout || res.error).trim()}`);
+    throw new Error(
+      `${path.basename(bin)} failed (${res.status ?? res.signal}): ${String(res.stderr || res.stdout || res.error).trim()}`,
+    );
   }
   return String(res.stdout ?? '');
 }
@@ -121,7 +123,10 @@ export type EmbeddedOptions = {
  * `start` take it down and bring it back on the same port (fault-injection tests). A cluster
  * found running keeps the port it runs on.
  */
-export async function startEmbeddedPostgres(dataDir: string, options: EmbeddedOptions = {}): Promise<EmbeddedCluster & { started: boolean; stop: (mode?: 'fast' | 'immediate') => void; start: () => void }> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  options: EmbeddedOptions = {},
+): Promise<EmbeddedCluster & { started: boolean; stop: (mode?: 'fast' | 'immediate') => void; start: () => void }> {
   // Traversable but not listable: the postgres user must reach dataDir/pg; secrets are 0600.
   mkdirSync(dataDir, { recursive: true, mode: 0o711 });
   const runAs = postgresUser();
@@ -139,7 +144,11 @@ export async function startEmbeddedPostgres(dataDir: string, options: EmbeddedOp
       chownSync(pwFile, runAs.uid, runAs.gid);
     }
     try {
-      run(path.join(bin, 'initdb'), ['-D', pgData, '-U', 'postgres', '--auth=scram-sha-256', `--pwfile=${pwFile}`, '-E', 'UTF8', '--locale=C'], runAs);
+      run(
+        path.join(bin, 'initdb'),
+        ['-D', pgData, '-U', 'postgres', '--auth=scram-sha-256', `--pwfile=${pwFile}`, '-E', 'UTF8', '--locale=C'],
+        runAs,
+      );
     } finally {
       rmSync(pwFile, { force: true });
     }
@@ -151,7 +160,12 @@ export async function startEmbeddedPostgres(dataDir: string, options: EmbeddedOp
   const port = running ?? (configured || (await freePort()));
   const start = () => {
     const opts = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c max_connections=200`;
-    run(path.join(bin, 'pg_ctl'), ['start', '-w', '-t', '60', '-D', pgData, '-l', path.join(pgData, 'server.log'), '-o', opts], runAs, { stdio: ['ignore', 'pipe', 'pipe'] });
+    run(
+      path.join(bin, 'pg_ctl'),
+      ['start', '-w', '-t', '60', '-D', pgData, '-l', path.join(pgData, 'server.log'), '-o', opts],
+      runAs,
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
   };
   if (started) start();
   // `immediate` is a crash as far as clients can tell: no goodbye, crash recovery at the next start.

@@ -30,7 +30,8 @@ export function readLocalMigrations(dir = defaultMigrationsDir): LocalMigration[
     .sort((a, b) => a.localeCompare(b));
   return folders.map((name) => {
     const file = path.join(dir, name, 'migration.sql');
-    if (!existsSync(file)) throw new Error(`${path.relative(process.cwd(), file)} is missing: every migration folder needs one`);
+    if (!existsSync(file))
+      throw new Error(`${path.relative(process.cwd(), file)} is missing: every migration folder needs one`);
     const bytes = readFileSync(file);
     return { name, script: bytes.toString('utf8'), checksum: checksumOf(bytes) };
   });
@@ -118,7 +119,11 @@ async function readAppliedMigrations(client: pg.Client): Promise<AppliedRow[]> {
   return rows.filter((row) => row.rolled_back_at === null);
 }
 
-function pendingMigrations(local: LocalMigration[], applied: AppliedRow[], warn: (m: string) => void): LocalMigration[] {
+function pendingMigrations(
+  local: LocalMigration[],
+  applied: AppliedRow[],
+  warn: (m: string) => void,
+): LocalMigration[] {
   // Our own runs never leave such rows (the row commits with the migration), but the native
   // CLI records a failed migration and stops there; the same rule applies: resolve it first.
   const failed = applied.filter((row) => row.finished_at === null).map((row) => row.migration_name);
@@ -131,12 +136,19 @@ function pendingMigrations(local: LocalMigration[], applied: AppliedRow[], warn:
   }
 
   const byName = new Map(local.map((m) => [m.name, m]));
-  const edited = applied.filter((row) => byName.has(row.migration_name) && byName.get(row.migration_name)!.checksum !== row.checksum);
+  const edited = applied.filter(
+    (row) => byName.has(row.migration_name) && byName.get(row.migration_name)!.checksum !== row.checksum,
+  );
   if (edited.length) {
     throw new MigrationError(
       'These migrations were changed after they were applied to this database ' +
         '(the checksum of migration.sql no longer matches _prisma_migrations):\n' +
-        edited.map((row) => `  ${row.migration_name}: applied ${row.checksum}, file ${byName.get(row.migration_name)!.checksum}`).join('\n') +
+        edited
+          .map(
+            (row) =>
+              `  ${row.migration_name}: applied ${row.checksum}, file ${byName.get(row.migration_name)!.checksum}`,
+          )
+          .join('\n') +
         '\nRestore the applied version of those files and put the change in a new migration.',
     );
   }
@@ -169,9 +181,12 @@ async function applyOne(client: pg.Client, migration: LocalMigration): Promise<v
     await client.query('COMMIT');
   } catch (err) {
     await client.query('ROLLBACK').catch(() => {});
-    throw new MigrationError(`Migration ${migration.name} failed and was rolled back: ${describePgError(err, migration.script)}`, {
-      cause: err,
-    });
+    throw new MigrationError(
+      `Migration ${migration.name} failed and was rolled back: ${describePgError(err, migration.script)}`,
+      {
+        cause: err,
+      },
+    );
   }
 }
 

@@ -124,7 +124,10 @@ export async function createScratchDatabase(connectionString: string, purpose: s
   return {
     url: databaseUrl(connectionString, name),
     // FORCE: pooled connections the engine opened may still be around when we get here.
-    drop: () => withServer(connectionString, (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`)).then(() => {}),
+    drop: () =>
+      withServer(connectionString, (c) => c.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`)).then(
+        () => {},
+      ),
   };
 }
 

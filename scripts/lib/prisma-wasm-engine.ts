@@ -72,7 +72,10 @@ export async function openEngine(connectionString: string): Promise<Engine> {
 // Engine failures come back in forms that hide their cause: a panic as "unreachable", and
 // an exception thrown by our adapter code as "External error id#N", N indexing the
 // adapter binding's error registry.
-function explainEngineError(err: unknown, registry: { consumeError(id: number): { error: unknown } | undefined }): Error {
+function explainEngineError(
+  err: unknown,
+  registry: { consumeError(id: number): { error: unknown } | undefined },
+): Error {
   if (err instanceof Error && err.name === 'RuntimeError' && panics.last) {
     const message = panics.last;
     panics.last = '';

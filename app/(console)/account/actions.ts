@@ -5,7 +5,9 @@ import { createPersonalToken, revokePersonalToken } from '@/lib/server/credentia
 import { createPersonalTokenSchema, revokeCredentialSchema } from '@/lib/credentials/schemas';
 
 export async function createTokenAction(_prev: unknown, form: FormData) {
-  const state = await runAction(createPersonalTokenSchema, { name: form.get('name') }, (viewer, d) => createPersonalToken(viewer, viewer.userId, d.name));
+  const state = await runAction(createPersonalTokenSchema, { name: form.get('name') }, (viewer, d) =>
+    createPersonalToken(viewer, viewer.userId, d.name),
+  );
   if (state.status !== 'ok') return state;
   revalidatePath('/account');
   return { ...state, value: { name: state.value.token.name, secret: state.value.secret } };

@@ -15,9 +15,25 @@ export default async function AccountPage() {
   const tokens = await listPersonalTokens(viewer);
   return (
     <>
-      <PageHeader title="Account" description={<>{viewer.email} · {roleLabel[viewer.role]} · acting for principal <code className="font-mono text-xs">{viewer.principalId}</code></>} />
+      <PageHeader
+        title="Account"
+        description={
+          <>
+            {viewer.email} · {roleLabel[viewer.role]} · acting for principal{' '}
+            <code className="font-mono text-xs">{viewer.principalId}</code>
+          </>
+        }
+      />
       <div className="space-y-6">
-        <Card title="Personal tokens" description={<>For scripts and chat integrations: <code className="font-mono text-xs">Authorization: Bearer cs_pat_…</code> acts as you, with your role.</>}>
+        <Card
+          title="Personal tokens"
+          description={
+            <>
+              For scripts and chat integrations:{' '}
+              <code className="font-mono text-xs">Authorization: Bearer cs_pat_…</code> acts as you, with your role.
+            </>
+          }
+        >
           <CreateTokenForm />
         </Card>
         {tokens.length ? (
@@ -28,7 +44,17 @@ export default async function AccountPage() {
                 <Td className="font-mono text-xs">{t.prefix}</Td>
                 <Td>{formatDate(t.createdAt)}</Td>
                 <Td>{t.lastUsedAt ? formatDate(t.lastUsedAt) : <span className="text-slate-400">never</span>}</Td>
-                <Td className="text-right">{t.revokedAt ? <Badge tone="bad">Revoked</Badge> : <ConfirmButton label="Revoke" confirm={`Revoke the token "${t.name}"? Scripts using it stop working at once.`} run={revokeTokenAction.bind(null, t.id)} />}</Td>
+                <Td className="text-right">
+                  {t.revokedAt ? (
+                    <Badge tone="bad">Revoked</Badge>
+                  ) : (
+                    <ConfirmButton
+                      label="Revoke"
+                      confirm={`Revoke the token "${t.name}"? Scripts using it stop working at once.`}
+                      run={revokeTokenAction.bind(null, t.id)}
+                    />
+                  )}
+                </Td>
               </tr>
             ))}
           </Table>

@@ -9,7 +9,12 @@ const decideInput = decisionSchema.extend({ id: z.uuid() });
 const revokeInput = revokeSchema.extend({ id: z.uuid() });
 
 export async function decideApprovalAction(_prev: unknown, form: FormData) {
-  const input = { id: form.get('id'), decision: form.get('decision'), reason: form.get('reason'), version: form.get('version') };
+  const input = {
+    id: form.get('id'),
+    decision: form.get('decision'),
+    reason: form.get('reason'),
+    version: form.get('version'),
+  };
   const state = await runAction(decideInput, input, (viewer, data) => decideApproval(viewer, data));
   // On a conflict the page stays as the reviewer saw it, with the message naming who decided.
   if (state.status !== 'ok') return state;

@@ -17,7 +17,13 @@ export default async function ApprovalsPage() {
       <PageHeader
         title="Approvals"
         description="Writes your agents staged, waiting for a decision. Soonest to expire first. A request acting on your own behalf is never yours to approve."
-        actions={can(viewer, 'approval.revoke') ? <Link href="/admin/authorizations" className="text-sm font-medium text-indigo-600 hover:text-indigo-500">Authorizations →</Link> : null}
+        actions={
+          can(viewer, 'approval.revoke') ? (
+            <Link href="/admin/authorizations" className="text-sm font-medium text-indigo-600 hover:text-indigo-500">
+              Authorizations →
+            </Link>
+          ) : null
+        }
       />
       {/* eslint-disable-next-line react-hooks/purity -- the server's clock seeds the client's relative times once */}
       <ApprovalQueue initial={serialize(page.value)} now={Date.now()} />

@@ -16,15 +16,22 @@ export default async function IncidentsPage({ searchParams }: { searchParams: Pr
   }
   return (
     <>
-      <PageHeader title="Incidents" description="Everything that happened under one request reference: what was done, what was not, what is unknown, and the unsafe patterns in it." />
+      <PageHeader
+        title="Incidents"
+        description="Everything that happened under one request reference: what was done, what was not, what is unknown, and the unsafe patterns in it."
+      />
       <Card title="Look up an incident">
         <IncidentSearch id="incident-search-page" defaultValue={q} className="max-w-xl" />
-        <p className="mt-2 text-xs text-slate-500">Paste a request reference, an idempotency key, an outcome event id, an approval id or a grant id.</p>
+        <p className="mt-2 text-xs text-slate-500">
+          Paste a request reference, an idempotency key, an outcome event id, an approval id or a grant id.
+        </p>
       </Card>
       {q ? (
         <div className="mt-6" data-testid="incident-not-found">
           <EmptyState title={`Nothing matches “${q}”`}>
-            Searched request references, idempotency keys, event ids, approval ids and grant ids of the outcome records and approval requests you may read. Check for a typo, or ask the agent&apos;s owner for the request reference they logged.
+            Searched request references, idempotency keys, event ids, approval ids and grant ids of the outcome records
+            and approval requests you may read. Check for a typo, or ask the agent&apos;s owner for the request
+            reference they logged.
           </EmptyState>
         </div>
       ) : null}

@@ -35,18 +35,32 @@ export default async function OutcomesPage({ searchParams }: { searchParams: Pro
   const values = firstValues(await searchParams);
   const parsed = outcomeQuerySchema.safeParse({ ...values, from: asUtc(values.from), to: asUtc(values.to) });
   const page = parsed.success ? await listOutcomes(viewer, parsed.data) : null;
-  const findings = page?.ok ? await findingsByRecord(viewer, page.value.items.map((r) => r.requestRef)) : new Map<string, FindingKind[]>();
+  const findings = page?.ok
+    ? await findingsByRecord(
+        viewer,
+        page.value.items.map((r) => r.requestRef),
+      )
+    : new Map<string, FindingKind[]>();
   const filtered = Object.entries(values).some(([k, v]) => v && k !== 'cursor');
 
   return (
     <>
-      <PageHeader title="Outcomes" description="Every tool call your agents reported, classified by where it failed, whether it ran, and what to do next. Newest first; times in UTC." />
+      <PageHeader
+        title="Outcomes"
+        description="Every tool call your agents reported, classified by where it failed, whether it ran, and what to do next. Newest first; times in UTC."
+      />
       <nav aria-label="Quick views" className="mb-4 flex flex-wrap gap-2">
         {quickViews.map((q) => {
-          const active = Object.entries(q.params).every(([k, v]) => values[k] === v) && Object.keys(q.params).length === Object.keys(values).filter((k) => values[k] && k !== 'cursor').length;
+          const active =
+            Object.entries(q.params).every(([k, v]) => values[k] === v) &&
+            Object.keys(q.params).length === Object.keys(values).filter((k) => values[k] && k !== 'cursor').length;
           return (
-            <Link key={q.label} href={withParams('/outcomes', {}, q.params)} aria-current={active ? 'page' : undefined}
-              className={`rounded-full px-3 py-1 text-sm font-medium ring-1 ring-inset ${active ? 'bg-indigo-600 text-white ring-indigo-600' : 'bg-white text-slate-700 ring-slate-300 hover:bg-slate-50'}`}>
+            <Link
+              key={q.label}
+              href={withParams('/outcomes', {}, q.params)}
+              aria-current={active ? 'page' : undefined}
+              className={`rounded-full px-3 py-1 text-sm font-medium ring-1 ring-inset ${active ? 'bg-indigo-600 text-white ring-indigo-600' : 'bg-white text-slate-700 ring-slate-300 hover:bg-slate-50'}`}
+            >
               {q.label}
             </Link>
           );
@@ -59,18 +73,30 @@ export default async function OutcomesPage({ searchParams }: { searchParams: Pro
 
       {!parsed.success ? (
         <Notice tone="bad" testId="filter-error">
-          These filters cannot be applied: {fieldErrors(parsed.error.issues).map((e) => `${e.path} ${e.message}`).join('; ')}.
+          These filters cannot be applied:{' '}
+          {fieldErrors(parsed.error.issues)
+            .map((e) => `${e.path} ${e.message}`)
+            .join('; ')}
+          .
         </Notice>
       ) : !page?.ok ? (
         <Notice tone="bad">Your role cannot read outcome records.</Notice>
       ) : page.value.items.length === 0 ? (
         filtered ? (
-          <EmptyState title="No records match these filters" action={<Link className="text-sm font-medium text-indigo-600" href="/outcomes">Clear filters</Link>}>
+          <EmptyState
+            title="No records match these filters"
+            action={
+              <Link className="text-sm font-medium text-indigo-600" href="/outcomes">
+                Clear filters
+              </Link>
+            }
+          >
             Try a wider time range or fewer filters.
           </EmptyState>
         ) : (
           <EmptyState title="No outcome records yet">
-            Agent runtimes and gateways post records to <code className="font-mono text-xs">POST /api/v1/outcomes</code> with an API key that has the <code className="font-mono text-xs">outcomes:write</code> scope.
+            Agent runtimes and gateways post records to <code className="font-mono text-xs">POST /api/v1/outcomes</code>{' '}
+            with an API key that has the <code className="font-mono text-xs">outcomes:write</code> scope.
           </EmptyState>
         )
       ) : (
@@ -81,26 +107,54 @@ export default async function OutcomesPage({ searchParams }: { searchParams: Pro
               return (
                 <tr key={r.id} data-testid="outcome-row" className={unknownWrite ? 'bg-rose-50/60' : undefined}>
                   <Td>
-                    <Link href={`/outcomes/${r.id}`} className="font-mono text-xs font-medium text-indigo-700 hover:underline">{r.tool.name}</Link>
+                    <Link
+                      href={`/outcomes/${r.id}`}
+                      className="font-mono text-xs font-medium text-indigo-700 hover:underline"
+                    >
+                      {r.tool.name}
+                    </Link>
                     <span className="block text-xs text-slate-500">{r.server}</span>
                     <span className="block text-xs text-slate-400">{formatDate(r.occurredAt)}</span>
                   </Td>
                   <Td className="min-w-64 whitespace-normal">
-                    <span className="line-clamp-2 text-sm text-slate-800">{r.summary ?? <span className="text-slate-400">no summary</span>}</span>
-                    <span className="text-xs text-slate-500">{r.organization} · {r.principal}{r.attempt && r.attempt > 1 ? ` · attempt ${r.attempt}` : ''}</span>
+                    <span className="line-clamp-2 text-sm text-slate-800">
+                      {r.summary ?? <span className="text-slate-400">no summary</span>}
+                    </span>
+                    <span className="text-xs text-slate-500">
+                      {r.organization} · {r.principal}
+                      {r.attempt && r.attempt > 1 ? ` · attempt ${r.attempt}` : ''}
+                    </span>
                   </Td>
                   <Td>
                     <div className="flex flex-col items-start gap-1">
                       <DeliveryBadge delivery={r.classification.delivery} category={r.classification.category} />
                       <CategoryBadge category={r.classification.category} />
-                      {unknownWrite ? <span className="text-xs font-semibold text-rose-700">Write may have happened</span> : null}
+                      {unknownWrite ? (
+                        <span className="text-xs font-semibold text-rose-700">Write may have happened</span>
+                      ) : null}
                       {(findings.get(r.id) ?? []).map((kind) => (
-                        <Link key={kind} href={`/incidents/${encodeURIComponent(r.requestRef)}`} data-testid="finding-badge" className="rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-900 hover:bg-amber-200">⚠ {findingLabel[kind]}</Link>
+                        <Link
+                          key={kind}
+                          href={`/incidents/${encodeURIComponent(r.requestRef)}`}
+                          data-testid="finding-badge"
+                          className="rounded bg-amber-100 px-1.5 py-0.5 text-xs font-medium text-amber-900 hover:bg-amber-200"
+                        >
+                          ⚠ {findingLabel[kind]}
+                        </Link>
                       ))}
                     </div>
                   </Td>
-                  <Td className="w-36 whitespace-normal text-xs text-slate-600">{retryLabel[r.classification.retry]}</Td>
-                  <Td><Link href={withParams('/outcomes', {}, { requestRef: r.requestRef })} className="font-mono text-xs text-slate-600 hover:text-indigo-700">{r.requestRef}</Link></Td>
+                  <Td className="w-36 whitespace-normal text-xs text-slate-600">
+                    {retryLabel[r.classification.retry]}
+                  </Td>
+                  <Td>
+                    <Link
+                      href={withParams('/outcomes', {}, { requestRef: r.requestRef })}
+                      className="font-mono text-xs text-slate-600 hover:text-indigo-700"
+                    >
+                      {r.requestRef}
+                    </Link>
+                  </Td>
                 </tr>
               );
             })}
@@ -109,7 +163,9 @@ export default async function OutcomesPage({ searchParams }: { searchParams: Pro
             count={page.value.items.length}
             noun="records"
             backHref={values.cursor ? withParams('/outcomes', values, { cursor: undefined }) : null}
-            olderHref={page.value.nextCursor ? withParams('/outcomes', values, { cursor: page.value.nextCursor }) : null}
+            olderHref={
+              page.value.nextCursor ? withParams('/outcomes', values, { cursor: page.value.nextCursor }) : null
+            }
           />
         </>
       )}

@@ -7,8 +7,28 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import {
-  type Actors, api, approvalBody, blockedRecord, call, type CallOptions, expectOk, expectProblem, fullRecord, getAt, hostileText,
-  jsonType, type JsonType, makeActors, newApproval, newGrant, paths, redeemBody, type Reply, setAt, unstorable, UNSTORABLE,
+  type Actors,
+  api,
+  approvalBody,
+  blockedRecord,
+  call,
+  type CallOptions,
+  expectOk,
+  expectProblem,
+  fullRecord,
+  getAt,
+  hostileText,
+  jsonType,
+  type JsonType,
+  makeActors,
+  newApproval,
+  newGrant,
+  paths,
+  redeemBody,
+  type Reply,
+  setAt,
+  unstorable,
+  UNSTORABLE,
 } from './testing';
 import { maskText } from '@/lib/redaction/mask';
 import { uniq } from '@/lib/server/testing';
@@ -44,15 +64,37 @@ const fixed: { pending: string; revocable: string; grant: string } = { pending: 
 
 const R = 'records.0.';
 const outcomeMax = {
-  eventId: 128, requestRef: 200, idempotencyKey: 255, organization: 200, principal: 200, agent: 200, server: 200,
-  serverVersion: 100, protocolVersion: 64, 'tool.name': 200, 'tool.annotations.title': 200, mcpRequestId: 200,
-  sessionId: 1024, grantId: 200, summary: 500, 'observed.result.errorCategory': 100,
+  eventId: 128,
+  requestRef: 200,
+  idempotencyKey: 255,
+  organization: 200,
+  principal: 200,
+  agent: 200,
+  server: 200,
+  serverVersion: 100,
+  protocolVersion: 64,
+  'tool.name': 200,
+  'tool.annotations.title': 200,
+  mcpRequestId: 200,
+  sessionId: 1024,
+  grantId: 200,
+  summary: 500,
+  'observed.result.errorCategory': 100,
 };
 const approvalMax = {
-  requestRef: 200, organization: 200, principal: 200, agent: 200, server: 200, 'tool.name': 200,
-  'tool.annotations.title': 200, summary: 500, 'resource.type': 100, 'resource.id': 200,
+  requestRef: 200,
+  organization: 200,
+  principal: 200,
+  agent: 200,
+  server: 200,
+  'tool.name': 200,
+  'tool.annotations.title': 200,
+  summary: 500,
+  'resource.type': 100,
+  'resource.id': 200,
 };
-const prefixed = (o: Record<string, number>, p: string) => Object.fromEntries(Object.entries(o).map(([k, v]) => [p + k, v]));
+const prefixed = (o: Record<string, number>, p: string) =>
+  Object.fromEntries(Object.entries(o).map(([k, v]) => [p + k, v]));
 
 const outcomes: Target = {
   name: 'POST /outcomes',
@@ -61,15 +103,28 @@ const outcomes: Target = {
   lenient: [`${R}tool.annotations`],
   types: { [`${R}mcpRequestId`]: ['string', 'number'] },
   max: prefixed(outcomeMax, R),
-  masked: ['agent', 'tool.annotations.title', 'mcpRequestId', 'summary', 'observed.result.errorCategory'].map((p) => R + p),
+  masked: ['agent', 'tool.annotations.title', 'mcpRequestId', 'summary', 'observed.result.errorCategory'].map(
+    (p) => R + p,
+  ),
   accepted: (r) => expectOk(r, [200]),
 };
 
-const neverSent: Target = { ...outcomes, name: 'POST /outcomes (never sent)', body: () => ({ records: [blockedRecord()] }), only: (p) => p.startsWith(`${R}observed`) };
+const neverSent: Target = {
+  ...outcomes,
+  name: 'POST /outcomes (never sent)',
+  body: () => ({ records: [blockedRecord()] }),
+  only: (p) => p.startsWith(`${R}observed`),
+};
 
 const approvals: Target = {
   name: 'POST /approvals',
-  send: (body, extra) => call(api.postApproval, { token: actors.key, body, ...extra, headers: { 'idempotency-key': uniq('idem'), ...extra?.headers } }),
+  send: (body, extra) =>
+    call(api.postApproval, {
+      token: actors.key,
+      body,
+      ...extra,
+      headers: { 'idempotency-key': uniq('idem'), ...extra?.headers },
+    }),
   body: () => approvalBody(),
   lenient: ['tool.annotations'],
   types: {},
@@ -154,7 +209,11 @@ const valueOf: Record<JsonType, fc.Arbitrary<unknown>> = {
 };
 // null means "absent" for optional fields; it is tried where a field is required, below.
 const wrongFor = (accepted: JsonType[]) =>
-  fc.oneof(...(['string', 'number', 'boolean', 'array', 'object'] as const).filter((t) => !accepted.includes(t)).map((t) => valueOf[t]));
+  fc.oneof(
+    ...(['string', 'number', 'boolean', 'array', 'object'] as const)
+      .filter((t) => !accepted.includes(t))
+      .map((t) => valueOf[t]),
+  );
 
 describe('a value of the wrong type in any field: 422 naming it', () => {
   for (const t of targets) {
@@ -163,18 +222,56 @@ describe('a value of the wrong type in any field: 422 naming it', () => {
       for (const path of fieldsOf(t)) {
         const accepted = t.types[path] ?? [jsonType(getAt(template, path))];
         const wrongValue = wrongFor(accepted).filter((v) => !t.alsoValid?.(path, v));
-        await unchanged(() => fc.assert(fc.asyncProperty(wrongValue, async (wrong) => {
-          expectProblem(await t.send(setAt(t.body(), path, wrong)), [422], path);
-        }), { numRuns: 3 }));
+        await unchanged(() =>
+          fc.assert(
+            fc.asyncProperty(wrongValue, async (wrong) => {
+              expectProblem(await t.send(setAt(t.body(), path, wrong)), [422], path);
+            }),
+            { numRuns: 3 },
+          ),
+        );
       }
     });
   }
 
   it('a required field sent as null or left out: 422 naming it', async () => {
     const required = [
-      [outcomes, ['records', `${R}eventId`, `${R}occurredAt`, `${R}requestRef`, `${R}organization`, `${R}principal`, `${R}server`, `${R}tool`, `${R}tool.name`, `${R}observed`, `${R}observed.sent`, `${R}observed.result.isError`]],
-      [approvals, ['requestRef', 'organization', 'principal', 'server', 'tool', 'tool.name', 'argsDigest', 'summary', 'resource.type', 'resource.id']],
-      [decisions, ['decision', 'reason', 'version']], [revocations, ['reason']], [redemptions, ['server', 'tool', 'argsDigest']], [trust, ['name']],
+      [
+        outcomes,
+        [
+          'records',
+          `${R}eventId`,
+          `${R}occurredAt`,
+          `${R}requestRef`,
+          `${R}organization`,
+          `${R}principal`,
+          `${R}server`,
+          `${R}tool`,
+          `${R}tool.name`,
+          `${R}observed`,
+          `${R}observed.sent`,
+          `${R}observed.result.isError`,
+        ],
+      ],
+      [
+        approvals,
+        [
+          'requestRef',
+          'organization',
+          'principal',
+          'server',
+          'tool',
+          'tool.name',
+          'argsDigest',
+          'summary',
+          'resource.type',
+          'resource.id',
+        ],
+      ],
+      [decisions, ['decision', 'reason', 'version']],
+      [revocations, ['reason']],
+      [redemptions, ['server', 'tool', 'argsDigest']],
+      [trust, ['name']],
     ] as const;
     await unchanged(async () => {
       for (const [t, fields] of required) {
@@ -183,7 +280,11 @@ describe('a value of the wrong type in any field: 422 naming it', () => {
           const keys = path.split('.');
           const parent = structuredClone(getAt(t.body(), keys.slice(0, -1).join('.'))) as Record<string, unknown>;
           delete parent[keys.at(-1)!];
-          expectProblem(await t.send(keys.length > 1 ? setAt(t.body(), keys.slice(0, -1).join('.'), parent) : parent), [422], path);
+          expectProblem(
+            await t.send(keys.length > 1 ? setAt(t.body(), keys.slice(0, -1).join('.'), parent) : parent),
+            [422],
+            path,
+          );
         }
       }
     });
@@ -197,7 +298,14 @@ describe('a value of the wrong type in any field: 422 naming it', () => {
     });
     // A digit string (what the console's form sends) is still read as the number.
     const { id } = await newApproval(actors);
-    expectOk(await call(api.decide, { token: actors.reviewer, params: { id }, body: { decision: 'deny', reason: 'no', version: '1' } }), [200]);
+    expectOk(
+      await call(api.decide, {
+        token: actors.reviewer,
+        params: { id },
+        body: { decision: 'deny', reason: 'no', version: '1' },
+      }),
+      [200],
+    );
   });
 });
 
@@ -220,7 +328,12 @@ describe('100,000 levels of nesting anywhere: 422 naming the field, the process 
           const deep = i % 2 && !t.lenient.includes(path) ? deepObject : deepArray;
           const text = JSON.stringify(setAt(t.body(), path, JSON.parse(HOLE))).replace(HOLE, () => deep);
           // In an array field the first element is what is wrong; in an object, a key inside it.
-          expectProblem(await t.send(text), [422], Array.isArray(getAt(template, path)) && deep === deepArray ? `${path}.0` : path, { within: true });
+          expectProblem(
+            await t.send(text),
+            [422],
+            Array.isArray(getAt(template, path)) && deep === deepArray ? `${path}.0` : path,
+            { within: true },
+          );
         }
       });
     });
@@ -228,7 +341,10 @@ describe('100,000 levels of nesting anywhere: 422 naming the field, the process 
 
   it('under a key that MCP annotations ignore: dropped, and the record stored without it', async () => {
     const body = fullRecord();
-    const text = JSON.stringify({ records: [setAt(body, 'tool.annotations.x', JSON.parse(HOLE))] }).replace(HOLE, deepArray);
+    const text = JSON.stringify({ records: [setAt(body, 'tool.annotations.x', JSON.parse(HOLE))] }).replace(
+      HOLE,
+      deepArray,
+    );
     const r = await outcomes.send(text);
     expectOk(r, [200]);
     const stored = await call(api.getOutcome, { token: actors.key, params: { id: r.json.records[0].id } });
@@ -245,7 +361,8 @@ describe('strings at, just over and far over their ceilings', () => {
     it(t.name, async () => {
       for (const [path, max] of Object.entries(t.max).filter(([p]) => fieldsOf(t).includes(p))) {
         await unchanged(async () => {
-          for (const n of [max + 1, 300_000]) expectProblem(await t.send(setAt(t.body(), path, ofLength(n))), [422], path);
+          for (const n of [max + 1, 300_000])
+            expectProblem(await t.send(setAt(t.body(), path, ofLength(n))), [422], path);
           expectProblem(await t.send(setAt(t.body(), path, ofLength(1024 * 1024))), [413]);
         });
         // At the ceiling: accepted (decisions and revocations each need a request of their own).
@@ -269,11 +386,27 @@ describe('strings at, just over and far over their ceilings', () => {
 
   it('numbers out of range, fractional or beyond a double: 422 naming the field', async () => {
     await unchanged(async () => {
-      for (const [path, n] of [['durationMs', 2 ** 31], ['durationMs', -1], ['durationMs', 1.5], ['attempt', 0], ['observed.httpStatus', 600], ['observed.jsonRpcErrorCode', 0.5]] as const) {
+      for (const [path, n] of [
+        ['durationMs', 2 ** 31],
+        ['durationMs', -1],
+        ['durationMs', 1.5],
+        ['attempt', 0],
+        ['observed.httpStatus', 600],
+        ['observed.jsonRpcErrorCode', 0.5],
+      ] as const) {
         expectProblem(await outcomes.send({ records: [setAt(fullRecord(), path, n)] }), [422], R + path);
       }
       // 1e400 parses as Infinity: not a number a record can hold.
-      expectProblem(await outcomes.send(JSON.stringify({ records: [setAt(fullRecord(), 'durationMs', 7)] }).replace('"durationMs":7', '"durationMs":1e400')), [422], `${R}durationMs`);
+      expectProblem(
+        await outcomes.send(
+          JSON.stringify({ records: [setAt(fullRecord(), 'durationMs', 7)] }).replace(
+            '"durationMs":7',
+            '"durationMs":1e400',
+          ),
+        ),
+        [422],
+        `${R}durationMs`,
+      );
       expectProblem(await approvals.send({ ...approvalBody(), grantTtlSeconds: 86_401 }), [422], 'grantTtlSeconds');
     });
   });
@@ -295,24 +428,30 @@ async function readBack(t: Target, r: Reply, path: string): Promise<unknown> {
 
 describe('unicode edge cases in every string field', () => {
   const fields = [outcomes, approvals, decisions, revocations].flatMap((t) =>
-    fieldsOf(t).filter((p) => typeof getAt(t.body(), p) === 'string' && t.max[p] !== undefined).map((path) => ({ t, path })));
+    fieldsOf(t)
+      .filter((p) => typeof getAt(t.body(), p) === 'string' && t.max[p] !== undefined)
+      .map((path) => ({ t, path })),
+  );
 
   it('NUL or a lone surrogate: 422 naming the field; anything else stored exactly as sent (free text masked)', async () => {
-    await fc.assert(fc.asyncProperty(fc.constantFrom(...fields), hostileText, async ({ t, path }, hostile) => {
-      // An event id is unique per key: the same one with other content would be refused as reused.
-      const text = path.endsWith('eventId') ? hostile + uniq('') : hostile;
-      if (t === decisions) fixed.pending = (await newApproval(actors)).id;
-      if (t === revocations) fixed.revocable = (await newApproval(actors)).id;
-      const trimmed = t === decisions || t === revocations ? text.trim() : text;
-      if (unstorable(text) || trimmed === '' || trimmed.length > t.max[path]) {
-        await unchanged(async () => expectProblem(await t.send(setAt(t.body(), path, text)), [422], path));
-        return;
-      }
-      const r = await t.send(setAt(t.body(), path, text));
-      t.accepted(r);
-      if (path.endsWith('sessionId')) return; // stored only as a keyed hash
-      expect(await readBack(t, r, path)).toBe(t.masked.includes(path) ? maskText(trimmed).text : trimmed);
-    }), { numRuns: 120 });
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...fields), hostileText, async ({ t, path }, hostile) => {
+        // An event id is unique per key: the same one with other content would be refused as reused.
+        const text = path.endsWith('eventId') ? hostile + uniq('') : hostile;
+        if (t === decisions) fixed.pending = (await newApproval(actors)).id;
+        if (t === revocations) fixed.revocable = (await newApproval(actors)).id;
+        const trimmed = t === decisions || t === revocations ? text.trim() : text;
+        if (unstorable(text) || trimmed === '' || trimmed.length > t.max[path]) {
+          await unchanged(async () => expectProblem(await t.send(setAt(t.body(), path, text)), [422], path));
+          return;
+        }
+        const r = await t.send(setAt(t.body(), path, text));
+        t.accepted(r);
+        if (path.endsWith('sessionId')) return; // stored only as a keyed hash
+        expect(await readBack(t, r, path)).toBe(t.masked.includes(path) ? maskText(trimmed).text : trimmed);
+      }),
+      { numRuns: 120 },
+    );
   });
 
   it('the same for each unstorable character in each field, deterministically', async () => {
@@ -324,7 +463,9 @@ describe('unicode edge cases in every string field', () => {
   });
 
   it('an unknown key of annotations with a lone surrogate in its name is dropped like any other', async () => {
-    const r = await outcomes.send(`{"records":[${JSON.stringify(fullRecord()).replace('"readOnlyHint"', '"\\ud800":1,"readOnlyHint"')}]}`);
+    const r = await outcomes.send(
+      `{"records":[${JSON.stringify(fullRecord()).replace('"readOnlyHint"', '"\\ud800":1,"readOnlyHint"')}]}`,
+    );
     expectOk(r, [200]);
   });
 });
@@ -338,21 +479,26 @@ describe('__proto__, constructor and prototype keys at every level', () => {
   for (const t of targets) {
     it(t.name, async () => {
       const own = Object.getOwnPropertyNames(Object.prototype).sort();
-      await fc.assert(fc.asyncProperty(
-        fc.constantFrom(...objectPaths(t)), fc.constantFrom('__proto__', 'constructor', 'prototype'), fc.oneof(fc.constant(POISON), fc.jsonValue({ maxDepth: 3 })),
-        async (at, key, value) => {
-          const before = await stateFingerprint();
-          const r = await t.send(JSON.stringify(setAt(t.body(), at ? `${at}.${key}` : key, value)));
-          if (t.lenient.includes(at)) {
-            t.accepted(r);
-          } else {
-            expectProblem(r, [422], at ? `${at}.${key}` : key);
-            expect(await stateFingerprint()).toBe(before);
-          }
-          expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-          expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(own);
-        },
-      ), { numRuns: 3 * objectPaths(t).length + 6 });
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom(...objectPaths(t)),
+          fc.constantFrom('__proto__', 'constructor', 'prototype'),
+          fc.oneof(fc.constant(POISON), fc.jsonValue({ maxDepth: 3 })),
+          async (at, key, value) => {
+            const before = await stateFingerprint();
+            const r = await t.send(JSON.stringify(setAt(t.body(), at ? `${at}.${key}` : key, value)));
+            if (t.lenient.includes(at)) {
+              t.accepted(r);
+            } else {
+              expectProblem(r, [422], at ? `${at}.${key}` : key);
+              expect(await stateFingerprint()).toBe(before);
+            }
+            expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+            expect(Object.getOwnPropertyNames(Object.prototype).sort()).toEqual(own);
+          },
+        ),
+        { numRuns: 3 * objectPaths(t).length + 6 },
+      );
     });
   }
 });
@@ -404,9 +550,14 @@ describe('bodies that are not what they claim', () => {
   it('Idempotency-Key with spaces, non-ASCII or over 255 characters: 422 naming the header', async () => {
     await unchanged(async () => {
       for (const key of ['a b', 'cl\u00e9', 'x'.repeat(256), 'tab\tinside']) {
-        expectProblem(await approvals.send(approvalBody(), { headers: { 'idempotency-key': key } }), [422], 'Idempotency-Key');
+        expectProblem(
+          await approvals.send(approvalBody(), { headers: { 'idempotency-key': key } }),
+          [422],
+          'Idempotency-Key',
+        );
       }
-      for (const key of [' ', '\u00a0']) expectProblem(await approvals.send(approvalBody(), { headers: { 'idempotency-key': key } }), [400]);
+      for (const key of [' ', '\u00a0'])
+        expectProblem(await approvals.send(approvalBody(), { headers: { 'idempotency-key': key } }), [400]);
     });
   });
 

@@ -21,7 +21,11 @@ import { makeUser, uniq } from '@/lib/server/testing';
 
 type Handler = (request: Request, context: { params: Promise<never> }) => Promise<Response>;
 type Endpoint = { method: 'GET' | 'POST'; path: string; handler: Handler };
-const endpoint = (method: Endpoint['method'], path: string, handler: unknown): Endpoint => ({ method, path, handler: handler as Handler });
+const endpoint = (method: Endpoint['method'], path: string, handler: unknown): Endpoint => ({
+  method,
+  path,
+  handler: handler as Handler,
+});
 
 export const api = {
   postOutcomes: endpoint('POST', '/api/v1/outcomes', postOutcomes),
@@ -71,14 +75,26 @@ function queryString(query: CallOptions['query']): string {
 export async function call(e: Endpoint, o: CallOptions): Promise<Reply> {
   const params = o.params ?? {};
   const path = e.path.replace(/\{(\w+)\}/g, (_m, name: string) => segment(params[name] ?? ''));
-  const body = o.body === undefined || typeof o.body === 'string' || o.body instanceof Uint8Array || o.body instanceof ReadableStream ? o.body : JSON.stringify(o.body);
+  const body =
+    o.body === undefined ||
+    typeof o.body === 'string' ||
+    o.body instanceof Uint8Array ||
+    o.body instanceof ReadableStream
+      ? o.body
+      : JSON.stringify(o.body);
   const init: RequestInit & { duplex?: 'half' } = {
     method: e.method,
-    headers: { authorization: `Bearer ${o.token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...o.headers },
+    headers: {
+      authorization: `Bearer ${o.token}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...o.headers,
+    },
     body: body as BodyInit | undefined,
     ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
   };
-  const res = await e.handler(new Request(`http://127.0.0.1${path}${queryString(o.query)}`, init), { params: Promise.resolve(params as never) });
+  const res = await e.handler(new Request(`http://127.0.0.1${path}${queryString(o.query)}`, init), {
+    params: Promise.resolve(params as never),
+  });
   const text = await res.text();
   let json: unknown = null;
   try {
@@ -92,8 +108,17 @@ export async function call(e: Endpoint, o: CallOptions): Promise<Reply> {
 // ── What a refusal looks like ──────────────────────────────────────────────────────────────
 
 export const problemCodes = [
-  'invalid_input', 'unauthenticated', 'forbidden', 'not_found', 'conflict', 'gone', 'payload_too_large',
-  'idempotency_key_required', 'idempotency_key_reused', 'rate_limited', 'unavailable',
+  'invalid_input',
+  'unauthenticated',
+  'forbidden',
+  'not_found',
+  'conflict',
+  'gone',
+  'payload_too_large',
+  'idempotency_key_required',
+  'idempotency_key_reused',
+  'rate_limited',
+  'unavailable',
 ];
 
 const show = (r: Reply) => `${r.status} ${r.text.slice(0, 400)}`;
@@ -102,13 +127,22 @@ const show = (r: Reply) => `${r.status} ${r.text.slice(0, 400)}`;
 export function expectProblem(r: Reply, statuses: number[], path?: string, { within = false } = {}) {
   expect(statuses, show(r)).toContain(r.status);
   expect(r.headers.get('content-type')).toBe('application/problem+json');
-  expect(r.json).toMatchObject({ status: r.status, title: expect.any(String), detail: expect.any(String), type: `/problems/${r.json?.code}` });
+  expect(r.json).toMatchObject({
+    status: r.status,
+    title: expect.any(String),
+    detail: expect.any(String),
+    type: `/problems/${r.json?.code}`,
+  });
   expect(problemCodes).toContain(r.json.code);
   // No stack traces or database text, ever.
   expect(r.text).not.toMatch(/prisma|postgres|invalid input syntax|\bat \S+\.(?:ts|js|mjs):\d+/i);
   if (path === undefined) return;
   const named: string[] = (r.json.errors ?? []).map((e: { path: string }) => e.path);
-  if (within) expect(named.some((p) => p === path || p.startsWith(`${path}.`)), show(r)).toBe(true);
+  if (within)
+    expect(
+      named.some((p) => p === path || p.startsWith(`${path}.`)),
+      show(r),
+    ).toBe(true);
   else expect(named, show(r)).toContain(path);
 }
 
@@ -138,13 +172,39 @@ export async function makeActors(): Promise<Actors> {
 /** An outcome record with every field the schema knows, sent and answered. */
 export function fullRecord() {
   return {
-    eventId: uniq('evt'), occurredAt: '2026-11-30T12:00:00Z', durationMs: 812, requestRef: uniq('req'),
-    idempotencyKey: uniq('idem'), attempt: 1, organization: 'acme', principal: 'user_193', agent: 'support-bot',
-    server: 'billing-mcp', serverVersion: '2.3.0', protocolVersion: '2025-11-25',
-    tool: { name: 'refund_payment', annotations: { title: 'Refund a payment', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true } },
-    mcpRequestId: 'mcp-17', sessionId: uniq('sess'), grantId: uniq('grt'), argsDigest: DIGEST, summary: 'Refund 40.00 EUR on order 4411',
+    eventId: uniq('evt'),
+    occurredAt: '2026-11-30T12:00:00Z',
+    durationMs: 812,
+    requestRef: uniq('req'),
+    idempotencyKey: uniq('idem'),
+    attempt: 1,
+    organization: 'acme',
+    principal: 'user_193',
+    agent: 'support-bot',
+    server: 'billing-mcp',
+    serverVersion: '2.3.0',
+    protocolVersion: '2025-11-25',
+    tool: {
+      name: 'refund_payment',
+      annotations: {
+        title: 'Refund a payment',
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+    },
+    mcpRequestId: 'mcp-17',
+    sessionId: uniq('sess'),
+    grantId: uniq('grt'),
+    argsDigest: DIGEST,
+    summary: 'Refund 40.00 EUR on order 4411',
     observed: {
-      sent: true, httpStatus: 401, authError: 'invalid_token', jsonRpcErrorCode: -32000, clientError: 'timeout',
+      sent: true,
+      httpStatus: 401,
+      authError: 'invalid_token',
+      jsonRpcErrorCode: -32000,
+      clientError: 'timeout',
       result: { isError: true, errorCategory: 'validation', outputValidation: 'invalid' },
     },
   };
@@ -157,15 +217,39 @@ export function blockedRecord() {
 
 export function approvalBody(over: Record<string, unknown> = {}) {
   return {
-    requestRef: uniq('req'), organization: 'acme', principal: 'user_193', agent: 'support-bot', server: 'billing-mcp',
-    tool: { name: 'refund_payment', annotations: { title: 'Refund a payment', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true } },
-    argsDigest: DIGEST, summary: 'Refund 40.00 EUR on order 4411', resource: { type: 'order', id: 'order-4411' },
-    pendingTtlSeconds: 3600, grantTtlSeconds: 900, ...over,
+    requestRef: uniq('req'),
+    organization: 'acme',
+    principal: 'user_193',
+    agent: 'support-bot',
+    server: 'billing-mcp',
+    tool: {
+      name: 'refund_payment',
+      annotations: {
+        title: 'Refund a payment',
+        readOnlyHint: false,
+        destructiveHint: true,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+    },
+    argsDigest: DIGEST,
+    summary: 'Refund 40.00 EUR on order 4411',
+    resource: { type: 'order', id: 'order-4411' },
+    pendingTtlSeconds: 3600,
+    grantTtlSeconds: 900,
+    ...over,
   };
 }
 
-export async function newApproval(actors: Actors, over: Record<string, unknown> = {}): Promise<{ id: string; grantId: string | null }> {
-  const r = await call(api.postApproval, { token: actors.key, body: approvalBody(over), headers: { 'idempotency-key': uniq('idem') } });
+export async function newApproval(
+  actors: Actors,
+  over: Record<string, unknown> = {},
+): Promise<{ id: string; grantId: string | null }> {
+  const r = await call(api.postApproval, {
+    token: actors.key,
+    body: approvalBody(over),
+    headers: { 'idempotency-key': uniq('idem') },
+  });
   expectOk(r, [201]);
   return { id: r.json.id, grantId: r.json.grant?.id ?? null };
 }
@@ -186,20 +270,56 @@ export const redeemBody = () => ({ server: AUTO_SERVER, tool: 'refund_payment', 
 // emoji sequences, stacked combining marks, line and paragraph separators, noncharacters.
 export const UNSTORABLE = ['\u0000', '\ud800', '\udbff', '\udc00', '\udfff', 'a\ud83d', '\ude00b'];
 export const AWKWARD = [
-  '\u202e', '\u202d', '\u2066', '\u2069', '\u200b', '\u200c', '\u200d', '\u2060', '\ufeff', '\u00ad', '\u061c',
-  '👩‍👩‍👧‍👦', '🏳️‍🌈', '🇫🇷', '\u{1f600}', 'e\u0301\u0301\u0301\u0301', 'Z\u0351\u0352\u0353\u0354\u0355', '\u2028', '\u2029', '\u0085',
-  '\uffff', '\ufffe', '\u{10ffff}', '\r\n', '\t', '\u001b[31m', 'Set-Cookie: a=b', '"', "'", '\\', '<script>', '%00', 'ǅ', 'ß', 'İ',
+  '\u202e',
+  '\u202d',
+  '\u2066',
+  '\u2069',
+  '\u200b',
+  '\u200c',
+  '\u200d',
+  '\u2060',
+  '\ufeff',
+  '\u00ad',
+  '\u061c',
+  '👩‍👩‍👧‍👦',
+  '🏳️‍🌈',
+  '🇫🇷',
+  '\u{1f600}',
+  'e\u0301\u0301\u0301\u0301',
+  'Z\u0351\u0352\u0353\u0354\u0355',
+  '\u2028',
+  '\u2029',
+  '\u0085',
+  '\uffff',
+  '\ufffe',
+  '\u{10ffff}',
+  '\r\n',
+  '\t',
+  '\u001b[31m',
+  'Set-Cookie: a=b',
+  '"',
+  "'",
+  '\\',
+  '<script>',
+  '%00',
+  'ǅ',
+  'ß',
+  'İ',
 ];
 export const hostileText = fc
-  .array(fc.oneof(
-    { weight: 3, arbitrary: fc.constantFrom(...AWKWARD) },
-    { weight: 1, arbitrary: fc.constantFrom(...UNSTORABLE) },
-    { weight: 3, arbitrary: fc.string({ unit: 'grapheme', maxLength: 4 }) },
-    { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 4 }) },
-  ), { minLength: 1, maxLength: 6 })
+  .array(
+    fc.oneof(
+      { weight: 3, arbitrary: fc.constantFrom(...AWKWARD) },
+      { weight: 1, arbitrary: fc.constantFrom(...UNSTORABLE) },
+      { weight: 3, arbitrary: fc.string({ unit: 'grapheme', maxLength: 4 }) },
+      { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 4 }) },
+    ),
+    { minLength: 1, maxLength: 6 },
+  )
   .map((parts) => parts.join(''))
   .filter((s) => s.length > 0);
-export const unstorable = (s: string) => s.includes('\u0000') || /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
+export const unstorable = (s: string) =>
+  s.includes('\u0000') || /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
 
 // ── JSON paths ─────────────────────────────────────────────────────────────────────────────
 

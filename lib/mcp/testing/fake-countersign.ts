@@ -21,14 +21,24 @@ export function fakeCountersign(options: { decide?: (approval: FakeApproval) => 
   const byKey = new Map<string, FakeApproval>();
   let down = false;
 
-  const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+  const json = (status: number, body: unknown) =>
+    new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
   const view = (a: FakeApproval) => ({
-    id: a.id, status: a.status, requiredApprovals: 1, version: 1, expiresAt: new Date(Date.now() + 3600_000).toISOString(),
-    grant: a.grantId ? { id: a.grantId, redeemedAt: a.status === 'redeemed' ? new Date().toISOString() : null, revokedAt: null } : null,
+    id: a.id,
+    status: a.status,
+    requiredApprovals: 1,
+    version: 1,
+    expiresAt: new Date(Date.now() + 3600_000).toISOString(),
+    grant: a.grantId
+      ? { id: a.grantId, redeemedAt: a.status === 'redeemed' ? new Date().toISOString() : null, revokedAt: null }
+      : null,
   });
 
   const fetch = async (input: string | URL, init?: RequestInit): Promise<Response> => {
-    if (down) throw new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) });
+    if (down)
+      throw new TypeError('fetch failed', {
+        cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+      });
     const url = new URL(input);
     const method = init?.method ?? 'GET';
     const body = init?.body ? JSON.parse(String(init.body)) : null;
@@ -37,7 +47,11 @@ export function fakeCountersign(options: { decide?: (approval: FakeApproval) => 
 
     if (method === 'POST' && url.pathname === '/api/v1/outcomes') {
       const parsed = outcomeBatchSchema.safeParse(body);
-      if (!parsed.success) return json(422, { code: 'invalid_input', errors: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) });
+      if (!parsed.success)
+        return json(422, {
+          code: 'invalid_input',
+          errors: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+        });
       outcomes.push(...parsed.data.records);
       return json(200, { accepted: parsed.data.records.length, duplicates: 0, records: [] });
     }
@@ -46,7 +60,14 @@ export function fakeCountersign(options: { decide?: (approval: FakeApproval) => 
       if (!key) return json(400, { code: 'idempotency_key_required' });
       const existing = byKey.get(key);
       if (existing) return json(201, view(existing));
-      const approval: FakeApproval = { id: randomUUID(), idempotencyKey: key, body, status: 'pending', grantId: null, redemptions: 0 };
+      const approval: FakeApproval = {
+        id: randomUUID(),
+        idempotencyKey: key,
+        body,
+        status: 'pending',
+        grantId: null,
+        redemptions: 0,
+      };
       approvals.set(approval.id, approval);
       byKey.set(key, approval);
       return json(201, view(approval));
@@ -68,7 +89,11 @@ export function fakeCountersign(options: { decide?: (approval: FakeApproval) => 
       const approval = [...approvals.values()].find((a) => a.grantId === redeem[1]);
       if (!approval) return json(404, { code: 'not_found' });
       if (approval.status === 'redeemed') return json(409, { code: 'conflict' });
-      if (approval.body.argsDigest !== body.argsDigest || approval.body.tool.name !== body.tool || approval.body.server !== body.server) {
+      if (
+        approval.body.argsDigest !== body.argsDigest ||
+        approval.body.tool.name !== body.tool ||
+        approval.body.server !== body.server
+      ) {
         return json(422, { code: 'invalid_input' });
       }
       approval.status = 'redeemed';

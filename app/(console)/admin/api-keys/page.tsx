@@ -15,24 +15,48 @@ export default async function ApiKeysPage() {
   if (!keys.ok) throw new Error('listApiKeys refused an admin');
   return (
     <>
-      <PageHeader title="API keys" description="Credentials for agent runtimes, gateways and execution steps. Stored as hashes; each is shown once when created." />
+      <PageHeader
+        title="API keys"
+        description="Credentials for agent runtimes, gateways and execution steps. Stored as hashes; each is shown once when created."
+      />
       <div className="space-y-6">
         <Card title="Create an API key">
           <CreateApiKeyForm />
         </Card>
         {keys.value.length === 0 ? (
-          <EmptyState title="No API keys yet">Create one above for each service that reports outcomes or stages approvals.</EmptyState>
+          <EmptyState title="No API keys yet">
+            Create one above for each service that reports outcomes or stages approvals.
+          </EmptyState>
         ) : (
           <Table head={['Name', 'Key', 'Scopes', 'Organization', 'Created', 'Last used', '']} caption="API keys">
             {keys.value.map((k) => (
               <tr key={k.id} data-testid={`apikey-row-${k.name}`}>
-                <Td><span className="font-medium text-slate-900">{k.name}</span><span className="block text-xs text-slate-500">by {k.createdBy}</span></Td>
+                <Td>
+                  <span className="font-medium text-slate-900">{k.name}</span>
+                  <span className="block text-xs text-slate-500">by {k.createdBy}</span>
+                </Td>
                 <Td className="font-mono text-xs">{k.prefix}</Td>
-                <Td><div className="flex flex-wrap gap-1">{k.scopes.map((s) => <Badge key={s}>{s}</Badge>)}</div></Td>
+                <Td>
+                  <div className="flex flex-wrap gap-1">
+                    {k.scopes.map((s) => (
+                      <Badge key={s}>{s}</Badge>
+                    ))}
+                  </div>
+                </Td>
                 <Td>{k.organization ?? <span className="text-slate-400">any</span>}</Td>
                 <Td>{formatDate(k.createdAt)}</Td>
                 <Td>{k.lastUsedAt ? formatDate(k.lastUsedAt) : <span className="text-slate-400">never</span>}</Td>
-                <Td className="text-right">{k.revokedAt ? <Badge tone="bad">Revoked {formatDate(k.revokedAt)}</Badge> : <ConfirmButton label="Revoke" confirm={`Revoke the key "${k.name}"? Anything using it stops working at once.`} run={revokeApiKeyAction.bind(null, k.id)} />}</Td>
+                <Td className="text-right">
+                  {k.revokedAt ? (
+                    <Badge tone="bad">Revoked {formatDate(k.revokedAt)}</Badge>
+                  ) : (
+                    <ConfirmButton
+                      label="Revoke"
+                      confirm={`Revoke the key "${k.name}"? Anything using it stops working at once.`}
+                      run={revokeApiKeyAction.bind(null, k.id)}
+                    />
+                  )}
+                </Td>
               </tr>
             ))}
           </Table>

@@ -10,26 +10,48 @@ import { firstValues } from '@/lib/url';
 
 export const metadata = { title: 'Audit log' };
 
-export default async function AuditPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+export default async function AuditPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const viewer = await requireViewer('audit.read');
   const before = Number(firstValues(await searchParams).before) || undefined;
   const [verification, page, retention] = await Promise.all([
-    verifyAuditChainAs({ kind: 'user', viewer }), listAuditEntries(viewer, before), getRetentionStatus(viewer),
+    verifyAuditChainAs({ kind: 'user', viewer }),
+    listAuditEntries(viewer, before),
+    getRetentionStatus(viewer),
   ]);
   if (!verification.ok || !page.ok || !retention.ok) throw new Error('the audit log refused an admin');
   const v = verification.value;
   const { setting, lastPurge } = retention.value;
   return (
     <>
-      <PageHeader title="Audit log" description="Every state change and human decision, append-only and hash-chained: each entry's hash covers the one before it, so an edited, removed or inserted entry breaks the chain from there on." />
-      <Card title="Chain verification" description="Recomputed from the first entry now, on every visit." className="mb-6">
+      <PageHeader
+        title="Audit log"
+        description="Every state change and human decision, append-only and hash-chained: each entry's hash covers the one before it, so an edited, removed or inserted entry breaks the chain from there on."
+      />
+      <Card
+        title="Chain verification"
+        description="Recomputed from the first entry now, on every visit."
+        className="mb-6"
+      >
         {v.ok ? (
-          <Notice tone="good" testId="audit-ok">Intact: {v.entries} entries.</Notice>
+          <Notice tone="good" testId="audit-ok">
+            Intact: {v.entries} entries.
+          </Notice>
         ) : (
-          <Notice tone="bad" testId="audit-broken">Broken at entry {v.firstBrokenEntry}: {v.reason}. {v.entries} entries verified before it.</Notice>
+          <Notice tone="bad" testId="audit-broken">
+            Broken at entry {v.firstBrokenEntry}: {v.reason}. {v.entries} entries verified before it.
+          </Notice>
         )}
-        <p className="mt-3 text-xs text-slate-500">Head hash, to anchor elsewhere (also <code className="font-mono">GET /api/v1/audit/verify</code> and <code className="font-mono">npm run cli -- audit:verify</code>):</p>
-        <code className="mt-1 block break-all font-mono text-xs text-slate-800" data-testid="audit-head">{v.head}</code>
+        <p className="mt-3 text-xs text-slate-500">
+          Head hash, to anchor elsewhere (also <code className="font-mono">GET /api/v1/audit/verify</code> and{' '}
+          <code className="font-mono">npm run cli -- audit:verify</code>):
+        </p>
+        <code className="mt-1 block break-all font-mono text-xs text-slate-800" data-testid="audit-head">
+          {v.head}
+        </code>
       </Card>
       <Table head={['#', 'When', 'Actor', 'Action', 'Target', 'Hash']} caption="Audit entries, newest first">
         {page.value.items.map((e) => (
@@ -37,21 +59,41 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
             <Td className="tabular-nums text-slate-500">{e.seq}</Td>
             <Td className="text-xs">{formatDate(e.at)}</Td>
             <Td>{e.actor}</Td>
-            <Td><Badge>{e.action}</Badge></Td>
-            <Td className="font-mono text-xs">{e.targetType}:{e.targetId}</Td>
+            <Td>
+              <Badge>{e.action}</Badge>
+            </Td>
+            <Td className="font-mono text-xs">
+              {e.targetType}:{e.targetId}
+            </Td>
             <Td className="font-mono text-xs text-slate-500">{e.hash.slice(7, 19)}…</Td>
           </tr>
         ))}
       </Table>
       <p className="mt-4 text-xs text-slate-500" data-testid="retention">
-        {'invalid' in setting ? <span className="text-rose-700">{setting.invalid}.</span> : <>{describeRetention(setting)}{setting.enabled ? ', purged hourly' : ''}.</>}
-        {' '}
-        {lastPurge
-          ? <>Last purge: {formatDate(lastPurge.at)}, {lastPurge.deleted} deleted{lastPurge.kept ? `, ${lastPurge.kept} kept for approvals still in play` : ''} (action <code className="font-mono">outcomes.purge</code>).</>
-          : 'No purge has deleted anything yet.'}
+        {'invalid' in setting ? (
+          <span className="text-rose-700">{setting.invalid}.</span>
+        ) : (
+          <>
+            {describeRetention(setting)}
+            {setting.enabled ? ', purged hourly' : ''}.
+          </>
+        )}{' '}
+        {lastPurge ? (
+          <>
+            Last purge: {formatDate(lastPurge.at)}, {lastPurge.deleted} deleted
+            {lastPurge.kept ? `, ${lastPurge.kept} kept for approvals still in play` : ''} (action{' '}
+            <code className="font-mono">outcomes.purge</code>).
+          </>
+        ) : (
+          'No purge has deleted anything yet.'
+        )}
       </p>
       {page.value.nextBefore ? (
-        <div className="mt-4 text-right text-sm"><Link className="font-medium text-indigo-600" href={`/admin/audit?before=${page.value.nextBefore}`}>Older entries →</Link></div>
+        <div className="mt-4 text-right text-sm">
+          <Link className="font-medium text-indigo-600" href={`/admin/audit?before=${page.value.nextBefore}`}>
+            Older entries →
+          </Link>
+        </div>
       ) : null}
     </>
   );

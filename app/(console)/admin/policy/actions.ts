@@ -7,7 +7,9 @@ import { deletePolicyRule, setPolicyRule } from '@/lib/server/policy-rules';
 
 // The shared schema coerces, so a missing or blank count would read as 0 (no approval): from a
 // form, only an explicit 0, 1 or 2 is a count, as on the command line.
-const ruleFormSchema = policyRuleSchema.extend({ requiredApprovals: z.enum(['0', '1', '2'], 'must be 0, 1 or 2').transform(Number) });
+const ruleFormSchema = policyRuleSchema.extend({
+  requiredApprovals: z.enum(['0', '1', '2'], 'must be 0, 1 or 2').transform(Number),
+});
 
 function revalidatePolicy() {
   revalidatePath('/admin/policy');

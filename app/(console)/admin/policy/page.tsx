@@ -22,15 +22,23 @@ export default async function PolicyPage() {
         title="Policy rules"
         description={
           <>
-            Without a rule, a tool that a trusted server calls read-only needs no approval, one that is destructive and open-world needs two
-            distinct reviewers, and any other write one. An untrusted server&apos;s hints never lower the bar: its tools count as destructive
-            and open-world. A rule for a tool wins over a rule for its whole server, which wins over the hints.
+            Without a rule, a tool that a trusted server calls read-only needs no approval, one that is destructive and
+            open-world needs two distinct reviewers, and any other write one. An untrusted server&apos;s hints never
+            lower the bar: its tools count as destructive and open-world. A rule for a tool wins over a rule for its
+            whole server, which wins over the hints.
           </>
         }
-        actions={<Link href="/admin/tools" className="text-sm font-medium text-indigo-600 hover:text-indigo-500">Tools →</Link>}
+        actions={
+          <Link href="/admin/tools" className="text-sm font-medium text-indigo-600 hover:text-indigo-500">
+            Tools →
+          </Link>
+        }
       />
       <div className="space-y-6">
-        <Card title="Add a rule" description="Saving a rule for a server and tool that already has one changes it. Requests already staged keep the requirement they were given.">
+        <Card
+          title="Add a rule"
+          description="Saving a rule for a server and tool that already has one changes it. Requests already staged keep the requirement they were given."
+        >
           <AddPolicyRuleForm />
         </Card>
         {rules.value.length === 0 ? (
@@ -40,7 +48,13 @@ export default async function PolicyPage() {
             {rules.value.map((r) => (
               <tr key={r.id} data-testid={`rule-${r.server}-${r.tool ?? '*'}`}>
                 <Td className="font-mono text-xs text-slate-900">{r.server}</Td>
-                <Td>{r.tool ? <span className="font-mono text-xs text-slate-900">{r.tool}</span> : <span className="italic text-slate-500">every tool</span>}</Td>
+                <Td>
+                  {r.tool ? (
+                    <span className="font-mono text-xs text-slate-900">{r.tool}</span>
+                  ) : (
+                    <span className="italic text-slate-500">every tool</span>
+                  )}
+                </Td>
                 <Td>{approvalsLabel(r.requiredApprovals)}</Td>
                 <Td>{r.createdBy}</Td>
                 <Td>{formatDate(r.createdAt)}</Td>

@@ -5,7 +5,9 @@ import { trustServer, untrustServer } from '@/lib/server/servers';
 import { trustServerSchema } from '@/lib/servers/schemas';
 
 export async function trustServerAction(_prev: unknown, form: FormData) {
-  const state = await runAction(trustServerSchema, { name: form.get('name') }, (viewer, d) => trustServer(viewer, d.name));
+  const state = await runAction(trustServerSchema, { name: form.get('name') }, (viewer, d) =>
+    trustServer(viewer, d.name),
+  );
   if (state.status === 'ok') revalidatePath('/admin/servers');
   return state.status === 'ok' ? { ...state, value: { name: state.value.name } } : state;
 }

@@ -24,7 +24,9 @@ export default async function ServersPage() {
           <TrustServerForm />
         </Card>
         {servers.value.length === 0 ? (
-          <EmptyState title="No trusted servers">Until you trust one, every tool is treated as a write that needs approval.</EmptyState>
+          <EmptyState title="No trusted servers">
+            Until you trust one, every tool is treated as a write that needs approval.
+          </EmptyState>
         ) : (
           <Table head={['Server', 'Trusted by', 'Since', '']} caption="Trusted servers">
             {servers.value.map((s) => (
@@ -32,7 +34,13 @@ export default async function ServersPage() {
                 <Td className="font-mono text-xs text-slate-900">{s.name}</Td>
                 <Td>{s.trustedBy}</Td>
                 <Td>{formatDate(s.trustedAt)}</Td>
-                <Td className="text-right"><ConfirmButton label="Stop trusting" confirm={`Stop trusting ${s.name}? Its tools' annotations will be ignored from now on.`} run={untrustServerAction.bind(null, s.name)} /></Td>
+                <Td className="text-right">
+                  <ConfirmButton
+                    label="Stop trusting"
+                    confirm={`Stop trusting ${s.name}? Its tools' annotations will be ignored from now on.`}
+                    run={untrustServerAction.bind(null, s.name)}
+                  />
+                </Td>
               </tr>
             ))}
           </Table>

@@ -14,9 +14,11 @@ function revalidateInventory() {
 
 /** A tool's requirement, or with `tool` null the whole server's: default, 0, 1 or 2 approvals. */
 export async function setRequirementAction(server: string, tool: string | null, requirement: string) {
-  const state = await runAction(requirementSchema, { server, tool, requirement }, (viewer, d) => setApprovalRequirement(viewer, d));
+  const state = await runAction(requirementSchema, { server, tool, requirement }, (viewer, d) =>
+    setApprovalRequirement(viewer, d),
+  );
   revalidateInventory();
-  return state.status === 'error' ? Object.values(state.fields ?? {})[0] ?? state.message : null;
+  return state.status === 'error' ? (Object.values(state.fields ?? {})[0] ?? state.message) : null;
 }
 
 export async function trustServerAction(name: string) {

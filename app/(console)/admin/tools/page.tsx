@@ -7,13 +7,20 @@ import { Table, Td } from '@/components/ui/table';
 import { can } from '@/lib/auth/permissions';
 import { formatDate } from '@/lib/format';
 import { requireViewer } from '@/lib/server/session';
-import { INVENTORY_MAX_TOOLS, listToolInventory, type InventoryRule, type InventoryServer, type InventoryTool } from '@/lib/server/tools';
+import {
+  INVENTORY_MAX_TOOLS,
+  listToolInventory,
+  type InventoryRule,
+  type InventoryServer,
+  type InventoryTool,
+} from '@/lib/server/tools';
 
 export const metadata = { title: 'Tools' };
 
 const approvalsLabel = (n: number) => (n === 0 ? 'No approval' : n === 1 ? '1 approval' : `${n} approvals`);
 const requirementTone = (n: number): 'good' | 'info' | 'warn' => (n === 0 ? 'good' : n === 1 ? 'info' : 'warn');
-const choiceOf = (rule: InventoryRule | null): Requirement => (rule ? (String(rule.requiredApprovals) as Requirement) : 'default');
+const choiceOf = (rule: InventoryRule | null): Requirement =>
+  rule ? (String(rule.requiredApprovals) as Requirement) : 'default';
 
 export default async function ToolsPage() {
   const viewer = await requireViewer('outcomes.read');
@@ -26,23 +33,42 @@ export default async function ToolsPage() {
       <PageHeader
         title="Tools"
         description="Every server and tool seen in outcome records and approval requests: what each advertises, what policy believes of it, and how many approvals its writes need now. Calls and failures cover the last seven days; a failure is any call that did not complete ok."
-        actions={manage.policy ? <Link href="/admin/policy" className="text-sm font-medium text-indigo-600 hover:text-indigo-500">Policy rules →</Link> : null}
+        actions={
+          manage.policy ? (
+            <Link href="/admin/policy" className="text-sm font-medium text-indigo-600 hover:text-indigo-500">
+              Policy rules →
+            </Link>
+          ) : null
+        }
       />
       {servers.length === 0 ? (
         <EmptyState title="No tools seen yet">
-          Tools appear here once an agent runtime or gateway reports an outcome record or stages an approval request for them.
+          Tools appear here once an agent runtime or gateway reports an outcome record or stages an approval request for
+          them.
         </EmptyState>
       ) : (
         <div className="space-y-6">
-          {truncated ? <p className="text-sm text-amber-800">Showing the first {INVENTORY_MAX_TOOLS} tools by server and name.</p> : null}
-          {servers.map((s) => <ServerSection key={s.name} server={s} manage={manage} since={since} />)}
+          {truncated ? (
+            <p className="text-sm text-amber-800">Showing the first {INVENTORY_MAX_TOOLS} tools by server and name.</p>
+          ) : null}
+          {servers.map((s) => (
+            <ServerSection key={s.name} server={s} manage={manage} since={since} />
+          ))}
         </div>
       )}
     </>
   );
 }
 
-function ServerSection({ server, manage, since }: { server: InventoryServer; manage: { trust: boolean; policy: boolean }; since: Date }) {
+function ServerSection({
+  server,
+  manage,
+  since,
+}: {
+  server: InventoryServer;
+  manage: { trust: boolean; policy: boolean };
+  since: Date;
+}) {
   const trusted = server.trust !== null;
   return (
     <div data-testid={`server-${server.name}`}>
@@ -55,14 +81,20 @@ function ServerSection({ server, manage, since }: { server: InventoryServer; man
         }
         description={
           <>
-            {server.trust
-              ? <>Trusted by {server.trust.by} since {formatDate(server.trust.at)}: its tools&apos; annotations count.</>
-              : <>Its annotations are display-only: every tool counts as destructive and open-world.</>}
-            {' '}
-            {server.serverRule
-              ? <>Rule for every tool: {approvalsLabel(server.serverRule.requiredApprovals)} (by {server.serverRule.createdBy}, {formatDate(server.serverRule.createdAt)}).</>
-              : null}
-            {' '}Last seen {formatDate(server.lastSeen)}.
+            {server.trust ? (
+              <>
+                Trusted by {server.trust.by} since {formatDate(server.trust.at)}: its tools&apos; annotations count.
+              </>
+            ) : (
+              <>Its annotations are display-only: every tool counts as destructive and open-world.</>
+            )}{' '}
+            {server.serverRule ? (
+              <>
+                Rule for every tool: {approvalsLabel(server.serverRule.requiredApprovals)} (by{' '}
+                {server.serverRule.createdBy}, {formatDate(server.serverRule.createdAt)}).
+              </>
+            ) : null}{' '}
+            Last seen {formatDate(server.lastSeen)}.
           </>
         }
         actions={manage.trust ? <ServerTrustToggle server={server.name} trusted={trusted} /> : null}
@@ -79,29 +111,56 @@ function ServerSection({ server, manage, since }: { server: InventoryServer; man
             />
           </div>
         ) : null}
-        <Table head={['Tool', 'Advertised', 'Believed', 'Approvals required', 'Calls', 'Failures']} caption={`Tools of ${server.name}`}>
-          {server.tools.map((t) => <ToolRow key={t.name} server={server} tool={t} managePolicy={manage.policy} since={since} />)}
+        <Table
+          head={['Tool', 'Advertised', 'Believed', 'Approvals required', 'Calls', 'Failures']}
+          caption={`Tools of ${server.name}`}
+        >
+          {server.tools.map((t) => (
+            <ToolRow key={t.name} server={server} tool={t} managePolicy={manage.policy} since={since} />
+          ))}
         </Table>
       </Card>
     </div>
   );
 }
 
-function ToolRow({ server, tool, managePolicy, since }: { server: InventoryServer; tool: InventoryTool; managePolicy: boolean; since: Date }) {
+function ToolRow({
+  server,
+  tool,
+  managePolicy,
+  since,
+}: {
+  server: InventoryServer;
+  tool: InventoryTool;
+  managePolicy: boolean;
+  since: Date;
+}) {
   const outcomes = new URLSearchParams({ server: server.name, tool: tool.name, from: since.toISOString() });
   return (
     <tr data-testid={`tool-${server.name}-${tool.name}`}>
       <Td>
         <span className="font-mono text-xs text-slate-900">{tool.name}</span>
         {tool.advertised?.title ? <span className="block text-xs text-slate-500">{tool.advertised.title}</span> : null}
-        <span className="mt-1 block text-xs text-slate-500" data-testid="last-seen">Last seen {formatDate(tool.lastSeen)}</span>
+        <span className="mt-1 block text-xs text-slate-500" data-testid="last-seen">
+          Last seen {formatDate(tool.lastSeen)}
+        </span>
       </Td>
-      <Td><AdvertisedHints annotations={tool.advertised} /></Td>
-      <Td><BelievedHints hints={tool.believed} trusted={server.trust !== null} /></Td>
+      <Td>
+        <AdvertisedHints annotations={tool.advertised} />
+      </Td>
+      <Td>
+        <BelievedHints hints={tool.believed} trusted={server.trust !== null} />
+      </Td>
       <Td className="whitespace-normal">
         <div className="w-60 whitespace-normal">
-          <span data-testid="requirement"><Badge tone={requirementTone(tool.requirement.requiredApprovals)}>{approvalsLabel(tool.requirement.requiredApprovals)}</Badge></span>
-          <span className="block text-xs text-slate-500" data-testid="requirement-basis">{tool.requirement.basisText}</span>
+          <span data-testid="requirement">
+            <Badge tone={requirementTone(tool.requirement.requiredApprovals)}>
+              {approvalsLabel(tool.requirement.requiredApprovals)}
+            </Badge>
+          </span>
+          <span className="block text-xs text-slate-500" data-testid="requirement-basis">
+            {tool.requirement.basisText}
+          </span>
           {managePolicy ? (
             <div className="mt-2">
               <RequirementSelect
@@ -116,8 +175,18 @@ function ToolRow({ server, tool, managePolicy, since }: { server: InventoryServe
         </div>
       </Td>
       <Td className="tabular-nums">
-        {tool.calls7d > 0 ? <Link href={`/outcomes?${outcomes}`} className="text-indigo-600 hover:text-indigo-500">{tool.calls7d}</Link> : 0}
-        {tool.requests7d > 0 ? <span className="block text-xs text-slate-500" title="approval requests in the last seven days">{tool.requests7d} staged</span> : null}
+        {tool.calls7d > 0 ? (
+          <Link href={`/outcomes?${outcomes}`} className="text-indigo-600 hover:text-indigo-500">
+            {tool.calls7d}
+          </Link>
+        ) : (
+          0
+        )}
+        {tool.requests7d > 0 ? (
+          <span className="block text-xs text-slate-500" title="approval requests in the last seven days">
+            {tool.requests7d} staged
+          </span>
+        ) : null}
       </Td>
       <Td className="tabular-nums">
         <span className={tool.failures7d > 0 ? 'font-medium text-rose-700' : undefined}>{tool.failures7d}</span>

@@ -20,13 +20,17 @@ export async function createUserAction(_prev: unknown, form: FormData) {
 }
 
 export async function changeRoleAction(userId: string, role: string) {
-  const state = await runAction(changeRoleSchema, { userId, role }, (viewer, d) => changeUserRole(viewer, d.userId, d.role));
+  const state = await runAction(changeRoleSchema, { userId, role }, (viewer, d) =>
+    changeUserRole(viewer, d.userId, d.role),
+  );
   revalidatePath('/admin/users');
   return state.status === 'error' ? state.message : null;
 }
 
 export async function setDisabledAction(userId: string, disabled: boolean) {
-  const state = await runAction(setDisabledSchema, { userId, disabled }, (viewer, d) => setUserDisabled(viewer, d.userId, d.disabled));
+  const state = await runAction(setDisabledSchema, { userId, disabled }, (viewer, d) =>
+    setUserDisabled(viewer, d.userId, d.disabled),
+  );
   revalidatePath('/admin/users');
   return state.status === 'error' ? state.message : null;
 }

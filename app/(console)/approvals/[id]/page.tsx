@@ -28,55 +28,107 @@ export default async function ApprovalPage({ params }: { params: Promise<{ id: s
   const approvals = a.decisions.filter((d) => d.decision === 'approve').length;
   const ownRequest = viewer.principalId === a.principal;
   const alreadyDecided = a.decisions.some((d) => d.reviewer === viewer.email);
-  const revocable = can(viewer, 'approval.revoke') && (a.status === 'pending' || (a.status === 'approved' && a.grant?.state === 'active'));
+  const revocable =
+    can(viewer, 'approval.revoke') &&
+    (a.status === 'pending' || (a.status === 'approved' && a.grant?.state === 'active'));
 
   return (
     <>
-      <nav className="mb-4 text-sm"><Link href="/approvals" className="text-slate-500 hover:text-slate-800">← Approvals</Link></nav>
+      <nav className="mb-4 text-sm">
+        <Link href="/approvals" className="text-slate-500 hover:text-slate-800">
+          ← Approvals
+        </Link>
+      </nav>
       <div className="mb-6 flex flex-wrap items-start justify-between gap-4">
         <div>
-          <h1 className="font-mono text-lg font-semibold text-slate-900">{a.tool.name} <span className="text-slate-400">on</span> {a.server}</h1>
-          <p className="mt-1 max-w-3xl text-base text-slate-800" data-testid="approval-summary">{a.summary}</p>
+          <h1 className="font-mono text-lg font-semibold text-slate-900">
+            {a.tool.name} <span className="text-slate-400">on</span> {a.server}
+          </h1>
+          <p className="mt-1 max-w-3xl text-base text-slate-800" data-testid="approval-summary">
+            {a.summary}
+          </p>
         </div>
-        <span data-testid="approval-status"><Badge tone={statusTone[a.status]}>{statusLabel[a.status]}</Badge></span>
+        <span data-testid="approval-status">
+          <Badge tone={statusTone[a.status]}>{statusLabel[a.status]}</Badge>
+        </span>
       </div>
 
       <div className="grid gap-6 lg:grid-cols-3">
         <div className="space-y-6 lg:col-span-2">
           <Card title="What will change">
-            <Facts items={[
-              ['Summary', a.summary],
-              ['Resource', a.resource ? `${a.resource.type} ${a.resource.id}` : null],
-              ['Argument digest', <code key="d" className="font-mono text-xs">{a.argsDigest}</code>],
-              ['Grant lifetime once approved', `${Math.round(a.grantTtlSeconds / 60)} min`],
-            ]} />
+            <Facts
+              items={[
+                ['Summary', a.summary],
+                ['Resource', a.resource ? `${a.resource.type} ${a.resource.id}` : null],
+                [
+                  'Argument digest',
+                  <code key="d" className="font-mono text-xs">
+                    {a.argsDigest}
+                  </code>,
+                ],
+                ['Grant lifetime once approved', `${Math.round(a.grantTtlSeconds / 60)} min`],
+              ]}
+            />
           </Card>
           <Card title="Who asks, on whose behalf">
-            <Facts items={[
-              ['On behalf of (principal)', a.principal],
-              ['Agent', a.agent],
-              ['Organization', a.organization],
-              ['Request reference', <Link key="r" href={`/incidents/${encodeURIComponent(a.requestRef)}`} className="font-mono text-xs text-indigo-700 hover:underline">{a.requestRef}</Link>],
-              ['Requested', formatDate(a.createdAt)],
-              ['Decide before', formatDate(a.expiresAt)],
-            ]} />
+            <Facts
+              items={[
+                ['On behalf of (principal)', a.principal],
+                ['Agent', a.agent],
+                ['Organization', a.organization],
+                [
+                  'Request reference',
+                  <Link
+                    key="r"
+                    href={`/incidents/${encodeURIComponent(a.requestRef)}`}
+                    className="font-mono text-xs text-indigo-700 hover:underline"
+                  >
+                    {a.requestRef}
+                  </Link>,
+                ],
+                ['Requested', formatDate(a.createdAt)],
+                ['Decide before', formatDate(a.expiresAt)],
+              ]}
+            />
           </Card>
-          <Card title="Tool and risk" description={a.annotationsTrusted ? 'The server is trusted: its annotations count.' : 'The server is not trusted: its annotations are shown but policy treats the tool as destructive and open-world.'}>
-            <div className="mb-3"><RiskBadges annotations={a.tool.annotations} trusted={a.annotationsTrusted} /></div>
-            <Facts items={[
-              ['readOnlyHint', yesNo(a.tool.annotations?.readOnlyHint)],
-              ['destructiveHint', yesNo(a.tool.annotations?.destructiveHint)],
-              ['idempotentHint', yesNo(a.tool.annotations?.idempotentHint)],
-              ['openWorldHint', yesNo(a.tool.annotations?.openWorldHint)],
-            ]} />
+          <Card
+            title="Tool and risk"
+            description={
+              a.annotationsTrusted
+                ? 'The server is trusted: its annotations count.'
+                : 'The server is not trusted: its annotations are shown but policy treats the tool as destructive and open-world.'
+            }
+          >
+            <div className="mb-3">
+              <RiskBadges annotations={a.tool.annotations} trusted={a.annotationsTrusted} />
+            </div>
+            <Facts
+              items={[
+                ['readOnlyHint', yesNo(a.tool.annotations?.readOnlyHint)],
+                ['destructiveHint', yesNo(a.tool.annotations?.destructiveHint)],
+                ['idempotentHint', yesNo(a.tool.annotations?.idempotentHint)],
+                ['openWorldHint', yesNo(a.tool.annotations?.openWorldHint)],
+              ]}
+            />
           </Card>
-          <Card title="Evidence so far" description="Read-only calls in the same request reference: what the agent looked at before asking.">
+          <Card
+            title="Evidence so far"
+            description="Read-only calls in the same request reference: what the agent looked at before asking."
+          >
             {evidence.ok && evidence.value.items.length ? (
               <ul className="divide-y divide-slate-100" data-testid="evidence">
                 {evidence.value.items.map((r) => (
                   <li key={r.id} className="flex flex-wrap items-center justify-between gap-2 py-2">
-                    <span><Link href={`/outcomes/${r.id}`} className="font-mono text-xs text-indigo-700 hover:underline">{r.tool.name}</Link> <span className="text-sm text-slate-700">{r.summary}</span></span>
-                    <span className="flex items-center gap-2"><DeliveryBadge delivery={r.classification.delivery} category={r.classification.category} /><CategoryBadge category={r.classification.category} /></span>
+                    <span>
+                      <Link href={`/outcomes/${r.id}`} className="font-mono text-xs text-indigo-700 hover:underline">
+                        {r.tool.name}
+                      </Link>{' '}
+                      <span className="text-sm text-slate-700">{r.summary}</span>
+                    </span>
+                    <span className="flex items-center gap-2">
+                      <DeliveryBadge delivery={r.classification.delivery} category={r.classification.category} />
+                      <CategoryBadge category={r.classification.category} />
+                    </span>
                   </li>
                 ))}
               </ul>
@@ -92,8 +144,11 @@ export default async function ApprovalPage({ params }: { params: Promise<{ id: s
               <ul className="mb-4 space-y-2" data-testid="decisions">
                 {a.decisions.map((d, i) => (
                   <li key={i} className="text-sm">
-                    <Badge tone={d.decision === 'approve' ? 'good' : 'bad'}>{d.decision === 'approve' ? 'Approved' : 'Denied'}</Badge>{' '}
-                    <span className="font-medium">{d.reviewer}</span> <span className="text-xs text-slate-500">{formatDate(d.at)}</span>
+                    <Badge tone={d.decision === 'approve' ? 'good' : 'bad'}>
+                      {d.decision === 'approve' ? 'Approved' : 'Denied'}
+                    </Badge>{' '}
+                    <span className="font-medium">{d.reviewer}</span>{' '}
+                    <span className="text-xs text-slate-500">{formatDate(d.at)}</span>
                     <p className="mt-0.5 text-slate-700">“{d.reason}”</p>
                   </li>
                 ))}
@@ -104,7 +159,9 @@ export default async function ApprovalPage({ params }: { params: Promise<{ id: s
             ) : !can(viewer, 'approval.decide') ? (
               <p className="text-sm text-slate-500">Your role reviews but does not decide.</p>
             ) : ownRequest ? (
-              <Notice tone="bad" testId="own-request">This request acts on your behalf (principal {a.principal}): someone else must decide it.</Notice>
+              <Notice tone="bad" testId="own-request">
+                This request acts on your behalf (principal {a.principal}): someone else must decide it.
+              </Notice>
             ) : alreadyDecided ? (
               <p className="text-sm text-slate-500">You have decided; it waits for another reviewer.</p>
             ) : (
@@ -113,17 +170,27 @@ export default async function ApprovalPage({ params }: { params: Promise<{ id: s
           </Card>
           {a.grant ? (
             <Card title="Grant" description="Single-use, bound to this tool, server and argument digest.">
-              <Facts items={[
-                ['Grant id', <code key="g" className="font-mono text-xs">{a.grant.id}</code>],
-                ['State', a.grant.state],
-                ['Expires', formatDate(a.grant.expiresAt)],
-                ['Redeemed', a.grant.redeemedAt ? formatDate(a.grant.redeemedAt) : null],
-                ['Revoked', a.grant.revokedAt ? formatDate(a.grant.revokedAt) : null],
-              ]} />
+              <Facts
+                items={[
+                  [
+                    'Grant id',
+                    <code key="g" className="font-mono text-xs">
+                      {a.grant.id}
+                    </code>,
+                  ],
+                  ['State', a.grant.state],
+                  ['Expires', formatDate(a.grant.expiresAt)],
+                  ['Redeemed', a.grant.redeemedAt ? formatDate(a.grant.redeemedAt) : null],
+                  ['Revoked', a.grant.revokedAt ? formatDate(a.grant.revokedAt) : null],
+                ]}
+              />
             </Card>
           ) : null}
           {revocable ? (
-            <Card title="Revoke" description="Takes effect at once: a pending request can no longer be approved, an unused grant can no longer be redeemed.">
+            <Card
+              title="Revoke"
+              description="Takes effect at once: a pending request can no longer be approved, an unused grant can no longer be redeemed."
+            >
               <RevokeForm id={a.id} what={`this ${a.status === 'pending' ? 'request' : 'grant'}`} />
             </Card>
           ) : null}

@@ -3,7 +3,11 @@ import { ingestOutcomes, listOutcomes } from '@/lib/server/outcomes';
 import { outcomeBatchSchema } from '@/lib/outcomes/schemas';
 import { outcomeQuerySchema } from '@/lib/outcomes/query';
 
-export const POST = apiRoute({ scopes: ['outcomes:write'], body: outcomeBatchSchema }, ({ client, body }) => ingestOutcomes(client, body));
+export const POST = apiRoute({ scopes: ['outcomes:write'], body: outcomeBatchSchema }, ({ client, body }) =>
+  ingestOutcomes(client, body),
+);
 
-export const GET = apiRoute({ scopes: ['outcomes:read'], action: 'outcomes.read', query: outcomeQuerySchema }, ({ client, query }) =>
-  listOutcomes(client, query));
+export const GET = apiRoute(
+  { scopes: ['outcomes:read'], action: 'outcomes.read', query: outcomeQuerySchema },
+  ({ client, query }) => listOutcomes(client, query),
+);

@@ -1,5 +1,7 @@
 import { apiRoute } from '@/lib/server/api-route';
 import { getApproval } from '@/lib/server/approvals';
 
-export const GET = apiRoute<undefined, { id: string }>({ scopes: ['approvals:request', 'grants:redeem'], action: 'approvals.read' }, ({ client, params }) =>
-  getApproval(client, params.id));
+export const GET = apiRoute<undefined, { id: string }>(
+  { scopes: ['approvals:request', 'grants:redeem'], action: 'approvals.read' },
+  ({ client, params }) => getApproval(client, params.id),
+);

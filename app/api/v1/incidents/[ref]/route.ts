@@ -15,7 +15,11 @@ export const GET = apiRoute<undefined, { ref: string }, typeof incidentQuerySche
       'content-type': markdown ? 'text/markdown; charset=utf-8' : 'application/json',
       'cache-control': cacheControl(body),
     });
-    if (query.download) headers.set('content-disposition', `attachment; filename="${fileName(incident.value.requestRef, markdown ? 'md' : 'json')}"`);
+    if (query.download)
+      headers.set(
+        'content-disposition',
+        `attachment; filename="${fileName(incident.value.requestRef, markdown ? 'md' : 'json')}"`,
+      );
     return new Response(body, { headers });
   },
 );

@@ -4,4 +4,5 @@ import { trustServerSchema } from '@/lib/servers/schemas';
 import { fail } from '@/lib/result';
 
 export const POST = apiRoute({ action: 'servers.manage', body: trustServerSchema }, async ({ client, body }) =>
-  client.kind === 'user' ? trustServer(client.viewer, body.name) : fail('forbidden'));
+  client.kind === 'user' ? trustServer(client.viewer, body.name) : fail('forbidden'),
+);

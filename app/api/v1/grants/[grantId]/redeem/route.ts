@@ -2,5 +2,7 @@ import { apiRoute } from '@/lib/server/api-route';
 import { redeemGrant } from '@/lib/server/grants';
 import { redeemSchema } from '@/lib/approvals/schemas';
 
-export const POST = apiRoute<typeof redeemSchema, { grantId: string }>({ scopes: ['grants:redeem'], body: redeemSchema }, ({ client, body, params }) =>
-  redeemGrant(client, params.grantId, body));
+export const POST = apiRoute<typeof redeemSchema, { grantId: string }>(
+  { scopes: ['grants:redeem'], body: redeemSchema },
+  ({ client, body, params }) => redeemGrant(client, params.grantId, body),
+);
