@@ -2,14 +2,17 @@ import { defineConfig, globalIgnores } from 'eslint/config';
 import nextVitals from 'eslint-config-next/core-web-vitals';
 import nextTs from 'eslint-config-next/typescript';
 
-// Prisma lives only under lib/server/ (STYLE.md §2): everything else calls data access.
+// Prisma lives only in data access, lib/server/data/ (STYLE.md §2): everything else calls it.
 const prismaOutsideServer = {
   patterns: [
     {
       group: ['@prisma/*', '**/generated/prisma/**', '@/lib/generated/*'],
-      message: 'Use a data-access function from lib/server/ instead of Prisma.',
+      message: 'Use a data-access function from lib/server/data/ instead of Prisma.',
     },
-    { group: ['@/lib/server/db', '**/lib/server/db'], message: 'Only lib/server/ modules use the Prisma client.' },
+    {
+      group: ['@/lib/server/data/db', '**/lib/server/data/db', './db', '../data/db'],
+      message: 'Only lib/server/data/ modules use the database client.',
+    },
   ],
 };
 
@@ -27,7 +30,7 @@ export default defineConfig([
   ]),
   {
     files: ['app/**', 'components/**', 'e2e/**', 'lib/**'],
-    ignores: ['lib/server/**'],
+    ignores: ['lib/server/data/**'],
     rules: { 'no-restricted-imports': ['error', prismaOutsideServer] },
   },
   {

@@ -1,8 +1,8 @@
 // Runs once when a Next.js server starts (never during `next build`): the hourly purge of
-// outcome records past OUTCOME_RETENTION_DAYS (lib/server/retention.ts). A bad value stops the
+// outcome records past OUTCOME_RETENTION_DAYS (lib/server/data/retention.ts). A bad value stops the
 // server here, naming the variable; a database that is down only costs that hour's purge.
 export async function register() {
   if (process.env.NEXT_RUNTIME !== 'nodejs' || process.env.NEXT_PHASE === 'phase-production-build') return;
-  const { startRetentionSchedule } = await import('@/lib/server/retention');
+  const { startRetentionSchedule } = await import('@/lib/server/data/retention');
   startRetentionSchedule();
 }

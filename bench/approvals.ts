@@ -333,9 +333,9 @@ async function main(): Promise<number> {
   // ── In this process: the same data-layer calls, every statement timed ───────────────────
   log('tracing redemption and the queue read in this process…');
   await pointDataLayerAt(db.url, secret);
-  const { redeemGrant } = await import('@/lib/server/grants');
-  const { listApprovals, countPendingApprovals } = await import('@/lib/server/approvals');
-  const { findActiveViewer } = await import('@/lib/server/users');
+  const { redeemGrant } = await import('@/lib/server/data/grants');
+  const { listApprovals, countPendingApprovals } = await import('@/lib/server/data/approvals');
+  const { findActiveViewer } = await import('@/lib/server/data/users');
   const executor = (await sql.query<{ id: string }>(`SELECT id FROM api_keys WHERE name = 'bench-executor'`)).rows[0];
   const client = {
     kind: 'apiKey' as const,
@@ -457,7 +457,7 @@ ${(['serial', 'mid', 'full'] as const)
   Little's law for ${CLIENTS} closed-loop clients: mean latency = ${CLIENTS} ÷ throughput = ${ms((CLIENTS / throughput) * 1000)}; p99 ≤ ${TARGET.redeemP99Ms} ms needs more than ${int(CLIENTS / (TARGET.redeemP99Ms / 1000))} redemptions/s
   checks: redeeming one of them again answers ${replay.status} (expected 409); the database holds ${int(counted.grants)} redeemed grants and ${int(counted.requests)} redeemed requests (expected ${int(expected)})
   during the ${CLIENTS}-client run (${activity.samples} samples of pg_stat_activity): app connections active ${mean(activity.active).toFixed(1)}, waiting on an advisory lock (the audit chain) ${mean(activity.advisoryWaits).toFixed(1)}, idle in transaction ${mean(activity.idleInTx).toFixed(1)}
-  in this process, uncontended (${TRACE_GRANTS} redemptions through lib/server/grants.redeemGrant): ${ms(stats(redeemTotal).p50)} p50; the audit lock is held from its grant to COMMIT for ${ms(held.p50)} p50 / ${ms(held.p95)} p95${redeemTraces[0]?.some((q) => /pg_advisory_xact_lock/.test(q.sql)) ? '' : ' (at most: the whole one-statement redemption, taken inside it)'} → at most ~${int(1000 / held.p50)} redemptions/s at one redemption per commit
+  in this process, uncontended (${TRACE_GRANTS} redemptions through lib/server/data/grants.redeemGrant): ${ms(stats(redeemTotal).p50)} p50; the audit lock is held from its grant to COMMIT for ${ms(held.p50)} p50 / ${ms(held.p95)} p95${redeemTraces[0]?.some((q) => /pg_advisory_xact_lock/.test(q.sql)) ? '' : ' (at most: the whole one-statement redemption, taken inside it)'} → at most ~${int(1000 / held.p50)} redemptions/s at one redemption per commit
 ${table([['  statement', 'per call', 'p50', 'p95'], ...traceRows(breakdown(redeemTraces))])}
   EXPLAIN ANALYZE (one redemption, rolled back):
 ${redeemPlans.join('\n')}

@@ -5,7 +5,7 @@
 // raw SQL of the same look-up run through pg, same references, same run, and GET /api/v1/me as the
 // floor every API call pays (routing, key check).
 // Then, whatever the verdict, where the API's time goes: the same references through
-// lib/server/incidents.openIncident in this process with every statement timed, and EXPLAIN
+// lib/server/data/incidents.openIncident in this process with every statement timed, and EXPLAIN
 // ANALYZE of each statement the incident path sends.
 // Reports; exits non-zero only on real errors (set-up failures, non-200 answers).
 //   BENCH_LOOKUP_RECORDS (5000000)  BENCH_LOOKUP_REFS (500000)  BENCH_LOOKUP_REQUESTS (300)
@@ -40,7 +40,7 @@ const REQUESTS = num('BENCH_LOOKUP_REQUESTS', 300);
 const WARMUP = 40;
 const TARGET = { p95Ms: 50, ofRaw: 3 };
 
-// The same look-up as lib/server/outcomes.ts listIncidentOutcomes: its columns, its order, its cap.
+// The same look-up as lib/server/data/outcomes.ts listIncidentOutcomes: its columns, its order, its cap.
 const RAW_SQL = `
   SELECT id, event_id, occurred_at, duration_ms, request_ref, idempotency_key, attempt, organization, principal, agent,
          server, server_version, protocol_version, tool_name, tool_annotations, mcp_request_id, grant_id, args_digest,
@@ -151,7 +151,7 @@ async function main(): Promise<number> {
   // ── Where the time goes: the same path in this process, every statement timed ─────────────
   log('breaking the incident path down in this process (same references)…');
   await pointDataLayerAt(db.url, secret);
-  const { openIncident, incidentApiBody } = await import('@/lib/server/incidents');
+  const { openIncident, incidentApiBody } = await import('@/lib/server/data/incidents');
   const key = (
     await sql.query<{ id: string; name: string }>(`SELECT id, name FROM api_keys WHERE name = 'bench-lookup'`)
   ).rows[0];
@@ -262,7 +262,7 @@ ${table([
   ],
 ])}
 
-Where the time goes: lib/server/incidents.openIncident in this process, same ${REQUESTS} references (no HTTP)
+Where the time goes: lib/server/data/incidents.openIncident in this process, same ${REQUESTS} references (no HTTP)
 ${table([
   ['step', 'per request', 'p50', 'p95', 'share of p50 total'],
   ...breakdown.map(([l, e]) => {

@@ -17,7 +17,7 @@ import { applyMigrations } from '../scripts/lib/migrations';
 
 const ROOT = process.cwd();
 const POOL_SIZE = 4;
-// Longer than the connect timeout (lib/server/db.ts), so that requests holding a connection
+// Longer than the connect timeout (lib/server/data/db.ts), so that requests holding a connection
 // outlast those waiting for one in the pool-exhaustion case.
 const CONNECT_TIMEOUT_MS = 5_000;
 const QUERY_TIMEOUT_MS = 15_000;

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { uniq } from '@/lib/server/testing';
+import { uniq } from '@/lib/server/data/testing';
 
 const exec = promisify(execFile);
 
@@ -115,7 +115,7 @@ describe('npm run cli', () => {
     expect(changed.stdout).toContain(`refund_payment on ${server} needs 1 approval (`);
 
     // Stored as the approval policy reads it, with an audit entry for each change.
-    const { db } = await import('@/lib/server/db');
+    const { db } = await import('@/lib/server/data/db');
     const rules = await db.policyRule.findMany({
       where: { server },
       orderBy: { toolName: 'asc' },
@@ -143,7 +143,7 @@ describe('npm run cli', () => {
         expect(r.stderr).toMatch(message);
         expect(r.stdout).not.toContain('Policy rule:');
       }
-      const { db } = await import('@/lib/server/db');
+      const { db } = await import('@/lib/server/data/db');
       expect(await db.policyRule.count({ where: { server } })).toBe(0);
     });
 
@@ -170,7 +170,7 @@ describe('npm run cli', () => {
   });
 
   it('retention:purge deletes the records past the period, says what it did, and audits it', async () => {
-    const { db } = await import('@/lib/server/db');
+    const { db } = await import('@/lib/server/data/db');
     const [old, recent] = [uniq('cli-old'), uniq('cli-recent')];
     // Rows as ingestion stores them, received 91 days and 1 day ago.
     for (const [ref, days] of [

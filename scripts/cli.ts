@@ -6,7 +6,7 @@ import { resolveDatabase } from './lib/database';
 import { applyMigrations } from './lib/migrations';
 import { createUserSchema, emailSchema } from '@/lib/users/schemas';
 import { createApiKeySchema } from '@/lib/credentials/schemas';
-import { trustServerSchema } from '@/lib/servers/schemas';
+import { trustServerSchema } from '@/lib/mcp-servers/schemas';
 import { policyRuleSchema } from '@/lib/approvals/schemas';
 import { parseRetentionSetting, RETENTION_ENV, RetentionConfigError } from '@/lib/outcomes/retention';
 import { randomBytes } from 'node:crypto';
@@ -109,8 +109,8 @@ async function main(argv: string[]): Promise<void> {
   try {
     await applyMigrations(database.url);
     // Imported only now: the data layer reads DATABASE_URL on first use.
-    const users = await import('@/lib/server/users');
-    const credentials = await import('@/lib/server/credentials');
+    const users = await import('@/lib/server/data/users');
+    const credentials = await import('@/lib/server/data/credentials');
     switch (command) {
       case 'users:create': {
         const generated = !values.password;
@@ -157,7 +157,7 @@ async function main(argv: string[]): Promise<void> {
       }
       case 'servers:trust': {
         const { name } = parse(trustServerSchema, { name: values.name });
-        const { trustServer } = await import('@/lib/server/servers');
+        const { trustServer } = await import('@/lib/server/data/trusted-servers');
         const result = await trustServer('cli', name);
         if (!result.ok) failWith(result);
         console.log(
@@ -166,7 +166,7 @@ async function main(argv: string[]): Promise<void> {
         break;
       }
       case 'policy:set': {
-        const { setPolicyRule } = await import('@/lib/server/policy-rules');
+        const { setPolicyRule } = await import('@/lib/server/data/policy-rules');
         const result = await setPolicyRule('cli', policyInput!);
         if (!result.ok) failWith(result);
         const rule = result.value;
@@ -177,7 +177,7 @@ async function main(argv: string[]): Promise<void> {
         break;
       }
       case 'audit:verify': {
-        const { verifyAuditChain } = await import('@/lib/server/audit');
+        const { verifyAuditChain } = await import('@/lib/server/data/audit');
         const result = await verifyAuditChain();
         if (result.ok) console.log(`Audit chain intact: ${result.entries} entries, head ${result.head}`);
         else
@@ -187,7 +187,7 @@ async function main(argv: string[]): Promise<void> {
         break;
       }
       case 'retention:purge': {
-        const { purgeExpiredOutcomes, describePurge } = await import('@/lib/server/retention');
+        const { purgeExpiredOutcomes, describePurge } = await import('@/lib/server/data/retention');
         const report = await purgeExpiredOutcomes({ actor: 'cli' });
         if (report.ran) console.log(describePurge(report));
         else if (report.reason === 'busy')
@@ -196,7 +196,7 @@ async function main(argv: string[]): Promise<void> {
       }
     }
   } finally {
-    const { closeDb } = await import('@/lib/server/db');
+    const { closeDb } = await import('@/lib/server/data/db');
     await closeDb();
     database.release();
   }

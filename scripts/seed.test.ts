@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { db } from '@/lib/server/db';
-import { verifyPassword } from '@/lib/server/users';
+import { db } from '@/lib/server/data/db';
+import { verifyPassword } from '@/lib/server/data/users';
 import { DEMO_PASSWORD, demoUsers, seedDemo } from './seed';
 import { demoOutcomes } from './demo-outcomes';
 

@@ -14,8 +14,8 @@ export const DEMO_PASSWORD = 'countersign-demo';
  * whether it did. Needs DATABASE_URL and AUTH_SECRET set.
  */
 export async function seedDemo(now = Date.now()): Promise<boolean> {
-  const { db } = await import('@/lib/server/db');
-  const { createUser } = await import('@/lib/server/users');
+  const { db } = await import('@/lib/server/data/db');
+  const { createUser } = await import('@/lib/server/data/users');
   if ((await db.user.count()) > 0) return false;
   for (const u of demoUsers) {
     const result = await createUser('cli', { ...u, password: DEMO_PASSWORD });
@@ -28,10 +28,10 @@ export async function seedDemo(now = Date.now()): Promise<boolean> {
 
 /** Posts the demo stories through the real ingestion path, with a key that is revoked afterwards. */
 async function seedDemoOutcomes(now: number): Promise<void> {
-  const { createApiKey, revokeApiKey } = await import('@/lib/server/credentials');
-  const { ingestOutcomes } = await import('@/lib/server/outcomes');
-  const { trustServer } = await import('@/lib/server/servers');
-  const { findUserByEmail } = await import('@/lib/server/users');
+  const { createApiKey, revokeApiKey } = await import('@/lib/server/data/credentials');
+  const { ingestOutcomes } = await import('@/lib/server/data/outcomes');
+  const { trustServer } = await import('@/lib/server/data/trusted-servers');
+  const { findUserByEmail } = await import('@/lib/server/data/users');
   const { DEMO_TRUSTED_SERVERS, demoOutcomes } = await import('./demo-outcomes');
   for (const name of DEMO_TRUSTED_SERVERS) await trustServer('cli', name);
   const key = await createApiKey('cli', { name: 'demo data (seed)', scopes: ['outcomes:write'] });

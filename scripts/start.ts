@@ -25,13 +25,13 @@ async function main() {
     if (await seedDemo()) console.log('[seed] demo users created');
     printDemoSignIn();
   } else {
-    const { db } = await import('@/lib/server/db');
+    const { db } = await import('@/lib/server/data/db');
     if ((await db.user.count()) === 0)
       console.log(
         '[seed] no users yet: create an admin with `npm run cli -- users:create --email you@example.com --role admin`',
       );
   }
-  const { closeDb } = await import('@/lib/server/db');
+  const { closeDb } = await import('@/lib/server/data/db');
   await closeDb();
 
   ensureBuild();

@@ -109,7 +109,7 @@ async function main() {
       process.env.AUTH_SECRET = env.AUTH_SECRET;
       const { seedDemo } = await import('./seed');
       await seedDemo();
-      const { closeDb } = await import('@/lib/server/db');
+      const { closeDb } = await import('@/lib/server/data/db');
       await closeDb();
       ensureBuild();
       run('playwright', ['test', ...filters], { ...env, E2E_JSON_REPORT: `${reports}/e2e.json` });

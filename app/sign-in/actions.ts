@@ -1,6 +1,6 @@
 'use server';
 import { AuthError } from 'next-auth';
-import { signIn, SignInUnavailable } from '@/lib/server/auth';
+import { signIn, SignInUnavailable } from '@/lib/server/http/auth';
 import { signInSchema } from '@/lib/users/schemas';
 
 export type SignInState = { error?: string; email?: string };

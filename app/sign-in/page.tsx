@@ -1,7 +1,7 @@
 import { redirect } from 'next/navigation';
 import { SignInForm } from '@/components/auth/sign-in-form';
 import { Logo } from '@/components/shell/logo';
-import { getViewer } from '@/lib/server/session';
+import { getViewer } from '@/lib/server/http/session';
 
 export const metadata = { title: 'Sign in' };
 

@@ -1,7 +1,7 @@
 // What incident analysis reads and returns. Pure: no I/O, importable anywhere.
 //
 // An `IncidentRecord` is a structural subset of a stored outcome record as read back
-// (`OutcomeView` in lib/server/outcomes.ts) plus `seq`, the order the console received it in,
+// (`OutcomeView` in lib/server/data/outcomes.ts) plus `seq`, the order the console received it in,
 // which the caller supplies (e.g. the received sequence, or the index by receivedAt).
 import type { Classification, ToolAnnotations } from '@/lib/outcomes/schemas';
 

@@ -3,8 +3,8 @@ import { CreateTokenForm } from '@/components/auth/create-token-form';
 import { Badge, Card, PageHeader } from '@/components/ui/card';
 import { Table, Td } from '@/components/ui/table';
 import { roleLabel } from '@/lib/auth/permissions';
-import { listPersonalTokens } from '@/lib/server/credentials';
-import { requireViewer } from '@/lib/server/session';
+import { listPersonalTokens } from '@/lib/server/data/credentials';
+import { requireViewer } from '@/lib/server/http/session';
 import { formatDate } from '@/lib/format';
 import { revokeTokenAction } from './actions';
 

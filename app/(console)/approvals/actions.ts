@@ -2,8 +2,8 @@
 import { revalidatePath } from 'next/cache';
 import { z } from 'zod';
 import { decisionSchema, revokeSchema } from '@/lib/approvals/schemas';
-import { runAction } from '@/lib/server/action';
-import { decideApproval, revokeApproval } from '@/lib/server/approvals';
+import { runAction } from '@/lib/server/http/action';
+import { decideApproval, revokeApproval } from '@/lib/server/data/approvals';
 
 const decideInput = decisionSchema.extend({ id: z.uuid() });
 const revokeInput = revokeSchema.extend({ id: z.uuid() });

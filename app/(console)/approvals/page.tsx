@@ -3,8 +3,8 @@ import { ApprovalQueue } from '@/components/approvals/approval-queue';
 import { PageHeader } from '@/components/ui/card';
 import { can } from '@/lib/auth/permissions';
 import { serialize } from '@/lib/serialize';
-import { listApprovals } from '@/lib/server/approvals';
-import { requireViewer } from '@/lib/server/session';
+import { listApprovals } from '@/lib/server/data/approvals';
+import { requireViewer } from '@/lib/server/http/session';
 
 export const metadata = { title: 'Approvals' };
 

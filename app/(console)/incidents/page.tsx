@@ -1,8 +1,8 @@
 import { redirect } from 'next/navigation';
 import { IncidentSearch } from '@/components/incidents/incident-search';
 import { Card, EmptyState, PageHeader } from '@/components/ui/card';
-import { resolveIncidentRef } from '@/lib/server/incidents';
-import { requireViewer } from '@/lib/server/session';
+import { resolveIncidentRef } from '@/lib/server/data/incidents';
+import { requireViewer } from '@/lib/server/http/session';
 
 export const metadata = { title: 'Incidents' };
 

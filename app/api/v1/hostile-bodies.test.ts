@@ -31,12 +31,12 @@ import {
   UNSTORABLE,
 } from './testing';
 import { maskText } from '@/lib/redaction/mask';
-import { uniq } from '@/lib/server/testing';
-import { stateFingerprint } from '@/lib/server/testing-state';
+import { uniq } from '@/lib/server/data/testing';
+import { stateFingerprint } from '@/lib/server/data/testing-state';
 
 // Cookie sessions are not used here (every call carries a bearer credential), and next-auth does
 // not load outside Next: the session reader answers "no session".
-vi.mock('@/lib/server/auth', () => ({ auth: async () => null }));
+vi.mock('@/lib/server/http/auth', () => ({ auth: async () => null }));
 
 let actors: Actors;
 

@@ -21,11 +21,11 @@ import {
   type Reply,
   unstorable,
 } from './testing';
-import { uniq } from '@/lib/server/testing';
-import { incidentAccessCount, stateFingerprint } from '@/lib/server/testing-state';
+import { uniq } from '@/lib/server/data/testing';
+import { incidentAccessCount, stateFingerprint } from '@/lib/server/data/testing-state';
 
 // Every call carries a bearer credential; next-auth does not load outside Next.
-vi.mock('@/lib/server/auth', () => ({ auth: async () => null }));
+vi.mock('@/lib/server/http/auth', () => ({ auth: async () => null }));
 
 let actors: Actors;
 let pending = '';

@@ -15,9 +15,9 @@ import { GET as getIncident } from './incidents/[ref]/route';
 import { GET as me } from './me/route';
 import { POST as trust } from './servers/trust/route';
 import { apiScopes } from '@/lib/credentials/scopes';
-import { createApiKey, createPersonalToken } from '@/lib/server/credentials';
-import { setPolicyRule } from '@/lib/server/policy-rules';
-import { makeUser, uniq } from '@/lib/server/testing';
+import { createApiKey, createPersonalToken } from '@/lib/server/data/credentials';
+import { setPolicyRule } from '@/lib/server/data/policy-rules';
+import { makeUser, uniq } from '@/lib/server/data/testing';
 
 type Handler = (request: Request, context: { params: Promise<never> }) => Promise<Response>;
 type Endpoint = { method: 'GET' | 'POST'; path: string; handler: Handler };

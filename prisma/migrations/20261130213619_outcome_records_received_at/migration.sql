@@ -1,4 +1,4 @@
--- For retention (lib/server/retention.ts): the oldest receipts first, a batch at a time.
+-- For retention (lib/server/data/retention.ts): the oldest receipts first, a batch at a time.
 -- Plain CREATE INDEX (migrations run in a transaction): it holds back writes to
 -- outcome_records while it builds, a few seconds per million rows.
 -- CreateIndex

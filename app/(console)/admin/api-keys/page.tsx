@@ -2,8 +2,8 @@ import { CreateApiKeyForm } from '@/components/admin/create-api-key-form';
 import { ConfirmButton } from '@/components/ui/confirm-button';
 import { Badge, Card, EmptyState, PageHeader } from '@/components/ui/card';
 import { Table, Td } from '@/components/ui/table';
-import { listApiKeys } from '@/lib/server/credentials';
-import { requireViewer } from '@/lib/server/session';
+import { listApiKeys } from '@/lib/server/data/credentials';
+import { requireViewer } from '@/lib/server/http/session';
 import { formatDate } from '@/lib/format';
 import { revokeApiKeyAction } from './actions';
 

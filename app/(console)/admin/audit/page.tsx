@@ -2,10 +2,10 @@ import Link from 'next/link';
 import { Badge, Card, Notice, PageHeader } from '@/components/ui/card';
 import { Table, Td } from '@/components/ui/table';
 import { formatDate } from '@/lib/format';
-import { listAuditEntries, verifyAuditChainAs } from '@/lib/server/audit';
-import { getRetentionStatus } from '@/lib/server/retention';
+import { listAuditEntries, verifyAuditChainAs } from '@/lib/server/data/audit';
+import { getRetentionStatus } from '@/lib/server/data/retention';
 import { describeRetention } from '@/lib/outcomes/retention';
-import { requireViewer } from '@/lib/server/session';
+import { requireViewer } from '@/lib/server/http/session';
 import { firstValues } from '@/lib/url';
 
 export const metadata = { title: 'Audit log' };

@@ -2,8 +2,8 @@
 import { revalidatePath } from 'next/cache';
 import { z } from 'zod';
 import { policyRuleIdSchema, policyRuleSchema } from '@/lib/approvals/schemas';
-import { runAction } from '@/lib/server/action';
-import { deletePolicyRule, setPolicyRule } from '@/lib/server/policy-rules';
+import { runAction } from '@/lib/server/http/action';
+import { deletePolicyRule, setPolicyRule } from '@/lib/server/data/policy-rules';
 
 // The shared schema coerces, so a missing or blank count would read as 0 (no approval): from a
 // form, only an explicit 0, 1 or 2 is a count, as on the command line.

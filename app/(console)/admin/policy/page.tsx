@@ -4,8 +4,8 @@ import { Card, EmptyState, PageHeader } from '@/components/ui/card';
 import { ConfirmButton } from '@/components/ui/confirm-button';
 import { Table, Td } from '@/components/ui/table';
 import { formatDate } from '@/lib/format';
-import { requireViewer } from '@/lib/server/session';
-import { listPolicyRulesToManage } from '@/lib/server/tools';
+import { requireViewer } from '@/lib/server/http/session';
+import { listPolicyRulesToManage } from '@/lib/server/data/tools';
 import { deletePolicyRuleAction } from './actions';
 
 export const metadata = { title: 'Policy rules' };

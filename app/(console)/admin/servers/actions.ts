@@ -1,8 +1,8 @@
 'use server';
 import { revalidatePath } from 'next/cache';
-import { runAction } from '@/lib/server/action';
-import { trustServer, untrustServer } from '@/lib/server/servers';
-import { trustServerSchema } from '@/lib/servers/schemas';
+import { runAction } from '@/lib/server/http/action';
+import { trustServer, untrustServer } from '@/lib/server/data/trusted-servers';
+import { trustServerSchema } from '@/lib/mcp-servers/schemas';
 
 export async function trustServerAction(_prev: unknown, form: FormData) {
   const state = await runAction(trustServerSchema, { name: form.get('name') }, (viewer, d) =>

@@ -1,9 +1,9 @@
 'use server';
 import { revalidatePath } from 'next/cache';
-import { runAction } from '@/lib/server/action';
-import { trustServer, untrustServer } from '@/lib/server/servers';
-import { requirementSchema, setApprovalRequirement } from '@/lib/server/tools';
-import { trustServerSchema } from '@/lib/servers/schemas';
+import { runAction } from '@/lib/server/http/action';
+import { trustServer, untrustServer } from '@/lib/server/data/trusted-servers';
+import { requirementSchema, setApprovalRequirement } from '@/lib/server/data/tools';
+import { trustServerSchema } from '@/lib/mcp-servers/schemas';
 
 // Trust and policy show on three pages: each change refreshes all of them.
 function revalidateInventory() {

@@ -1,7 +1,7 @@
 'use server';
 import { revalidatePath } from 'next/cache';
-import { runAction } from '@/lib/server/action';
-import { changeUserRole, createUser, setUserDisabled } from '@/lib/server/users';
+import { runAction } from '@/lib/server/http/action';
+import { changeUserRole, createUser, setUserDisabled } from '@/lib/server/data/users';
 import { changeRoleSchema, createUserSchema, setDisabledSchema } from '@/lib/users/schemas';
 
 const blankToUndefined = (v: FormDataEntryValue | null) => (typeof v === 'string' && v.trim() !== '' ? v : undefined);

@@ -3,8 +3,8 @@ import { UserRowActions } from '@/components/admin/user-row-actions';
 import { Badge, Card, PageHeader } from '@/components/ui/card';
 import { Table, Td } from '@/components/ui/table';
 import { roleLabel } from '@/lib/auth/permissions';
-import { requireViewer } from '@/lib/server/session';
-import { listUsers } from '@/lib/server/users';
+import { requireViewer } from '@/lib/server/http/session';
+import { listUsers } from '@/lib/server/data/users';
 import { formatDate } from '@/lib/format';
 
 export const metadata = { title: 'Users' };

@@ -10,9 +10,9 @@ import { can } from '@/lib/auth/permissions';
 import { statusLabel, statusTone } from '@/lib/approvals/present';
 import { describeSettled } from '@/lib/approvals/view';
 import { formatDate } from '@/lib/format';
-import { getApproval } from '@/lib/server/approvals';
-import { listOutcomes } from '@/lib/server/outcomes';
-import { requireViewer } from '@/lib/server/session';
+import { getApproval } from '@/lib/server/data/approvals';
+import { listOutcomes } from '@/lib/server/data/outcomes';
+import { requireViewer } from '@/lib/server/http/session';
 
 export const metadata = { title: 'Approval request' };
 

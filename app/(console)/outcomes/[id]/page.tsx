@@ -5,9 +5,9 @@ import { Badge, Card } from '@/components/ui/card';
 import { Facts } from '@/components/ui/facts';
 import { formatDate } from '@/lib/format';
 import { boundaryLabel, isUnknownWrite, retryLabel } from '@/lib/outcomes/present';
-import { findApprovalIdForGrant } from '@/lib/server/approvals';
-import { getOutcome } from '@/lib/server/outcomes';
-import { requireViewer } from '@/lib/server/session';
+import { findApprovalIdForGrant } from '@/lib/server/data/approvals';
+import { getOutcome } from '@/lib/server/data/outcomes';
+import { requireViewer } from '@/lib/server/http/session';
 
 export const metadata = { title: 'Outcome record' };
 

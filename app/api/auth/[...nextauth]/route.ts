@@ -1,3 +1,3 @@
-import { handlers } from '@/lib/server/auth';
+import { handlers } from '@/lib/server/http/auth';
 
 export const { GET, POST } = handlers;

@@ -1,5 +1,5 @@
-import { apiRoute } from '@/lib/server/api-route';
-import { describeClient } from '@/lib/server/credentials';
+import { apiRoute } from '@/lib/server/http/api-route';
+import { describeClient } from '@/lib/server/data/credentials';
 import { apiScopes } from '@/lib/credentials/scopes';
 import { ok } from '@/lib/result';
 

@@ -1,5 +1,5 @@
-import { apiRoute } from '@/lib/server/api-route';
-import { getApproval } from '@/lib/server/approvals';
+import { apiRoute } from '@/lib/server/http/api-route';
+import { getApproval } from '@/lib/server/data/approvals';
 
 export const GET = apiRoute<undefined, { id: string }>(
   { scopes: ['approvals:request', 'grants:redeem'], action: 'approvals.read' },

@@ -1,5 +1,5 @@
-import { apiRoute } from '@/lib/server/api-route';
-import { countPendingApprovals } from '@/lib/server/approvals';
+import { apiRoute } from '@/lib/server/http/api-route';
+import { countPendingApprovals } from '@/lib/server/data/approvals';
 import { fail, ok } from '@/lib/result';
 
 // For the console's live badge: how many requests wait for a decision now.

@@ -1,5 +1,5 @@
-import { apiRoute } from '@/lib/server/api-route';
-import { getOutcome } from '@/lib/server/outcomes';
+import { apiRoute } from '@/lib/server/http/api-route';
+import { getOutcome } from '@/lib/server/data/outcomes';
 
 export const GET = apiRoute<undefined, { id: string }>(
   { scopes: ['outcomes:read'], action: 'outcomes.read' },

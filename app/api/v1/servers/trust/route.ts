@@ -1,6 +1,6 @@
-import { apiRoute } from '@/lib/server/api-route';
-import { trustServer } from '@/lib/server/servers';
-import { trustServerSchema } from '@/lib/servers/schemas';
+import { apiRoute } from '@/lib/server/http/api-route';
+import { trustServer } from '@/lib/server/data/trusted-servers';
+import { trustServerSchema } from '@/lib/mcp-servers/schemas';
 import { fail } from '@/lib/result';
 
 export const POST = apiRoute({ action: 'servers.manage', body: trustServerSchema }, async ({ client, body }) =>

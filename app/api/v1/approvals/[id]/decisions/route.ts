@@ -1,5 +1,5 @@
-import { apiRoute } from '@/lib/server/api-route';
-import { decideApproval } from '@/lib/server/approvals';
+import { apiRoute } from '@/lib/server/http/api-route';
+import { decideApproval } from '@/lib/server/data/approvals';
 import { decisionSchema } from '@/lib/approvals/schemas';
 import { fail } from '@/lib/result';
 

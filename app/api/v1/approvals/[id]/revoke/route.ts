@@ -1,5 +1,5 @@
-import { apiRoute } from '@/lib/server/api-route';
-import { revokeApproval } from '@/lib/server/approvals';
+import { apiRoute } from '@/lib/server/http/api-route';
+import { revokeApproval } from '@/lib/server/data/approvals';
 import { revokeSchema } from '@/lib/approvals/schemas';
 import { fail } from '@/lib/result';
 

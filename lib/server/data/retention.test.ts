@@ -14,7 +14,7 @@ import { decideApproval, requestApproval, revokeApproval } from './approvals';
 import { redeemGrant } from './grants';
 import { verifyAuditChain } from './audit';
 import { createApiKey, type ApiClient } from './credentials';
-import { trustServer } from './servers';
+import { trustServer } from './trusted-servers';
 import { makeUser, uniq } from './testing';
 import { db } from './db';
 import type { Viewer } from '@/lib/auth/permissions';

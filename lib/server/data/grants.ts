@@ -1,5 +1,6 @@
 import 'server-only';
-import { db, isDatabaseUnavailable } from './db';
+import { db } from './db';
+import { isDatabaseUnavailable } from './unavailable';
 import { auditAppendArgs } from './audit';
 import { dbNow, keyActor, refusedByDatabase } from './approvals';
 import type { ApiClient } from './credentials';
@@ -91,7 +92,7 @@ type RedeemItem = {
 type Redeemed = { approval_id: string; redeemed_at: Date };
 type Waiting = { item: RedeemItem; resolve: (r: Redeemed | null) => void; reject: (err: unknown) => void };
 
-// Below the pool's connections (lib/server/db.ts, 10 by default), leaving two for everything
+// Below the pool's connections (lib/server/data/db.ts, 10 by default), leaving two for everything
 // else; enough that a few redemptions stuck behind a row lock (a revocation committing) do not
 // hold up the others.
 const MAX_IN_FLIGHT = Math.max(1, (Number(process.env.DATABASE_POOL_SIZE) || 10) - 2);

@@ -5,15 +5,15 @@ import { ok } from '@/lib/result';
 
 // The console session is Auth.js' (request-bound); server actions get their viewer from here.
 const session = vi.hoisted(() => ({ viewer: null as Viewer | null }));
-vi.mock('./session', () => ({ getViewer: async () => session.viewer }));
+vi.mock('../http/session', () => ({ getViewer: async () => session.viewer }));
 // Auth.js cannot load outside Next; these tests authenticate with bearer secrets only.
-vi.mock('./auth', () => ({ auth: async () => null }));
+vi.mock('../http/auth', () => ({ auth: async () => null }));
 
-const { apiRoute } = await import('./api-route');
-const { runAction } = await import('./action');
+const { apiRoute } = await import('../http/api-route');
+const { runAction } = await import('../http/action');
 const { admitSignIn, clientAddress, resetRateLimits } = await import('./rate-limit');
-const { createApiKey, createPersonalToken } = await import('./credentials');
-const { makeUser, uniq } = await import('./testing');
+const { createApiKey, createPersonalToken } = await import('../data/credentials');
+const { makeUser, uniq } = await import('../data/testing');
 
 const LIMITS = {
   RATE_LIMIT_API_KEY_PER_SECOND: '0.5',

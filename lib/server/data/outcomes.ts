@@ -193,7 +193,7 @@ export async function ingestOutcomes(client: ApiClient, batch: OutcomeBatch): Pr
   if (clashes.length) return reused(clashes);
 
   const unique = [...firstAt.values()];
-  // The hot path runs on the pool directly (lib/server/db.ts): one connection, four short
+  // The hot path runs on the pool directly (lib/server/data/db.ts): one connection, four short
   // statements, no ORM round trips. Everything else about records reads through Prisma.
   const conn = await pool().connect();
   let broken: Error | undefined;

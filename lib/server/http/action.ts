@@ -1,8 +1,8 @@
 import 'server-only';
 import type { z } from 'zod';
-import { isDatabaseUnavailable } from './db';
+import { isDatabaseUnavailable } from '../data/unavailable';
 import { getViewer } from './session';
-import { takeRequest } from './rate-limit';
+import { takeRequest } from '../services/rate-limit';
 import type { Viewer } from '@/lib/auth/permissions';
 import { fieldErrors, type Failure, type Result } from '@/lib/result';
 

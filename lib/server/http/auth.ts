@@ -2,16 +2,16 @@ import 'server-only';
 import NextAuth, { CredentialsSignin } from 'next-auth';
 import Credentials from 'next-auth/providers/credentials';
 import { signInSchema } from '@/lib/users/schemas';
-import { isDatabaseUnavailable } from './db';
-import { verifyPassword } from './users';
-import { admitSignIn, clientAddress } from './rate-limit';
+import { isDatabaseUnavailable } from '../data/unavailable';
+import { verifyPassword } from '../data/users';
+import { admitSignIn, clientAddress } from '../services/rate-limit';
 
 /** Sign-in could not check the password because the database is unavailable (not "wrong password"). */
 export class SignInUnavailable extends CredentialsSignin {
   code = 'unavailable';
 }
 
-// Auth.js configuration. Only lib/server/session.ts reads the session it produces.
+// Auth.js configuration. Only lib/server/http/session.ts reads the session it produces.
 export const { handlers, auth, signIn, signOut } = NextAuth({
   trustHost: true,
   secret: process.env.AUTH_SECRET,

@@ -1,8 +1,9 @@
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbeddedPostgres } from '../../scripts/lib/embedded-postgres';
-import { closeDb, db, isDatabaseUnavailable, pool } from './db';
+import { startEmbeddedPostgres } from '../../../scripts/lib/embedded-postgres';
+import { closeDb, db, pool } from './db';
+import { isDatabaseUnavailable } from './unavailable';
 
 // isDatabaseUnavailable decides between 503 and 500, so it is tested on the errors real outages
 // produce, through Prisma (which wraps the driver's) and through the pool directly. The shared

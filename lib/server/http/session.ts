@@ -2,7 +2,7 @@ import 'server-only';
 import { cache } from 'react';
 import { forbidden, redirect } from 'next/navigation';
 import { auth } from './auth';
-import { findActiveViewer } from './users';
+import { findActiveViewer } from '../data/users';
 import { can, type Action, type Viewer } from '@/lib/auth/permissions';
 
 /** The one place that reads the session: the signed-in, enabled user with their current role. */

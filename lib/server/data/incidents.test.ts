@@ -12,7 +12,7 @@ import {
   resolveIncidentRef,
 } from './incidents';
 import { ingestOutcomes } from './outcomes';
-import { trustServer } from './servers';
+import { trustServer } from './trusted-servers';
 import { makeUser, uniq } from './testing';
 import { db } from './db';
 import type { Viewer } from '@/lib/auth/permissions';

@@ -3,7 +3,7 @@ import { requestApproval } from './approvals';
 import { createApiKey, type ApiClient } from './credentials';
 import { ingestOutcomes } from './outcomes';
 import { listPolicyRules } from './policy-rules';
-import { trustServer, untrustServer } from './servers';
+import { trustServer, untrustServer } from './trusted-servers';
 import { makeUser, uniq } from './testing';
 import {
   INVENTORY_MAX_TOOLS,

@@ -18,7 +18,7 @@ import {
 import { redeemGrant } from './grants';
 import { verifyAuditChain } from './audit';
 import { createApiKey, type ApiClient } from './credentials';
-import { trustServer } from './servers';
+import { trustServer } from './trusted-servers';
 import { makeUser, uniq } from './testing';
 import { db } from './db';
 import type { Viewer } from '@/lib/auth/permissions';

@@ -4,7 +4,7 @@ import { db, type Tx } from './db';
 import { appendAudit } from './audit';
 import type { ApiClient } from './credentials';
 import { policyFor } from './policy-rules';
-import { notificationsEnabled, notifyApprovalRequested, notifyDecision } from './notify';
+import { notificationsEnabled, notifyApprovalRequested, notifyDecision } from '../jobs/notify';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { can, type Viewer } from '@/lib/auth/permissions';
 import { policyBasisText } from '@/lib/approvals/policy';

@@ -1,10 +1,10 @@
 import 'server-only';
 import type { z } from 'zod';
 import { auth } from './auth';
-import { authenticateBearer, type ApiClient } from './credentials';
-import { isDatabaseUnavailable } from './db';
-import { findActiveViewer } from './users';
-import { takeRequest } from './rate-limit';
+import { authenticateBearer, type ApiClient } from '../data/credentials';
+import { isDatabaseUnavailable } from '../data/unavailable';
+import { findActiveViewer } from '../data/users';
+import { takeRequest } from '../services/rate-limit';
 import { can, type Action } from '@/lib/auth/permissions';
 import type { ApiScope } from '@/lib/credentials/scopes';
 import { fieldErrors, httpStatus, type Failure, type FieldError, type Result } from '@/lib/result';

@@ -1,6 +1,7 @@
 import 'server-only';
 import pg from 'pg';
-import { db, isDatabaseUnavailable, type Tx } from './db';
+import { db, type Tx } from './db';
+import { isDatabaseUnavailable } from './unavailable';
 import { appendAudit } from './audit';
 import { dbNow } from './approvals';
 import { Prisma } from '@/lib/generated/prisma/client';

@@ -4,7 +4,7 @@ import { createApiKey, type ApiClient } from './credentials';
 import { redeemGrant } from './grants';
 import { countRecentFindings, findingsByRecord, getIncident, openIncident, resolveIncidentRef } from './incidents';
 import { findOutcomeRequestRef, getOutcome, ingestOutcomes, listIncidentOutcomes, listOutcomes } from './outcomes';
-import { trustServer } from './servers';
+import { trustServer } from './trusted-servers';
 import { uniq } from './testing';
 import { approvalRequestSchema } from '@/lib/approvals/schemas';
 import { outcomeBatchSchema } from '@/lib/outcomes/schemas';

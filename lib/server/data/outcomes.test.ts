@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { getOutcome, ingestOutcomes, listOutcomes, type OutcomeView } from './outcomes';
 import { createApiKey, type ApiClient } from './credentials';
-import { trustServer } from './servers';
+import { trustServer } from './trusted-servers';
 import { makeUser, uniq } from './testing';
 import { db } from './db';
 import { OutcomeBoundary, OutcomeCategory, OutcomeDelivery, OutcomeRetry } from '@/lib/generated/prisma/enums';
