@@ -16,6 +16,8 @@ const prismaOutsideServer = {
   ],
 };
 
+const testSupport = { group: ['@/testing/*', '**/testing/*'], message: 'Test support (testing/) is for tests only.' };
+
 export default defineConfig([
   ...nextVitals,
   ...nextTs,
@@ -29,9 +31,22 @@ export default defineConfig([
     'next-env.d.ts',
   ]),
   {
+    // Tests and browser specs: no Prisma outside data access.
     files: ['app/**', 'components/**', 'e2e/**', 'lib/**'],
     ignores: ['lib/server/data/**'],
     rules: { 'no-restricted-imports': ['error', prismaOutsideServer] },
+  },
+  {
+    // Production code: no Prisma outside data access, and never test support.
+    files: ['app/**', 'components/**', 'lib/**', 'instrumentation.ts', 'proxy.ts'],
+    ignores: ['lib/server/data/**', '**/*.test.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [...prismaOutsideServer.patterns, testSupport] }] },
+  },
+  {
+    // Test support lives in testing/ (STYLE.md §13); data access, scripts and benchmarks never import it.
+    files: ['lib/server/data/**', 'scripts/**', 'bench/**'],
+    ignores: ['**/*.test.ts', 'scripts/test.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [testSupport] }] },
   },
   {
     rules: {

@@ -12,6 +12,6 @@ export default defineConfig({
     environment: 'node',
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    setupFiles: ['scripts/lib/vitest-setup.ts'],
+    setupFiles: ['testing/vitest-setup.ts'],
   },
 });

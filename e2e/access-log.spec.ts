@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { cli, secretFrom, signIn, users } from './helpers';
+import { cli, secretFrom, signIn, users } from '../testing/e2e';
 
 // Every incident page view, API read and export leaves one row; only admins read them.
 test.describe('incident access log', () => {

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { signIn } from './helpers';
+import { signIn } from '../testing/e2e';
 
 test.describe('admin pages', () => {
   for (const who of ['support', 'reviewer'] as const) {

@@ -8,7 +8,7 @@ import { observingFetch, withCountersign } from '../lib/mcp';
 import { DEMO_SERVER_NAME, startDemoMcpServer } from '../scripts/demo-mcp-server';
 import { freePort } from '../scripts/lib/embedded-postgres';
 import type { DemoAgentReport } from '../scripts/demo-agent';
-import { cli, secretFrom, users } from './helpers';
+import { cli, secretFrom, users } from '../testing/e2e';
 
 // The agent-side integration against the real console: the demo agent (npm run demo:agent) drives
 // the demo MCP server, and the console's API says what it stored for each scenario.

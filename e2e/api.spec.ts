@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { cli, expectProblem, secretFrom, users } from './helpers';
+import { cli, expectProblem, secretFrom, users } from '../testing/e2e';
 
 let adminToken = '';
 let readKey = '';
@@ -115,7 +115,7 @@ test.describe('machine API guard', () => {
   });
 
   test('a session-cookie state change from a foreign or missing Origin: 403', async ({ page }) => {
-    const { signIn } = await import('./helpers');
+    const { signIn } = await import('../testing/e2e');
     await signIn(page, 'admin');
     for (const origin of ['https://evil.example', 'null']) {
       const res = await page.request.post('/api/v1/servers/trust', {

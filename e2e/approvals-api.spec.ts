@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext } from '@playwright/test';
-import { cli, expectProblem, secretFrom, users } from './helpers';
+import { cli, expectProblem, secretFrom, users } from '../testing/e2e';
 
 // Approvals and grants through the real server (API.md, "Approvals and grants"): every status
 // code the contract names for these routes.

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { expect, test, type APIRequestContext } from '@playwright/test';
-import { cli, secretFrom, signIn, users } from './helpers';
+import { cli, secretFrom, signIn, users } from '../testing/e2e';
 
 let agentKey = '';
 let reviewer2Token = '';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { expect, test, type APIResponse } from '@playwright/test';
-import { cli, secretFrom } from './helpers';
+import { cli, secretFrom } from '../testing/e2e';
 
 // Issue #7, "Hostile input", through the built server: what the in-process property tests
 // (app/api/v1/hostile-*.test.ts) cover, checked once where Next's own parsing and routing sit in

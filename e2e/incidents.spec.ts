@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
-import { cli, secretFrom, signIn, users } from './helpers';
+import { cli, secretFrom, signIn, users } from '../testing/e2e';
 
 // Runs on the demo data that `npm test` seeds (scripts/demo-outcomes.ts).
 test.describe('incidents', () => {

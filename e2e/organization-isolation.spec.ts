@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext } from '@playwright/test';
-import { cli, secretFrom, users } from './helpers';
+import { cli, secretFrom, users } from '../testing/e2e';
 
 // An organization-limited API key against every /api/v1 route, through the real server: its own
 // organization's data works; another organization's is as absent as data that never existed

@@ -1,5 +1,5 @@
 import { expect, test, type APIRequestContext } from '@playwright/test';
-import { cli, expectProblem, secretFrom, users } from './helpers';
+import { cli, expectProblem, secretFrom, users } from '../testing/e2e';
 
 // The outcome records API through the real server (API.md, "Outcome records").
 

@@ -3,7 +3,7 @@ import { classifyRecord } from '@/lib/outcomes/classify';
 import { categories, deliveries } from '@/lib/outcomes/schemas';
 import { MASKED } from '@/lib/redaction/samples';
 import { DEMO_TRUSTED_SERVERS, demoOutcomes } from '../scripts/demo-outcomes';
-import { cli, secretFrom } from './helpers';
+import { cli, secretFrom } from '../testing/e2e';
 
 // Every row of DESIGN.md's table and every masking kind, through the real HTTP API: what the
 // server answers and stores must be what the shared classifier and masking say.

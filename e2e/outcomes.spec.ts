@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { signIn } from './helpers';
+import { signIn } from '../testing/e2e';
 
 // Runs on the demo data that `npm test` seeds (scripts/demo-outcomes.ts).
 test.describe('outcome log', () => {

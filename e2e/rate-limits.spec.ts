@@ -1,7 +1,7 @@
 import { expect, test, type Browser } from '@playwright/test';
-import { cli, secretFrom, users } from './helpers';
+import { cli, secretFrom, users } from '../testing/e2e';
 import { startConsole, type ConsoleProcess } from '../scripts/lib/console-process';
-import { get, type Answer } from './http-get';
+import { get, type Answer } from '../testing/http-get';
 import { DEMO_PASSWORD } from '../scripts/seed';
 
 // The main test server runs with generous limits (playwright.config.ts: far above anything a test

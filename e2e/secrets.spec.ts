@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
-import { cli, secretFrom, signIn, users } from './helpers';
+import { cli, secretFrom, signIn, users } from '../testing/e2e';
 import { maskKinds, maskText, type MaskKind } from '../lib/redaction/mask';
 import { MASKED, t } from '../lib/redaction/samples';
 

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { signIn } from './helpers';
+import { signIn } from '../testing/e2e';
 
 // A snapshot of what protects people in the browser: headers on pages and API answers, and the
 // session cookie's flags. A change here should be a decision, not an accident.

@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { signIn, users } from './helpers';
+import { signIn, users } from '../testing/e2e';
 
 test.describe('sign-in', () => {
   for (const who of ['admin', 'reviewer', 'support'] as const) {

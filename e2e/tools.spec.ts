@@ -1,5 +1,5 @@
 import { expect, test } from '@playwright/test';
-import { signIn } from './helpers';
+import { signIn } from '../testing/e2e';
 
 test.describe('tools inventory and policy rules', () => {
   test('an admin sees the demo servers, their trust and what each tool requires', async ({ page }) => {

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { uniq } from '@/lib/server/data/testing';
+import { uniq } from '@/testing/factories';
 
 const exec = promisify(execFile);
 

@@ -3,7 +3,7 @@ import { classifyRecord } from '@/lib/outcomes/classify';
 import type { OutcomeView } from '@/lib/server/data/outcomes';
 import { DEMO_TRUSTED_SERVERS, demoOutcomes } from '@/scripts/demo-outcomes';
 import { detectFindings, tally } from './findings';
-import { story, type Step } from './test-records';
+import { story, type Step } from '../../testing/incident-records';
 import type { FindingKind, IncidentPolicy, IncidentRecord } from './types';
 
 // A stored record read back is an IncidentRecord once the caller adds its receipt order.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { oneSentence, summarizeIncident } from './summary';
-import { story, type Step } from './test-records';
+import { story, type Step } from '../../testing/incident-records';
 import type { IncidentSummary } from './types';
 
 const refund = (more: Omit<Step, 'obs'> & { obs: Step['obs'] }): Step => ({

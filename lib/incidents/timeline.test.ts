@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { incidentMarkdown } from './markdown';
-import { story, T0 } from './test-records';
+import { story, T0 } from '../../testing/incident-records';
 import {
   approvalEntries,
   buildTimeline,

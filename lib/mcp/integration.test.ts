@@ -19,7 +19,7 @@ import { argsDigest } from './digest';
 import { observingFetch } from './observe';
 import { callToolWithRetry } from './retry';
 import { withCountersign, type CountersignClient, type GuardedCallResult } from './countersign-client';
-import { fakeCountersign, type Decision } from './testing/fake-countersign';
+import { fakeCountersign, type Decision } from '../../testing/fake-countersign';
 
 const SLOW_MS = 400;
 type Token = 'full' | 'ordersOnly' | 'bad';

@@ -29,10 +29,10 @@ import {
   setAt,
   unstorable,
   UNSTORABLE,
-} from './testing';
+} from '../../../testing/api-harness';
 import { maskText } from '@/lib/redaction/mask';
-import { uniq } from '@/lib/server/data/testing';
-import { stateFingerprint } from '@/lib/server/data/testing-state';
+import { uniq } from '@/testing/factories';
+import { stateFingerprint } from '@/testing/state';
 
 // Cookie sessions are not used here (every call carries a bearer credential), and next-auth does
 // not load outside Next: the session reader answers "no session".

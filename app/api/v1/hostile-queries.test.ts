@@ -20,9 +20,9 @@ import {
   redeemBody,
   type Reply,
   unstorable,
-} from './testing';
-import { uniq } from '@/lib/server/data/testing';
-import { incidentAccessCount, stateFingerprint } from '@/lib/server/data/testing-state';
+} from '../../../testing/api-harness';
+import { uniq } from '@/testing/factories';
+import { incidentAccessCount, stateFingerprint } from '@/testing/state';
 
 // Every call carries a bearer credential; next-auth does not load outside Next.
 vi.mock('@/lib/server/http/auth', () => ({ auth: async () => null }));

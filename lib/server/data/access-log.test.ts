@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { listIncidentAccess, logIncidentAccess } from './access-log';
 import { createApiKey, type ApiClient } from './credentials';
-import { makeUser, uniq } from './testing';
+import { makeUser, uniq } from '../../../testing/factories';
 import { db, logPool, pool } from './db';
 import type { Viewer } from '@/lib/auth/permissions';
 import { accessLogQuerySchema } from '@/lib/incidents/access-log';

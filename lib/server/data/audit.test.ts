@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import pg from 'pg';
 import { appendAudit, AUDIT_LOCK, verifyAuditChain, type AuditInput } from './audit';
 import { db, type Tx } from './db';
-import { uniq } from './testing';
+import { uniq } from '../../../testing/factories';
 import { auditHash, GENESIS_HASH } from '@/lib/audit/chain';
 
 // Tampering needs a superuser session that bypasses the append-only trigger, as an attacker with

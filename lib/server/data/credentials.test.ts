@@ -8,7 +8,7 @@ import {
   revokePersonalToken,
 } from './credentials';
 import { setUserDisabled } from './users';
-import { makeUser, uniq } from './testing';
+import { makeUser, uniq } from '../../../testing/factories';
 import { db } from './db';
 
 describe('API keys and personal tokens (real PostgreSQL)', () => {

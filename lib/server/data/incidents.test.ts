@@ -13,7 +13,7 @@ import {
 } from './incidents';
 import { ingestOutcomes } from './outcomes';
 import { trustServer } from './trusted-servers';
-import { makeUser, uniq } from './testing';
+import { makeUser, uniq } from '../../../testing/factories';
 import { db } from './db';
 import type { Viewer } from '@/lib/auth/permissions';
 import type { ApiScope } from '@/lib/credentials/scopes';

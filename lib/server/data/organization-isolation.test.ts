@@ -5,7 +5,7 @@ import { redeemGrant } from './grants';
 import { countRecentFindings, findingsByRecord, getIncident, openIncident, resolveIncidentRef } from './incidents';
 import { findOutcomeRequestRef, getOutcome, ingestOutcomes, listIncidentOutcomes, listOutcomes } from './outcomes';
 import { trustServer } from './trusted-servers';
-import { uniq } from './testing';
+import { uniq } from '../../../testing/factories';
 import { approvalRequestSchema } from '@/lib/approvals/schemas';
 import { outcomeBatchSchema } from '@/lib/outcomes/schemas';
 import type { Result } from '@/lib/result';

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { getOutcome, ingestOutcomes, listOutcomes, type OutcomeView } from './outcomes';
 import { createApiKey, type ApiClient } from './credentials';
 import { trustServer } from './trusted-servers';
-import { makeUser, uniq } from './testing';
+import { makeUser, uniq } from '../../../testing/factories';
 import { db } from './db';
 import { OutcomeBoundary, OutcomeCategory, OutcomeDelivery, OutcomeRetry } from '@/lib/generated/prisma/enums';
 import type { ApiScope } from '@/lib/credentials/scopes';

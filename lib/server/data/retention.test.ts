@@ -15,7 +15,7 @@ import { redeemGrant } from './grants';
 import { verifyAuditChain } from './audit';
 import { createApiKey, type ApiClient } from './credentials';
 import { trustServer } from './trusted-servers';
-import { makeUser, uniq } from './testing';
+import { makeUser, uniq } from '../../../testing/factories';
 import { db } from './db';
 import type { Viewer } from '@/lib/auth/permissions';
 import type { ApiScope } from '@/lib/credentials/scopes';

@@ -4,7 +4,7 @@ import { createApiKey, type ApiClient } from './credentials';
 import { ingestOutcomes } from './outcomes';
 import { listPolicyRules } from './policy-rules';
 import { trustServer, untrustServer } from './trusted-servers';
-import { makeUser, uniq } from './testing';
+import { makeUser, uniq } from '../../../testing/factories';
 import {
   INVENTORY_MAX_TOOLS,
   listPolicyRulesToManage,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { changeUserRole, createUser, findActiveViewer, listUsers, setUserDisabled, verifyPassword } from './users';
-import { makeUser, TEST_PASSWORD, uniq } from './testing';
+import { makeUser, TEST_PASSWORD, uniq } from '../../../testing/factories';
 import { db } from './db';
 
 describe('users (real PostgreSQL)', () => {

@@ -13,7 +13,7 @@ const { apiRoute } = await import('../http/api-route');
 const { runAction } = await import('../http/action');
 const { admitSignIn, clientAddress, resetRateLimits } = await import('./rate-limit');
 const { createApiKey, createPersonalToken } = await import('../data/credentials');
-const { makeUser, uniq } = await import('../data/testing');
+const { makeUser, uniq } = await import('../../../testing/factories');
 
 const LIMITS = {
   RATE_LIMIT_API_KEY_PER_SECOND: '0.5',
@@ -26,7 +26,7 @@ const LIMITS = {
   RATE_LIMIT_SIGN_IN_ADDRESS_BURST: '5',
 };
 
-// Low limits of its own, over the generous ones scripts/lib/vitest-setup.ts sets for other suites.
+// Low limits of its own, over the generous ones testing/vitest-setup.ts sets for other suites.
 const before = Object.fromEntries(Object.keys(LIMITS).map((name) => [name, process.env[name]]));
 
 beforeEach(() => {

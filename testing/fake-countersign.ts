@@ -2,7 +2,7 @@
 // integration tests of lib/mcp: the wrapper takes it as its `fetch`. The real server is exercised
 // by e2e/agent-integration.spec.ts; this one lets the tests decide and count everything.
 import { randomUUID } from 'node:crypto';
-import { outcomeBatchSchema, type Outcome } from '../../outcomes/schemas';
+import { outcomeBatchSchema, type Outcome } from '@/lib/outcomes/schemas';
 
 export type Decision = 'approve' | 'deny' | 'never';
 

@@ -2,7 +2,7 @@
 // beside this file only.
 import { classifyOutcome } from '@/lib/outcomes/classify';
 import type { Observed } from '@/lib/outcomes/schemas';
-import type { IncidentRecord } from './types';
+import type { IncidentRecord } from '@/lib/incidents/types';
 
 const toolError = (errorCategory?: string): Observed => ({
   sent: true,

@@ -1,7 +1,7 @@
 // Small factories for integration tests (never imported by the app).
 import { randomBytes } from 'node:crypto';
 import type { Role, Viewer } from '@/lib/auth/permissions';
-import { createUser } from './users';
+import { createUser } from '@/lib/server/data/users';
 
 export const uniq = (prefix = 't') => `${prefix}-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;
 

@@ -4,20 +4,20 @@
 // everything but Next's own routing runs as in production.
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { GET as listOutcomes, POST as postOutcomes } from './outcomes/route';
-import { GET as getOutcome } from './outcomes/[id]/route';
-import { GET as listApprovals, POST as postApproval } from './approvals/route';
-import { GET as getApproval } from './approvals/[id]/route';
-import { POST as decide } from './approvals/[id]/decisions/route';
-import { POST as revoke } from './approvals/[id]/revoke/route';
-import { POST as redeem } from './grants/[grantId]/redeem/route';
-import { GET as getIncident } from './incidents/[ref]/route';
-import { GET as me } from './me/route';
-import { POST as trust } from './servers/trust/route';
+import { GET as listOutcomes, POST as postOutcomes } from '@/app/api/v1/outcomes/route';
+import { GET as getOutcome } from '@/app/api/v1/outcomes/[id]/route';
+import { GET as listApprovals, POST as postApproval } from '@/app/api/v1/approvals/route';
+import { GET as getApproval } from '@/app/api/v1/approvals/[id]/route';
+import { POST as decide } from '@/app/api/v1/approvals/[id]/decisions/route';
+import { POST as revoke } from '@/app/api/v1/approvals/[id]/revoke/route';
+import { POST as redeem } from '@/app/api/v1/grants/[grantId]/redeem/route';
+import { GET as getIncident } from '@/app/api/v1/incidents/[ref]/route';
+import { GET as me } from '@/app/api/v1/me/route';
+import { POST as trust } from '@/app/api/v1/servers/trust/route';
 import { apiScopes } from '@/lib/credentials/scopes';
 import { createApiKey, createPersonalToken } from '@/lib/server/data/credentials';
 import { setPolicyRule } from '@/lib/server/data/policy-rules';
-import { makeUser, uniq } from '@/lib/server/data/testing';
+import { makeUser, uniq } from '@/testing/factories';
 
 type Handler = (request: Request, context: { params: Promise<never> }) => Promise<Response>;
 type Endpoint = { method: 'GET' | 'POST'; path: string; handler: Handler };
