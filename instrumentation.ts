@@ -3,6 +3,6 @@
 // server here, naming the variable; a database that is down only costs that hour's purge.
 export async function register() {
   if (process.env.NEXT_RUNTIME !== 'nodejs' || process.env.NEXT_PHASE === 'phase-production-build') return;
-  const { startRetentionSchedule } = await import('@/lib/server/data/retention');
+  const { startRetentionSchedule } = await import('@/lib/server/jobs/retention');
   startRetentionSchedule();
 }

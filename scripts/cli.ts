@@ -187,7 +187,8 @@ async function main(argv: string[]): Promise<void> {
         break;
       }
       case 'retention:purge': {
-        const { purgeExpiredOutcomes, describePurge } = await import('@/lib/server/data/retention');
+        const { purgeExpiredOutcomes } = await import('@/lib/server/data/retention');
+        const { describePurge } = await import('@/lib/server/jobs/retention');
         const report = await purgeExpiredOutcomes({ actor: 'cli' });
         if (report.ran) console.log(describePurge(report));
         else if (report.reason === 'busy')

@@ -1,14 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import pg from 'pg';
-import {
-  getRetentionStatus,
-  purgeExpiredOutcomes,
-  PURGE_ACTION,
-  runScheduledPurge,
-  startRetentionSchedule,
-  stopRetentionSchedule,
-  type PurgeReport,
-} from './retention';
+import { getRetentionStatus, purgeExpiredOutcomes, PURGE_ACTION, type PurgeReport } from './retention';
+import { runScheduledPurge, startRetentionSchedule, stopRetentionSchedule } from '../jobs/retention';
 import { ingestOutcomes } from './outcomes';
 import { decideApproval, requestApproval, revokeApproval } from './approvals';
 import { redeemGrant } from './grants';

@@ -1,7 +1,6 @@
 import 'server-only';
 import pg from 'pg';
 import { db, type Tx } from './db';
-import { isDatabaseUnavailable } from './unavailable';
 import { appendAudit } from './audit';
 import { dbNow } from './approvals';
 import { Prisma } from '@/lib/generated/prisma/client';
@@ -206,66 +205,6 @@ async function withPurgeLock<T>(work: (held: () => boolean) => Promise<T>): Prom
     await client.end().catch(() => {});
   }
 }
-
-// ── Schedule ────────────────────────────────────────────────────────────────────────────────
-
-const HOUR_MS = 3_600_000;
-const FIRST_RUN_DELAY_MS = 60_000;
-const timers = globalThis as unknown as { countersignRetention?: NodeJS.Timeout[] };
-
-type Log = Pick<Console, 'log' | 'error'>;
-
-/** One scheduled run: never throws, logs one line when it did something or failed. */
-export async function runScheduledPurge(log: Log = console): Promise<void> {
-  try {
-    const r = await purgeExpiredOutcomes({ actor: 'system' });
-    if (r.ran && r.deleted > 0) log.log(`[retention] ${describePurge(r)}`);
-  } catch (err) {
-    const why = isDatabaseUnavailable(err)
-      ? 'the database is unavailable'
-      : (err instanceof Error ? err.message : String(err)).split('\n')[0];
-    log.error(`[retention] purge failed: ${why}; next try in an hour`);
-  }
-}
-
-/**
- * Called once by instrumentation.ts when the server starts: a purge a minute later, then every
- * hour. Timers are unref'd, so they never keep a process alive. A bad setting throws here, at
- * start-up; `off` starts nothing.
- */
-export function startRetentionSchedule(
-  run: () => void = () => void runScheduledPurge(),
-  log: Log = console,
-): 'off' | 'started' | 'running' {
-  const setting = retentionSetting();
-  if (!setting.enabled) {
-    log.log(`[retention] off (${RETENTION_ENV}=off): outcome records are kept forever`);
-    return 'off';
-  }
-  if (timers.countersignRetention) return 'running';
-  const first = setTimeout(run, FIRST_RUN_DELAY_MS);
-  const hourly = setInterval(run, HOUR_MS);
-  first.unref();
-  hourly.unref();
-  timers.countersignRetention = [first, hourly];
-  return 'started';
-}
-
-export function stopRetentionSchedule(): void {
-  for (const t of timers.countersignRetention ?? []) clearTimeout(t);
-  timers.countersignRetention = undefined;
-}
-
-/** What a run did, in one sentence (the CLI and the log). */
-export function describePurge(r: Extract<PurgeReport, { ran: true }>): string {
-  const kept = r.kept ? `; kept ${r.kept} tied to a pending approval or live grant` : '';
-  const before = `received before ${r.cutoff.toISOString()} (${r.retentionDays} days)`;
-  if (r.deleted === 0)
-    return `Nothing to purge: no outcome records ${before}${kept ? ` except ${r.kept} tied to a pending approval or live grant` : ''}.`;
-  return `Purged ${r.deleted} outcome ${r.deleted === 1 ? 'record' : 'records'} ${before} in ${r.batches} ${r.batches === 1 ? 'batch' : 'batches'}${kept}.`;
-}
-
-// ── For admins ──────────────────────────────────────────────────────────────────────────────
 
 export type RetentionStatus = {
   setting: RetentionSetting | { enabled: false; invalid: string };

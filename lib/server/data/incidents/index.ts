@@ -1,0 +1,5 @@
+// Incidents: everything under one request reference, its search, and findings across many.
+export type { IncidentTimelineEntry } from '@/lib/incidents/timeline';
+export type { IncidentApprovalSummary, IncidentView } from './types';
+export { getIncident, incidentApiBody, incidentReport, openIncident, resolveIncidentRef } from './read';
+export { countRecentFindings, findingsByRecord } from './policy';

@@ -1,0 +1,12 @@
+// Outcome records: ingestion (the hot path, on the pool) and reading (DESIGN.md "Outcome log").
+export { ingestOutcomes } from './ingest';
+export type { IngestedRecord, IngestResponse } from './rows';
+export {
+  findOutcomeRequestRef,
+  getOutcome,
+  listIncidentOutcomes,
+  listOutcomes,
+  type OutcomePage,
+  type OutcomeReader,
+  type OutcomeView,
+} from './read';

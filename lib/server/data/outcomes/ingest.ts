@@ -1,0 +1,161 @@
+import 'server-only';
+import type { PoolClient } from 'pg';
+import { pool } from '../db';
+import type { ApiClient } from '../credentials';
+import { classifyRecord } from '@/lib/outcomes/classify';
+import { outcomeContent } from '@/lib/outcomes/content';
+import type { Classification, OutcomeBatch } from '@/lib/outcomes/schemas';
+import { fail, ok, type FieldError, type Result } from '@/lib/result';
+import { keyedHash, names, reused, toClassification, toRow, typed, type IngestResponse, type Row } from './rows';
+
+/**
+ * Stores a batch whole or not at all (API.md, "Outcome records"), idempotent per API key and
+ * eventId: the same content again is a duplicate answered with the stored record, other content
+ * under a known eventId is 422 and stores nothing.
+ */
+export async function ingestOutcomes(client: ApiClient, batch: OutcomeBatch): Promise<Result<IngestResponse>> {
+  if (client.kind !== 'apiKey' || !client.scopes.includes('outcomes:write')) return fail('forbidden');
+  const { records } = batch;
+
+  const keyOrg = client.organization;
+  const foreign: FieldError[] =
+    keyOrg === null
+      ? []
+      : records.flatMap((r, i) =>
+          r.organization === keyOrg
+            ? []
+            : [
+                {
+                  path: `records.${i}.organization`,
+                  message: `this API key may only write records of the organization "${keyOrg}"`,
+                },
+              ],
+        );
+  if (foreign.length)
+    return fail('forbidden', `${foreign[0].path}: ${foreign[0].message}; nothing was stored.`, foreign);
+
+  // The first occurrence of each eventId is stored; later ones must repeat it exactly.
+  const hashes = records.map((r) => keyedHash('outcome-content', outcomeContent(r)));
+  const firstAt = new Map<string, number>();
+  const clashes: string[] = [];
+  records.forEach((r, i) => {
+    const first = firstAt.get(r.eventId);
+    if (first === undefined) firstAt.set(r.eventId, i);
+    else if (hashes[first] !== hashes[i]) clashes.push(`records.${i}.eventId`);
+  });
+  if (clashes.length) return reused(clashes);
+
+  const unique = [...firstAt.values()];
+  // The hot path runs on the pool directly (lib/server/data/db.ts): one connection, four short
+  // statements, no ORM round trips. Everything else about records reads through Prisma.
+  const conn = await pool().connect();
+  let broken: Error | undefined;
+  try {
+    const trusted = await trustedAmong(
+      conn,
+      unique.map((i) => records[i].server),
+    );
+    const classified = new Map<string, Classification>();
+    const rows = unique.map((i) => {
+      const isTrusted = trusted.has(records[i].server);
+      const c = classifyRecord(records[i], isTrusted);
+      classified.set(records[i].eventId, c);
+      return toRow(records[i], hashes[i], c, isTrusted);
+    });
+    rows.forEach((row, ord) => (row.ord = ord));
+
+    const stored = await storeRows(conn, client.keyId, rows, classified);
+    if (stored instanceof Set)
+      return reused(unique.filter((i) => stored.has(records[i].eventId)).map((i) => `records.${i}.eventId`));
+
+    let accepted = 0;
+    const out = records.map((r, i) => {
+      const s = stored.get(r.eventId)!;
+      if (s.inserted && firstAt.get(r.eventId) === i) accepted++;
+      return { eventId: r.eventId, id: s.id, classification: s.classification };
+    });
+    return ok({ accepted, duplicates: records.length - accepted, records: out });
+  } catch (err) {
+    broken = err as Error;
+    throw err;
+  } finally {
+    // A connection that failed mid-transaction is discarded, never handed to the next request.
+    conn.release(broken);
+  }
+}
+
+async function trustedAmong(conn: PoolClient, servers: string[]): Promise<Set<string>> {
+  const { rows } = await conn.query<{ name: string }>('SELECT name FROM trusted_servers WHERE name = ANY($1::text[])', [
+    [...new Set(servers)],
+  ]);
+  return new Set(rows.map((r) => r.name));
+}
+
+// Receipt order is batch order: sequence numbers are drawn in batch order (a volatile select
+// list is evaluated after ORDER BY)... while rows are inserted sorted by eventId, so concurrent
+// batches sharing event ids wait for each other on the unique key in the same order instead of
+// deadlocking.
+const INSERT_ROWS = `
+  WITH input AS MATERIALIZED (
+    SELECT r.*, nextval(pg_get_serial_sequence('outcome_records', 'received_seq')) AS received_seq
+    FROM json_to_recordset($2::json) AS r(${typed}, ord int4)
+    ORDER BY ord
+  )
+  INSERT INTO outcome_records (api_key_id, ${names}, received_seq)
+  SELECT $1::uuid, ${names}, received_seq FROM input ORDER BY event_id
+  ON CONFLICT (api_key_id, event_id) DO NOTHING
+  RETURNING id, event_id`;
+
+const SELECT_EXISTING = `
+  SELECT id, event_id, content_hash, boundary, delivery, category, retry,
+         read_only AS "readOnly", what_happened AS "whatHappened", next_step AS "nextStep"
+  FROM outcome_records WHERE api_key_id = $1::uuid AND event_id = ANY($2::text[])`;
+
+type ExistingRow = Classification & { id: string; event_id: string; content_hash: string };
+
+type Stored = Map<string, { id: string; inserted: boolean; classification: Classification }>;
+
+/** Inserts all or nothing; returns the event ids stored before with other content (rolled back) or what is stored. */
+async function storeRows(
+  conn: PoolClient,
+  apiKeyId: string,
+  rows: Row[],
+  classified: Map<string, Classification>,
+): Promise<Stored | Set<string>> {
+  // One row is one atomic statement with nothing to undo if it clashes: no transaction needed
+  // (two round trips fewer for the commonest post). On any error the caller discards the
+  // connection, which rolls a transaction back: no ROLLBACK queued behind a stuck statement.
+  const transaction = rows.length > 1;
+  if (transaction) await conn.query('BEGIN');
+  const stored: Stored = new Map();
+  let pending = rows;
+  // A row that conflicted can be gone by the time it is read (the retention purge deleted it):
+  // then it is simply inserted again, on the next round.
+  for (let round = 1; pending.length; round++) {
+    if (round > 3) throw new Error('ingest: conflicting rows kept disappearing; giving up');
+    const inserted = await conn.query<{ id: string; event_id: string }>(INSERT_ROWS, [
+      apiKeyId,
+      JSON.stringify(pending),
+    ]);
+    for (const r of inserted.rows)
+      stored.set(r.event_id, { id: r.id, inserted: true, classification: classified.get(r.event_id)! });
+    const conflicting = pending.filter((r) => !stored.has(r.event_id));
+    if (!conflicting.length) break;
+    // Rows that were there already (read committed: this statement sees a concurrent commit):
+    // a replay when the content matches, and answered as first stored.
+    const existing = await conn.query<ExistingRow>(SELECT_EXISTING, [apiKeyId, conflicting.map((r) => r.event_id)]);
+    const hashOf = new Map(conflicting.map((r) => [r.event_id, r.content_hash]));
+    const clashing = new Set(
+      existing.rows.filter((e) => e.content_hash !== hashOf.get(e.event_id)).map((e) => e.event_id),
+    );
+    if (clashing.size) {
+      if (transaction) await conn.query('ROLLBACK');
+      return clashing;
+    }
+    for (const e of existing.rows)
+      stored.set(e.event_id, { id: e.id, inserted: false, classification: toClassification(e) });
+    pending = conflicting.filter((r) => !stored.has(r.event_id));
+  }
+  if (transaction) await conn.query('COMMIT');
+  return stored;
+}
