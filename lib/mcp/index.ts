@@ -23,7 +23,8 @@ export type {
 } from './approvals';
 export { callToolWithRetry, retryStep } from './retry';
 export type { RetryOutcome, RetryPolicy, RetryStep, RetryStop, StateCheckVerdict } from './retry';
-export { argsDigest, canonicalJson } from './digest';
+export { argsDigest } from './digest';
+export { canonicalJson } from '../json/canonical';
 export type { ArgsDigest } from './digest';
 export type { CountersignEndpoint, FetchLike } from './countersign-http';
 // The shared classifier and record types, re-exported so integrators need one import.

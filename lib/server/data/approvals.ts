@@ -20,6 +20,7 @@ import {
   type RevokeBody,
 } from '@/lib/approvals/schemas';
 import { describeDecisions, describeSettled, toApprovalView, type ApprovalView } from '@/lib/approvals/view';
+import { canonicalJson } from '@/lib/json/canonical';
 import { maskText } from '@/lib/redaction/mask';
 import { fail, ok, type Result } from '@/lib/result';
 
@@ -151,19 +152,10 @@ const createdBody = (r: Prisma.ApprovalRequestGetPayload<{ select: typeof create
 function requestHash(body: ApprovalRequestBody): string {
   const secret = process.env.AUTH_SECRET;
   if (!secret) throw new Error('AUTH_SECRET is not set: approval requests cannot be hashed');
-  return createHmac('sha256', `countersign:approval-request:v1:${secret}`).update(canonicalJson(body)).digest('hex');
-}
-
-// Sorted keys, no null or absent members: `"agent": null` and no agent are the same request.
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value)
-      .filter(([, v]) => v != null)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
+  // Null members left out: `"agent": null` and no agent are the same request.
+  return createHmac('sha256', `countersign:approval-request:v1:${secret}`)
+    .update(canonicalJson(body, { nullMembers: 'omit' }))
+    .digest('hex');
 }
 
 // Namespace of the two-key advisory locks that mark an idempotency key in flight.
