@@ -2,15 +2,11 @@
 // no Prisma: usable from any Node agent runtime.
 export { withCountersign, CountersignClient } from './countersign-client';
 export type { CountersignOptions, CallOptions, GuardedCallResult } from './countersign-client';
-export {
-  observeToolCall,
-  observingFetch,
-  prepareSession,
-  loadToolCatalog,
-  declaredCategory,
-  foldedJsonRpcCode,
-} from './observe';
-export type { Observation, ObserveCallOptions, SessionReady, ToolCatalog } from './observe';
+export { observeToolCall, observingFetch, prepareSession } from './observe';
+export type { Observation, ObserveCallOptions, SessionReady } from './observe';
+export { loadToolCatalog } from './catalog';
+export type { ToolCatalog } from './catalog';
+export { declaredCategory, foldedJsonRpcCode } from './observed';
 export { OutcomeReporter, createReporter } from './reporter';
 export type { ReporterOptions, ReporterEvent, ReporterStats, FlushResult } from './reporter';
 export { obtainGrant } from './approvals';
