@@ -11,13 +11,8 @@ import { can } from '@/lib/auth/permissions';
 import { detectFindings } from '@/lib/incidents/findings';
 import { incidentMarkdown } from '@/lib/incidents/markdown';
 import { summarizeIncident } from '@/lib/incidents/summary';
-import {
-  buildTimeline,
-  incidentSentence,
-  timelineReportRows,
-  type IncidentApproval,
-  type IncidentTimelineEntry,
-} from '@/lib/incidents/timeline';
+import { buildTimeline, type IncidentApproval, type IncidentTimelineEntry } from '@/lib/incidents/timeline';
+import { incidentSentence, timelineReportRows } from '@/lib/incidents/timeline-report';
 import {
   groupBy,
   type Finding,
