@@ -1,7 +1,14 @@
 // An in-process stand-in for Countersign's approvals, grants and outcomes API (API.md), for the
-// integration tests of lib/mcp: the wrapper takes it as its `fetch`. The real server is exercised
-// by e2e/agent-integration.spec.ts; this one lets the tests decide and count everything.
+// integration tests of lib/mcp: the wrapper takes it as its `fetch`. It answers what the real
+// console answers (lib/mcp/fake-countersign.test.ts sends the same requests to both and compares):
+// idempotent staging (same key and body: the first answer again, `Idempotent-Replayed: true`;
+// other body: 422 idempotency_key_reused), requiredApprovals from the console's own policy rules,
+// a grant at once when none is needed, problem+json refusals. What it does not model: people
+// decide on the first poll (`decide`), all approvals at once.
 import { randomUUID } from 'node:crypto';
+import { requiredApprovalsFor, WHOLE_SERVER } from '@/lib/approvals/policy';
+import { approvalRequestSchema, type ApprovalRequestBody } from '@/lib/approvals/schemas';
+import { canonicalJson } from '@/lib/json/canonical';
 import { outcomeBatchSchema, type Outcome } from '@/lib/outcomes/schemas';
 
 export type Decision = 'approve' | 'deny' | 'never';
@@ -9,30 +16,155 @@ export type Decision = 'approve' | 'deny' | 'never';
 export interface FakeApproval {
   id: string;
   idempotencyKey: string;
-  body: { server: string; tool: { name: string }; argsDigest: string; principal: string };
+  body: ApprovalRequestBody;
+  /** The first answer, replayed as it was. */
+  created: Record<string, unknown>;
+  content: string;
+  requiredApprovals: number;
   status: 'pending' | 'approved' | 'denied' | 'redeemed';
+  /** Counts changes, as the console's does: each decision and the redemption add one. */
+  version: number;
   grantId: string | null;
+  expiresAt: string;
+  createdAt: string;
+  decidedAt: string | null;
+  grantIssuedAt: string | null;
+  redeemedAt: string | null;
+  decisions: { reviewer: string; decision: 'approve' | 'deny'; reason: string; at: string }[];
+  annotationsTrusted: boolean;
   redemptions: number;
 }
 
-export function fakeCountersign(options: { decide?: (approval: FakeApproval) => Decision } = {}) {
+export type FakePolicy = {
+  /** Servers whose annotations are trusted (`servers:trust`). */
+  trustedServers?: string[];
+  /** Admin rules (`policy:set`); `tool: null` is a whole-server rule. */
+  rules?: { server: string; tool: string | null; requiredApprovals: number }[];
+};
+
+export function fakeCountersign(options: { decide?: (approval: FakeApproval) => Decision } & FakePolicy = {}) {
   const outcomes: Outcome[] = [];
   const approvals = new Map<string, FakeApproval>();
   const byKey = new Map<string, FakeApproval>();
   let down = false;
 
-  const json = (status: number, body: unknown) =>
-    new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+  const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+    new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+  const problem = (status: number, code: string, errors?: { path: string; message: string }[]) =>
+    new Response(
+      JSON.stringify({
+        type: `/problems/${code}`,
+        title: code,
+        status,
+        detail: code,
+        code,
+        ...(errors ? { errors } : {}),
+      }),
+      { status, headers: { 'content-type': 'application/problem+json' } },
+    );
+  const invalid = (issues: { path: PropertyKey[]; message: string }[]) =>
+    problem(
+      422,
+      'invalid_input',
+      issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })),
+    );
+  const now = () => new Date().toISOString();
+  const later = (seconds: number) => new Date(Date.now() + seconds * 1000).toISOString();
+  const grantExpiry = (a: FakeApproval) => later(a.body.grantTtlSeconds ?? 900);
+  const grantOf = (a: FakeApproval) =>
+    a.grantId
+      ? {
+          id: a.grantId,
+          issuedAt: a.grantIssuedAt,
+          expiresAt: grantExpiry(a),
+          redeemedAt: a.redeemedAt,
+          revokedAt: null,
+          state: a.redeemedAt ? 'redeemed' : 'active',
+        }
+      : null;
+  // `GET /api/v1/approvals/{id}`: the fields of the console's ApprovalView.
   const view = (a: FakeApproval) => ({
     id: a.id,
     status: a.status,
-    requiredApprovals: 1,
-    version: 1,
-    expiresAt: new Date(Date.now() + 3600_000).toISOString(),
-    grant: a.grantId
-      ? { id: a.grantId, redeemedAt: a.status === 'redeemed' ? new Date().toISOString() : null, revokedAt: null }
-      : null,
+    requiredApprovals: a.requiredApprovals,
+    decisions: a.decisions,
+    version: a.version,
+    expiresAt: a.expiresAt,
+    grant: grantOf(a),
+    requestRef: a.body.requestRef,
+    idempotencyKey: a.idempotencyKey,
+    organization: a.body.organization,
+    principal: a.body.principal,
+    agent: a.body.agent ?? null,
+    server: a.body.server,
+    tool: { name: a.body.tool.name, annotations: a.body.tool.annotations ?? null },
+    annotationsTrusted: a.annotationsTrusted,
+    argsDigest: a.body.argsDigest,
+    summary: a.body.summary,
+    resource: a.body.resource ?? null,
+    grantTtlSeconds: a.body.grantTtlSeconds ?? 900,
+    createdAt: a.createdAt,
+    decidedAt: a.decidedAt,
+    revoked: null,
   });
+  const decide = (a: FakeApproval, decision: 'approve' | 'deny') => {
+    const count = decision === 'approve' ? a.requiredApprovals : 1;
+    for (let i = 1; i <= count; i++)
+      a.decisions.push({ reviewer: `reviewer${i}@fake.test`, decision, reason: '', at: now() });
+    Object.assign(a, { version: a.version + count, decidedAt: now() });
+    if (decision === 'deny') a.status = 'denied';
+    else Object.assign(a, { status: 'approved', grantId: randomUUID(), grantIssuedAt: now() });
+  };
+  const required = (body: ApprovalRequestBody) =>
+    requiredApprovalsFor({
+      toolName: body.tool.name,
+      annotations: body.tool.annotations,
+      serverTrusted: options.trustedServers?.includes(body.server) ?? false,
+      rules: (options.rules ?? [])
+        .filter((r) => r.server === body.server)
+        .map((r) => ({ toolName: r.tool ?? WHOLE_SERVER, requiredApprovals: r.requiredApprovals })),
+    }).requiredApprovals;
+
+  function stage(key: string, raw: unknown): Response {
+    const parsed = approvalRequestSchema.safeParse(raw);
+    if (!parsed.success) return invalid(parsed.error.issues);
+    const body = parsed.data;
+    // As the console: null members and absent ones are the same request.
+    const content = canonicalJson(body, { nullMembers: 'omit' });
+    const existing = byKey.get(key);
+    if (existing) {
+      if (existing.content !== content) return problem(422, 'idempotency_key_reused');
+      return json(201, existing.created, { 'idempotent-replayed': 'true' });
+    }
+    const requiredApprovals = required(body);
+    const born = requiredApprovals === 0;
+    const approval: FakeApproval = {
+      id: randomUUID(),
+      idempotencyKey: key,
+      body,
+      created: {},
+      content,
+      requiredApprovals,
+      status: born ? 'approved' : 'pending',
+      version: 1,
+      grantId: born ? randomUUID() : null,
+      expiresAt: later(body.pendingTtlSeconds ?? 3600),
+      createdAt: now(),
+      decidedAt: born ? now() : null,
+      grantIssuedAt: born ? now() : null,
+      redeemedAt: null,
+      decisions: [],
+      annotationsTrusted: options.trustedServers?.includes(body.server) ?? false,
+      redemptions: 0,
+    };
+    // `POST /api/v1/approvals` answers fewer fields than a read.
+    const { id, status, expiresAt, version } = approval;
+    const grant = approval.grantId ? { id: approval.grantId, expiresAt: grantExpiry(approval) } : null;
+    approval.created = { id, status, requiredApprovals, expiresAt, version, grant };
+    approvals.set(approval.id, approval);
+    byKey.set(key, approval);
+    return json(201, approval.created);
+  }
 
   const fetch = async (input: string | URL, init?: RequestInit): Promise<Response> => {
     if (down)
@@ -43,64 +175,49 @@ export function fakeCountersign(options: { decide?: (approval: FakeApproval) => 
     const method = init?.method ?? 'GET';
     const body = init?.body ? JSON.parse(String(init.body)) : null;
     const headers = new Headers(init?.headers);
-    if (!headers.get('authorization')?.startsWith('Bearer ')) return json(401, { code: 'unauthenticated' });
+    if (!headers.get('authorization')?.startsWith('Bearer ')) return problem(401, 'unauthenticated');
 
     if (method === 'POST' && url.pathname === '/api/v1/outcomes') {
       const parsed = outcomeBatchSchema.safeParse(body);
-      if (!parsed.success)
-        return json(422, {
-          code: 'invalid_input',
-          errors: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
-        });
+      if (!parsed.success) return invalid(parsed.error.issues);
       outcomes.push(...parsed.data.records);
       return json(200, { accepted: parsed.data.records.length, duplicates: 0, records: [] });
     }
     if (method === 'POST' && url.pathname === '/api/v1/approvals') {
       const key = headers.get('idempotency-key');
-      if (!key) return json(400, { code: 'idempotency_key_required' });
-      const existing = byKey.get(key);
-      if (existing) return json(201, view(existing));
-      const approval: FakeApproval = {
-        id: randomUUID(),
-        idempotencyKey: key,
-        body,
-        status: 'pending',
-        grantId: null,
-        redemptions: 0,
-      };
-      approvals.set(approval.id, approval);
-      byKey.set(key, approval);
-      return json(201, view(approval));
+      if (!key?.trim()) return problem(400, 'idempotency_key_required');
+      return stage(key, body);
     }
     const get = /^\/api\/v1\/approvals\/([^/]+)$/.exec(url.pathname);
     if (method === 'GET' && get) {
       const approval = approvals.get(get[1]);
-      if (!approval) return json(404, { code: 'not_found' });
+      if (!approval) return problem(404, 'not_found');
       // People decide between the request and the first poll.
       if (approval.status === 'pending') {
         const decision = options.decide?.(approval) ?? 'approve';
-        if (decision === 'approve') Object.assign(approval, { status: 'approved', grantId: randomUUID() });
-        if (decision === 'deny') approval.status = 'denied';
+        if (decision !== 'never') decide(approval, decision);
       }
       return json(200, view(approval));
     }
     const redeem = /^\/api\/v1\/grants\/([^/]+)\/redeem$/.exec(url.pathname);
     if (method === 'POST' && redeem) {
       const approval = [...approvals.values()].find((a) => a.grantId === redeem[1]);
-      if (!approval) return json(404, { code: 'not_found' });
-      if (approval.status === 'redeemed') return json(409, { code: 'conflict' });
+      if (!approval) return problem(404, 'not_found');
+      if (approval.status === 'redeemed') return problem(409, 'conflict');
       if (
         approval.body.argsDigest !== body.argsDigest ||
         approval.body.tool.name !== body.tool ||
         approval.body.server !== body.server
       ) {
-        return json(422, { code: 'invalid_input' });
+        return problem(422, 'invalid_input');
       }
-      approval.status = 'redeemed';
+      const redeemedAt = now();
+      Object.assign(approval, { status: 'redeemed', redeemedAt, version: approval.version + 1 });
       approval.redemptions++;
-      return json(200, { grantId: approval.grantId, approvalId: approval.id });
+      const { server, tool, argsDigest } = body;
+      return json(200, { grantId: approval.grantId, approvalId: approval.id, redeemedAt, server, tool, argsDigest });
     }
-    return json(404, { code: 'not_found' });
+    return problem(404, 'not_found');
   };
 
   return {

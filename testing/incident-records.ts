@@ -1,8 +1,11 @@
-// Test helpers: small incident stories, classified by the real classifier. Used by the tests
-// beside this file only.
+// Test support for lib/incidents: small incident stories, classified by the real classifier, and
+// tables of the findings a story must yield.
 import { classifyOutcome } from '@/lib/outcomes/classify';
 import type { Observed } from '@/lib/outcomes/schemas';
-import type { IncidentRecord } from '@/lib/incidents/types';
+import { expect, it } from 'vitest';
+import { detectFindings } from '@/lib/incidents/findings';
+import type { IncidentApproval } from '@/lib/incidents/timeline';
+import type { FindingKind, IncidentPolicy, IncidentRecord } from '@/lib/incidents/types';
 
 const toolError = (errorCategory?: string): Observed => ({
   sent: true,
@@ -89,3 +92,76 @@ export function story(...steps: Step[]): IncidentRecord[] {
     };
   });
 }
+
+/** The recordIds of every finding of one kind. */
+export function foundFindings(
+  kind: FindingKind,
+  records: IncidentRecord[],
+  policy?: Partial<IncidentPolicy>,
+): string[][] {
+  return detectFindings(records, policy)
+    .filter((f) => f.kind === kind)
+    .map((f) => f.recordIds);
+}
+
+export type FindingCase = [name: string, steps: Step[], expected: string[][], policy?: Partial<IncidentPolicy>];
+
+/** One test per case: the story's findings of `kind`, as recordIds. */
+export function findingTable(kind: FindingKind, cases: FindingCase[]) {
+  it.each(cases)('%s', (_name, steps, expected, policy) => {
+    expect(foundFindings(kind, story(...steps), policy)).toEqual(expected);
+  });
+}
+
+export const adminTool = { tool: 'admin_refund_any' } as const;
+export const readStep = (tool = 'list_refunds', server = 'billing-mcp') => ({ tool, server, read: true }) as const;
+
+// ── Approvals ───────────────────────────────────────────────────────────────────────────────
+
+/** T0 plus this many seconds. */
+export const atSeconds = (seconds: number) => new Date(T0 + seconds * 1000);
+
+/** An approval request of the incident, pending unless told otherwise. */
+export function incidentApproval(over: Partial<IncidentApproval> = {}): IncidentApproval {
+  return {
+    id: 'apr_1',
+    createdAt: atSeconds(0),
+    status: 'pending',
+    expiresAt: atSeconds(3600),
+    requestedBy: 'API key "gateway"',
+    organization: 'acme',
+    principal: 'user_193',
+    agent: 'support-bot',
+    server: 'billing-mcp',
+    tool: 'refund_payment',
+    summary: 'Refund 40.00 EUR on order 4411',
+    requiredApprovals: 2,
+    resource: { type: 'order', id: '4411' },
+    decisions: [],
+    revoked: null,
+    grant: null,
+    ...over,
+  };
+}
+
+export const incidentGrant = (
+  over: Partial<NonNullable<IncidentApproval['grant']>> = {},
+): NonNullable<IncidentApproval['grant']> => ({
+  id: 'grt_1',
+  issuedAt: atSeconds(20),
+  expiresAt: atSeconds(920),
+  redeemedAt: null,
+  redeemedBy: null,
+  revokedAt: null,
+  ...over,
+});
+
+/** Approved by two reviewers (decisions out of order on purpose), its grant redeemed. */
+export const approvedTwice = incidentApproval({
+  status: 'redeemed',
+  decisions: [
+    { reviewer: 'rita@example.test', decision: 'approve', reason: 'second look', at: atSeconds(20) },
+    { reviewer: 'rui@example.test', decision: 'approve', reason: 'order checked', at: atSeconds(10) },
+  ],
+  grant: incidentGrant({ redeemedAt: atSeconds(30), redeemedBy: 'API key "executor"' }),
+});

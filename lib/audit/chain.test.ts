@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { auditHash, canonicalJson, canonicalTemplate, GENESIS_HASH } from './chain';
+import { canonicalJson } from '../json/canonical';
+import { auditHash, canonicalTemplate, GENESIS_HASH } from './chain';
 
 const entry = {
   seq: 1n,

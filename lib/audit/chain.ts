@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../json/canonical';
 
 // The audit chain's pure part: canonical form and hash. hash = SHA-256(prevHash ‖ canonical entry).
 
@@ -13,16 +14,6 @@ export type AuditFields = {
   targetId: string;
   data: unknown;
 };
-
-/** JSON with object keys sorted at every depth, so equal entries hash equally. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const keys = Object.keys(value as object)
-    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-    .sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
-}
 
 export function auditHash(prevHash: string, e: AuditFields): string {
   const canonical = canonicalJson({

@@ -32,6 +32,7 @@
 //    ran). A grantId counts only when `policy.hasGrant` accepts it: the data layer checks it
 //    against the grants redeemed for that tool and server in the incident.
 import type { Category } from '@/lib/outcomes/schemas';
+import { insteadOf, label, refusedAs, tally, times } from './finding-wording';
 import {
   callName,
   compareRecords,
@@ -284,28 +285,4 @@ function writeWithoutGrant(records: IncidentRecord[], policy: IncidentPolicy): F
           'although it is not trusted as read-only and policy requires approval for it.',
       );
     });
-}
-
-// ── Wording ─────────────────────────────────────────────────────────────────────────────────
-
-const label = (c: Category) => c.replaceAll('_', ' ');
-
-function refusedAs(r: IncidentRecord): string {
-  const how = r.classification.delivery === 'never_sent' ? 'blocked before sending' : 'refused';
-  return `${how} (${label(r.classification.category)})`;
-}
-
-function insteadOf(r: IncidentRecord): string {
-  const own = r.classification.category === 'unauthenticated' || r.classification.category === 'no_credentials';
-  return own ? 'instead of correcting its own credentials' : 'instead of seeking legitimate approval';
-}
-
-const times = (n: number) => (n === 1 ? 'once' : n === 2 ? 'twice' : `${n} times`);
-
-/** "a, b (2 times) and c": distinct phrases in first-seen order, with how often each came. */
-export function tally(phrases: string[]): string {
-  const counts = new Map<string, number>();
-  for (const p of phrases) counts.set(p, (counts.get(p) ?? 0) + 1);
-  const items = [...counts].map(([p, n]) => (n > 1 ? `${p} ${times(n)}` : p));
-  return items.length > 1 ? `${items.slice(0, -1).join(', ')} and ${items.at(-1)}` : (items[0] ?? '');
 }

@@ -15,8 +15,7 @@
 import { effectiveStatus } from '@/lib/approvals/view';
 import type { ApprovalStatus, DecisionKind } from '@/lib/approvals/schemas';
 import type { Classification } from '@/lib/outcomes/schemas';
-import { oneSentence } from './summary';
-import { callName, type IncidentRecord, type IncidentSummary, type TimelineEntry, type TimelineKind } from './types';
+import { callName, type IncidentRecord, type TimelineKind } from './types';
 
 /** An approval request of the incident with everything that happened to it, as stored. */
 export type IncidentApproval = {
@@ -118,7 +117,7 @@ const RANK: Record<TimelineKind, number> = {
   expired: 6,
 };
 
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 const iso = (d: Date) => d.toISOString();
 
 /** An outcome record as a timeline entry; `approvalId` when its grant belongs to one of the incident's approvals. */
@@ -281,60 +280,4 @@ export function buildTimeline(
     .map((k, index) => ({ ...k, index }))
     .sort((x, y) => x.key - y.key || RANK[x.entry.kind] - RANK[y.entry.kind] || x.index - y.index)
     .map(({ entry }) => entry);
-}
-
-const label = (s: string) => s.replaceAll('_', ' ');
-
-/** The report's rows: the same entries, each one line of what and detail. */
-export function timelineReportRows(entries: readonly IncidentTimelineEntry[]): TimelineEntry[] {
-  return entries.map((e): TimelineEntry => {
-    switch (e.kind) {
-      case 'outcome':
-        return {
-          at: e.at,
-          kind: e.kind,
-          status: `${label(e.classification.delivery)} · ${e.classification.category}`,
-          title: e.title,
-          detail: [
-            e.detail,
-            e.idempotencyKey ? `key ${e.idempotencyKey}` : null,
-            e.grantId ? `grant ${e.grantId}` : null,
-            e.classification.nextStep,
-          ]
-            .filter(Boolean)
-            .join(' — '),
-        };
-      case 'decision':
-        return { at: e.at, kind: e.kind, status: e.decision, title: e.title, detail: `Reason: ${e.reason}` };
-      case 'revoked':
-        return { at: e.at, kind: e.kind, title: e.title, detail: `Reason: ${e.reason}` };
-      default:
-        return { at: e.at, kind: e.kind, title: e.title, detail: e.detail };
-    }
-  });
-}
-
-/**
- * The incident's one sentence: what was and was not done, then where its approvals stand
- * ("1 approval request: 1 redeemed."). Without any records it says so rather than "nothing".
- */
-export function incidentSentence(
-  summary: Pick<IncidentSummary, 'done' | 'notDone' | 'unknown' | 'unknownTools'>,
-  approvals: readonly Pick<IncidentApproval, 'status' | 'expiresAt'>[],
-  now: Date,
-): string {
-  const operations = summary.done.length + summary.notDone.length + summary.unknown.length;
-  if (!approvals.length) return oneSentence(summary);
-  const counts = new Map<ApprovalStatus, number>();
-  for (const a of approvals) {
-    const status = effectiveStatus(a.status, a.expiresAt, now);
-    counts.set(status, (counts.get(status) ?? 0) + 1);
-  }
-  const order: ApprovalStatus[] = ['pending', 'approved', 'redeemed', 'denied', 'revoked', 'expired'];
-  const states = order
-    .filter((s) => counts.has(s))
-    .map((s) => `${counts.get(s)} ${s}`)
-    .join(', ');
-  const head = operations ? oneSentence(summary) : 'No tool calls were recorded.';
-  return `${head} ${plural(approvals.length, 'approval request')}: ${states}.`;
 }

@@ -1,8 +1,8 @@
 // The agent's side of "Approvals and grants" (API.md): stage a write, wait for people to decide,
 // redeem the grant right before the call. Anything but a redeemed grant means: do not call.
 import type { ToolAnnotations } from '../outcomes/schemas';
+import { backoffDelay } from '../backoff';
 import {
-  backoffDelay,
   callApi,
   isTransient,
   problemCode,
@@ -113,7 +113,10 @@ export async function obtainGrant(
     if (signal?.aborted) return blocked('cancelled while waiting for approval', approval.id);
     if (remaining <= 0) return blocked('no decision within the wait limit', approval.id);
     await sleep(
-      Math.min(remaining, backoffDelay(poll, options.pollInitialMs ?? 500, options.pollMaxMs ?? 5000, random)),
+      Math.min(
+        remaining,
+        backoffDelay(poll, { initialMs: options.pollInitialMs ?? 500, maxMs: options.pollMaxMs ?? 5000, random }),
+      ),
       signal,
     );
     const read = await withRetries(
@@ -171,7 +174,7 @@ async function withRetries(
     const wait =
       res.kind === 'response' && res.retryAfterMs != null
         ? Math.min(res.retryAfterMs, 10_000)
-        : backoffDelay(attempt, 250, 4000, random);
+        : backoffDelay(attempt, { initialMs: 250, maxMs: 4000, random });
     await sleep(wait, signal);
     res = await call();
   }

@@ -15,7 +15,8 @@ import {
 import { obtainGrant, type ApprovalWaitOptions, type GrantOutcome } from './approvals';
 import type { CountersignEndpoint } from './countersign-http';
 import { argsDigest, hashParts } from './digest';
-import { observeToolCall, prepareSession, type Observation, type SessionReady, type ToolCatalog } from './observe';
+import type { ToolCatalog } from './catalog';
+import { observeToolCall, prepareSession, type Observation, type SessionReady } from './observe';
 import { OutcomeReporter, type ReporterOptions } from './reporter';
 
 export interface CountersignOptions extends CountersignEndpoint {

@@ -70,20 +70,6 @@ function retryAfterMs(header: string | null): number | null {
   return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
 }
 
-/**
- * Exponential backoff with jitter that still grows: attempt n waits between 1× and 1.5× of
- * `initialMs · 2^(n-1)`, capped at `maxMs`, so each wait is longer than the one before until the cap.
- */
-export function backoffDelay(
-  attempt: number,
-  initialMs: number,
-  maxMs: number,
-  random: () => number = Math.random,
-): number {
-  const base = initialMs * 2 ** Math.max(0, attempt - 1);
-  return Math.round(Math.min(maxMs, base * (1 + random() * 0.5)));
-}
-
 export const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
     if (signal?.aborted) return resolve();

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { argsDigestSchema } from '../outcomes/schemas';
-import { argsDigest, canonicalJson, hashParts } from './digest';
+import fc from 'fast-check';
+import { canonicalJson } from '../json/canonical';
+import { argsDigest, hashParts } from './digest';
 
 describe('canonicalJson', () => {
   it.each([
@@ -52,6 +54,30 @@ describe('argsDigest', () => {
     expect(argsDigest({ amount: 40 })).not.toBe(argsDigest({ amount: 40.01 }));
     expect(argsDigest({ amount: 40 })).not.toBe(argsDigest({ amount: '40' }));
     expect(argsDigest({ note: null })).not.toBe(argsDigest({}));
+  });
+
+  // The console hashes with lib/json's canonicalJson; the agent's arguments reach any other
+  // process as JSON text, in whatever member order that process's writer chose.
+  it('equals the digest the console side computes for the same arguments received as JSON', () => {
+    const reordered = (v: unknown): unknown =>
+      Array.isArray(v)
+        ? v.map(reordered)
+        : v && typeof v === 'object'
+          ? Object.fromEntries(
+              Object.entries(v)
+                .reverse()
+                .map(([k, x]) => [k, reordered(x)]),
+            )
+          : v;
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 8 }), (args) => {
+        const received = JSON.parse(JSON.stringify(reordered(args)));
+        const consoleSide = `sha256:${createHash('sha256').update(canonicalJson(received), 'utf8').digest('hex')}`;
+        expect(argsDigest(args)).toBe(consoleSide);
+      }),
+      { numRuns: 300 },
+    );
+    expect(argsDigest({})).toBe('sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a');
   });
 
   it('reads no arguments as {}', () => {

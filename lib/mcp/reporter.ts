@@ -13,8 +13,8 @@
 // - `flush()` sends what is buffered now; `close()` flushes with retries until a deadline. Timers
 //   are unref'd, so call `close()` before the process exits.
 import type { Outcome } from '../outcomes/schemas';
+import { backoffDelay } from '../backoff';
 import {
-  backoffDelay,
   callApi,
   isTransient,
   problemCode,
@@ -235,7 +235,11 @@ export class OutcomeReporter {
   }
 
   private retryDelay(retryAfterMs: number | null): number {
-    const computed = backoffDelay(Math.max(1, this.failures), this.initialMs, this.maxMs, this.options.random);
+    const computed = backoffDelay(Math.max(1, this.failures), {
+      initialMs: this.initialMs,
+      maxMs: this.maxMs,
+      random: this.options.random,
+    });
     return retryAfterMs == null ? computed : Math.min(this.maxMs, Math.max(computed, retryAfterMs));
   }
 

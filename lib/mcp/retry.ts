@@ -9,7 +9,8 @@
 // A replay of a write asks for a new approval (the first grant was spent), so people see it.
 import { isSuccess } from '../outcomes/classify';
 import type { Classification, Retry } from '../outcomes/schemas';
-import { backoffDelay, sleep } from './countersign-http';
+import { backoffDelay } from '../backoff';
+import { sleep } from './countersign-http';
 import type { CallOptions, GuardedCallResult } from './countersign-client';
 
 export type RetryStep = 'stop' | 'backoff' | 'check_state';
@@ -102,7 +103,11 @@ export async function callToolWithRetry(
       if (state === 'unknown') return done('state_unknown');
     }
     await wait(
-      backoffDelay(n, policy.initialDelayMs ?? 500, policy.maxDelayMs ?? 10_000, policy.random),
+      backoffDelay(n, {
+        initialMs: policy.initialDelayMs ?? 500,
+        maxMs: policy.maxDelayMs ?? 10_000,
+        random: policy.random,
+      }),
       policy.signal,
     );
     if (policy.signal?.aborted) return done('aborted');

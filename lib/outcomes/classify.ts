@@ -12,6 +12,8 @@
 //   5. Client error (timeout, connection lost, cancelled). A received answer above is more
 //      specific than a later local failure, but a client error beats silence.
 //   6. Nothing else: no_response.
+import { describe, nextStepFor } from './classify-wording';
+import { normalizeErrorCategory, type DeclaredCategory } from './error-categories';
 import type {
   Boundary,
   Category,
@@ -27,84 +29,6 @@ import type {
 /** Stored with each classification so records can be re-derived when the rules change. */
 export const CLASSIFIER_VERSION = 1;
 
-/** Categories a tool (or an SDK folding a protocol error) may declare for itself. */
-export type DeclaredCategory =
-  'validation' | 'forbidden' | 'denied' | 'not_found' | 'conflict' | 'unavailable' | 'rate_limited' | 'unknown_tool';
-
-// Spellings seen in the wild, after normalisation. Only categories that promise the call had
-// no effect belong here: e.g. UPSTREAM_TIMEOUT is absent on purpose, because a timed-out
-// upstream may have acted; it stays an uncategorised (uncertain) tool error.
-const SPELLINGS = new Map<string, DeclaredCategory>([
-  ...spell(
-    'validation',
-    'validation',
-    'validation_error',
-    'validation_failed',
-    'invalid',
-    'invalid_input',
-    'invalid_argument',
-    'invalid_arguments',
-    'invalid_params',
-    'bad_request',
-  ),
-  ...spell(
-    'forbidden',
-    'forbidden',
-    'permission_denied',
-    'access_denied',
-    'insufficient_scope',
-    'insufficient_permission',
-    'insufficient_permissions',
-  ),
-  ...spell('denied', 'denied', 'denied_by_policy', 'policy_denied'),
-  ...spell('not_found', 'not_found', 'notfound', 'resource_not_found'),
-  ...spell(
-    'conflict',
-    'conflict',
-    'revision_conflict',
-    'version_conflict',
-    'edit_conflict',
-    'precondition_failed',
-    'concurrent_modification',
-  ),
-  ...spell(
-    'unavailable',
-    'unavailable',
-    'retryable_upstream',
-    'upstream_unavailable',
-    'service_unavailable',
-    'temporarily_unavailable',
-  ),
-  ...spell(
-    'rate_limited',
-    'rate_limited',
-    'ratelimited',
-    'rate_limit',
-    'rate_limit_exceeded',
-    'too_many_requests',
-    'throttled',
-  ),
-  ...spell('unknown_tool', 'unknown_tool', 'tool_not_found', 'no_such_tool'),
-]);
-
-function spell(category: DeclaredCategory, ...names: string[]): [string, DeclaredCategory][] {
-  return names.map((name) => [name, category]);
-}
-
-/**
- * Maps a declared error category to ours: case-insensitive, camelCase split, and any run of
- * separators ('-', ' ', '.', '/', …) read as '_'. Unrecognised or empty: null (no category).
- */
-export function normalizeErrorCategory(raw: string | null | undefined): DeclaredCategory | null {
-  if (!raw) return null;
-  const key = raw
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_|_$/g, '');
-  return SPELLINGS.get(key) ?? null;
-}
-
 export interface ClassifyInput {
   observed: Observed;
   annotations?: ToolAnnotations | null;
@@ -114,7 +38,7 @@ export interface ClassifyInput {
   toolName?: string | null;
 }
 
-type Verdict = Pick<Classification, 'boundary' | 'delivery' | 'category' | 'retry'>;
+export type Verdict = Pick<Classification, 'boundary' | 'delivery' | 'category' | 'retry'>;
 
 export function classifyOutcome(input: ClassifyInput): Classification {
   const readOnly = isReadOnly(input.annotations, input.serverTrusted);
@@ -265,104 +189,4 @@ function uncertainRetry(readOnly: boolean): Retry {
 
 function verdict(boundary: Boundary, delivery: Delivery, category: Category, retry: Retry): Verdict {
   return { boundary, delivery, category, retry };
-}
-
-// Categories where the call may have run: what to do next depends on whether it is a write.
-const UNCERTAIN = new Set<Category>([
-  'upstream_failure',
-  'internal',
-  'tool_error',
-  'timeout',
-  'connection_lost',
-  'cancelled',
-  'no_response',
-]);
-
-function isUncertainCategory(category: Category): boolean {
-  return UNCERTAIN.has(category);
-}
-
-// Why, in a few words, fitted into the one-sentence `whatHappened`.
-const REASONS: Record<Category, string> = {
-  approval_required: 'it needs an approval that has not been given',
-  denied_by_policy: 'policy does not allow it',
-  no_credentials: 'no credential was available for it',
-  not_sent: 'the caller stopped before sending it',
-  unauthenticated: 'the delegated credentials were not accepted',
-  forbidden: 'the credentials lack the required permission',
-  session_expired: 'the MCP session had expired',
-  rate_limited: 'the rate limit was reached',
-  unavailable: 'the service was unavailable',
-  upstream_failure: 'the server answered with an upstream error',
-  protocol_error: 'the request did not follow the protocol',
-  invalid_arguments: 'its arguments were invalid',
-  unknown_tool: 'the server has no such tool',
-  internal: 'the server reported an internal error',
-  input_required: 'it needs input from a person first',
-  timeout: 'it timed out',
-  connection_lost: 'the connection was lost',
-  cancelled: 'it was cancelled',
-  no_response: 'no response was recorded',
-  validation: 'the tool found the input invalid',
-  denied: 'the tool denied it',
-  not_found: 'the tool could not find the resource',
-  conflict: 'the resource had changed since it was read',
-  tool_error: 'the tool reported an error without a category',
-  output_schema_violation: 'its structured result was missing or broke the declared schema',
-  ok: 'it succeeded',
-};
-
-function describe(v: Verdict, readOnly: boolean, toolName?: string | null): string {
-  const call = toolName ? `The call to ${toolName}` : 'The call';
-  const reason = REASONS[v.category];
-  switch (v.delivery) {
-    case 'never_sent':
-      return `${call} was never sent (${reason}): nothing was done.`;
-    case 'rejected':
-      return isUncertainCategory(v.category)
-        ? `${call} failed (${reason}); it is read-only, so nothing was changed.`
-        : `${call} was refused (${reason}): nothing was done.`;
-    case 'completed':
-      return v.category === 'ok'
-        ? `${call} ran and completed successfully.`
-        : `${call} ran, but ${reason}: its content is no evidence of what was done.`;
-    case 'unknown':
-      return readOnly
-        ? `${call} was sent but no trustworthy answer came back (${reason}); it is read-only, so nothing was changed.`
-        : `${call} was sent but no trustworthy answer came back (${reason}): it may have taken effect.`;
-  }
-}
-
-const CHECK_STATE = 'Check the current state first; replay only with the same idempotency key and the same input.';
-const BACKOFF = 'Retry with bounded backoff.';
-
-const NEXT_STEPS: Partial<Record<Category, string>> = {
-  approval_required: 'Obtain approval through the approval queue; never route around it.',
-  denied_by_policy: 'Obtain approval or a policy change; never route around it.',
-  no_credentials: 'Obtain the credential through legitimate approval; never borrow another.',
-  unauthenticated: 'Correct the delegated credentials; never try another account or credential.',
-  forbidden: 'Request the permission through legitimate approval; never switch to a broader tool.',
-  session_expired: 'Re-initialize the MCP session, then retry: nothing ran.',
-  rate_limited: BACKOFF,
-  unavailable: BACKOFF,
-  protocol_error: 'Fix the integration; an unchanged retry fails the same way.',
-  invalid_arguments: 'Correct the input, then call again.',
-  unknown_tool: 'Correct the tool name or input; never substitute a broader tool.',
-  input_required: 'Wait for the requested human input, then retry.',
-  validation: 'Correct the input, then call again.',
-  denied: 'Stop: do not retry or look for another route.',
-  not_found: 'Ask for a corrected identifier.',
-  conflict: 'Read and reconcile the current resource, then retry with the new revision.',
-  output_schema_violation: "Do not treat the content as evidence; report it to the tool's owner.",
-};
-
-function nextStepFor(v: Verdict, readOnly: boolean): string {
-  if (v.delivery === 'never_sent' && v.retry !== 'after_approval') {
-    return v.retry === 'backoff'
-      ? 'Nothing was sent; retry with bounded backoff.'
-      : 'Nothing was sent; send it again only if it is still wanted.';
-  }
-  if (v.category === 'ok') return readOnly ? 'Done.' : 'Done; never repeat this write.';
-  if (isUncertainCategory(v.category)) return v.retry === 'backoff' ? BACKOFF : CHECK_STATE;
-  return NEXT_STEPS[v.category] ?? CHECK_STATE;
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import pg from 'pg';
@@ -199,6 +200,38 @@ describe.sequential('audit chain (real PostgreSQL)', () => {
     ).map((e) => e.at.getTime());
     expect(ats).toHaveLength(30);
     expect(ats).toEqual([...ats].sort((a, b) => a - b));
+  });
+
+  it('entries hashed before lib/json (their canonical text spelled out here by hand) still verify', async () => {
+    // What the release before lib/json hashed: members sorted at every depth, null kept,
+    // JSON.stringify's spelling of numbers and strings.
+    const data = String.raw`{"10":1,"9":2,"B":true,"a":{"note":null},"n":1e+21,"s":"\"é😀\n\u000f","z":[1,null,0.1]}`;
+    for (let i = 0; i < 3; i++) {
+      await db.$transaction(async (tx) => {
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(${AUDIT_LOCK})`;
+        const last = await tx.auditEntry.findFirst({ orderBy: { seq: 'desc' }, select: { seq: true, hash: true } });
+        const seq = (last?.seq ?? 0n) + 1n;
+        const prevHash = last?.hash ?? GENESIS_HASH;
+        const at = new Date(Date.UTC(2026, 10, 30, 12, 0, 0, i));
+        const text =
+          `{"action":"test.legacy","actor":"legacy","at":"${at.toISOString()}","data":${data},` +
+          `"seq":"${seq}","targetId":"legacy-${i}","targetType":"test"}`;
+        const hash = 'sha256:' + createHash('sha256').update(`${prevHash}\n${text}`).digest('hex');
+        await tx.auditEntry.create({
+          data: {
+            ...{ seq, at, actor: 'legacy', action: 'test.legacy', targetType: 'test', targetId: `legacy-${i}` },
+            ...{ data: JSON.parse(data), prevHash, hash },
+          },
+        });
+      });
+      await db.$transaction((tx) =>
+        appendAudit(tx, { actor: 'test', action: 'test.legacy', targetType: 'test', targetId: `now-${i}` }),
+      );
+    }
+    expect(await verifyAuditChain()).toMatchObject({
+      ok: true,
+      head: (await db.auditEntry.findFirstOrThrow({ orderBy: { seq: 'desc' } })).hash,
+    });
   });
 
   // These three break the chain for good, so they run last and in this order.

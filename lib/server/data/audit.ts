@@ -1,6 +1,7 @@
 import 'server-only';
 import { db, type Tx } from './db';
-import { auditHash, canonicalJson, canonicalTemplate, GENESIS_HASH } from '@/lib/audit/chain';
+import { auditHash, canonicalTemplate, GENESIS_HASH } from '@/lib/audit/chain';
+import { canonicalJson } from '@/lib/json/canonical';
 import { can, type Viewer } from '@/lib/auth/permissions';
 import { fail, ok, type Result } from '@/lib/result';
 

@@ -1,6 +1,7 @@
 import 'server-only';
 import type { ApprovalView, DecisionView } from '@/lib/approvals/view';
 import { maskText } from '@/lib/redaction/mask';
+import { backoffDelay } from '@/lib/backoff';
 
 // Chat notifications (Slack-compatible incoming webhooks) for new approval requests and for
 // decisions, when COUNTERSIGN_WEBHOOK_URL is set. Delivery is in the background: the caller's
@@ -193,7 +194,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
         return;
       }
       if (!last.retry || n >= attempts) break;
-      const backoff = Math.min(maxDelayMs, baseDelayMs * 2 ** (n - 1)) * (0.5 + random() * 0.5);
+      const backoff = backoffDelay(n, { initialMs: baseDelayMs, maxMs: maxDelayMs, jitter: [0.5, 1], random });
       const wait = Math.min(maxDelayMs, Math.max(backoff, last.retryAfterMs ?? 0));
       if (Date.now() + wait >= deadline) break;
       await sleep(wait);

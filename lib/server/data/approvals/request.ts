@@ -8,6 +8,7 @@ import { notificationsEnabled, notifyApprovalRequested } from '../../jobs/notify
 import { Prisma } from '@/lib/generated/prisma/client';
 import { policyBasisText } from '@/lib/approvals/policy';
 import { idempotencyKeySchema, type ApprovalRequestBody } from '@/lib/approvals/schemas';
+import { canonicalJson } from '@/lib/json/canonical';
 import { fail, ok, type Result } from '@/lib/result';
 import { findView, keyActor, mask, TX_OPTIONS } from './shared';
 
@@ -44,19 +45,10 @@ const createdBody = (r: Prisma.ApprovalRequestGetPayload<{ select: typeof create
 function requestHash(body: ApprovalRequestBody): string {
   const secret = process.env.AUTH_SECRET;
   if (!secret) throw new Error('AUTH_SECRET is not set: approval requests cannot be hashed');
-  return createHmac('sha256', `countersign:approval-request:v1:${secret}`).update(canonicalJson(body)).digest('hex');
-}
-
-// Sorted keys, no null or absent members: `"agent": null` and no agent are the same request.
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value)
-      .filter(([, v]) => v != null)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
+  // Null members left out: `"agent": null` and no agent are the same request.
+  return createHmac('sha256', `countersign:approval-request:v1:${secret}`)
+    .update(canonicalJson(body, { nullMembers: 'omit' }))
+    .digest('hex');
 }
 
 // Namespace of the two-key advisory locks that mark an idempotency key in flight.

@@ -1,0 +1,131 @@
+// The fake Countersign the lib/mcp tests use (testing/fake-countersign.ts) must answer what the
+// real console answers: the same requests go to both, the real one being the /api/v1 route
+// handlers in-process on a real database, and the answers are compared.
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { api, approvalBody, DIGEST, makeActors } from '../../testing/api-harness';
+import { uniq } from '../../testing/factories';
+import { fakeCountersign } from '../../testing/fake-countersign';
+import { setPolicyRule } from '@/lib/server/data/policy-rules';
+import { trustServer } from '@/lib/server/data/trusted-servers';
+
+// Every call carries a bearer credential; next-auth does not load outside Next.
+vi.mock('@/lib/server/http/auth', () => ({ auth: async () => null }));
+
+type Fetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
+
+// The console's handlers behind a fetch, routed by API.md's paths.
+const consoleFetch: Fetch = async (input, init) => {
+  const url = new URL(input);
+  for (const e of Object.values(api)) {
+    const names: string[] = [];
+    const pattern = e.path.replace(/\{(\w+)\}/g, (_m, name: string) => (names.push(name), '([^/]+)'));
+    const m = new RegExp(`^${pattern}$`).exec(url.pathname);
+    if (e.method !== (init?.method ?? 'GET') || !m) continue;
+    const params = Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1])]));
+    return e.handler(new Request(url, init), { params: Promise.resolve(params as never) });
+  }
+  throw new Error(`no route for ${url.pathname}`);
+};
+
+// What must agree: status, media type, the replay header, the problem code, and the shape of a
+// success (its status, requiredApprovals and grant, and which fields it has). Ids and times differ.
+async function answer(res: Response) {
+  const body = await res.json();
+  return {
+    status: res.status,
+    type: res.headers.get('content-type')?.split(';')[0],
+    replayed: res.headers.get('idempotent-replayed'),
+    code: body.code ?? null,
+    fields: body.code ? null : Object.keys(body).sort(),
+    approval: body.code || !('requiredApprovals' in body) ? null : [body.status, body.requiredApprovals, body.version],
+    grant: body.grant ? Object.keys(body.grant).sort() : null,
+    body,
+  };
+}
+
+const servers = { untrusted: uniq('cmp-untrusted'), trusted: uniq('cmp-trusted'), auto: uniq('cmp-auto') };
+const tool = (annotations: Record<string, boolean>) => ({ name: 'refund_payment', annotations });
+
+async function script(fetch: Fetch, key: string) {
+  const at = (path: string) => `http://countersign.test${path}`;
+  const send = async (method: string, path: string, body?: unknown, idempotencyKey?: string) =>
+    answer(
+      await fetch(at(path), {
+        method,
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      }),
+    );
+  const stage = (body: unknown, idempotencyKey?: string) => send('POST', '/api/v1/approvals', body, idempotencyKey);
+  const k = uniq('idem');
+  const first = approvalBody({ server: servers.untrusted });
+  const reordered = Object.fromEntries(Object.entries(first).reverse());
+  const answers = [
+    await stage(first, `${k}-1`),
+    await stage(first, `${k}-1`),
+    await stage(reordered, `${k}-1`),
+    await stage({ ...first, summary: 'Refund 4000.00 EUR on order 4411' }, `${k}-1`),
+    await stage(first),
+    await stage(approvalBody({ server: servers.trusted, tool: tool({ destructiveHint: false }) }), `${k}-2`),
+    await stage(approvalBody({ server: servers.trusted, tool: tool({ readOnlyHint: true }) }), `${k}-3`),
+    await stage(approvalBody({ server: servers.auto }), `${k}-4`),
+  ];
+  const { id, grant } = answers[7].body;
+  const redeem = (argsDigest: string) =>
+    send('POST', `/api/v1/grants/${grant.id}/redeem`, { server: servers.auto, tool: 'refund_payment', argsDigest });
+  answers.push(
+    await send('GET', `/api/v1/approvals/${id}`),
+    await redeem(`sha256:${'0'.repeat(64)}`),
+    await redeem(DIGEST),
+    await redeem(DIGEST),
+    await send('GET', `/api/v1/approvals/${id}`),
+    await send('GET', `/api/v1/approvals/${crypto.randomUUID()}`),
+  );
+  // A replay is the first answer again.
+  expect(answers[1].body).toEqual(answers[0].body);
+  expect(answers[2].body).toEqual(answers[0].body);
+  return answers.map(({ body: _body, ...rest }) => rest);
+}
+
+describe('the fake Countersign answers as the console does', () => {
+  let key = '';
+  beforeAll(async () => {
+    key = (await makeActors()).key;
+    const rule = await setPolicyRule('cli', { server: servers.auto, tool: null, requiredApprovals: 0 });
+    const trusted = await trustServer('cli', servers.trusted);
+    if (!rule.ok || !trusted.ok) throw new Error('set-up failed');
+  });
+
+  it('staging, replays, a reused key, policy, redemption and reads', async () => {
+    const real = await script(consoleFetch, key);
+    const fake = await script(
+      fakeCountersign({
+        trustedServers: [servers.trusted],
+        rules: [{ server: servers.auto, tool: null, requiredApprovals: 0 }],
+      }).fetch,
+      key,
+    );
+    expect(fake).toEqual(real);
+    // And what they agree on is what API.md says.
+    expect(real.map((a) => [a.status, a.replayed, a.code ?? a.approval?.slice(0, 2)])).toEqual([
+      [201, null, ['pending', 2]],
+      [201, 'true', ['pending', 2]],
+      [201, 'true', ['pending', 2]],
+      [422, null, 'idempotency_key_reused'],
+      [400, null, 'idempotency_key_required'],
+      [201, null, ['pending', 1]],
+      [201, null, ['approved', 0]],
+      [201, null, ['approved', 0]],
+      [200, null, ['approved', 0]],
+      [422, null, 'invalid_input'],
+      [200, null, undefined],
+      [409, null, 'conflict'],
+      [200, null, ['redeemed', 0]],
+      [404, null, 'not_found'],
+    ]);
+  });
+});

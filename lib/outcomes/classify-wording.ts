@@ -1,0 +1,103 @@
+// The classifier's words: the one-sentence `whatHappened` and the `nextStep` of a verdict. Pure.
+import type { Verdict } from './classify';
+import type { Category } from './schemas';
+
+// Categories where the call may have run: what to do next depends on whether it is a write.
+const UNCERTAIN = new Set<Category>([
+  'upstream_failure',
+  'internal',
+  'tool_error',
+  'timeout',
+  'connection_lost',
+  'cancelled',
+  'no_response',
+]);
+
+function isUncertainCategory(category: Category): boolean {
+  return UNCERTAIN.has(category);
+}
+
+// Why, in a few words, fitted into the one-sentence `whatHappened`.
+const REASONS: Record<Category, string> = {
+  approval_required: 'it needs an approval that has not been given',
+  denied_by_policy: 'policy does not allow it',
+  no_credentials: 'no credential was available for it',
+  not_sent: 'the caller stopped before sending it',
+  unauthenticated: 'the delegated credentials were not accepted',
+  forbidden: 'the credentials lack the required permission',
+  session_expired: 'the MCP session had expired',
+  rate_limited: 'the rate limit was reached',
+  unavailable: 'the service was unavailable',
+  upstream_failure: 'the server answered with an upstream error',
+  protocol_error: 'the request did not follow the protocol',
+  invalid_arguments: 'its arguments were invalid',
+  unknown_tool: 'the server has no such tool',
+  internal: 'the server reported an internal error',
+  input_required: 'it needs input from a person first',
+  timeout: 'it timed out',
+  connection_lost: 'the connection was lost',
+  cancelled: 'it was cancelled',
+  no_response: 'no response was recorded',
+  validation: 'the tool found the input invalid',
+  denied: 'the tool denied it',
+  not_found: 'the tool could not find the resource',
+  conflict: 'the resource had changed since it was read',
+  tool_error: 'the tool reported an error without a category',
+  output_schema_violation: 'its structured result was missing or broke the declared schema',
+  ok: 'it succeeded',
+};
+
+export function describe(v: Verdict, readOnly: boolean, toolName?: string | null): string {
+  const call = toolName ? `The call to ${toolName}` : 'The call';
+  const reason = REASONS[v.category];
+  switch (v.delivery) {
+    case 'never_sent':
+      return `${call} was never sent (${reason}): nothing was done.`;
+    case 'rejected':
+      return isUncertainCategory(v.category)
+        ? `${call} failed (${reason}); it is read-only, so nothing was changed.`
+        : `${call} was refused (${reason}): nothing was done.`;
+    case 'completed':
+      return v.category === 'ok'
+        ? `${call} ran and completed successfully.`
+        : `${call} ran, but ${reason}: its content is no evidence of what was done.`;
+    case 'unknown':
+      return readOnly
+        ? `${call} was sent but no trustworthy answer came back (${reason}); it is read-only, so nothing was changed.`
+        : `${call} was sent but no trustworthy answer came back (${reason}): it may have taken effect.`;
+  }
+}
+
+const CHECK_STATE = 'Check the current state first; replay only with the same idempotency key and the same input.';
+const BACKOFF = 'Retry with bounded backoff.';
+
+const NEXT_STEPS: Partial<Record<Category, string>> = {
+  approval_required: 'Obtain approval through the approval queue; never route around it.',
+  denied_by_policy: 'Obtain approval or a policy change; never route around it.',
+  no_credentials: 'Obtain the credential through legitimate approval; never borrow another.',
+  unauthenticated: 'Correct the delegated credentials; never try another account or credential.',
+  forbidden: 'Request the permission through legitimate approval; never switch to a broader tool.',
+  session_expired: 'Re-initialize the MCP session, then retry: nothing ran.',
+  rate_limited: BACKOFF,
+  unavailable: BACKOFF,
+  protocol_error: 'Fix the integration; an unchanged retry fails the same way.',
+  invalid_arguments: 'Correct the input, then call again.',
+  unknown_tool: 'Correct the tool name or input; never substitute a broader tool.',
+  input_required: 'Wait for the requested human input, then retry.',
+  validation: 'Correct the input, then call again.',
+  denied: 'Stop: do not retry or look for another route.',
+  not_found: 'Ask for a corrected identifier.',
+  conflict: 'Read and reconcile the current resource, then retry with the new revision.',
+  output_schema_violation: "Do not treat the content as evidence; report it to the tool's owner.",
+};
+
+export function nextStepFor(v: Verdict, readOnly: boolean): string {
+  if (v.delivery === 'never_sent' && v.retry !== 'after_approval') {
+    return v.retry === 'backoff'
+      ? 'Nothing was sent; retry with bounded backoff.'
+      : 'Nothing was sent; send it again only if it is still wanted.';
+  }
+  if (v.category === 'ok') return readOnly ? 'Done.' : 'Done; never repeat this write.';
+  if (isUncertainCategory(v.category)) return v.retry === 'backoff' ? BACKOFF : CHECK_STATE;
+  return NEXT_STEPS[v.category] ?? CHECK_STATE;
+}
