@@ -2,7 +2,7 @@ import 'server-only';
 import { db, pool } from './db';
 import { appendAudit } from './audit';
 import { authorize } from '@/lib/auth/permissions';
-import { auditName, type Actor, type ApiKeyActor, type RemoteActor } from '@/lib/auth/actor';
+import { auditName, type Actor, type RemoteActor } from '@/lib/auth/actor';
 import { API_KEY_PREFIX, hashSecret, newSecret, PERSONAL_TOKEN_PREFIX } from '@/lib/credentials/tokens';
 import type { ApiScope } from '@/lib/credentials/scopes';
 import type { CreateApiKeyInput } from '@/lib/credentials/schemas';
@@ -68,13 +68,7 @@ export async function authenticateBearer(secret: string): Promise<RemoteActor | 
       [hashSecret(secret), LAST_USED_GRANULARITY_MS / 1000],
     );
     return key
-      ? ({
-          kind: 'apiKey',
-          keyId: key.id,
-          name: key.name,
-          scopes: key.scopes,
-          organization: key.organization,
-        } satisfies ApiKeyActor)
+      ? { kind: 'apiKey', keyId: key.id, name: key.name, scopes: key.scopes, organization: key.organization }
       : null;
   }
   if (secret.startsWith(PERSONAL_TOKEN_PREFIX)) {
