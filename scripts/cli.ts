@@ -10,6 +10,7 @@ import { trustServerSchema } from '@/lib/mcp-servers/schemas';
 import { policyRuleSchema } from '@/lib/approvals/schemas';
 import { parseRetentionSetting, RETENTION_ENV, RetentionConfigError } from '@/lib/outcomes/retention';
 import { randomBytes } from 'node:crypto';
+import { auditName, cli } from '@/lib/auth/actor';
 
 const usage = `Usage: npm run cli -- <command> [options]
 
@@ -122,7 +123,7 @@ async function main(argv: string[]): Promise<void> {
           principalId: values.principal,
           name: values.name,
         });
-        const result = await users.createUser('cli', input);
+        const result = await users.createUser(cli, input);
         if (!result.ok) failWith(result);
         console.log(
           `Created ${result.value.role} ${result.value.email} (principal ${result.value.principalId}, id ${result.value.userId})`,
@@ -135,7 +136,7 @@ async function main(argv: string[]): Promise<void> {
         const user = await users.findUserByEmail(email);
         if (!user) throw new UsageError(`--email: no user with the email ${email}`);
         if (user.disabledAt) throw new UsageError(`--email: ${email} is disabled`);
-        const result = await credentials.createPersonalToken('cli', user.userId, values.name ?? 'cli');
+        const result = await credentials.createPersonalToken(cli, user.userId, values.name ?? 'cli');
         if (!result.ok) failWith(result);
         console.log(`Personal token for ${email} (shown once, store it now):\n${result.value.secret}`);
         break;
@@ -147,7 +148,7 @@ async function main(argv: string[]): Promise<void> {
             .map((s) => s.trim())
             .filter(Boolean) ?? [];
         const input = parse(createApiKeySchema, { name: values.name, scopes, organization: values.organization });
-        const result = await credentials.createApiKey('cli', input);
+        const result = await credentials.createApiKey(cli, input);
         if (!result.ok) failWith(result);
         const { key, secret } = result.value;
         console.log(
@@ -158,7 +159,7 @@ async function main(argv: string[]): Promise<void> {
       case 'servers:trust': {
         const { name } = parse(trustServerSchema, { name: values.name });
         const { trustServer } = await import('@/lib/server/data/trusted-servers');
-        const result = await trustServer('cli', name);
+        const result = await trustServer(cli, name);
         if (!result.ok) failWith(result);
         console.log(
           `Trusted server ${result.value.name}: its tool annotations now count (since ${result.value.trustedAt.toISOString()})`,
@@ -167,7 +168,7 @@ async function main(argv: string[]): Promise<void> {
       }
       case 'policy:set': {
         const { setPolicyRule } = await import('@/lib/server/data/policy-rules');
-        const result = await setPolicyRule('cli', policyInput!);
+        const result = await setPolicyRule(cli, policyInput!);
         if (!result.ok) failWith(result);
         const rule = result.value;
         const n = rule.requiredApprovals;
@@ -177,8 +178,10 @@ async function main(argv: string[]): Promise<void> {
         break;
       }
       case 'audit:verify': {
-        const { verifyAuditChain } = await import('@/lib/server/data/audit');
-        const result = await verifyAuditChain();
+        const { verifyAuditChainAs } = await import('@/lib/server/data/audit');
+        const verified = await verifyAuditChainAs(cli);
+        if (!verified.ok) throw new Error(`verify-audit: ${verified.failure}`);
+        const result = verified.value;
         if (result.ok) console.log(`Audit chain intact: ${result.entries} entries, head ${result.head}`);
         else
           throw new UsageError(
@@ -189,7 +192,7 @@ async function main(argv: string[]): Promise<void> {
       case 'retention:purge': {
         const { purgeExpiredOutcomes } = await import('@/lib/server/data/retention');
         const { describePurge } = await import('@/lib/server/jobs/retention');
-        const report = await purgeExpiredOutcomes({ actor: 'cli' });
+        const report = await purgeExpiredOutcomes({ actor: auditName(cli) });
         if (report.ran) console.log(describePurge(report));
         else if (report.reason === 'busy')
           console.log("Another purge is running (the console's hourly one, or another cli): skipped.");

@@ -1,5 +1,6 @@
 // Demo data for the embedded default: people to sign in as. Runs once (only into an empty user table).
 import type { Role } from '@/lib/auth/permissions';
+import { cli } from '@/lib/auth/actor';
 
 export const demoUsers: { email: string; role: Role; name: string; principalId: string }[] = [
   { email: 'admin@countersign.local', role: 'admin', name: 'Ada Admin', principalId: 'user_admin' },
@@ -18,7 +19,7 @@ export async function seedDemo(now = Date.now()): Promise<boolean> {
   const { createUser } = await import('@/lib/server/data/users');
   if ((await db.user.count()) > 0) return false;
   for (const u of demoUsers) {
-    const result = await createUser('cli', { ...u, password: DEMO_PASSWORD });
+    const result = await createUser(cli, { ...u, password: DEMO_PASSWORD });
     // A concurrent first start may have seeded the same user: that is fine.
     if (!result.ok && result.failure !== 'conflict') throw new Error(`seeding ${u.email}: ${result.failure}`);
   }
@@ -33,8 +34,8 @@ async function seedDemoOutcomes(now: number): Promise<void> {
   const { trustServer } = await import('@/lib/server/data/trusted-servers');
   const { findUserByEmail } = await import('@/lib/server/data/users');
   const { DEMO_TRUSTED_SERVERS, demoOutcomes } = await import('./demo-outcomes');
-  for (const name of DEMO_TRUSTED_SERVERS) await trustServer('cli', name);
-  const key = await createApiKey('cli', { name: 'demo data (seed)', scopes: ['outcomes:write'] });
+  for (const name of DEMO_TRUSTED_SERVERS) await trustServer(cli, name);
+  const key = await createApiKey(cli, { name: 'demo data (seed)', scopes: ['outcomes:write'] });
   if (!key.ok) throw new Error(`seeding the demo key: ${key.failure}`);
   const client = {
     kind: 'apiKey' as const,

@@ -18,6 +18,7 @@ import { apiScopes } from '@/lib/credentials/scopes';
 import { createApiKey, createPersonalToken } from '@/lib/server/data/credentials';
 import { setPolicyRule } from '@/lib/server/data/policy-rules';
 import { makeUser, uniq } from '@/testing/factories';
+import { cli } from '@/lib/auth/actor';
 
 type Handler = (request: Request, context: { params: Promise<never> }) => Promise<Response>;
 type Endpoint = { method: 'GET' | 'POST'; path: string; handler: Handler };
@@ -159,12 +160,12 @@ export const AUTO_SERVER = 'fuzz-auto-mcp';
 export type Actors = { key: string; admin: string; reviewer: string };
 
 export async function makeActors(): Promise<Actors> {
-  const key = await createApiKey('cli', { name: uniq('fuzz-key'), scopes: [...apiScopes] });
+  const key = await createApiKey(cli, { name: uniq('fuzz-key'), scopes: [...apiScopes] });
   const admin = await makeUser('admin');
   const reviewer = await makeUser('reviewer');
-  const adminToken = await createPersonalToken('cli', admin.userId, 'fuzz');
-  const reviewerToken = await createPersonalToken('cli', reviewer.userId, 'fuzz');
-  const rule = await setPolicyRule('cli', { server: AUTO_SERVER, tool: null, requiredApprovals: 0 });
+  const adminToken = await createPersonalToken(cli, admin.userId, 'fuzz');
+  const reviewerToken = await createPersonalToken(cli, reviewer.userId, 'fuzz');
+  const rule = await setPolicyRule(cli, { server: AUTO_SERVER, tool: null, requiredApprovals: 0 });
   if (!key.ok || !adminToken.ok || !reviewerToken.ok || !rule.ok) throw new Error('makeActors: set-up failed');
   return { key: key.value.secret, admin: adminToken.value.secret, reviewer: reviewerToken.value.secret };
 }

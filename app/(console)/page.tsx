@@ -2,7 +2,7 @@ import Link from 'next/link';
 import { DeliveryChart } from '@/components/outcomes/delivery-chart';
 import { CategoryBadge } from '@/components/outcomes/outcome-badges';
 import { Card, PageHeader } from '@/components/ui/card';
-import { can } from '@/lib/auth/permissions';
+import { authorize } from '@/lib/auth/permissions';
 import { formatDate } from '@/lib/format';
 import { categoryLabel, deliveryLabel } from '@/lib/outcomes/present';
 import type { Delivery } from '@/lib/outcomes/schemas';
@@ -83,7 +83,7 @@ export default async function OverviewPage() {
         >
           <ol className="list-decimal space-y-2 pl-5 text-sm text-slate-700">
             <li>
-              {can(viewer, 'apikeys.manage') ? (
+              {authorize(viewer, 'apikeys.manage') ? (
                 <>
                   Create an API key with the <code className="font-mono text-xs">outcomes:write</code> scope on{' '}
                   <Link className="text-indigo-600 hover:underline" href="/admin/api-keys">

@@ -2,8 +2,15 @@
 import { AuthError } from 'next-auth';
 import { signIn, SignInUnavailable } from '@/lib/server/http/auth';
 import { signInSchema } from '@/lib/users/schemas';
+import type { ActionState } from '@/lib/action-state';
 
-export type SignInState = { error?: string; email?: string };
+// A failure gives the e-mail back as typed, so the form keeps it.
+const refused = (message: string, email: string): ActionState => ({
+  status: 'error',
+  message,
+  input: { email },
+  at: Date.now(),
+});
 
 /** Only same-site paths: an attacker-supplied `next` must never send people elsewhere. */
 function safeNext(next: FormDataEntryValue | null): string {
@@ -12,18 +19,18 @@ function safeNext(next: FormDataEntryValue | null): string {
     : '/';
 }
 
-export async function signInAction(_prev: SignInState, form: FormData): Promise<SignInState> {
+export async function signInAction(_prev: ActionState, form: FormData): Promise<ActionState> {
   const email = String(form.get('email') ?? '');
   const parsed = signInSchema.safeParse({ email, password: form.get('password') });
-  if (!parsed.success) return { error: 'Enter your email address and password.', email };
+  if (!parsed.success) return refused('Enter your email address and password.', email);
   try {
     await signIn('credentials', { ...parsed.data, redirectTo: safeNext(form.get('next')) });
-    return {};
+    return { status: 'ok', value: undefined, at: Date.now() };
   } catch (err) {
     // signIn redirects by throwing NEXT_REDIRECT: only Auth.js' own errors mean "wrong credentials".
     if (err instanceof SignInUnavailable)
-      return { error: 'The console cannot reach its database right now. Try again in a moment.', email };
-    if (err instanceof AuthError) return { error: 'Wrong email or password, or the account is disabled.', email };
+      return refused('The console cannot reach its database right now. Try again in a moment.', email);
+    if (err instanceof AuthError) return refused('Wrong email or password, or the account is disabled.', email);
     throw err;
   }
 }

@@ -3,6 +3,7 @@ import { useId, useState, useTransition } from 'react';
 import { setRequirementAction } from '@/app/(console)/admin/tools/actions';
 import { Button } from '@/components/ui/button';
 import { Select } from '@/components/ui/field';
+import { actionError } from '@/lib/action-state';
 
 export type Requirement = 'default' | '0' | '1' | '2';
 
@@ -48,7 +49,7 @@ export function RequirementSelect({
         variant="secondary"
         disabled={pending || value === current}
         aria-label={`Apply: ${label}`}
-        onClick={() => start(async () => setError(await setRequirementAction(server, tool, value)))}
+        onClick={() => start(async () => setError(actionError(await setRequirementAction(server, tool, value), '')))}
       >
         {pending ? 'Saving…' : 'Apply'}
       </Button>

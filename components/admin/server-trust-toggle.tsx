@@ -1,5 +1,5 @@
 'use client';
-import { trustServerAction, untrustServerAction } from '@/app/(console)/admin/tools/actions';
+import { trustServerAction, untrustServerAction } from '@/app/(console)/admin/servers/actions';
 import { ConfirmButton } from '@/components/ui/confirm-button';
 
 /** Trust or stop trusting a server from the inventory; both change what policy believes, so both ask first. */
@@ -17,6 +17,7 @@ export function ServerTrustToggle({ server, trusted }: { server: string; trusted
     <ConfirmButton
       label="Trust server"
       variant="secondary"
+      fieldLabel="Server name"
       confirm={`Trust ${server}? Its tools' annotations will count: tools it calls read-only will need no approval.`}
       run={trustServerAction.bind(null, server)}
     />

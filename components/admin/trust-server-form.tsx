@@ -4,11 +4,15 @@ import { trustServerAction } from '@/app/(console)/admin/servers/actions';
 import { Button } from '@/components/ui/button';
 import { Field, Input } from '@/components/ui/field';
 import { Notice } from '@/components/ui/card';
+import { idle } from '@/lib/action-state';
+
+type State = Awaited<ReturnType<typeof trustServerAction>>;
 
 export function TrustServerForm() {
-  const [state, action, pending] = useActionState(trustServerAction, { status: 'idle' } as Awaited<
-    ReturnType<typeof trustServerAction>
-  >);
+  const [state, action, pending] = useActionState<State, FormData>(
+    (_prev, form) => trustServerAction(String(form.get('name') ?? '')),
+    idle,
+  );
   const err = state.status === 'error' ? (state.fields ?? {}) : {};
   return (
     <form action={action} className="flex flex-wrap items-end gap-3" key={state.status === 'ok' ? state.at : 'form'}>

@@ -4,6 +4,7 @@ import { changeRoleAction, setDisabledAction } from '@/app/(console)/admin/users
 import { Button } from '@/components/ui/button';
 import { Select } from '@/components/ui/field';
 import { roleLabel, roles, type Role } from '@/lib/auth/permissions';
+import { actionError } from '@/lib/action-state';
 
 export function UserRowActions({
   userId,
@@ -31,7 +32,7 @@ export function UserRowActions({
         className="w-32 py-1"
         defaultValue={role}
         disabled={pending}
-        onChange={(e) => start(async () => setError(await changeRoleAction(userId, e.target.value)))}
+        onChange={(e) => start(async () => setError(actionError(await changeRoleAction(userId, e.target.value))))}
       >
         {roles.map((r) => (
           <option key={r} value={r}>
@@ -46,7 +47,7 @@ export function UserRowActions({
         onClick={() => {
           if (!disabled && !window.confirm(`Disable ${email}? They are signed out and their tokens stop working.`))
             return;
-          start(async () => setError(await setDisabledAction(userId, !disabled)));
+          start(async () => setError(actionError(await setDisabledAction(userId, !disabled))));
         }}
       >
         {disabled ? 'Enable' : 'Disable'}

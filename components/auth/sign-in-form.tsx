@@ -1,11 +1,13 @@
 'use client';
 import { useActionState } from 'react';
-import { signInAction, type SignInState } from '@/app/sign-in/actions';
+import { signInAction } from '@/app/sign-in/actions';
+import { idle, type ActionState } from '@/lib/action-state';
 import { Button } from '@/components/ui/button';
 import { Field, Input } from '@/components/ui/field';
 
 export function SignInForm({ next }: { next?: string }) {
-  const [state, action, pending] = useActionState<SignInState, FormData>(signInAction, {});
+  const [state, action, pending] = useActionState<ActionState, FormData>(signInAction, idle);
+  const error = state.status === 'error' ? state.message : undefined;
   return (
     <form action={action} className="space-y-4" noValidate>
       <input type="hidden" name="next" value={next ?? '/'} />
@@ -17,8 +19,8 @@ export function SignInForm({ next }: { next?: string }) {
           autoComplete="username"
           required
           autoFocus
-          defaultValue={state.email}
-          aria-invalid={!!state.error}
+          defaultValue={state.status === 'error' ? state.input?.email : undefined}
+          aria-invalid={!!error}
         />
       </Field>
       <Field label="Password" htmlFor="password">
@@ -28,15 +30,15 @@ export function SignInForm({ next }: { next?: string }) {
           type="password"
           autoComplete="current-password"
           required
-          aria-invalid={!!state.error}
+          aria-invalid={!!error}
         />
       </Field>
-      {state.error ? (
+      {error ? (
         <p
           data-testid="sign-in-error"
           className="rounded-md bg-rose-50 px-3 py-2 text-sm text-rose-700 ring-1 ring-inset ring-rose-200"
         >
-          {state.error}
+          {error}
         </p>
       ) : null}
       <Button type="submit" className="w-full" disabled={pending}>

@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { signOutAction } from '@/app/actions/sign-out';
-import { can, roleLabel, type Viewer } from '@/lib/auth/permissions';
+import { authorize, roleLabel, type Viewer } from '@/lib/auth/permissions';
 import { Logo } from './logo';
 import { Nav, type NavItem } from './nav';
 import { IncidentSearch } from '@/components/incidents/incident-search';
@@ -14,12 +14,12 @@ function navFor(viewer: Viewer, pendingApprovals: number): NavItem[] {
     { href: '/incidents', label: 'Incidents' },
     { href: '/admin/tools', label: 'Tools' },
   ];
-  if (can(viewer, 'approval.revoke')) items.push({ href: '/admin/authorizations', label: 'Authorizations' });
-  if (can(viewer, 'users.manage')) items.push({ href: '/admin/users', label: 'Users' });
-  if (can(viewer, 'apikeys.manage')) items.push({ href: '/admin/api-keys', label: 'API keys' });
-  if (can(viewer, 'servers.manage')) items.push({ href: '/admin/servers', label: 'Servers' });
-  if (can(viewer, 'policy.manage')) items.push({ href: '/admin/policy', label: 'Policy' });
-  if (can(viewer, 'audit.read'))
+  if (authorize(viewer, 'approval.revoke')) items.push({ href: '/admin/authorizations', label: 'Authorizations' });
+  if (authorize(viewer, 'users.manage')) items.push({ href: '/admin/users', label: 'Users' });
+  if (authorize(viewer, 'apikeys.manage')) items.push({ href: '/admin/api-keys', label: 'API keys' });
+  if (authorize(viewer, 'servers.manage')) items.push({ href: '/admin/servers', label: 'Servers' });
+  if (authorize(viewer, 'policy.manage')) items.push({ href: '/admin/policy', label: 'Policy' });
+  if (authorize(viewer, 'audit.read'))
     items.push({ href: '/admin/audit', label: 'Audit log' }, { href: '/admin/access-log', label: 'Access log' });
   items.push({ href: '/account', label: 'Account' });
   return items;
@@ -67,7 +67,7 @@ export function Shell({
       </aside>
       <div className="min-w-0 flex-1">
         <header className="flex flex-wrap items-center justify-between gap-3 border-b border-slate-200 bg-white px-4 py-2 text-sm sm:px-6 lg:px-8">
-          {can(viewer, 'incidents.read') ? <IncidentSearch className="w-full max-w-md" /> : <span />}
+          {authorize(viewer, 'incidents.read') ? <IncidentSearch className="w-full max-w-md" /> : <span />}
           <span className="flex items-center gap-3 md:hidden">
             <span className="truncate text-slate-700">
               {viewer.email} · {roleLabel[viewer.role]}

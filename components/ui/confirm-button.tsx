@@ -1,6 +1,7 @@
 'use client';
 import { useState, useTransition } from 'react';
 import { Button } from './button';
+import { actionError, type ActionState } from '@/lib/action-state';
 
 /** An action behind a confirmation (destructive unless said otherwise); shows the action's own error next to it. */
 export function ConfirmButton({
@@ -8,11 +9,14 @@ export function ConfirmButton({
   confirm,
   run,
   variant = 'danger',
+  fieldLabel,
 }: {
   label: string;
   confirm: string;
-  run: () => Promise<string | null>;
+  run: () => Promise<ActionState<unknown>>;
   variant?: 'danger' | 'secondary';
+  /** Show a field's message, so named, rather than the action's (see actionError). */
+  fieldLabel?: string;
 }) {
   const [pending, start] = useTransition();
   const [error, setError] = useState<string | null>(null);
@@ -24,7 +28,7 @@ export function ConfirmButton({
         disabled={pending}
         onClick={() => {
           if (!window.confirm(confirm)) return;
-          start(async () => setError(await run()));
+          start(async () => setError(actionError(await run(), fieldLabel)));
         }}
       >
         {pending ? 'Working…' : label}

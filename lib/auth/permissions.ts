@@ -1,4 +1,7 @@
-// The one permission policy. Pages use it for comfort; data access uses it for real.
+// The one permission policy: which actor may do which action, from one table. Pages use it for
+// comfort; data access uses it for real.
+import type { ApiKeyActor, Person, SystemActor, Actor } from './actor';
+import { apiScopes, type ApiScope } from '@/lib/credentials/scopes';
 
 export const roles = ['reviewer', 'support', 'admin'] as const;
 export type Role = (typeof roles)[number];
@@ -7,47 +10,99 @@ export type Viewer = { userId: string; email: string; name: string; role: Role; 
 
 export const actions = [
   'console.view',
+  'identity.read',
   'outcomes.read',
+  'outcomes.write',
   'incidents.read',
   'incidents.export',
   'approvals.read',
+  'approvals.request',
   'approval.decide',
   'approval.revoke',
+  'grants.redeem',
+  'users.create',
   'users.manage',
   'apikeys.manage',
   'servers.manage',
   'policy.manage',
   'audit.read',
   'tokens.own',
+  'tokens.issue',
 ] as const;
 export type Action = (typeof actions)[number];
 
-const everyone: Action[] = [
+const everyone = [
   'console.view',
+  'identity.read',
   'outcomes.read',
   'incidents.read',
   'incidents.export',
   'approvals.read',
   'tokens.own',
-];
+] as const satisfies readonly Action[];
 
-const grants: Record<Role, ReadonlySet<Action>> = {
-  support: new Set(everyone),
-  reviewer: new Set([...everyone, 'approval.decide']),
-  admin: new Set([
+// People by role (dub's role→scope table), API keys by scope, the system by name: one table.
+const roleGrants = {
+  support: everyone,
+  reviewer: [...everyone, 'approval.decide'],
+  admin: [
     ...everyone,
     'approval.decide',
     'approval.revoke',
+    'users.create',
     'users.manage',
     'apikeys.manage',
     'servers.manage',
     'policy.manage',
     'audit.read',
-  ]),
-};
+  ],
+} as const satisfies Record<Role, readonly Action[]>;
 
-export function can(viewer: Pick<Viewer, 'role'> | null | undefined, action: Action): boolean {
-  return viewer ? grants[viewer.role].has(action) : false;
+const scopeGrants = {
+  'outcomes:write': ['identity.read', 'outcomes.write'],
+  'outcomes:read': ['identity.read', 'outcomes.read', 'incidents.read', 'incidents.export'],
+  'approvals:request': ['identity.read', 'approvals.read', 'approvals.request'],
+  'grants:redeem': ['identity.read', 'approvals.read', 'grants.redeem'],
+} as const satisfies Record<ApiScope, readonly Action[]>;
+
+// What the command line does: bootstrap and verify. (The schedule's expiry and purge run as jobs, unchecked.)
+const systemGrants = [
+  'audit.read',
+  'users.create',
+  'tokens.issue',
+  'apikeys.manage',
+  'servers.manage',
+  'policy.manage',
+] as const satisfies readonly Action[];
+
+type RoleAction = (typeof roleGrants)[Role][number];
+type ScopeAction = (typeof scopeGrants)[ApiScope][number];
+type SystemAction = (typeof systemGrants)[number];
+
+/** The kinds of actor the table grants an action to at all (so a `true` also tells what the actor is). */
+export type Grantee<A extends Action> =
+  | (A extends RoleAction ? Person : never)
+  | (A extends ScopeAction ? ApiKeyActor : never)
+  | (A extends SystemAction ? SystemActor : never);
+
+const byRole = new Map<string, ReadonlySet<Action>>(roles.map((r) => [r, new Set(roleGrants[r])]));
+const byScope = new Map<string, ReadonlySet<Action>>(apiScopes.map((s) => [s, new Set(scopeGrants[s])]));
+const bySystem: ReadonlySet<Action> = new Set(systemGrants);
+
+/** The one check: may this actor do this action? Nobody (null) may do nothing. */
+export function authorize<A extends Action>(actor: Actor | null | undefined, action: A): actor is Grantee<A> {
+  if (!actor) return false;
+  switch (actor.kind) {
+    case 'apiKey':
+      return actor.scopes.some((s) => byScope.get(s)?.has(action) ?? false);
+    case 'system':
+      return bySystem.has(action);
+    default:
+      return byRole.get(actor.role)?.has(action) ?? false;
+  }
 }
+
+/** The scopes that grant an action, in their listed order (none: people only). */
+export const scopesGranting = (action: Action): ApiScope[] => apiScopes.filter((s) => byScope.get(s)?.has(action));
 
 export const roleLabel: Record<Role, string> = { reviewer: 'Reviewer', support: 'Support', admin: 'Admin' };

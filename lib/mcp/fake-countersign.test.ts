@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { api, approvalBody, DIGEST, makeActors } from '../../testing/api-harness';
 import { uniq } from '../../testing/factories';
 import { fakeCountersign } from '../../testing/fake-countersign';
+import { cli } from '@/lib/auth/actor';
 import { setPolicyRule } from '@/lib/server/data/policy-rules';
 import { trustServer } from '@/lib/server/data/trusted-servers';
 
@@ -95,8 +96,8 @@ describe('the fake Countersign answers as the console does', () => {
   let key = '';
   beforeAll(async () => {
     key = (await makeActors()).key;
-    const rule = await setPolicyRule('cli', { server: servers.auto, tool: null, requiredApprovals: 0 });
-    const trusted = await trustServer('cli', servers.trusted);
+    const rule = await setPolicyRule(cli, { server: servers.auto, tool: null, requiredApprovals: 0 });
+    const trusted = await trustServer(cli, servers.trusted);
     if (!rule.ok || !trusted.ok) throw new Error('set-up failed');
   });
 

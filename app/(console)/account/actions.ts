@@ -1,6 +1,6 @@
 'use server';
 import { revalidatePath } from 'next/cache';
-import { runAction } from '@/lib/server/http/action';
+import { done, runAction } from '@/lib/server/http/action';
 import { createPersonalToken, revokePersonalToken } from '@/lib/server/data/credentials';
 import { createPersonalTokenSchema, revokeCredentialSchema } from '@/lib/credentials/schemas';
 
@@ -16,5 +16,5 @@ export async function createTokenAction(_prev: unknown, form: FormData) {
 export async function revokeTokenAction(id: string) {
   const state = await runAction(revokeCredentialSchema, { id }, (viewer, d) => revokePersonalToken(viewer, d.id));
   revalidatePath('/account');
-  return state.status === 'error' ? state.message : null;
+  return done(state);
 }

@@ -1,7 +1,7 @@
 import Link from 'next/link';
 import { ApprovalQueue } from '@/components/approvals/approval-queue';
 import { PageHeader } from '@/components/ui/card';
-import { can } from '@/lib/auth/permissions';
+import { authorize } from '@/lib/auth/permissions';
 import { serialize } from '@/lib/serialize';
 import { listApprovals } from '@/lib/server/data/approvals';
 import { requireViewer } from '@/lib/server/http/session';
@@ -18,7 +18,7 @@ export default async function ApprovalsPage() {
         title="Approvals"
         description="Writes your agents staged, waiting for a decision. Soonest to expire first. A request acting on your own behalf is never yours to approve."
         actions={
-          can(viewer, 'approval.revoke') ? (
+          authorize(viewer, 'approval.revoke') ? (
             <Link href="/admin/authorizations" className="text-sm font-medium text-indigo-600 hover:text-indigo-500">
               Authorizations →
             </Link>

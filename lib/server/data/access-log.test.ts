@@ -6,6 +6,7 @@ import { db, logPool, pool } from './db';
 import type { Viewer } from '@/lib/auth/permissions';
 import { accessLogQuerySchema } from '@/lib/incidents/access-log';
 import type { Result } from '@/lib/result';
+import { cli } from '@/lib/auth/actor';
 
 function value<T>(result: Result<T>): T {
   if (!result.ok) throw new Error(`${result.failure}: ${result.detail ?? ''}`);
@@ -21,7 +22,7 @@ beforeAll(async () => {
   admin = await makeUser('admin');
   support = await makeUser('support');
   reviewer = await makeUser('reviewer');
-  const created = await createApiKey('cli', { name: uniq('reader'), scopes: ['outcomes:read'] });
+  const created = await createApiKey(cli, { name: uniq('reader'), scopes: ['outcomes:read'] });
   if (!created.ok) throw new Error(created.failure);
   key = {
     kind: 'apiKey',
@@ -87,7 +88,7 @@ describe('listIncidentAccess', () => {
     await logIncidentAccess(key, ref, 'json');
     await sleep(3);
     await logIncidentAccess(
-      { kind: 'user', viewer: reviewer, tokenId: '00000000-0000-4000-8000-000000000001' },
+      { ...reviewer, kind: 'user', tokenId: '00000000-0000-4000-8000-000000000001' },
       ref,
       'markdown',
     );

@@ -1,8 +1,8 @@
 import 'server-only';
 import { db, logPool } from './db';
-import type { OutcomeReader } from './outcomes';
 import { Prisma } from '@/lib/generated/prisma/client';
-import { can, type Viewer } from '@/lib/auth/permissions';
+import { authorize } from '@/lib/auth/permissions';
+import { auditName, type Actor, type RemoteActor } from '@/lib/auth/actor';
 import {
   ACCESS_PAGE_DEFAULT,
   ACCESS_PAGE_MAX,
@@ -29,11 +29,9 @@ export type AccessLogEntry = {
 
 export type AccessLogPage = { items: AccessLogEntry[]; nextCursor: string | null };
 
-function actorOf(reader: OutcomeReader): { actor: string; actorKind: AccessActorKind } {
-  if (!('kind' in reader)) return { actor: reader.email, actorKind: 'session' };
-  if (reader.kind === 'user')
-    return { actor: reader.viewer.email, actorKind: reader.tokenId ? 'personal_token' : 'session' };
-  return { actor: `api_key:${reader.keyId}`, actorKind: 'api_key' };
+function actorOf(reader: RemoteActor): { actor: string; actorKind: AccessActorKind } {
+  if (reader.kind === 'apiKey') return { actor: auditName(reader), actorKind: 'api_key' };
+  return { actor: auditName(reader), actorKind: reader.tokenId ? 'personal_token' : 'session' };
 }
 
 const REF_MAX = 255;
@@ -48,7 +46,7 @@ const API_KEY_ACTOR = /^api_key:([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}
  * NUL removed: PostgreSQL text cannot hold it), whether or not anything is recorded under it.
  */
 export async function logIncidentAccess(
-  reader: OutcomeReader,
+  reader: RemoteActor,
   requestRef: string,
   format: IncidentAccessFormat,
 ): Promise<void> {
@@ -70,10 +68,10 @@ const entrySelect = {
 
 /** Newest first, a page at a time; admins only (the same permission as the audit log). */
 export async function listIncidentAccess(
-  viewer: Viewer,
+  viewer: Actor,
   query: Partial<AccessLogQuery> = {},
 ): Promise<Result<AccessLogPage>> {
-  if (!can(viewer, 'audit.read')) return fail('forbidden');
+  if (!authorize(viewer, 'audit.read')) return fail('forbidden');
   const limit = Math.min(Math.max(query.limit ?? ACCESS_PAGE_DEFAULT, 1), ACCESS_PAGE_MAX);
   const { cursor } = query;
   const rows = await db.incidentAccessLog.findMany({

@@ -25,6 +25,7 @@ import type { Viewer } from '@/lib/auth/permissions';
 import type { ApiScope } from '@/lib/credentials/scopes';
 import { approvalListQuerySchema, approvalRequestSchema, type ApprovalRequestBody } from '@/lib/approvals/schemas';
 import type { Result } from '@/lib/result';
+import { cli } from '@/lib/auth/actor';
 
 // ── factories ───────────────────────────────────────────────────────────────────────────────
 
@@ -34,7 +35,7 @@ const digest = (n = 0) => `sha256:${n.toString(16).padStart(2, '0').repeat(32)}`
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function makeKey(scopes: ApiScope[], organization?: string): Promise<ApiClient> {
-  const created = await createApiKey('cli', { name: uniq('key'), scopes, organization });
+  const created = await createApiKey(cli, { name: uniq('key'), scopes, organization });
   if (!created.ok) throw new Error(created.failure);
   return {
     kind: 'apiKey',
@@ -52,7 +53,7 @@ let reviewer: Viewer;
 let reviewer2: Viewer;
 
 beforeAll(async () => {
-  await trustServer('cli', TRUSTED);
+  await trustServer(cli, TRUSTED);
   requester = await makeKey(['approvals:request']);
   redeemer = await makeKey(['grants:redeem']);
   admin = await makeUser('admin');
@@ -311,7 +312,7 @@ describe('policy', () => {
 
   it("follows an admin's rule: for the tool first, then for the whole server", async () => {
     const server = uniq('srv');
-    await trustServer('cli', server);
+    await trustServer(cli, server);
     expect(await setPolicyRule(reviewer, { server, tool: null, requiredApprovals: 2 })).toMatchObject({
       ok: false,
       failure: 'forbidden',
@@ -347,7 +348,7 @@ describe('policy', () => {
   it('keeps one whole-server rule per server even when set concurrently', async () => {
     const server = uniq('srv');
     const results = await Promise.all(
-      [0, 1, 2, 1, 2, 0].map((n) => setPolicyRule('cli', { server, tool: null, requiredApprovals: n })),
+      [0, 1, 2, 1, 2, 0].map((n) => setPolicyRule(cli, { server, tool: null, requiredApprovals: n })),
     );
     expect(results.every((r) => r.ok)).toBe(true);
     expect(await db.policyRule.count({ where: { server } })).toBe(1);

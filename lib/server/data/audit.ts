@@ -2,7 +2,8 @@ import 'server-only';
 import { db, type Tx } from './db';
 import { auditHash, canonicalTemplate, GENESIS_HASH } from '@/lib/audit/chain';
 import { canonicalJson } from '@/lib/json/canonical';
-import { can, type Viewer } from '@/lib/auth/permissions';
+import { authorize } from '@/lib/auth/permissions';
+import type { Actor } from '@/lib/auth/actor';
 import { fail, ok, type Result } from '@/lib/result';
 
 export type AuditInput = {
@@ -79,11 +80,9 @@ export async function verifyAuditChain(): Promise<AuditVerification> {
   }
 }
 
-/** The permission-checked entry point for people; the CLI calls verifyAuditChain directly. */
-export async function verifyAuditChainAs(
-  client: { kind: 'user'; viewer: Viewer } | { kind: 'apiKey' },
-): Promise<Result<AuditVerification>> {
-  if (client.kind !== 'user' || !can(client.viewer, 'audit.read')) return fail('forbidden');
+/** The permission-checked entry point (people, and the CLI as the system). */
+export async function verifyAuditChainAs(client: Actor): Promise<Result<AuditVerification>> {
+  if (!authorize(client, 'audit.read')) return fail('forbidden');
   return ok(await verifyAuditChain());
 }
 
@@ -99,11 +98,11 @@ export type AuditEntryView = {
 
 /** The newest entries, a page at a time (before `beforeSeq`), for admins. */
 export async function listAuditEntries(
-  viewer: Viewer,
+  viewer: Actor,
   beforeSeq?: number,
   limit = 50,
 ): Promise<Result<{ items: AuditEntryView[]; nextBefore: number | null }>> {
-  if (!can(viewer, 'audit.read')) return fail('forbidden');
+  if (!authorize(viewer, 'audit.read')) return fail('forbidden');
   const rows = await db.auditEntry.findMany({
     where: beforeSeq ? { seq: { lt: BigInt(beforeSeq) } } : {},
     orderBy: { seq: 'desc' },

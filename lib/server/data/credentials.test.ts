@@ -84,7 +84,8 @@ describe('API keys and personal tokens (real PostgreSQL)', () => {
     if (!t.ok) throw new Error(t.failure);
     expect(await authenticateBearer(t.value.secret)).toMatchObject({
       kind: 'user',
-      viewer: { userId: user.userId, role: 'reviewer' },
+      userId: user.userId,
+      role: 'reviewer',
     });
     await setUserDisabled(admin, user.userId, true);
     expect(await authenticateBearer(t.value.secret)).toBeNull();

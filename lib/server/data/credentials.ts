@@ -1,17 +1,16 @@
 import 'server-only';
 import { db, pool } from './db';
 import { appendAudit } from './audit';
-import { can, type Viewer } from '@/lib/auth/permissions';
+import { authorize } from '@/lib/auth/permissions';
+import { auditName, type Actor, type RemoteActor } from '@/lib/auth/actor';
 import { API_KEY_PREFIX, hashSecret, newSecret, PERSONAL_TOKEN_PREFIX } from '@/lib/credentials/tokens';
 import type { ApiScope } from '@/lib/credentials/scopes';
 import type { CreateApiKeyInput } from '@/lib/credentials/schemas';
 import { fail, ok, type Result } from '@/lib/result';
 import { findActiveViewer } from './users';
 
-/** Who is calling the machine API: a service key, or a person through a personal token. */
-export type ApiClient =
-  | { kind: 'apiKey'; keyId: string; name: string; scopes: ApiScope[]; organization: string | null }
-  | { kind: 'user'; viewer: Viewer; tokenId: string | null };
+/** @deprecated The Actor (lib/auth/actor.ts); kept under this name until the data tests stop importing it. */
+export type ApiClient = Actor;
 
 export type ApiKeyView = {
   id: string;
@@ -60,7 +59,7 @@ const AUTHENTICATE_KEY = `
   )
   SELECT id, name, scopes, organization FROM k`;
 
-export async function authenticateBearer(secret: string): Promise<ApiClient | null> {
+export async function authenticateBearer(secret: string): Promise<RemoteActor | null> {
   if (secret.startsWith(API_KEY_PREFIX)) {
     const {
       rows: [key],
@@ -82,13 +81,13 @@ export async function authenticateBearer(secret: string): Promise<ApiClient | nu
     if (!viewer) return null;
     if (stale(token.lastUsedAt))
       await db.personalToken.update({ where: { id: token.id }, data: { lastUsedAt: new Date() } });
-    return { kind: 'user', viewer, tokenId: token.id };
+    return { ...viewer, kind: 'user', tokenId: token.id };
   }
   return null;
 }
 
-export async function listApiKeys(viewer: Viewer): Promise<Result<ApiKeyView[]>> {
-  if (!can(viewer, 'apikeys.manage')) return fail('forbidden');
+export async function listApiKeys(viewer: Actor): Promise<Result<ApiKeyView[]>> {
+  if (!authorize(viewer, 'apikeys.manage')) return fail('forbidden');
   return ok(
     await db.apiKey.findMany({
       select: apiKeyView,
@@ -100,12 +99,12 @@ export async function listApiKeys(viewer: Viewer): Promise<Result<ApiKeyView[]>>
 
 /** Creates an API key; the secret is in the result and nowhere else, ever. */
 export async function createApiKey(
-  actor: Viewer | 'cli',
+  actor: Actor,
   input: CreateApiKeyInput,
 ): Promise<Result<{ key: ApiKeyView; secret: string }>> {
-  if (actor !== 'cli' && !can(actor, 'apikeys.manage')) return fail('forbidden');
+  if (!authorize(actor, 'apikeys.manage')) return fail('forbidden');
   const { secret, hash, display } = newSecret(API_KEY_PREFIX);
-  const actorName = actor === 'cli' ? 'cli' : actor.email;
+  const actorName = auditName(actor);
   const key = await db.$transaction(async (tx) => {
     const created = await tx.apiKey.create({
       data: {
@@ -130,20 +129,21 @@ export async function createApiKey(
   return ok({ key, secret });
 }
 
-export async function revokeApiKey(viewer: Viewer, id: string): Promise<Result<ApiKeyView>> {
-  if (!can(viewer, 'apikeys.manage')) return fail('forbidden');
+export async function revokeApiKey(viewer: Actor, id: string): Promise<Result<ApiKeyView>> {
+  if (!authorize(viewer, 'apikeys.manage')) return fail('forbidden');
   return db.$transaction(async (tx) => {
     const { count } = await tx.apiKey.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: new Date() } });
     if (count === 0)
       return (await tx.apiKey.count({ where: { id } }))
         ? fail('conflict', 'This key is already revoked.')
         : fail('not_found');
-    await appendAudit(tx, { actor: viewer.email, action: 'apikey.revoke', targetType: 'api_key', targetId: id });
+    await appendAudit(tx, { actor: auditName(viewer), action: 'apikey.revoke', targetType: 'api_key', targetId: id });
     return ok(await tx.apiKey.findUniqueOrThrow({ where: { id }, select: apiKeyView }));
   });
 }
 
-export async function listPersonalTokens(viewer: Viewer): Promise<PersonalTokenView[]> {
+export async function listPersonalTokens(viewer: Actor): Promise<PersonalTokenView[]> {
+  if (!authorize(viewer, 'tokens.own')) return [];
   return db.personalToken.findMany({
     where: { userId: viewer.userId },
     select: tokenView,
@@ -152,15 +152,16 @@ export async function listPersonalTokens(viewer: Viewer): Promise<PersonalTokenV
   });
 }
 
-/** A personal token acts as its user; `actor` is who asked (the user, or the CLI for bootstrap). */
+/** A personal token acts as its user; `actor` is who asked (the user for their own, or the system for bootstrap). */
 export async function createPersonalToken(
-  actor: Viewer | 'cli',
+  actor: Actor,
   userId: string,
   name: string,
 ): Promise<Result<{ token: PersonalTokenView; secret: string }>> {
-  if (actor !== 'cli' && (actor.userId !== userId || !can(actor, 'tokens.own'))) return fail('forbidden');
+  if (!authorize(actor, 'tokens.issue') && !(authorize(actor, 'tokens.own') && actor.userId === userId))
+    return fail('forbidden');
   const { secret, hash, display } = newSecret(PERSONAL_TOKEN_PREFIX);
-  const actorName = actor === 'cli' ? 'cli' : actor.email;
+  const actorName = auditName(actor);
   const token = await db.$transaction(async (tx) => {
     const created = await tx.personalToken.create({
       data: { userId, name, prefix: display, tokenHash: hash },
@@ -178,7 +179,8 @@ export async function createPersonalToken(
   return ok({ token, secret });
 }
 
-export async function revokePersonalToken(viewer: Viewer, id: string): Promise<Result<PersonalTokenView>> {
+export async function revokePersonalToken(viewer: Actor, id: string): Promise<Result<PersonalTokenView>> {
+  if (!authorize(viewer, 'tokens.own')) return fail('forbidden');
   // Own tokens only; an admin disables the user instead, which stops their tokens too.
   return db.$transaction(async (tx) => {
     const { count } = await tx.personalToken.updateMany({
@@ -194,14 +196,14 @@ export async function revokePersonalToken(viewer: Viewer, id: string): Promise<R
   });
 }
 
-export function describeClient(client: ApiClient) {
+export function describeClient(client: RemoteActor) {
   return client.kind === 'apiKey'
     ? { kind: 'api_key', id: client.keyId, name: client.name, scopes: client.scopes, organization: client.organization }
     : {
         kind: 'user',
-        id: client.viewer.userId,
-        email: client.viewer.email,
-        role: client.viewer.role,
-        principalId: client.viewer.principalId,
+        id: client.userId,
+        email: client.email,
+        role: client.role,
+        principalId: client.principalId,
       };
 }

@@ -3,7 +3,8 @@ import { db } from './db';
 import { isDatabaseUnavailable } from './unavailable';
 import { auditAppendArgs } from './audit';
 import { dbNow, keyActor, refusedByDatabase } from './approvals';
-import type { ApiClient } from './credentials';
+import type { Actor, ApiKeyActor } from '@/lib/auth/actor';
+import { authorize } from '@/lib/auth/permissions';
 import { isUuid, type RedeemBody } from '@/lib/approvals/schemas';
 import { isStorableText } from '@/lib/outcomes/schemas';
 import { fail, ok, type FieldError, type Result } from '@/lib/result';
@@ -25,8 +26,8 @@ const fieldLabel = { server: 'server', tool: 'tool', argsDigest: 'argument diges
  * server, tool and argument digest, which also moves the request to redeemed and appends the
  * audit entry, in one statement (one round trip, no interactive transaction). It succeeds once.
  */
-export async function redeemGrant(client: ApiClient, grantId: string, body: RedeemBody): Promise<Result<Redemption>> {
-  if (client.kind !== 'apiKey' || !client.scopes.includes('grants:redeem')) return fail('forbidden');
+export async function redeemGrant(client: Actor, grantId: string, body: RedeemBody): Promise<Result<Redemption>> {
+  if (!authorize(client, 'grants.redeem')) return fail('forbidden');
   if (!isUuid(grantId)) return fail('not_found');
   // Text PostgreSQL cannot hold never matches a stored binding: explained without a write.
   if (!isStorableText(body.server) || !isStorableText(body.tool))
@@ -148,7 +149,7 @@ async function runBatch(batch: Waiting[]): Promise<void> {
 }
 
 async function explainRefusedRedemption(
-  client: Extract<ApiClient, { kind: 'apiKey' }>,
+  client: ApiKeyActor,
   grantId: string,
   body: RedeemBody,
 ): Promise<Result<never>> {

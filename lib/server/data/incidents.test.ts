@@ -20,6 +20,7 @@ import type { ApiScope } from '@/lib/credentials/scopes';
 import { approvalRequestSchema } from '@/lib/approvals/schemas';
 import { outcomeBatchSchema, type Observed } from '@/lib/outcomes/schemas';
 import type { Result } from '@/lib/result';
+import { cli } from '@/lib/auth/actor';
 
 // ── factories ───────────────────────────────────────────────────────────────────────────────
 
@@ -36,7 +37,7 @@ function value<T>(result: Result<T>): T {
 }
 
 async function makeKey(scopes: ApiScope[], organization?: string): Promise<ApiClient> {
-  const created = await createApiKey('cli', { name: uniq('key'), scopes, organization });
+  const created = await createApiKey(cli, { name: uniq('key'), scopes, organization });
   if (!created.ok) throw new Error(created.failure);
   return {
     kind: 'apiKey',
@@ -55,7 +56,7 @@ let admin: Viewer;
 let support: Viewer;
 
 beforeAll(async () => {
-  await trustServer('cli', SERVER);
+  await trustServer(cli, SERVER);
   writer = await makeKey(['outcomes:write']);
   requester = await makeKey(['approvals:request']);
   redeemer = await makeKey(['grants:redeem']);
@@ -288,11 +289,11 @@ describe('write_without_grant uses grants redeemed for that call in the incident
 
   it('follows the admin policy rules: a tool that needs no approval needs no grant', async () => {
     const server = uniq('free-mcp');
-    await trustServer('cli', server);
+    await trustServer(cli, server);
     const ref = uniq('req');
     const free = await record(ref, { server, tool: { ...TOOL, name: 'append_log' } });
     const guarded = await record(ref, { server, tool: { ...TOOL, name: 'add_note' } });
-    value(await setPolicyRule('cli', { server, tool: 'append_log', requiredApprovals: 0 }));
+    value(await setPolicyRule(cli, { server, tool: 'append_log', requiredApprovals: 0 }));
     const flagged = value(await getIncident(support, ref))
       .findings.filter((f) => f.kind === 'write_without_grant')
       .flatMap((f) => f.recordIds);
@@ -339,8 +340,8 @@ describe('openIncident writes one access-log row per view or export', () => {
     const ref = uniq('req');
     await stage(ref);
     const apiKey = await makeKey(['outcomes:read']);
-    const token: ApiClient = { kind: 'user', viewer: support, tokenId: randomUUID() };
-    const session: ApiClient = { kind: 'user', viewer: admin, tokenId: null };
+    const token: ApiClient = { ...support, kind: 'user', tokenId: randomUUID() };
+    const session: ApiClient = { ...admin, kind: 'user', tokenId: null };
 
     value(await openIncident(support, ref, 'page'));
     value(await openIncident(apiKey, ref, 'json'));

@@ -9,6 +9,7 @@ import { uniq } from '../../../testing/factories';
 import { approvalRequestSchema } from '@/lib/approvals/schemas';
 import { outcomeBatchSchema } from '@/lib/outcomes/schemas';
 import type { Result } from '@/lib/result';
+import { cli } from '@/lib/auth/actor';
 
 // The data layer itself, for every reader function an API key reaches (directly through a route,
 // or as the reader the console's search and badges accept): an organization-limited key sees its
@@ -32,7 +33,7 @@ function value<T>(result: Result<T>): T {
 
 async function makeKey(organization: string | undefined): Promise<ApiClient> {
   const scopes = ['outcomes:write', 'outcomes:read', 'approvals:request', 'grants:redeem'] as const;
-  const created = value(await createApiKey('cli', { name: uniq('iso-key'), scopes: [...scopes], organization }));
+  const created = value(await createApiKey(cli, { name: uniq('iso-key'), scopes: [...scopes], organization }));
   return {
     kind: 'apiKey',
     keyId: created.key.id,
@@ -57,8 +58,8 @@ const seeded = {} as Record<Org, Seeded>;
 let unlimited: ApiClient;
 
 beforeAll(async () => {
-  await trustServer('cli', SERVER);
-  value(await setPolicyRule('cli', { server: SERVER, tool: 'get_order', requiredApprovals: 0 }));
+  await trustServer(cli, SERVER);
+  value(await setPolicyRule(cli, { server: SERVER, tool: 'get_order', requiredApprovals: 0 }));
   unlimited = await makeKey(undefined);
   for (const org of ['a', 'b'] as const) {
     const key = await makeKey(ORG[org]);

@@ -1,6 +1,7 @@
 import 'server-only';
 import { db } from './db';
-import { can, type Viewer } from '@/lib/auth/permissions';
+import { authorize } from '@/lib/auth/permissions';
+import type { Actor } from '@/lib/auth/actor';
 import type { Category, Delivery } from '@/lib/outcomes/schemas';
 import { fail, ok, type Result } from '@/lib/result';
 
@@ -28,8 +29,8 @@ const emptyCounts = (): DeliveryCounts => ({ completed: 0, rejected: 0, never_se
 const BUCKET_HOURS = 6;
 
 /** The request references with records in the last 24 hours, most recent first, at most `max`. */
-export async function listRecentRequestRefs(viewer: Viewer, max = 500): Promise<string[]> {
-  if (!can(viewer, 'outcomes.read')) return [];
+export async function listRecentRequestRefs(viewer: Actor, max = 500): Promise<string[]> {
+  if (!authorize(viewer, 'outcomes.read')) return [];
   const rows = await db.$queryRaw<{ request_ref: string }[]>`
     SELECT request_ref FROM outcome_records
     WHERE occurred_at >= now() - interval '24 hours'
@@ -38,8 +39,8 @@ export async function listRecentRequestRefs(viewer: Viewer, max = 500): Promise<
 }
 
 /** Counts for the overview, computed in PostgreSQL over the occurred_at index (never rows in JS). */
-export async function getOverviewStats(viewer: Viewer): Promise<Result<OverviewStats>> {
-  if (!can(viewer, 'outcomes.read')) return fail('forbidden');
+export async function getOverviewStats(viewer: Actor): Promise<Result<OverviewStats>> {
+  if (!authorize(viewer, 'outcomes.read')) return fail('forbidden');
   const [groups, buckets] = await Promise.all([
     db.$queryRaw<{ delivery: Delivery; category: Category; read_only: boolean; d1: bigint; d7: bigint }[]>`
       SELECT delivery, category, read_only,

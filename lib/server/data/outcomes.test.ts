@@ -21,6 +21,7 @@ import {
 } from '@/lib/outcomes/schemas';
 import { maskText, type MaskKind } from '@/lib/redaction/mask';
 import type { Result } from '@/lib/result';
+import { cli } from '@/lib/auth/actor';
 
 // ── factories ───────────────────────────────────────────────────────────────────────────────
 
@@ -28,7 +29,7 @@ async function makeKey(
   scopes: ApiScope[] = ['outcomes:write', 'outcomes:read'],
   organization?: string,
 ): Promise<ApiClient> {
-  const created = await createApiKey('cli', { name: uniq('key'), scopes, organization });
+  const created = await createApiKey(cli, { name: uniq('key'), scopes, organization });
   if (!created.ok) throw new Error(created.failure);
   const { id, name, organization: org } = created.value.key;
   return { kind: 'apiKey', keyId: id, name, scopes, organization: org };
@@ -173,7 +174,7 @@ describe('ingestOutcomes (real PostgreSQL)', () => {
   it('believes annotations only from trusted servers', async () => {
     const key = await makeKey();
     const trusted = uniq('trusted-mcp');
-    await trustServer('cli', trusted);
+    await trustServer(cli, trusted);
     const readOnly = { name: 'get_balance', annotations: { readOnlyHint: true } };
     const failed: Observed = { sent: true, httpStatus: 500 };
     const requestRef = uniq('req');
@@ -440,7 +441,7 @@ describe('ingestOutcomes (real PostgreSQL)', () => {
   it('refuses people and keys without outcomes:write', async () => {
     const batch = batchOf(makeRecord());
     const admin = await makeUser('admin');
-    expect(await ingestOutcomes({ kind: 'user', viewer: admin, tokenId: null }, batch)).toMatchObject({
+    expect(await ingestOutcomes({ ...admin, kind: 'user', tokenId: null }, batch)).toMatchObject({
       ok: false,
       failure: 'forbidden',
     });
@@ -535,7 +536,7 @@ describe('listOutcomes and getOutcome', () => {
   it('applies every filter', async () => {
     const key = await makeKey();
     const trusted = uniq('trusted');
-    await trustServer('cli', trusted);
+    await trustServer(cli, trusted);
     const requestRef = uniq('req');
     const records = [
       makeRecord({
@@ -649,7 +650,7 @@ describe('listOutcomes and getOutcome', () => {
     const { id } = value(await ingestOutcomes(key, batchOf(makeRecord()))).records[0];
     const support = await makeUser('support');
     expect(value(await getOutcome(support, id)).id).toBe(id);
-    expect(value(await getOutcome({ kind: 'user', viewer: support, tokenId: null }, id)).id).toBe(id);
+    expect(value(await getOutcome({ ...support, kind: 'user', tokenId: null }, id)).id).toBe(id);
     expect(value(await listOutcomes(support, {})).items.length).toBeGreaterThan(0);
     const writeOnly = await makeKey(['outcomes:write']);
     expect(await listOutcomes(writeOnly, {})).toMatchObject({ ok: false, failure: 'forbidden' });

@@ -2,7 +2,8 @@ import 'server-only';
 import { db, type Tx } from './db';
 import { appendAudit } from './audit';
 import { Prisma } from '@/lib/generated/prisma/client';
-import { can, type Viewer } from '@/lib/auth/permissions';
+import { authorize } from '@/lib/auth/permissions';
+import { auditName, type Actor } from '@/lib/auth/actor';
 import { requiredApprovalsFor, WHOLE_SERVER, type PolicyVerdict } from '@/lib/approvals/policy';
 import { isUuid, type PolicyRuleInput } from '@/lib/approvals/schemas';
 import type { ToolAnnotations } from '@/lib/outcomes/schemas';
@@ -36,8 +37,8 @@ const toView = (r: Prisma.PolicyRuleGetPayload<{ select: typeof ruleSelect }>): 
 });
 
 // Policy is no secret: reviewers may see why a request needs two of them.
-export async function listPolicyRules(viewer: Viewer): Promise<Result<PolicyRuleView[]>> {
-  if (!can(viewer, 'approvals.read')) return fail('forbidden');
+export async function listPolicyRules(viewer: Actor): Promise<Result<PolicyRuleView[]>> {
+  if (!authorize(viewer, 'approvals.read')) return fail('forbidden');
   const rules = await db.policyRule.findMany({
     select: ruleSelect,
     orderBy: [{ server: 'asc' }, { toolName: 'asc' }],
@@ -47,9 +48,9 @@ export async function listPolicyRules(viewer: Viewer): Promise<Result<PolicyRule
 }
 
 /** Creates or changes the rule for (server, tool); the same value again changes nothing. */
-export async function setPolicyRule(actor: Viewer | 'cli', input: PolicyRuleInput): Promise<Result<PolicyRuleView>> {
-  if (actor !== 'cli' && !can(actor, 'policy.manage')) return fail('forbidden');
-  const actorName = actor === 'cli' ? 'cli' : actor.email;
+export async function setPolicyRule(actor: Actor, input: PolicyRuleInput): Promise<Result<PolicyRuleView>> {
+  if (!authorize(actor, 'policy.manage')) return fail('forbidden');
+  const actorName = auditName(actor);
   const toolName = input.tool ?? WHOLE_SERVER;
   const audit = { server: input.server, tool: input.tool };
   return db.$transaction(async (tx) => {
@@ -90,8 +91,8 @@ export async function setPolicyRule(actor: Viewer | 'cli', input: PolicyRuleInpu
   });
 }
 
-export async function deletePolicyRule(viewer: Viewer, id: string): Promise<Result<PolicyRuleView>> {
-  if (!can(viewer, 'policy.manage')) return fail('forbidden');
+export async function deletePolicyRule(viewer: Actor, id: string): Promise<Result<PolicyRuleView>> {
+  if (!authorize(viewer, 'policy.manage')) return fail('forbidden');
   if (!isUuid(id)) return fail('not_found');
   return db.$transaction(async (tx) => {
     const [gone] = await tx.$queryRaw<
@@ -115,7 +116,7 @@ export async function deletePolicyRule(viewer: Viewer, id: string): Promise<Resu
       createdAt: gone.created_at,
     });
     await appendAudit(tx, {
-      actor: viewer.email,
+      actor: auditName(viewer),
       action: 'policy.delete',
       targetType: 'policy_rule',
       targetId: id,

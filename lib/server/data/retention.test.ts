@@ -16,6 +16,7 @@ import { approvalRequestSchema } from '@/lib/approvals/schemas';
 import { outcomeBatchSchema, type Outcome } from '@/lib/outcomes/schemas';
 import { RETENTION_ENV } from '@/lib/outcomes/retention';
 import type { Result } from '@/lib/result';
+import { cli } from '@/lib/auth/actor';
 
 // ── factories ───────────────────────────────────────────────────────────────────────────────
 
@@ -24,7 +25,7 @@ const DAY_MS = 86_400_000;
 const digest = (n: number) => `sha256:${n.toString(16).padStart(2, '0').repeat(32)}`;
 
 async function makeKey(scopes: ApiScope[]): Promise<ApiClient> {
-  const created = await createApiKey('cli', { name: uniq('key'), scopes });
+  const created = await createApiKey(cli, { name: uniq('key'), scopes });
   if (!created.ok) throw new Error(created.failure);
   return { kind: 'apiKey', keyId: created.value.key.id, name: created.value.key.name, scopes, organization: null };
 }
@@ -41,7 +42,7 @@ let reviewer: Viewer;
 let admin: Viewer;
 
 beforeAll(async () => {
-  await trustServer('cli', TRUSTED);
+  await trustServer(cli, TRUSTED);
   writer = await makeKey(['outcomes:write']);
   requester = await makeKey(['approvals:request']);
   redeemer = await makeKey(['grants:redeem']);

@@ -4,7 +4,8 @@ import { db, type Tx } from './db';
 import { appendAudit } from './audit';
 import { dbNow } from './approvals';
 import { Prisma } from '@/lib/generated/prisma/client';
-import { can, type Viewer } from '@/lib/auth/permissions';
+import { authorize } from '@/lib/auth/permissions';
+import type { Actor } from '@/lib/auth/actor';
 import { parseRetentionSetting, RETENTION_ENV, type RetentionSetting } from '@/lib/outcomes/retention';
 import { fail, ok, type Result } from '@/lib/result';
 
@@ -212,8 +213,8 @@ export type RetentionStatus = {
 };
 
 /** The setting in force and the last purge that deleted something (from the audit log). */
-export async function getRetentionStatus(viewer: Viewer): Promise<Result<RetentionStatus>> {
-  if (!can(viewer, 'audit.read')) return fail('forbidden');
+export async function getRetentionStatus(viewer: Actor): Promise<Result<RetentionStatus>> {
+  if (!authorize(viewer, 'audit.read')) return fail('forbidden');
   let setting: RetentionStatus['setting'];
   try {
     setting = retentionSetting();

@@ -20,11 +20,12 @@ import type { ApiScope } from '@/lib/credentials/scopes';
 import { approvalRequestSchema } from '@/lib/approvals/schemas';
 import { outcomeBatchSchema, type Observed, type Outcome, type ToolAnnotations } from '@/lib/outcomes/schemas';
 import type { Result } from '@/lib/result';
+import { cli } from '@/lib/auth/actor';
 
 // ── factories ───────────────────────────────────────────────────────────────────────────────
 
 async function makeKey(scopes: ApiScope[]): Promise<ApiClient> {
-  const created = await createApiKey('cli', { name: uniq('key'), scopes });
+  const created = await createApiKey(cli, { name: uniq('key'), scopes });
   if (!created.ok) throw new Error(created.failure);
   return { kind: 'apiKey', keyId: created.value.key.id, name: created.value.key.name, scopes, organization: null };
 }
@@ -134,7 +135,7 @@ describe('listToolInventory', () => {
   it('groups tools by server with trust, last advertised and believed hints, 7-day counts and last seen', async () => {
     const trusted = uniq('trusted');
     const wild = uniq('wild');
-    await trustServer('cli', trusted);
+    await trustServer(cli, trusted);
     await record(
       // Older than a week: counts for last seen, never for the 7-day numbers.
       { server: trusted, tool: 'get_order', annotations: SAFE_WRITE, at: ago(10 * DAY), observed: HTTP_500 },
@@ -202,7 +203,7 @@ describe('listToolInventory', () => {
 
   it('lists tools seen only in approval requests, and takes the newest advertisement from either source', async () => {
     const server = uniq('staged');
-    await trustServer('cli', server);
+    await trustServer(cli, server);
     await record({ server, tool: 'cancel_order', annotations: READ, at: ago(DAY) });
     const before = Date.now();
     await stage(server, 'cancel_order', SAFE_WRITE);
@@ -225,7 +226,7 @@ describe('listToolInventory', () => {
 
   it('follows trust as it changes: untrusted, the same hints are no longer believed', async () => {
     const server = uniq('flip');
-    await trustServer('cli', server);
+    await trustServer(cli, server);
     await record({ server, tool: 'get_order', annotations: READ, at: ago(HOUR) });
     expect((await toolOf(server, 'get_order')).requirement.requiredApprovals).toBe(0);
     value(await untrustServer(admin, server));
@@ -245,7 +246,7 @@ describe('listToolInventory', () => {
 describe('setApprovalRequirement', () => {
   it('a tool rule wins over a server rule, which wins over the hints; default removes each', async () => {
     const server = uniq('policy');
-    await trustServer('cli', server);
+    await trustServer(cli, server);
     await record(
       { server, tool: 'get_order', annotations: READ, at: ago(HOUR) },
       { server, tool: 'update_note', annotations: SAFE_WRITE, at: ago(HOUR) },

@@ -2,7 +2,8 @@ import 'server-only';
 import { z } from 'zod';
 import { db } from './db';
 import { deletePolicyRule, listPolicyRules, setPolicyRule, type PolicyRuleView } from './policy-rules';
-import { can, type Viewer } from '@/lib/auth/permissions';
+import { authorize } from '@/lib/auth/permissions';
+import type { Actor } from '@/lib/auth/actor';
 import {
   believedHints,
   policyBasisText,
@@ -136,8 +137,8 @@ function advertisedOf(json: unknown): ToolAnnotations | null {
 }
 
 /** Any signed-in role may see the inventory; changing trust or policy is for admins (data access checks again). */
-export async function listToolInventory(viewer: Viewer): Promise<Result<ToolInventory>> {
-  if (!can(viewer, 'outcomes.read') || !can(viewer, 'approvals.read')) return fail('forbidden');
+export async function listToolInventory(viewer: Actor): Promise<Result<ToolInventory>> {
+  if (!authorize(viewer, 'outcomes.read') || !authorize(viewer, 'approvals.read')) return fail('forbidden');
   const rows = await inventoryRows(INVENTORY_MAX_TOOLS + 1);
   const truncated = rows.length > INVENTORY_MAX_TOOLS;
   const listed = rows.slice(0, INVENTORY_MAX_TOOLS);
@@ -215,10 +216,10 @@ export type RequirementInput = z.output<typeof requirementSchema>;
 
 /** The rule now in force for (server, tool), or null when `default` left none. */
 export async function setApprovalRequirement(
-  viewer: Viewer,
+  viewer: Actor,
   input: RequirementInput,
 ): Promise<Result<PolicyRuleView | null>> {
-  if (!can(viewer, 'policy.manage')) return fail('forbidden');
+  if (!authorize(viewer, 'policy.manage')) return fail('forbidden');
   if (input.requirement !== 'default') {
     return setPolicyRule(viewer, {
       server: input.server,
@@ -241,7 +242,7 @@ export async function setApprovalRequirement(
  * The rules as the policy page lists them: admins only. (Reviewers may read the rules through
  * listPolicyRules, to see why a request needs two of them; managing them is policy.manage.)
  */
-export async function listPolicyRulesToManage(viewer: Viewer): Promise<Result<PolicyRuleView[]>> {
-  if (!can(viewer, 'policy.manage')) return fail('forbidden');
+export async function listPolicyRulesToManage(viewer: Actor): Promise<Result<PolicyRuleView[]>> {
+  if (!authorize(viewer, 'policy.manage')) return fail('forbidden');
   return listPolicyRules(viewer);
 }

@@ -1,15 +1,16 @@
 import 'server-only';
 import { db } from './db';
 import { appendAudit } from './audit';
-import { can, type Viewer } from '@/lib/auth/permissions';
+import { authorize } from '@/lib/auth/permissions';
+import { auditName, type Actor } from '@/lib/auth/actor';
 import { fail, ok, type Result } from '@/lib/result';
 
 export type TrustedServerView = { name: string; trustedBy: string; trustedAt: Date };
 
 /** Annotations (readOnlyHint…) are believed only from servers trusted here (DESIGN.md). */
-export async function trustServer(actor: Viewer | 'cli', name: string): Promise<Result<TrustedServerView>> {
-  if (actor !== 'cli' && !can(actor, 'servers.manage')) return fail('forbidden');
-  const actorName = actor === 'cli' ? 'cli' : actor.email;
+export async function trustServer(actor: Actor, name: string): Promise<Result<TrustedServerView>> {
+  if (!authorize(actor, 'servers.manage')) return fail('forbidden');
+  const actorName = auditName(actor);
   return db.$transaction(async (tx) => {
     // Trusting twice (or twice at once) is one change and one audit entry.
     const { count } = await tx.trustedServer.createMany({
@@ -22,17 +23,17 @@ export async function trustServer(actor: Viewer | 'cli', name: string): Promise<
   });
 }
 
-export async function untrustServer(viewer: Viewer, name: string): Promise<Result<{ name: string }>> {
-  if (!can(viewer, 'servers.manage')) return fail('forbidden');
+export async function untrustServer(viewer: Actor, name: string): Promise<Result<{ name: string }>> {
+  if (!authorize(viewer, 'servers.manage')) return fail('forbidden');
   return db.$transaction(async (tx) => {
     const { count } = await tx.trustedServer.deleteMany({ where: { name } });
     if (!count) return fail('not_found');
-    await appendAudit(tx, { actor: viewer.email, action: 'server.untrust', targetType: 'server', targetId: name });
+    await appendAudit(tx, { actor: auditName(viewer), action: 'server.untrust', targetType: 'server', targetId: name });
     return ok({ name });
   });
 }
 
-export async function listTrustedServers(viewer: Viewer): Promise<Result<TrustedServerView[]>> {
-  if (!can(viewer, 'servers.manage')) return fail('forbidden');
+export async function listTrustedServers(viewer: Actor): Promise<Result<TrustedServerView[]>> {
+  if (!authorize(viewer, 'servers.manage')) return fail('forbidden');
   return ok(await db.trustedServer.findMany({ orderBy: { name: 'asc' }, take: 1000 }));
 }

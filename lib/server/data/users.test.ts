@@ -2,11 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { changeUserRole, createUser, findActiveViewer, listUsers, setUserDisabled, verifyPassword } from './users';
 import { makeUser, TEST_PASSWORD, uniq } from '../../../testing/factories';
 import { db } from './db';
+import { cli } from '@/lib/auth/actor';
 
 describe('users (real PostgreSQL)', () => {
   it('creates a user whose password verifies, with the email as default principal', async () => {
     const email = `${uniq('u')}@example.test`;
-    const created = await createUser('cli', { email, role: 'support', password: TEST_PASSWORD });
+    const created = await createUser(cli, { email, role: 'support', password: TEST_PASSWORD });
     expect(created.ok).toBe(true);
     if (!created.ok) return;
     expect(created.value.principalId).toBe(email);
@@ -25,7 +26,7 @@ describe('users (real PostgreSQL)', () => {
   it('refuses a duplicate email, also when ten arrive at once', async () => {
     const email = `${uniq('dup')}@example.test`;
     const results = await Promise.all(
-      Array.from({ length: 10 }, () => createUser('cli', { email, role: 'reviewer', password: TEST_PASSWORD })),
+      Array.from({ length: 10 }, () => createUser(cli, { email, role: 'reviewer', password: TEST_PASSWORD })),
     );
     expect(results.filter((r) => r.ok)).toHaveLength(1);
     const failures = results.filter((r) => !r.ok);

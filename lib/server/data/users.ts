@@ -2,7 +2,8 @@ import 'server-only';
 import bcrypt from 'bcryptjs';
 import { db } from './db';
 import { appendAudit } from './audit';
-import { can, type Role, type Viewer } from '@/lib/auth/permissions';
+import { authorize, type Role, type Viewer } from '@/lib/auth/permissions';
+import { auditName, type Actor } from '@/lib/auth/actor';
 import type { CreateUserInput } from '@/lib/users/schemas';
 import { fail, ok, type Result } from '@/lib/result';
 import { Prisma } from '@/lib/generated/prisma/client';
@@ -43,8 +44,8 @@ export async function verifyPassword(email: string, password: string): Promise<V
   return user && matches && !user.disabledAt ? toViewer(user) : null;
 }
 
-export async function listUsers(viewer: Viewer): Promise<Result<UserView[]>> {
-  if (!can(viewer, 'users.manage')) return fail('forbidden');
+export async function listUsers(viewer: Actor): Promise<Result<UserView[]>> {
+  if (!authorize(viewer, 'users.manage')) return fail('forbidden');
   const users = await db.user.findMany({ select: userViewSelect, orderBy: { email: 'asc' }, take: 1000 });
   return ok(users.map(toUserView));
 }
@@ -54,9 +55,9 @@ export async function findUserByEmail(email: string): Promise<UserView | null> {
   return user ? toUserView(user) : null;
 }
 
-export async function createUser(actor: Viewer | 'cli', input: CreateUserInput): Promise<Result<UserView>> {
-  if (actor !== 'cli' && !can(actor, 'users.manage')) return fail('forbidden');
-  const actorName = actor === 'cli' ? 'cli' : actor.email;
+export async function createUser(actor: Actor, input: CreateUserInput): Promise<Result<UserView>> {
+  if (!authorize(actor, 'users.create')) return fail('forbidden');
+  const actorName = auditName(actor);
   const passwordHash = await bcrypt.hash(input.password, BCRYPT_COST);
   try {
     return ok(
@@ -93,12 +94,12 @@ export async function createUser(actor: Viewer | 'cli', input: CreateUserInput):
 
 // An admin cannot demote or disable themselves: the console must never lock out its last admin by accident.
 async function updateOther(
-  viewer: Viewer,
+  viewer: Actor,
   userId: string,
   change: { role?: Role; disabledAt?: Date | null },
   action: string,
 ): Promise<Result<UserView>> {
-  if (!can(viewer, 'users.manage')) return fail('forbidden');
+  if (!authorize(viewer, 'users.manage')) return fail('forbidden');
   if (userId === viewer.userId) return fail('forbidden', 'You cannot change your own role or disable yourself.');
   return db.$transaction(async (tx) => {
     const before = await tx.user.findUnique({ where: { id: userId }, select: userViewSelect });
@@ -119,8 +120,8 @@ async function updateOther(
   });
 }
 
-export const changeUserRole = (viewer: Viewer, userId: string, role: Role) =>
+export const changeUserRole = (viewer: Actor, userId: string, role: Role) =>
   updateOther(viewer, userId, { role }, 'user.role_change');
 
-export const setUserDisabled = (viewer: Viewer, userId: string, disabled: boolean) =>
+export const setUserDisabled = (viewer: Actor, userId: string, disabled: boolean) =>
   updateOther(viewer, userId, { disabledAt: disabled ? new Date() : null }, disabled ? 'user.disable' : 'user.enable');

@@ -3,13 +3,11 @@ import type { z } from 'zod';
 import { isDatabaseUnavailable } from '../data/unavailable';
 import { getViewer } from './session';
 import { takeRequest } from '../services/rate-limit';
-import type { Viewer } from '@/lib/auth/permissions';
+import type { Person } from '@/lib/auth/actor';
 import { fieldErrors, type Failure, type Result } from '@/lib/result';
+import type { ActionState } from '@/lib/action-state';
 
-export type ActionState<T = undefined> =
-  | { status: 'idle' }
-  | { status: 'ok'; value: T; at: number }
-  | { status: 'error'; message: string; fields?: Record<string, string>; at: number };
+export type { ActionState } from '@/lib/action-state';
 
 const messages: Partial<Record<Failure, string>> = {
   unauthenticated: 'Your session has ended. Sign in again.',
@@ -20,11 +18,11 @@ const messages: Partial<Record<Failure, string>> = {
   unavailable: 'The console cannot reach its database right now. Try again in a moment.',
 };
 
-/** The one path of every server action: parse with the shared schema, get the viewer, call data access. */
+/** The one path of every server action: parse with the shared schema, get the person acting, call data access. */
 export async function runAction<S extends z.ZodType, T>(
   schema: S,
   input: unknown,
-  run: (viewer: Viewer, data: z.infer<S>) => Promise<Result<T>>,
+  run: (actor: Person, data: z.infer<S>) => Promise<Result<T>>,
 ): Promise<ActionState<T>> {
   const at = Date.now();
   const parsed = schema.safeParse(input);
@@ -50,3 +48,7 @@ export async function runAction<S extends z.ZodType, T>(
   const fields = result.errors ? Object.fromEntries(result.errors.map((e) => [e.path, e.message])) : undefined;
   return { status: 'error', message: result.detail ?? messages[result.failure] ?? 'That did not work.', fields, at };
 }
+
+/** The state without its value, for an action whose caller needs to know only that it went well. */
+export const done = <T>(state: ActionState<T>): ActionState =>
+  state.status === 'ok' ? { status: 'ok', value: undefined, at: state.at } : state;

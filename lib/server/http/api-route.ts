@@ -1,12 +1,12 @@
 import 'server-only';
 import type { z } from 'zod';
 import { auth } from './auth';
-import { authenticateBearer, type ApiClient } from '../data/credentials';
+import { authenticateBearer } from '../data/credentials';
 import { isDatabaseUnavailable } from '../data/unavailable';
 import { findActiveViewer } from '../data/users';
 import { takeRequest } from '../services/rate-limit';
-import { can, type Action } from '@/lib/auth/permissions';
-import type { ApiScope } from '@/lib/credentials/scopes';
+import { authorize, scopesGranting, type Action } from '@/lib/auth/permissions';
+import type { RemoteActor } from '@/lib/auth/actor';
 import { fieldErrors, httpStatus, type Failure, type FieldError, type Result } from '@/lib/result';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -66,17 +66,15 @@ export function json(value: unknown, status = 200): Response {
 }
 
 type RouteOptions<S extends z.ZodType | undefined, Q extends z.ZodType | undefined = undefined> = {
-  /** Scopes that let an API key in (any one suffices); none means people only. */
-  scopes?: ApiScope[];
-  /** What a person (personal token or console session) must be allowed to do; none means keys only. */
-  action?: Action;
+  /** What the caller (API key, personal token or console session) must be allowed to do: authorize() decides. */
+  action: Action;
   body?: S;
   /** Validates the query string: each parameter a string, a repeated one an array of them. */
   query?: Q;
 };
 
 type Handler<S extends z.ZodType | undefined, P, Q extends z.ZodType | undefined = undefined> = (ctx: {
-  client: ApiClient;
+  actor: RemoteActor;
   body: S extends z.ZodType ? z.infer<S> : undefined;
   query: Q extends z.ZodType ? z.infer<Q> : undefined;
   params: P;
@@ -97,7 +95,7 @@ function sameOrigin(request: Request): boolean {
   }
 }
 
-async function authenticate(request: Request): Promise<ApiClient | Response | null> {
+async function authenticate(request: Request): Promise<RemoteActor | Response | null> {
   const header = request.headers.get('authorization');
   if (header) {
     const match = /^Bearer\s+(\S+)$/i.exec(header);
@@ -114,24 +112,19 @@ async function authenticate(request: Request): Promise<ApiClient | Response | nu
     );
   }
   const viewer = await findActiveViewer(session.user.id);
-  return viewer ? { kind: 'user', viewer, tokenId: null } : null;
+  return viewer ? { ...viewer, kind: 'user', tokenId: null } : null;
 }
 
 /** Per API key, or per person (personal tokens and the console session share one budget). */
-function rateLimited(client: ApiClient): Response | null {
+function rateLimited(actor: RemoteActor): Response | null {
   const take = takeRequest(
-    client.kind === 'apiKey' ? { kind: 'apiKey', keyId: client.keyId } : { kind: 'user', userId: client.viewer.userId },
+    actor.kind === 'apiKey' ? { kind: 'apiKey', keyId: actor.keyId } : { kind: 'user', userId: actor.userId },
   );
   if (take.allowed) return null;
-  const who = client.kind === 'apiKey' ? 'this API key' : 'you';
+  const who = actor.kind === 'apiKey' ? 'this API key' : 'you';
   return problem('rate_limited', `Too many requests from ${who}; retry after ${take.retryAfterSeconds} s.`, undefined, {
     'retry-after': String(take.retryAfterSeconds),
   });
-}
-
-function allowed(client: ApiClient, options: RouteOptions<z.ZodType | undefined, z.ZodType | undefined>): boolean {
-  if (client.kind === 'apiKey') return !!options.scopes?.some((s) => client.scopes.includes(s));
-  return !!options.action && can(client.viewer, options.action);
 }
 
 async function readBody(request: Request): Promise<{ text: string } | Response> {
@@ -190,22 +183,22 @@ export function apiRoute<
 >(options: RouteOptions<S, Q>, handler: Handler<S, P, Q>) {
   return async (request: Request, context: { params: Promise<P> }): Promise<Response> => {
     try {
-      const client = await authenticate(request);
-      if (client instanceof Response) return client;
-      if (!client)
+      const actor = await authenticate(request);
+      if (actor instanceof Response) return actor;
+      if (!actor)
         return problem(
           'unauthenticated',
           'Send a valid API key or personal token as "Authorization: Bearer …".',
           undefined,
           { 'www-authenticate': 'Bearer' },
         );
-      const limited = rateLimited(client);
+      const limited = rateLimited(actor);
       if (limited) return limited;
-      if (!allowed(client, options)) {
-        const need =
-          client.kind === 'apiKey'
-            ? `one of the scopes ${options.scopes?.join(', ') || '(people only)'}`
-            : 'a role that may do this';
+      const isKey = actor.kind === 'apiKey'; // before authorize(), which narrows `actor` when it refuses
+      if (!authorize(actor, options.action)) {
+        const need = isKey
+          ? `one of the scopes ${scopesGranting(options.action).join(', ') || '(people only)'}`
+          : 'a role that may do this';
         return problem('forbidden', `This credential lacks ${need}.`);
       }
 
@@ -234,7 +227,7 @@ export function apiRoute<
       }
 
       const out = await handler({
-        client,
+        actor,
         body: body as never,
         query: query as never,
         params: await context.params,

@@ -3,7 +3,7 @@ import { cache } from 'react';
 import { forbidden, redirect } from 'next/navigation';
 import { auth } from './auth';
 import { findActiveViewer } from '../data/users';
-import { can, type Action, type Viewer } from '@/lib/auth/permissions';
+import { authorize, type Action, type Viewer } from '@/lib/auth/permissions';
 
 /** The one place that reads the session: the signed-in, enabled user with their current role. */
 export const getViewer = cache(async (): Promise<Viewer | null> => {
@@ -16,6 +16,6 @@ export const getViewer = cache(async (): Promise<Viewer | null> => {
 export async function requireViewer(action: Action = 'console.view'): Promise<Viewer> {
   const viewer = await getViewer();
   if (!viewer) redirect('/sign-in');
-  if (!can(viewer, action)) forbidden();
+  if (!authorize(viewer, action)) forbidden();
   return viewer;
 }

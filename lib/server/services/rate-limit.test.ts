@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import type { Viewer } from '@/lib/auth/permissions';
 import { ok } from '@/lib/result';
+import { cli } from '@/lib/auth/actor';
 
 // The console session is Auth.js' (request-bound); server actions get their viewer from here.
 const session = vi.hoisted(() => ({ viewer: null as Viewer | null }));
@@ -45,22 +46,20 @@ afterEach(() => {
   resetRateLimits();
 });
 
-const route = apiRoute({ scopes: ['outcomes:read'], action: 'console.view' }, async ({ client }) =>
-  ok({ kind: client.kind }),
-);
+const route = apiRoute({ action: 'outcomes.read' }, async ({ actor }) => ok({ kind: actor.kind }));
 const call = (secret: string) =>
   route(new Request('http://console.test/api/v1/me', { headers: { authorization: `Bearer ${secret}` } }), {
     params: Promise.resolve({}),
   });
 
 async function newKey(organization?: string) {
-  const created = await createApiKey('cli', { name: uniq('rl-key'), scopes: ['outcomes:read'], organization });
+  const created = await createApiKey(cli, { name: uniq('rl-key'), scopes: ['outcomes:read'], organization });
   if (!created.ok) throw new Error(created.failure);
   return created.value.secret;
 }
 
 async function newToken(userId: string) {
-  const created = await createPersonalToken('cli', userId, uniq('rl-token'));
+  const created = await createPersonalToken(cli, userId, uniq('rl-token'));
   if (!created.ok) throw new Error(created.failure);
   return created.value.secret;
 }
@@ -120,7 +119,7 @@ describe('rate limits in the API wrapper (real PostgreSQL)', () => {
 
   it('counts before the scope check: a key hammering a route it may not use is limited too', async () => {
     const key = await newKey();
-    const forbidden = apiRoute({ scopes: ['outcomes:write'] }, async () => ok({}));
+    const forbidden = apiRoute({ action: 'outcomes.write' }, async () => ok({}));
     const hit = () =>
       forbidden(new Request('http://console.test/api/v1/x', { headers: { authorization: `Bearer ${key}` } }), {
         params: Promise.resolve({}),

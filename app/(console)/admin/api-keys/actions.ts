@@ -1,6 +1,6 @@
 'use server';
 import { revalidatePath } from 'next/cache';
-import { runAction } from '@/lib/server/http/action';
+import { done, runAction } from '@/lib/server/http/action';
 import { createApiKey, revokeApiKey } from '@/lib/server/data/credentials';
 import { createApiKeySchema, revokeCredentialSchema } from '@/lib/credentials/schemas';
 
@@ -17,5 +17,5 @@ export async function createApiKeyAction(_prev: unknown, form: FormData) {
 export async function revokeApiKeyAction(id: string) {
   const state = await runAction(revokeCredentialSchema, { id }, (viewer, d) => revokeApiKey(viewer, d.id));
   revalidatePath('/admin/api-keys');
-  return state.status === 'error' ? state.message : null;
+  return done(state);
 }

@@ -18,7 +18,7 @@ export default async function AuditPage({
   const viewer = await requireViewer('audit.read');
   const before = Number(firstValues(await searchParams).before) || undefined;
   const [verification, page, retention] = await Promise.all([
-    verifyAuditChainAs({ kind: 'user', viewer }),
+    verifyAuditChainAs(viewer),
     listAuditEntries(viewer, before),
     getRetentionStatus(viewer),
   ]);

@@ -2,7 +2,7 @@
 import { revalidatePath } from 'next/cache';
 import { z } from 'zod';
 import { policyRuleIdSchema, policyRuleSchema } from '@/lib/approvals/schemas';
-import { runAction } from '@/lib/server/http/action';
+import { done, runAction } from '@/lib/server/http/action';
 import { deletePolicyRule, setPolicyRule } from '@/lib/server/data/policy-rules';
 
 // The shared schema coerces, so a missing or blank count would read as 0 (no approval): from a
@@ -31,5 +31,5 @@ export async function addPolicyRuleAction(_prev: unknown, form: FormData) {
 export async function deletePolicyRuleAction(id: string) {
   const state = await runAction(policyRuleIdSchema, { id }, (viewer, d) => deletePolicyRule(viewer, d.id));
   revalidatePolicy();
-  return state.status === 'error' ? state.message : null;
+  return done(state);
 }

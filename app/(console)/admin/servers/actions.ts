@@ -1,19 +1,18 @@
 'use server';
-import { revalidatePath } from 'next/cache';
-import { runAction } from '@/lib/server/http/action';
+import { done, runAction } from '@/lib/server/http/action';
 import { trustServer, untrustServer } from '@/lib/server/data/trusted-servers';
 import { trustServerSchema } from '@/lib/mcp-servers/schemas';
+import { revalidateServers } from './revalidate';
 
-export async function trustServerAction(_prev: unknown, form: FormData) {
-  const state = await runAction(trustServerSchema, { name: form.get('name') }, (viewer, d) =>
-    trustServer(viewer, d.name),
-  );
-  if (state.status === 'ok') revalidatePath('/admin/servers');
+/** Trusts a server, from the servers page's form or the inventory's button. */
+export async function trustServerAction(name: string) {
+  const state = await runAction(trustServerSchema, { name }, (actor, d) => trustServer(actor, d.name));
+  revalidateServers();
   return state.status === 'ok' ? { ...state, value: { name: state.value.name } } : state;
 }
 
 export async function untrustServerAction(name: string) {
-  const state = await runAction(trustServerSchema, { name }, (viewer, d) => untrustServer(viewer, d.name));
-  revalidatePath('/admin/servers');
-  return state.status === 'error' ? state.message : null;
+  const state = await runAction(trustServerSchema, { name }, (actor, d) => untrustServer(actor, d.name));
+  revalidateServers();
+  return done(state);
 }

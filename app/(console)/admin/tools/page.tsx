@@ -4,7 +4,7 @@ import { ServerTrustToggle } from '@/components/admin/server-trust-toggle';
 import { AdvertisedHints, BelievedHints } from '@/components/admin/tool-hints';
 import { Badge, Card, EmptyState, PageHeader } from '@/components/ui/card';
 import { Table, Td } from '@/components/ui/table';
-import { can } from '@/lib/auth/permissions';
+import { authorize } from '@/lib/auth/permissions';
 import { formatDate } from '@/lib/format';
 import { requireViewer } from '@/lib/server/http/session';
 import {
@@ -26,7 +26,7 @@ export default async function ToolsPage() {
   const viewer = await requireViewer('outcomes.read');
   const inventory = await listToolInventory(viewer);
   if (!inventory.ok) throw new Error('listToolInventory refused a signed-in viewer');
-  const manage = { trust: can(viewer, 'servers.manage'), policy: can(viewer, 'policy.manage') };
+  const manage = { trust: authorize(viewer, 'servers.manage'), policy: authorize(viewer, 'policy.manage') };
   const { servers, truncated, since } = inventory.value;
   return (
     <>

@@ -1,6 +1,6 @@
 'use server';
 import { revalidatePath } from 'next/cache';
-import { runAction } from '@/lib/server/http/action';
+import { done, runAction } from '@/lib/server/http/action';
 import { changeUserRole, createUser, setUserDisabled } from '@/lib/server/data/users';
 import { changeRoleSchema, createUserSchema, setDisabledSchema } from '@/lib/users/schemas';
 
@@ -24,7 +24,7 @@ export async function changeRoleAction(userId: string, role: string) {
     changeUserRole(viewer, d.userId, d.role),
   );
   revalidatePath('/admin/users');
-  return state.status === 'error' ? state.message : null;
+  return done(state);
 }
 
 export async function setDisabledAction(userId: string, disabled: boolean) {
@@ -32,5 +32,5 @@ export async function setDisabledAction(userId: string, disabled: boolean) {
     setUserDisabled(viewer, d.userId, d.disabled),
   );
   revalidatePath('/admin/users');
-  return state.status === 'error' ? state.message : null;
+  return done(state);
 }

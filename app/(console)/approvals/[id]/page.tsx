@@ -6,7 +6,7 @@ import { RiskBadges } from '@/components/approvals/risk-badges';
 import { CategoryBadge, DeliveryBadge } from '@/components/outcomes/outcome-badges';
 import { Badge, Card, Notice } from '@/components/ui/card';
 import { Facts } from '@/components/ui/facts';
-import { can } from '@/lib/auth/permissions';
+import { authorize } from '@/lib/auth/permissions';
 import { statusLabel, statusTone } from '@/lib/approvals/present';
 import { describeSettled } from '@/lib/approvals/view';
 import { formatDate } from '@/lib/format';
@@ -29,7 +29,7 @@ export default async function ApprovalPage({ params }: { params: Promise<{ id: s
   const ownRequest = viewer.principalId === a.principal;
   const alreadyDecided = a.decisions.some((d) => d.reviewer === viewer.email);
   const revocable =
-    can(viewer, 'approval.revoke') &&
+    authorize(viewer, 'approval.revoke') &&
     (a.status === 'pending' || (a.status === 'approved' && a.grant?.state === 'active'));
 
   return (
@@ -156,7 +156,7 @@ export default async function ApprovalPage({ params }: { params: Promise<{ id: s
             ) : null}
             {a.status !== 'pending' ? (
               <Notice tone="info">{describeSettled(a)}</Notice>
-            ) : !can(viewer, 'approval.decide') ? (
+            ) : !authorize(viewer, 'approval.decide') ? (
               <p className="text-sm text-slate-500">Your role reviews but does not decide.</p>
             ) : ownRequest ? (
               <Notice tone="bad" testId="own-request">

@@ -1,3 +1,4 @@
+import { authorize } from '@/lib/auth/permissions';
 import Link from 'next/link';
 import { notFound } from 'next/navigation';
 import { FindingCard } from '@/components/incidents/finding-card';
@@ -89,13 +90,15 @@ export default async function IncidentPage({ params }: { params: Promise<{ ref: 
           </p>
         </div>
         <div className="flex gap-2">
-          <a
-            href={exportHref('markdown')}
-            className="rounded-md bg-white px-3 py-1.5 text-sm font-medium text-slate-800 ring-1 ring-inset ring-slate-300 hover:bg-slate-50"
-            data-testid="download-markdown"
-          >
-            Download Markdown
-          </a>
+          {authorize(viewer, 'incidents.export') ? (
+            <a
+              href={exportHref('markdown')}
+              className="rounded-md bg-white px-3 py-1.5 text-sm font-medium text-slate-800 ring-1 ring-inset ring-slate-300 hover:bg-slate-50"
+              data-testid="download-markdown"
+            >
+              Download Markdown
+            </a>
+          ) : null}
           <a
             href={exportHref('json')}
             className="rounded-md bg-white px-3 py-1.5 text-sm font-medium text-slate-800 ring-1 ring-inset ring-slate-300 hover:bg-slate-50"

@@ -3,9 +3,9 @@ import { listApprovals, requestApproval } from '@/lib/server/data/approvals';
 import { approvalListQuerySchema, approvalRequestSchema } from '@/lib/approvals/schemas';
 
 export const POST = apiRoute(
-  { scopes: ['approvals:request'], body: approvalRequestSchema },
-  async ({ client, body, request }) => {
-    const result = await requestApproval(client, request.headers.get('idempotency-key'), body);
+  { action: 'approvals.request', body: approvalRequestSchema },
+  async ({ actor, body, request }) => {
+    const result = await requestApproval(actor, request.headers.get('idempotency-key'), body);
     if (!result.ok) return result;
     // A replay answers exactly as the first time, and says so.
     const response = json(result.value.approval, 201);
@@ -14,7 +14,6 @@ export const POST = apiRoute(
   },
 );
 
-export const GET = apiRoute(
-  { scopes: ['approvals:request', 'grants:redeem'], action: 'approvals.read', query: approvalListQuerySchema },
-  ({ client, query }) => listApprovals(client, query),
+export const GET = apiRoute({ action: 'approvals.read', query: approvalListQuerySchema }, ({ actor, query }) =>
+  listApprovals(actor, query),
 );

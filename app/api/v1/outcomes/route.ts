@@ -3,11 +3,10 @@ import { ingestOutcomes, listOutcomes } from '@/lib/server/data/outcomes';
 import { outcomeBatchSchema } from '@/lib/outcomes/schemas';
 import { outcomeQuerySchema } from '@/lib/outcomes/query';
 
-export const POST = apiRoute({ scopes: ['outcomes:write'], body: outcomeBatchSchema }, ({ client, body }) =>
-  ingestOutcomes(client, body),
+export const POST = apiRoute({ action: 'outcomes.write', body: outcomeBatchSchema }, ({ actor, body }) =>
+  ingestOutcomes(actor, body),
 );
 
-export const GET = apiRoute(
-  { scopes: ['outcomes:read'], action: 'outcomes.read', query: outcomeQuerySchema },
-  ({ client, query }) => listOutcomes(client, query),
+export const GET = apiRoute({ action: 'outcomes.read', query: outcomeQuerySchema }, ({ actor, query }) =>
+  listOutcomes(actor, query),
 );

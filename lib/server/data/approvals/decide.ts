@@ -2,7 +2,8 @@ import 'server-only';
 import { db } from '../db';
 import { appendAudit } from '../audit';
 import { notifyDecision } from '../../jobs/notify';
-import { can, type Viewer } from '@/lib/auth/permissions';
+import { authorize, type Viewer } from '@/lib/auth/permissions';
+import type { Actor } from '@/lib/auth/actor';
 import { isUuid, type DecisionBody, type RevokeBody } from '@/lib/approvals/schemas';
 import { describeDecisions, describeSettled, type ApprovalView } from '@/lib/approvals/view';
 import { fail, ok, type Result } from '@/lib/result';
@@ -16,8 +17,8 @@ export type DecisionInput = DecisionBody & { id: string };
  * on pending, unexpired, the version the reviewer saw, not the reviewer's own request and not
  * decided by them before. The loser of a race gets a conflict naming who decided what and when.
  */
-export async function decideApproval(viewer: Viewer, input: DecisionInput): Promise<Result<ApprovalView>> {
-  if (!can(viewer, 'approval.decide')) return fail('forbidden');
+export async function decideApproval(viewer: Actor, input: DecisionInput): Promise<Result<ApprovalView>> {
+  if (!authorize(viewer, 'approval.decide')) return fail('forbidden');
   if (!isUuid(input.id)) return fail('not_found');
   const reason = mask(input.reason);
   const decided = await db
@@ -124,8 +125,8 @@ export type RevokeInput = RevokeBody & { id: string };
  * `POST /api/v1/approvals/{id}/revoke`). Locks the grant before the request, as redemption does,
  * so the two never deadlock and never both succeed.
  */
-export async function revokeApproval(viewer: Viewer, input: RevokeInput): Promise<Result<ApprovalView>> {
-  if (!can(viewer, 'approval.revoke')) return fail('forbidden');
+export async function revokeApproval(viewer: Actor, input: RevokeInput): Promise<Result<ApprovalView>> {
+  if (!authorize(viewer, 'approval.revoke')) return fail('forbidden');
   if (!isUuid(input.id)) return fail('not_found');
   const reason = mask(input.reason);
   const revoked = await db.$transaction(async (tx) => {

@@ -1,7 +1,8 @@
 import 'server-only';
 import { db } from '../db';
 import { Prisma } from '@/lib/generated/prisma/client';
-import { can, type Viewer } from '@/lib/auth/permissions';
+import { authorize } from '@/lib/auth/permissions';
+import type { Actor } from '@/lib/auth/actor';
 import {
   APPROVAL_PAGE_DEFAULT,
   APPROVAL_PAGE_MAX,
@@ -11,10 +12,10 @@ import {
 } from '@/lib/approvals/schemas';
 import { type ApprovalView } from '@/lib/approvals/view';
 import { fail, ok, type Result } from '@/lib/result';
-import { findView, readScope, toView, viewSelect, dbNow, type ApprovalReader } from './shared';
+import { findView, readScope, toView, viewSelect, dbNow } from './shared';
 import { expireStaleApprovalsNowAndThen } from './expiry';
 
-export async function getApproval(reader: ApprovalReader, id: string): Promise<Result<ApprovalView>> {
+export async function getApproval(reader: Actor, id: string): Promise<Result<ApprovalView>> {
   const scope = readScope(reader);
   if (!scope) return fail('forbidden');
   if (!isUuid(id)) return fail('not_found');
@@ -48,7 +49,7 @@ function statusWhere(status: ApprovalListQuery['status'], now: Date): Prisma.App
  * first. Reads report expiry by the database clock whether or not the sweep has run.
  */
 export async function listApprovals(
-  reader: ApprovalReader,
+  reader: Actor,
   query: Partial<ApprovalListQuery> = {},
 ): Promise<Result<ApprovalPage>> {
   const scope = readScope(reader);
@@ -96,14 +97,14 @@ export async function listApprovals(
 }
 
 /** Requests waiting for a decision now (the queue's badge); 0 for someone who may not see them. */
-export async function countPendingApprovals(viewer: Viewer): Promise<number> {
-  if (!can(viewer, 'approvals.read')) return 0;
+export async function countPendingApprovals(viewer: Actor): Promise<number> {
+  if (!authorize(viewer, 'approvals.read')) return 0;
   return db.approvalRequest.count({ where: statusWhere('pending', await dbNow()) });
 }
 
 /** The approval a grant belongs to (an outcome record's grantId), or null: also when the reader may not see it. */
 export async function findApprovalIdForGrant(
-  reader: ApprovalReader,
+  reader: Actor,
   grantId: string | null | undefined,
 ): Promise<string | null> {
   const scope = readScope(reader);

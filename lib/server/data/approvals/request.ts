@@ -2,7 +2,8 @@ import 'server-only';
 import { createHmac } from 'node:crypto';
 import { db, type Tx } from '../db';
 import { appendAudit } from '../audit';
-import type { ApiClient } from '../credentials';
+import type { Actor } from '@/lib/auth/actor';
+import { authorize } from '@/lib/auth/permissions';
 import { policyFor } from '../policy-rules';
 import { notificationsEnabled, notifyApprovalRequested } from '../../jobs/notify';
 import { Prisma } from '@/lib/generated/prisma/client';
@@ -60,11 +61,11 @@ const IDEMPOTENCY_LOCK = 0x61707072;
  * `idempotency_key_reused`, and a key whose first request is still being stored is a conflict.
  */
 export async function requestApproval(
-  client: ApiClient,
+  client: Actor,
   idempotencyKey: string | null,
   body: ApprovalRequestBody,
 ): Promise<Result<{ replayed: boolean; approval: ApprovalCreated }>> {
-  if (client.kind !== 'apiKey' || !client.scopes.includes('approvals:request')) return fail('forbidden');
+  if (!authorize(client, 'approvals.request')) return fail('forbidden');
   if (client.organization !== null && body.organization !== client.organization) {
     const message = `this API key may only request approvals for the organization "${client.organization}"`;
     return fail('forbidden', `organization: ${message}.`, [{ path: 'organization', message }]);

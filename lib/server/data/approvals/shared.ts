@@ -1,8 +1,8 @@
 import 'server-only';
 import { db, type Tx } from '../db';
-import type { ApiClient } from '../credentials';
 import { Prisma } from '@/lib/generated/prisma/client';
-import { can, type Viewer } from '@/lib/auth/permissions';
+import { authorize } from '@/lib/auth/permissions';
+import { auditName, organizationOf, type Actor, type ApiKeyActor } from '@/lib/auth/actor';
 import { toApprovalView, type ApprovalView } from '@/lib/approvals/view';
 import { maskText } from '@/lib/redaction/mask';
 
@@ -15,7 +15,7 @@ export async function dbNow(tx: Tx | typeof db = db): Promise<Date> {
 // Contended approvals queue for a row lock: wait for a connection and the lock longer than the default.
 export const TX_OPTIONS = { maxWait: 10_000, timeout: 20_000 } as const;
 
-export const keyActor = (client: Extract<ApiClient, { kind: 'apiKey' }>) => `api_key:${client.keyId}`;
+export const keyActor = (client: ApiKeyActor) => auditName(client);
 
 /**
  * True when the database refused a change through one of its approval invariants (a CHECK or
@@ -30,15 +30,11 @@ export function refusedByDatabase(err: unknown): boolean {
 
 export const mask = <T extends string | null | undefined>(s: T) => (s ? maskText(s).text : s) as T;
 
-/** A person (session or personal token), or an API key with a scope that may read approvals. */
-export type ApprovalReader = ApiClient | Viewer;
-
 // What the reader may see: null when nothing; an organization-limited key only its own.
-export function readScope(reader: ApprovalReader): Prisma.ApprovalRequestWhereInput | null {
-  if (!('kind' in reader)) return can(reader, 'approvals.read') ? {} : null;
-  if (reader.kind === 'user') return can(reader.viewer, 'approvals.read') ? {} : null;
-  if (!reader.scopes.includes('approvals:request') && !reader.scopes.includes('grants:redeem')) return null;
-  return reader.organization === null ? {} : { organization: reader.organization };
+export function readScope(reader: Actor): Prisma.ApprovalRequestWhereInput | null {
+  if (!authorize(reader, 'approvals.read')) return null;
+  const organization = organizationOf(reader);
+  return organization === null ? {} : { organization };
 }
 
 // Never the request hash or the requesting key.

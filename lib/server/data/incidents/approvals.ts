@@ -1,9 +1,9 @@
 import 'server-only';
 import { db, pool } from '../db';
-import { type OutcomeReader } from '../outcomes';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { type ApprovalStatus, type DecisionKind } from '@/lib/approvals/schemas';
-import { can } from '@/lib/auth/permissions';
+import { authorize } from '@/lib/auth/permissions';
+import { organizationOf, type Actor } from '@/lib/auth/actor';
 import { type IncidentApproval } from '@/lib/incidents/timeline';
 import type { RedeemedGrant } from './types';
 
@@ -11,10 +11,8 @@ import type { RedeemedGrant } from './types';
 // a key reading incidents (outcomes:read) sees its own organization's approvals, as it does records.
 
 /** Whether the reader may see approvals in an incident, and of which organization (null: all). */
-export function approvalScope(reader: OutcomeReader): { organization: string | null } | null {
-  if (!('kind' in reader)) return can(reader, 'approvals.read') ? { organization: null } : null;
-  if (reader.kind === 'user') return can(reader.viewer, 'approvals.read') ? { organization: null } : null;
-  return reader.scopes.includes('outcomes:read') ? { organization: reader.organization } : null;
+export function approvalScope(reader: Actor): { organization: string | null } | null {
+  return authorize(reader, 'incidents.read') ? { organization: organizationOf(reader) } : null;
 }
 
 type ApprovalRow = {
@@ -105,7 +103,7 @@ const INCIDENT_APPROVALS = `
  * API keys that asked and redeemed: one query. `now` is the database clock (expiry is judged by it).
  */
 export async function listIncidentApprovals(
-  reader: OutcomeReader,
+  reader: Actor,
   refs: string[],
 ): Promise<{ approvals: (IncidentApproval & { requestRef: string })[]; now: Date }> {
   const scope = approvalScope(reader);
@@ -116,7 +114,7 @@ export async function listIncidentApprovals(
 }
 
 /** Grants redeemed under some request references (for the grant check of findings across a list). */
-export async function listRedeemedGrants(reader: OutcomeReader, refs: string[]): Promise<RedeemedGrant[]> {
+export async function listRedeemedGrants(reader: Actor, refs: string[]): Promise<RedeemedGrant[]> {
   const scope = approvalScope(reader);
   if (!scope || !refs.length) return [];
   const org = scope.organization;

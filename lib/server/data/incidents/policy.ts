@@ -1,6 +1,7 @@
 import 'server-only';
 import { pool } from '../db';
-import { listIncidentOutcomes, type OutcomeReader, type OutcomeView } from '../outcomes';
+import { listIncidentOutcomes, type OutcomeView } from '../outcomes';
+import type { Actor } from '@/lib/auth/actor';
 import { requiredApprovalsFor } from '@/lib/approvals/policy';
 import { detectFindings } from '@/lib/incidents/findings';
 import { groupBy, type FindingKind, type IncidentPolicy } from '@/lib/incidents/types';
@@ -56,7 +57,7 @@ export async function findingPolicy(
  * stall a list page; the incident page itself shows the full analysis.
  */
 export async function findingsByRecord(
-  reader: OutcomeReader,
+  reader: Actor,
   requestRefs: string[],
   maxRecords = 20_000,
 ): Promise<Map<string, FindingKind[]>> {
@@ -79,7 +80,7 @@ export async function findingsByRecord(
 
 /** Findings among the given request references (the overview passes the most recently active ones). */
 export async function countRecentFindings(
-  reader: OutcomeReader,
+  reader: Actor,
   refs: string[],
 ): Promise<{ findings: number; incidents: number }> {
   const records = await listIncidentOutcomes(reader, refs, 20_000);
@@ -96,7 +97,7 @@ export async function countRecentFindings(
 }
 
 /** The findings policy for records of many incidents: grants are read only when a write carries one. */
-async function listPolicy(reader: OutcomeReader, records: readonly OutcomeView[]): Promise<Partial<IncidentPolicy>> {
+async function listPolicy(reader: Actor, records: readonly OutcomeView[]): Promise<Partial<IncidentPolicy>> {
   const refs = [...new Set(records.filter((r) => r.grantId && needsGrantCheck(r)).map((r) => r.requestRef))];
   return findingPolicy(records, refs.length ? await listRedeemedGrants(reader, refs) : []);
 }

@@ -2,7 +2,9 @@ import 'server-only';
 import { z } from 'zod';
 import { db } from '../db';
 import { logIncidentAccess, type IncidentAccessFormat } from '../access-log';
-import { findOutcomeRequestRef, listIncidentOutcomes, type OutcomeReader } from '../outcomes';
+import { findOutcomeRequestRef, listIncidentOutcomes } from '../outcomes';
+import { authorize } from '@/lib/auth/permissions';
+import type { Actor } from '@/lib/auth/actor';
 import { isUuid } from '@/lib/approvals/schemas';
 import { effectiveStatus } from '@/lib/approvals/view';
 import { detectFindings } from '@/lib/incidents/findings';
@@ -18,7 +20,7 @@ import { approvalScope, listIncidentApprovals } from './approvals';
 import { findingPolicy } from './policy';
 
 /** Everything under one request reference: records, approvals, what was and was not done, findings. */
-export async function getIncident(reader: OutcomeReader, requestRef: string): Promise<Result<IncidentView>> {
+export async function getIncident(reader: Actor, requestRef: string): Promise<Result<IncidentView>> {
   // A reference no record can have (NUL, half a surrogate pair, too long) is named as the fault
   // rather than sent to the database, which refuses NUL with an error.
   const ref = incidentRefSchema.safeParse(requestRef);
@@ -68,10 +70,12 @@ export async function getIncident(reader: OutcomeReader, requestRef: string): Pr
  * too. If the log cannot be written the whole call fails, so nothing is shown unlogged.
  */
 export async function openIncident(
-  reader: OutcomeReader,
+  reader: Actor,
   requestRef: string,
   format: IncidentAccessFormat,
 ): Promise<Result<IncidentView>> {
+  // Reading it (page, JSON) and exporting it (Markdown) are separate permissions.
+  if (!authorize(reader, format === 'markdown' ? 'incidents.export' : 'incidents.read')) return fail('forbidden');
   // The log entry and the read run together; the answer waits for both, so no incident is
   // shown without its access recorded.
   const [, incident] = await Promise.all([
@@ -102,14 +106,14 @@ export function incidentReport(incident: IncidentView): string {
  * of the outcome records, then a request reference, approval id or grant id of the approvals
  * (an incident may so far hold approvals only).
  */
-export async function resolveIncidentRef(reader: OutcomeReader, term: string): Promise<string | null> {
+export async function resolveIncidentRef(reader: Actor, term: string): Promise<string | null> {
   const trimmed = term.trim();
   if (!trimmed || trimmed.length > 255 || !storable(z.string()).safeParse(trimmed).success) return null;
   return (await findOutcomeRequestRef(reader, trimmed)) ?? findApprovalRequestRef(reader, trimmed);
 }
 
 // One round trip, each branch an indexed lookup (an OR across the tables would scan).
-async function findApprovalRequestRef(reader: OutcomeReader, term: string): Promise<string | null> {
+async function findApprovalRequestRef(reader: Actor, term: string): Promise<string | null> {
   const scope = approvalScope(reader);
   if (!scope) return null;
   const org = scope.organization;

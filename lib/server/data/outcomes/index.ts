@@ -7,6 +7,5 @@ export {
   listIncidentOutcomes,
   listOutcomes,
   type OutcomePage,
-  type OutcomeReader,
   type OutcomeView,
 } from './read';

@@ -1,7 +1,8 @@
 import 'server-only';
 import type { PoolClient } from 'pg';
 import { pool } from '../db';
-import type { ApiClient } from '../credentials';
+import type { Actor } from '@/lib/auth/actor';
+import { authorize } from '@/lib/auth/permissions';
 import { classifyRecord } from '@/lib/outcomes/classify';
 import { outcomeContent } from '@/lib/outcomes/content';
 import type { Classification, OutcomeBatch } from '@/lib/outcomes/schemas';
@@ -13,8 +14,8 @@ import { keyedHash, names, reused, toClassification, toRow, typed, type IngestRe
  * eventId: the same content again is a duplicate answered with the stored record, other content
  * under a known eventId is 422 and stores nothing.
  */
-export async function ingestOutcomes(client: ApiClient, batch: OutcomeBatch): Promise<Result<IngestResponse>> {
-  if (client.kind !== 'apiKey' || !client.scopes.includes('outcomes:write')) return fail('forbidden');
+export async function ingestOutcomes(client: Actor, batch: OutcomeBatch): Promise<Result<IngestResponse>> {
+  if (!authorize(client, 'outcomes.write')) return fail('forbidden');
   const { records } = batch;
 
   const keyOrg = client.organization;

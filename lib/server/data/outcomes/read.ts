@@ -1,8 +1,8 @@
 import 'server-only';
 import { db, pool } from '../db';
-import type { ApiClient } from '../credentials';
 import { Prisma } from '@/lib/generated/prisma/client';
-import { can, type Viewer } from '@/lib/auth/permissions';
+import { authorize } from '@/lib/auth/permissions';
+import { organizationOf, type Actor } from '@/lib/auth/actor';
 import {
   encodeOutcomeCursor,
   isUuid,
@@ -95,19 +95,13 @@ function toView(r: Prisma.OutcomeRecordGetPayload<{ select: typeof viewSelect }>
   };
 }
 
-/** An API client (scope outcomes:read), or a person allowed `outcomes.read`. */
-export type OutcomeReader = ApiClient | Viewer;
-
 /** Which organization's records a reader may see (null: every one), or null when none at all. */
-function readableOrganization(reader: OutcomeReader): { organization: string | null } | null {
-  if (!('kind' in reader)) return can(reader, 'outcomes.read') ? { organization: null } : null;
-  if (reader.kind === 'user') return can(reader.viewer, 'outcomes.read') ? { organization: null } : null;
-  if (!reader.scopes.includes('outcomes:read')) return null;
-  return { organization: reader.organization };
+function readableOrganization(reader: Actor): { organization: string | null } | null {
+  return authorize(reader, 'outcomes.read') ? { organization: organizationOf(reader) } : null;
 }
 
 // What the reader may see, as a Prisma filter: null when nothing; an organization-limited key only its own.
-function readScope(reader: OutcomeReader): Prisma.OutcomeRecordWhereInput | null {
+function readScope(reader: Actor): Prisma.OutcomeRecordWhereInput | null {
   const scope = readableOrganization(reader);
   if (!scope) return null;
   return scope.organization === null ? {} : { organization: scope.organization };
@@ -116,10 +110,7 @@ function readScope(reader: OutcomeReader): Prisma.OutcomeRecordWhereInput | null
 export type OutcomePage = { items: OutcomeView[]; nextCursor: string | null };
 
 /** Newest first (occurredAt, then id), a page at a time. */
-export async function listOutcomes(
-  reader: OutcomeReader,
-  query: Partial<OutcomeQuery> = {},
-): Promise<Result<OutcomePage>> {
+export async function listOutcomes(reader: Actor, query: Partial<OutcomeQuery> = {}): Promise<Result<OutcomePage>> {
   const scope = readScope(reader);
   if (!scope) return fail('forbidden');
   const limit = Math.min(Math.max(query.limit ?? OUTCOME_PAGE_DEFAULT, 1), OUTCOME_PAGE_MAX);
@@ -161,7 +152,7 @@ export async function listOutcomes(
 }
 
 /** One record; another organization's record is as absent as one that never existed. */
-export async function getOutcome(reader: OutcomeReader, id: string): Promise<Result<OutcomeView>> {
+export async function getOutcome(reader: Actor, id: string): Promise<Result<OutcomeView>> {
   const scope = readScope(reader);
   if (!scope) return fail('forbidden');
   if (!isUuid(id)) return fail('not_found');
@@ -188,7 +179,7 @@ const INCIDENT_RECORDS = `
  * On the pool: the incident page, its API and the list's findings all start here.
  */
 export async function listIncidentOutcomes(
-  reader: OutcomeReader,
+  reader: Actor,
   requestRef: string | string[],
   max = 5_000,
 ): Promise<Result<(OutcomeView & { seq: number })[]>> {
@@ -201,7 +192,7 @@ export async function listIncidentOutcomes(
 }
 
 /** The request reference a support person's search term points at: a reference, key, event or grant id. */
-export async function findOutcomeRequestRef(reader: OutcomeReader, term: string): Promise<string | null> {
+export async function findOutcomeRequestRef(reader: Actor, term: string): Promise<string | null> {
   const scope = readScope(reader);
   if (!scope) return null;
   // One indexed lookup at a time, most likely first: an OR across columns would scan the table.

@@ -1,7 +1,6 @@
 import { apiRoute } from '@/lib/server/http/api-route';
 import { getApproval } from '@/lib/server/data/approvals';
 
-export const GET = apiRoute<undefined, { id: string }>(
-  { scopes: ['approvals:request', 'grants:redeem'], action: 'approvals.read' },
-  ({ client, params }) => getApproval(client, params.id),
+export const GET = apiRoute<undefined, { id: string }>({ action: 'approvals.read' }, ({ actor, params }) =>
+  getApproval(actor, params.id),
 );

@@ -5,10 +5,10 @@ import { incidentQuerySchema } from '@/lib/incidents/query';
 const fileName = (ref: string, ext: string) => `incident-${ref.replace(/[^\w.-]+/g, '_').slice(0, 80)}.${ext}`;
 
 export const GET = apiRoute<undefined, { ref: string }, typeof incidentQuerySchema>(
-  { scopes: ['outcomes:read'], action: 'incidents.read', query: incidentQuerySchema },
-  async ({ client, params, query }) => {
+  { action: 'incidents.read', query: incidentQuerySchema },
+  async ({ actor, params, query }) => {
     const markdown = query.format === 'markdown';
-    const incident = await openIncident(client, params.ref, markdown ? 'markdown' : 'json');
+    const incident = await openIncident(actor, params.ref, markdown ? 'markdown' : 'json');
     if (!incident.ok) return incident;
     const body = markdown ? incidentReport(incident.value) : JSON.stringify(incidentApiBody(incident.value));
     const headers = new Headers({

@@ -3,6 +3,6 @@ import { redeemGrant } from '@/lib/server/data/grants';
 import { redeemSchema } from '@/lib/approvals/schemas';
 
 export const POST = apiRoute<typeof redeemSchema, { grantId: string }>(
-  { scopes: ['grants:redeem'], body: redeemSchema },
-  ({ client, body, params }) => redeemGrant(client, params.grantId, body),
+  { action: 'grants.redeem', body: redeemSchema },
+  ({ actor, body, params }) => redeemGrant(actor, params.grantId, body),
 );
