@@ -1,5 +1,7 @@
 import 'server-only';
-import { db, pool } from '../db';
+import { db } from '../db';
+import { rows as run } from '../sql/kysely';
+import { selectIncidentOutcomes } from '../sql/outcomes';
 import type { ApiClient } from '../credentials';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { can, type Viewer } from '@/lib/auth/permissions';
@@ -68,7 +70,13 @@ const viewSelect = {
   ...classificationSelect,
 } satisfies Prisma.OutcomeRecordSelect;
 
-function toView(r: Prisma.OutcomeRecordGetPayload<{ select: typeof viewSelect }>): OutcomeView {
+// A row of viewSelect, from Prisma or from sql/outcomes.ts (the same fields; JSON columns as read).
+type ViewRow = Omit<
+  Prisma.OutcomeRecordGetPayload<{ select: typeof viewSelect }>,
+  'toolAnnotations' | 'mcpRequestId' | 'observed'
+> & { toolAnnotations: unknown; mcpRequestId: unknown; observed: unknown };
+
+function toView(r: ViewRow): OutcomeView {
   return {
     id: r.id,
     eventId: r.eventId,
@@ -169,20 +177,6 @@ export async function getOutcome(reader: OutcomeReader, id: string): Promise<Res
   return row ? ok(toView(row)) : fail('not_found');
 }
 
-// The view's columns under the names Prisma gives them, for the reads that run on the pool.
-const VIEW_COLUMNS = Object.keys(viewSelect)
-  .map((field) => {
-    const column = field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-    return column === field ? field : `${column} AS "${field}"`;
-  })
-  .join(', ');
-
-const INCIDENT_RECORDS = `
-  SELECT ${VIEW_COLUMNS}, received_seq AS "receivedSeq" FROM outcome_records
-  WHERE request_ref = ANY($1::text[]) AND ($2::text IS NULL OR organization = $2::text)
-  ORDER BY occurred_at, received_seq
-  LIMIT $3::int`;
-
 /**
  * Every record of some request references, oldest first, with its receipt order (for "later").
  * On the pool: the incident page, its API and the list's findings all start here.
@@ -195,8 +189,7 @@ export async function listIncidentOutcomes(
   const scope = readableOrganization(reader);
   if (!scope) return fail('forbidden');
   const refs = typeof requestRef === 'string' ? [requestRef] : requestRef;
-  type Raw = Prisma.OutcomeRecordGetPayload<{ select: typeof viewSelect }> & { receivedSeq: string };
-  const { rows } = await pool().query<Raw>(INCIDENT_RECORDS, [refs, scope.organization, max]);
+  const rows = await run(selectIncidentOutcomes(refs, scope.organization, max));
   return ok(rows.map(({ receivedSeq, ...r }) => ({ ...toView(r), seq: Number(receivedSeq) })));
 }
 
