@@ -57,6 +57,17 @@ export function logPool(): pg.Pool {
   return holder.countersignLogPool;
 }
 
+/**
+ * A connection of its own, outside the pools (not yet connected), for a session that must outlive
+ * any one transaction: the retention purge's advisory lock, released by closing it. Reads
+ * DATABASE_URL when called.
+ */
+export function sessionClient(): pg.Client {
+  const connectionString = process.env.DATABASE_URL;
+  if (!connectionString) throw new Error('DATABASE_URL is not set');
+  return new pg.Client({ connectionString, connectionTimeoutMillis: 5_000 });
+}
+
 function createClient(): PrismaClient {
   return new PrismaClient({ adapter: new PrismaPg(pool()) });
 }

@@ -2,6 +2,7 @@ import 'server-only';
 import { Kysely, PostgresDialect, sql, type Compilable, type CompiledQuery, type RawBuilder } from 'kysely';
 import type pg from 'pg';
 import type { DB } from '@/lib/generated/kysely/database';
+import type { PrismaClient } from '@/lib/generated/prisma/client';
 import { pool, type Tx } from '../db';
 
 /**
@@ -10,8 +11,10 @@ import { pool, type Tx } from '../db';
  * with its `sql` template where it cannot; table and column types come from DB, which prisma-kysely
  * generates from prisma/schema.prisma. Built here, run with `rows`/`affected` on:
  *   - nothing: the process's pool (lib/server/data/db.ts, its timeouts included);
- *   - a pg.Pool or PoolClient: another pool (logPool) or one held connection (a BEGIN…COMMIT on it);
- *   - a Prisma transaction (`Tx`), so a statement joins the transaction it belongs to.
+ *   - a pg.Pool, PoolClient or Client: another pool (logPool), one held connection (a BEGIN…COMMIT
+ *     on it) or a session of its own (db.ts sessionClient);
+ *   - Prisma (`db` or a transaction `Tx`), so a statement joins the transaction it belongs to, or
+ *     fails with Prisma's errors where the caller reads those (refusedByDatabase).
  * On Prisma the driver's values come back through Prisma's raw-query decoding: int8 as bigint
  * rather than pg's string; every statement run there casts its counts to int.
  */
@@ -24,13 +27,14 @@ export { sql };
 export type { DB };
 
 /** Where a statement runs (see above); the default pool when absent. */
-export type On = Tx | pg.Pool | pg.PoolClient;
+export type On = Tx | PrismaClient | pg.Pool | pg.PoolClient | pg.Client;
 
 type Statement<R> = Compilable<R> | RawBuilder<R>;
 
 const compile = <R>(q: Statement<R>): CompiledQuery<R> => ('isRawBuilder' in q ? q.compile(kysely) : q.compile());
 
-const isTx = (on: On): on is Tx => '$queryRawUnsafe' in on;
+// By property, not `in`: Prisma's clients are proxies.
+const isTx = (on: On): on is Tx | PrismaClient => typeof (on as Partial<Tx>).$queryRawUnsafe === 'function';
 
 /** Runs a statement and answers its rows. */
 export async function rows<R>(q: Statement<R>, on: On = pool()): Promise<R[]> {
