@@ -1,5 +1,7 @@
 import 'server-only';
 import { db, logPool } from './db';
+import { affected } from './sql/kysely';
+import { insertIncidentAccess } from './sql/access-log';
 import type { OutcomeReader } from './outcomes';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { can, type Viewer } from '@/lib/auth/permissions';
@@ -53,10 +55,13 @@ export async function logIncidentAccess(
   format: IncidentAccessFormat,
 ): Promise<void> {
   const { actor, actorKind } = actorOf(reader);
-  await logPool().query(
-    'INSERT INTO incident_access_log (actor, actor_kind, format, request_ref) VALUES ($1, $2, $3, $4)',
-    [actor, actorKind, format, requestRef.replaceAll('\u0000', '').slice(0, REF_MAX)],
-  );
+  const row = {
+    actor,
+    actor_kind: actorKind,
+    format,
+    request_ref: requestRef.replaceAll('\u0000', '').slice(0, REF_MAX),
+  };
+  await affected(insertIncidentAccess(row), logPool());
 }
 
 const entrySelect = {

@@ -11,9 +11,8 @@ const holder = globalThis as unknown as {
 };
 
 /**
- * The process's one connection pool. Prisma runs on it; the few hot paths that a benchmark showed
- * Prisma's per-query overhead dominating (outcome ingestion) use it directly, still only here
- * under lib/server/.
+ * The process's one connection pool. Prisma runs on it, and so do the statements Prisma cannot
+ * say (lib/server/data/sql/, through its typed helper sql/kysely.ts).
  */
 export function pool(): pg.Pool {
   if (holder.countersignPool) return holder.countersignPool;

@@ -59,4 +59,3 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   };
   return visit(err, 0);
 }
-

@@ -7,7 +7,7 @@ import { outcomeContent } from '@/lib/outcomes/content';
 import type { Classification, OutcomeBatch } from '@/lib/outcomes/schemas';
 import { fail, ok, type FieldError, type Result } from '@/lib/result';
 import { keyedHash, reused, toClassification, toRow, type IngestResponse } from './rows';
-import { rows as run, sql } from '../sql/kysely';
+import { BEGIN, COMMIT, ROLLBACK, rows as run } from '../sql/kysely';
 import { insertOutcomeRows, selectStoredOutcomes, selectTrustedServers, type IngestRow } from '../sql/outcomes';
 
 /**
@@ -48,8 +48,9 @@ export async function ingestOutcomes(client: ApiClient, batch: OutcomeBatch): Pr
   if (clashes.length) return reused(clashes);
 
   const unique = [...firstAt.values()];
-  // The hot path runs on the pool directly (lib/server/data/db.ts): one connection, four short
-  // statements, no ORM round trips. Everything else about records reads through Prisma.
+  // The hot path runs on one connection of the pool (lib/server/data/db.ts), its statements in
+  // sql/outcomes.ts: four short ones, no ORM round trips. Everything else about records reads
+  // through Prisma.
   const conn = await pool().connect();
   let broken: Error | undefined;
   try {
@@ -104,7 +105,7 @@ async function storeRows(
   // (two round trips fewer for the commonest post). On any error the caller discards the
   // connection, which rolls a transaction back: no ROLLBACK queued behind a stuck statement.
   const transaction = rows.length > 1;
-  if (transaction) await run(sql`BEGIN`, conn);
+  if (transaction) await run(BEGIN, conn);
   const stored: Stored = new Map();
   let pending = rows;
   // A row that conflicted can be gone by the time it is read (the retention purge deleted it):
@@ -128,13 +129,13 @@ async function storeRows(
     const hashOf = new Map(conflicting.map((r) => [r.event_id, r.content_hash]));
     const clashing = new Set(existing.filter((e) => e.content_hash !== hashOf.get(e.event_id)).map((e) => e.event_id));
     if (clashing.size) {
-      if (transaction) await run(sql`ROLLBACK`, conn);
+      if (transaction) await run(ROLLBACK, conn);
       return clashing;
     }
     for (const e of existing)
       stored.set(e.event_id, { id: e.id, inserted: false, classification: toClassification(e) });
     pending = conflicting.filter((r) => !stored.has(r.event_id));
   }
-  if (transaction) await run(sql`COMMIT`, conn);
+  if (transaction) await run(COMMIT, conn);
   return stored;
 }

@@ -54,3 +54,8 @@ export async function affected(q: Statement<unknown>, on: On = pool()): Promise<
   if (isTx(on)) return on.$executeRawUnsafe(c.sql, ...c.parameters);
   return (await on.query(c.sql, c.parameters as unknown[])).rowCount ?? 0;
 }
+
+/** Transaction control on one held connection (a PoolClient), for a hot path that runs its own. */
+export const BEGIN = sql`BEGIN`;
+export const COMMIT = sql`COMMIT`;
+export const ROLLBACK = sql`ROLLBACK`;
