@@ -13,6 +13,7 @@ import {
   type OutcomeQuery,
 } from '@/lib/outcomes/query';
 import type { Classification, Observed, ToolAnnotations } from '@/lib/outcomes/schemas';
+import { keysetPage, keysetQuery, pageSize } from '@/lib/pagination/keyset';
 import { fail, ok, type Result } from '@/lib/result';
 import { classificationSelect, toClassification } from './rows';
 
@@ -130,8 +131,9 @@ export async function listOutcomes(
 ): Promise<Result<OutcomePage>> {
   const scope = readScope(reader);
   if (!scope) return fail('forbidden');
-  const limit = Math.min(Math.max(query.limit ?? OUTCOME_PAGE_DEFAULT, 1), OUTCOME_PAGE_MAX);
+  const limit = pageSize(query.limit, OUTCOME_PAGE_DEFAULT, OUTCOME_PAGE_MAX);
   const { cursor } = query;
+  const page = keysetQuery('occurredAt', 'desc', cursor && { at: cursor.occurredAt, id: cursor.id }, limit);
   const where: Prisma.OutcomeRecordWhereInput = {
     AND: [
       scope,
@@ -150,22 +152,18 @@ export async function listOutcomes(
         principal: query.principal,
         occurredAt: { gte: query.from, lt: query.to },
       },
-      cursor
-        ? { OR: [{ occurredAt: { lt: cursor.occurredAt } }, { occurredAt: cursor.occurredAt, id: { lt: cursor.id } }] }
-        : {},
+      page.where,
     ],
   };
   const rows = await db.outcomeRecord.findMany({
     where,
-    orderBy: [{ occurredAt: 'desc' }, { id: 'desc' }],
-    take: limit + 1,
+    orderBy: page.orderBy,
+    take: page.take,
     select: viewSelect,
   });
-  const items = rows.slice(0, limit).map(toView);
-  const last = items.at(-1);
-  const nextCursor =
-    rows.length > limit && last ? encodeOutcomeCursor({ occurredAt: last.occurredAt, id: last.id }) : null;
-  return ok({ items, nextCursor });
+  return ok(
+    keysetPage(rows, limit, (last) => encodeOutcomeCursor({ occurredAt: last.occurredAt, id: last.id }), toView),
+  );
 }
 
 /** One record; another organization's record is as absent as one that never existed. */
