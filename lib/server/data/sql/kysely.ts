@@ -1,5 +1,15 @@
 import 'server-only';
-import { Kysely, PostgresDialect, sql, type Compilable, type CompiledQuery, type RawBuilder } from 'kysely';
+import {
+  DummyDriver,
+  Kysely,
+  PostgresAdapter,
+  PostgresIntrospector,
+  PostgresQueryCompiler,
+  sql,
+  type Compilable,
+  type CompiledQuery,
+  type RawBuilder,
+} from 'kysely';
 import type pg from 'pg';
 import type { DB } from '@/lib/generated/kysely/database';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
@@ -19,8 +29,14 @@ import { pool, type Tx } from '../db';
  * rather than pg's string; every statement run there casts its counts to int.
  */
 export const kysely: Kysely<DB> = new Kysely<DB>({
-  // The pool is reached on first use, so importing this (e.g. during `next build`) needs no database.
-  dialect: new PostgresDialect({ pool: async () => pool() }),
+  // Kysely only builds and compiles; `rows`/`affected` run the statement where it belongs. So it
+  // holds no connection of its own (none to close, none left on a pool closeDb ended).
+  dialect: {
+    createAdapter: () => new PostgresAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (k) => new PostgresIntrospector(k),
+    createQueryCompiler: () => new PostgresQueryCompiler(),
+  },
 });
 
 export { sql };
