@@ -1,6 +1,7 @@
 // Wire shapes of approvals, decisions, revocations, redemptions and policy rules (API.md,
 // "Approvals and grants"). Pure: used by route handlers, server actions and forms alike.
 import { z } from 'zod';
+import { cursorCodec, cursorId, cursorInstant } from '@/lib/pagination/cursor';
 import { argsDigestSchema, boundedString, storable, toolSchema } from '@/lib/outcomes/schemas';
 
 export const approvalStatuses = ['pending', 'approved', 'denied', 'expired', 'revoked', 'redeemed'] as const;
@@ -119,33 +120,15 @@ export type ApprovalCursor = { order: 'expires' | 'created'; at: Date; id: strin
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-// Opaque to callers (base64url JSON), so the ordering can change without breaking them.
-export function encodeApprovalCursor(c: ApprovalCursor): string {
-  return btoa(JSON.stringify([c.order, c.at.toISOString(), c.id]))
-    .replace(/\+/g, '-')
-    .replace(/\//g, '_')
-    .replace(/=+$/, '');
-}
-
-export function decodeApprovalCursor(raw: string): ApprovalCursor | null {
-  try {
-    const b64 = raw.replace(/-/g, '+').replace(/_/g, '/');
-    const parsed: unknown = JSON.parse(atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4)));
-    if (!Array.isArray(parsed) || parsed.length !== 3) return null;
-    const [order, at, id] = parsed as unknown[];
-    if (
-      (order !== 'expires' && order !== 'created') ||
-      typeof at !== 'string' ||
-      typeof id !== 'string' ||
-      !UUID.test(id)
-    )
-      return null;
-    const date = new Date(at);
-    return !Number.isNaN(date.getTime()) && date.toISOString() === at ? { order, at: date, id } : null;
-  } catch {
-    return null;
-  }
-}
+// Opaque to callers (lib/pagination/cursor.ts), so the ordering can change without breaking them.
+const approvalCursor = cursorCodec(
+  z
+    .tuple([z.enum(['expires', 'created']), cursorInstant, cursorId])
+    .transform(([order, at, id]): ApprovalCursor => ({ order, at, id })),
+  (c) => [c.order, c.at.toISOString(), c.id],
+);
+export const encodeApprovalCursor = approvalCursor.encode;
+export const decodeApprovalCursor = approvalCursor.decode;
 
 // An empty parameter (a form's blank field) means "no filter".
 const param = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
@@ -159,16 +142,7 @@ export const approvalListQuerySchema = z.strictObject({
   principal: param(name),
   organization: param(name),
   requestRef: param(name),
-  cursor: param(
-    z
-      .string()
-      .max(300)
-      .transform((raw, ctx) => {
-        const cursor = decodeApprovalCursor(raw);
-        if (!cursor) ctx.addIssue({ code: 'custom', message: 'is not a cursor this API returned' });
-        return cursor ?? z.NEVER;
-      }),
-  ),
+  cursor: param(approvalCursor.param(300)),
   limit: param(z.coerce.number().int().min(1).max(APPROVAL_PAGE_MAX)),
 });
 export type ApprovalListQuery = z.output<typeof approvalListQuerySchema>;

@@ -1,6 +1,7 @@
 // The list query for outcome records (API.md, `GET /api/v1/outcomes`): one schema for the API's
 // query string and the console's search params. Pure.
 import { z } from 'zod';
+import { cursorCodec, cursorId, cursorInstant } from '@/lib/pagination/cursor';
 import { boundaries, boundedString, categories, deliveries, instantSchema, retryValues } from './schemas';
 
 export const OUTCOME_PAGE_DEFAULT = 50;
@@ -13,25 +14,13 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const isUuid = (s: string) => UUID.test(s);
 
-// Opaque to callers (base64url JSON), so the ordering can change without breaking them.
-export function encodeOutcomeCursor(cursor: OutcomeCursor): string {
-  const json = JSON.stringify([cursor.occurredAt.toISOString(), cursor.id]);
-  return btoa(json).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-export function decodeOutcomeCursor(raw: string): OutcomeCursor | null {
-  try {
-    const b64 = raw.replace(/-/g, '+').replace(/_/g, '/');
-    const parsed: unknown = JSON.parse(atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4)));
-    if (!Array.isArray(parsed) || parsed.length !== 2) return null;
-    const [at, id] = parsed as unknown[];
-    if (typeof at !== 'string' || typeof id !== 'string' || !isUuid(id)) return null;
-    const occurredAt = new Date(at);
-    return !Number.isNaN(occurredAt.getTime()) && occurredAt.toISOString() === at ? { occurredAt, id } : null;
-  } catch {
-    return null;
-  }
-}
+// Opaque to callers (lib/pagination/cursor.ts), so the ordering can change without breaking them.
+const outcomeCursor = cursorCodec(
+  z.tuple([cursorInstant, cursorId]).transform(([occurredAt, id]): OutcomeCursor => ({ occurredAt, id })),
+  (c) => [c.occurredAt.toISOString(), c.id],
+);
+export const encodeOutcomeCursor = outcomeCursor.encode;
+export const decodeOutcomeCursor = outcomeCursor.decode;
 
 // An empty parameter (a form's blank field, `?delivery=`) means "no filter", not a bad value.
 const param = <T extends z.ZodType>(schema: T) => z.preprocess((v) => (v === '' ? undefined : v), schema.optional());
@@ -58,16 +47,7 @@ export const outcomeQuerySchema = z
     // occurredAt >= from and < to: consecutive windows neither overlap nor leave gaps.
     from: param(instant),
     to: param(instant),
-    cursor: param(
-      z
-        .string()
-        .max(200)
-        .transform((raw, ctx) => {
-          const cursor = decodeOutcomeCursor(raw);
-          if (!cursor) ctx.addIssue({ code: 'custom', message: 'is not a cursor this API returned' });
-          return cursor ?? z.NEVER;
-        }),
-    ),
+    cursor: param(outcomeCursor.param(200)),
     limit: param(z.coerce.number().int().min(1).max(OUTCOME_PAGE_MAX)),
   })
   .refine((q) => !q.from || !q.to || q.from < q.to, { path: ['to'], message: 'must be after from' });

@@ -1,5 +1,7 @@
 import 'server-only';
 import { db, logPool } from './db';
+import { affected } from './sql/kysely';
+import { insertIncidentAccess } from './sql/access-log';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { authorize } from '@/lib/auth/permissions';
 import { auditName, type Actor, type RemoteActor } from '@/lib/auth/actor';
@@ -11,6 +13,7 @@ import {
   type AccessLogQuery,
   type IncidentAccessFormat,
 } from '@/lib/incidents/access-log';
+import { keysetPage, keysetQuery, pageSize } from '@/lib/pagination/keyset';
 import { fail, ok, type Result } from '@/lib/result';
 
 export type { AccessActorKind, IncidentAccessFormat } from '@/lib/incidents/access-log';
@@ -51,10 +54,13 @@ export async function logIncidentAccess(
   format: IncidentAccessFormat,
 ): Promise<void> {
   const { actor, actorKind } = actorOf(reader);
-  await logPool().query(
-    'INSERT INTO incident_access_log (actor, actor_kind, format, request_ref) VALUES ($1, $2, $3, $4)',
-    [actor, actorKind, format, requestRef.replaceAll('\u0000', '').slice(0, REF_MAX)],
-  );
+  const row = {
+    actor,
+    actor_kind: actorKind,
+    format,
+    request_ref: requestRef.replaceAll('\u0000', '').slice(0, REF_MAX),
+  };
+  await affected(insertIncidentAccess(row), logPool());
 }
 
 const entrySelect = {
@@ -72,35 +78,33 @@ export async function listIncidentAccess(
   query: Partial<AccessLogQuery> = {},
 ): Promise<Result<AccessLogPage>> {
   if (!authorize(viewer, 'audit.read')) return fail('forbidden');
-  const limit = Math.min(Math.max(query.limit ?? ACCESS_PAGE_DEFAULT, 1), ACCESS_PAGE_MAX);
-  const { cursor } = query;
+  const limit = pageSize(query.limit, ACCESS_PAGE_DEFAULT, ACCESS_PAGE_MAX);
+  const page = keysetQuery('at', 'desc', query.cursor, limit);
   const rows = await db.incidentAccessLog.findMany({
     where: {
       AND: [
         query.requestRef ? { requestRef: query.requestRef } : {},
         query.actor ? { actor: { contains: query.actor, mode: 'insensitive' } } : {},
-        cursor ? { OR: [{ at: { lt: cursor.at } }, { at: cursor.at, id: { lt: cursor.id } }] } : {},
+        page.where,
       ],
     },
-    orderBy: [{ at: 'desc' }, { id: 'desc' }],
-    take: limit + 1,
+    orderBy: page.orderBy,
+    take: page.take,
     select: entrySelect,
   });
-  const page = rows.slice(0, limit);
-  const keyIds = [...new Set(page.flatMap((r) => API_KEY_ACTOR.exec(r.actor)?.[1] ?? []))];
+  const { items: shown, nextCursor } = keysetPage(rows, limit, (last) =>
+    encodeAccessCursor({ at: last.at, id: last.id }),
+  );
+  const keyIds = [...new Set(shown.flatMap((r) => API_KEY_ACTOR.exec(r.actor)?.[1] ?? []))];
   const keys = keyIds.length
     ? await db.apiKey.findMany({ where: { id: { in: keyIds } }, select: { id: true, name: true } })
     : [];
   const nameOf = new Map(keys.map((k) => [k.id, k.name]));
-  const items = page.map((r): AccessLogEntry => ({
+  const items = shown.map((r): AccessLogEntry => ({
     ...r,
     actorKind: r.actorKind as AccessActorKind,
     format: r.format as IncidentAccessFormat,
     keyName: nameOf.get(API_KEY_ACTOR.exec(r.actor)?.[1] ?? '') ?? null,
   }));
-  const last = items.at(-1);
-  return ok({
-    items,
-    nextCursor: rows.length > limit && last ? encodeAccessCursor({ at: last.at, id: last.id }) : null,
-  });
+  return ok({ items, nextCursor });
 }

@@ -1,5 +1,7 @@
 import 'server-only';
-import { db, pool } from './db';
+import { db } from './db';
+import { first } from './sql/kysely';
+import { authenticateApiKey } from './sql/credentials';
 import { appendAudit } from './audit';
 import { authorize } from '@/lib/auth/permissions';
 import { auditName, type Actor, type RemoteActor } from '@/lib/auth/actor';
@@ -49,26 +51,17 @@ const tokenView = { id: true, name: true, prefix: true, createdAt: true, lastUse
 const LAST_USED_GRANULARITY_MS = 60_000;
 const stale = (d: Date | null) => !d || Date.now() - d.getTime() > LAST_USED_GRANULARITY_MS;
 
-// Every machine request starts here, so it is one statement on the pool (no ORM round trip):
-// find the live key and, at most once a minute, note that it was used.
-const AUTHENTICATE_KEY = `
-  WITH k AS (SELECT id, name, scopes, organization, last_used_at FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL),
-  touched AS (
-    UPDATE api_keys a SET last_used_at = now() FROM k
-    WHERE a.id = k.id AND (k.last_used_at IS NULL OR k.last_used_at < now() - make_interval(secs => $2))
-  )
-  SELECT id, name, scopes, organization FROM k`;
-
 export async function authenticateBearer(secret: string): Promise<RemoteActor | null> {
   if (secret.startsWith(API_KEY_PREFIX)) {
-    const {
-      rows: [key],
-    } = await pool().query<{ id: string; name: string; scopes: ApiScope[]; organization: string | null }>(
-      AUTHENTICATE_KEY,
-      [hashSecret(secret), LAST_USED_GRANULARITY_MS / 1000],
-    );
+    const key = await first(authenticateApiKey(hashSecret(secret), LAST_USED_GRANULARITY_MS / 1000));
     return key
-      ? { kind: 'apiKey', keyId: key.id, name: key.name, scopes: key.scopes, organization: key.organization }
+      ? {
+          kind: 'apiKey',
+          keyId: key.id,
+          name: key.name,
+          scopes: key.scopes as ApiScope[],
+          organization: key.organization,
+        }
       : null;
   }
   if (secret.startsWith(PERSONAL_TOKEN_PREFIX)) {

@@ -11,9 +11,8 @@ const holder = globalThis as unknown as {
 };
 
 /**
- * The process's one connection pool. Prisma runs on it; the few hot paths that a benchmark showed
- * Prisma's per-query overhead dominating (outcome ingestion) use it directly, still only here
- * under lib/server/.
+ * The process's one connection pool. Prisma runs on it, and so do the statements Prisma cannot
+ * say (lib/server/data/sql/, through its typed helper sql/kysely.ts).
  */
 export function pool(): pg.Pool {
   if (holder.countersignPool) return holder.countersignPool;
@@ -55,6 +54,17 @@ export function logPool(): pg.Pool {
     options: '-c synchronous_commit=off',
   });
   return holder.countersignLogPool;
+}
+
+/**
+ * A connection of its own, outside the pools (not yet connected), for a session that must outlive
+ * any one transaction: the retention purge's advisory lock, released by closing it. Reads
+ * DATABASE_URL when called.
+ */
+export function sessionClient(): pg.Client {
+  const connectionString = process.env.DATABASE_URL;
+  if (!connectionString) throw new Error('DATABASE_URL is not set');
+  return new pg.Client({ connectionString, connectionTimeoutMillis: 5_000 });
 }
 
 function createClient(): PrismaClient {

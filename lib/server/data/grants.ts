@@ -1,5 +1,7 @@
 import 'server-only';
 import { db } from './db';
+import { rows as run } from './sql/kysely';
+import { redeemGrants } from './sql/grants';
 import { isDatabaseUnavailable } from './unavailable';
 import { auditAppendArgs } from './audit';
 import { dbNow, keyActor, refusedByDatabase } from './approvals';
@@ -125,8 +127,8 @@ function pump(): void {
 async function runBatch(batch: Waiting[]): Promise<void> {
   let rows: (Redeemed & { idx: number })[];
   try {
-    rows = await db.$queryRaw<(Redeemed & { idx: number })[]>`
-      SELECT idx, approval_id, redeemed_at FROM redeem_grants(${JSON.stringify(batch.map((w) => w.item))}::jsonb)`;
+    // Through Prisma, whose errors refusedByDatabase reads.
+    rows = await run(redeemGrants(JSON.stringify(batch.map((w) => w.item))), db);
   } catch (err) {
     if (batch.length === 1) {
       // The database refused it through one of its invariants (the clock moved past the expiry

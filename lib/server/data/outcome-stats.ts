@@ -1,5 +1,7 @@
 import 'server-only';
 import { db } from './db';
+import { rows as run } from './sql/kysely';
+import { selectOverviewBuckets, selectOverviewGroups } from './sql/stats';
 import { authorize } from '@/lib/auth/permissions';
 import type { Actor } from '@/lib/auth/actor';
 import type { Category, Delivery } from '@/lib/outcomes/schemas';
@@ -31,30 +33,20 @@ const BUCKET_HOURS = 6;
 /** The request references with records in the last 24 hours, most recent first, at most `max`. */
 export async function listRecentRequestRefs(viewer: Actor, max = 500): Promise<string[]> {
   if (!authorize(viewer, 'outcomes.read')) return [];
-  const rows = await db.$queryRaw<{ request_ref: string }[]>`
-    SELECT request_ref FROM outcome_records
-    WHERE occurred_at >= now() - interval '24 hours'
-    GROUP BY request_ref ORDER BY max(occurred_at) DESC LIMIT ${max}`;
-  return rows.map((r) => r.request_ref);
+  const since = new Date(Date.now() - 24 * 3_600_000);
+  const rows = await db.outcomeRecord.groupBy({
+    by: ['requestRef'],
+    where: { occurredAt: { gte: since } },
+    orderBy: { _max: { occurredAt: 'desc' } },
+    take: max,
+  });
+  return rows.map((r) => r.requestRef);
 }
 
 /** Counts for the overview, computed in PostgreSQL over the occurred_at index (never rows in JS). */
 export async function getOverviewStats(viewer: Actor): Promise<Result<OverviewStats>> {
   if (!authorize(viewer, 'outcomes.read')) return fail('forbidden');
-  const [groups, buckets] = await Promise.all([
-    db.$queryRaw<{ delivery: Delivery; category: Category; read_only: boolean; d1: bigint; d7: bigint }[]>`
-      SELECT delivery, category, read_only,
-             count(*) FILTER (WHERE occurred_at >= now() - interval '24 hours') AS d1,
-             count(*) AS d7
-      FROM outcome_records
-      WHERE occurred_at >= now() - interval '7 days' AND occurred_at <= now() + interval '1 hour'
-      GROUP BY 1, 2, 3`,
-    db.$queryRaw<{ bucket: Date; delivery: Delivery; n: bigint }[]>`
-      SELECT date_bin(make_interval(hours => ${BUCKET_HOURS}), occurred_at, timestamptz '2000-01-01 00:00:00+00') AS bucket, delivery, count(*) AS n
-      FROM outcome_records
-      WHERE occurred_at >= now() - interval '7 days' AND occurred_at <= now() + interval '1 hour'
-      GROUP BY 1, 2`,
-  ]);
+  const [groups, buckets] = await Promise.all([run(selectOverviewGroups()), run(selectOverviewBuckets(BUCKET_HOURS))]);
 
   const summarize = (pick: (g: (typeof groups)[number]) => number) => {
     const byDelivery = emptyCounts();

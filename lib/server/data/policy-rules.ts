@@ -1,6 +1,8 @@
 import 'server-only';
 import { db, type Tx } from './db';
 import { appendAudit } from './audit';
+import { first } from './sql/kysely';
+import { lockPolicyRule } from './sql/policy';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { authorize } from '@/lib/auth/permissions';
 import { auditName, type Actor } from '@/lib/auth/actor';
@@ -54,10 +56,12 @@ export async function setPolicyRule(actor: Actor, input: PolicyRuleInput): Promi
   const toolName = input.tool ?? WHOLE_SERVER;
   const audit = { server: input.server, tool: input.tool };
   return db.$transaction(async (tx) => {
-    const [inserted] = await tx.$queryRaw<{ id: string }[]>`
-      INSERT INTO policy_rules (server, tool_name, required_approvals, created_by)
-      VALUES (${input.server}, ${toolName}, ${input.requiredApprovals}::int, ${actorName})
-      ON CONFLICT (server, tool_name) DO NOTHING RETURNING id`;
+    // ON CONFLICT DO NOTHING: a rule made a moment ago by another admin is changed below.
+    const [inserted] = await tx.policyRule.createManyAndReturn({
+      data: [{ server: input.server, toolName, requiredApprovals: input.requiredApprovals, createdBy: actorName }],
+      skipDuplicates: true,
+      select: ruleSelect,
+    });
     if (inserted) {
       await appendAudit(tx, {
         actor: actorName,
@@ -66,11 +70,10 @@ export async function setPolicyRule(actor: Actor, input: PolicyRuleInput): Promi
         targetId: inserted.id,
         data: { ...audit, requiredApprovals: input.requiredApprovals },
       });
-      return ok(toView(await tx.policyRule.findUniqueOrThrow({ where: { id: inserted.id }, select: ruleSelect })));
+      return ok(toView(inserted));
     }
     // It exists (perhaps since a moment ago): lock it, so two admins changing it at once serialize.
-    const [before] = await tx.$queryRaw<{ id: string; required_approvals: number }[]>`
-      SELECT id, required_approvals FROM policy_rules WHERE server = ${input.server} AND tool_name = ${toolName} FOR UPDATE`;
+    const before = await first(lockPolicyRule(input.server, toolName), tx);
     if (!before) return fail('conflict', 'This rule was deleted at the same moment; try again.');
     if (before.required_approvals === input.requiredApprovals) {
       return ok(toView(await tx.policyRule.findUniqueOrThrow({ where: { id: before.id }, select: ruleSelect })));
@@ -95,26 +98,13 @@ export async function deletePolicyRule(viewer: Actor, id: string): Promise<Resul
   if (!authorize(viewer, 'policy.manage')) return fail('forbidden');
   if (!isUuid(id)) return fail('not_found');
   return db.$transaction(async (tx) => {
-    const [gone] = await tx.$queryRaw<
-      {
-        id: string;
-        server: string;
-        tool_name: string;
-        required_approvals: number;
-        created_by: string;
-        created_at: Date;
-      }[]
-    >`
-      DELETE FROM policy_rules WHERE id = ${id}::uuid RETURNING id, server, tool_name, required_approvals, created_by, created_at`;
-    if (!gone) return fail('not_found');
-    const rule = toView({
-      id: gone.id,
-      server: gone.server,
-      toolName: gone.tool_name,
-      requiredApprovals: gone.required_approvals,
-      createdBy: gone.created_by,
-      createdAt: gone.created_at,
+    const gone = await tx.policyRule.delete({ where: { id }, select: ruleSelect }).catch((err: unknown) => {
+      // Deleted already (or never there): nothing was changed.
+      if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2025') return null;
+      throw err;
     });
+    if (!gone) return fail('not_found');
+    const rule = toView(gone);
     await appendAudit(tx, {
       actor: auditName(viewer),
       action: 'policy.delete',

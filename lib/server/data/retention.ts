@@ -1,9 +1,9 @@
 import 'server-only';
-import pg from 'pg';
-import { db, type Tx } from './db';
+import { db, sessionClient, type Tx } from './db';
+import { rows } from './sql/kysely';
+import { countKeptOutcomes, deleteOutcomeBatch, tryAdvisoryLock } from './sql/retention';
 import { appendAudit } from './audit';
 import { dbNow } from './approvals';
-import { Prisma } from '@/lib/generated/prisma/client';
 import { authorize } from '@/lib/auth/permissions';
 import type { Actor } from '@/lib/auth/actor';
 import { parseRetentionSetting, RETENTION_ENV, type RetentionSetting } from '@/lib/outcomes/retention';
@@ -25,7 +25,7 @@ export const PURGE_BATCH_DEFAULT = 5_000;
 const PURGE_BATCH_MAX = 50_000;
 const DAY_MS = 86_400_000;
 
-// Session-level advisory lock (its own connection, below): one purge at a time across every
+// Session-level advisory lock (a connection of its own, below): one purge at a time across every
 // instance and the CLI. Any 64-bit constant unique to this lock: "retention".
 const PURGE_LOCK = 0x726574656e74696fn;
 
@@ -56,23 +56,6 @@ export type PurgeReport =
       durationMs: number;
     };
 
-// Approvals still in play, as (request reference, grant id) pairs; evaluated by each statement.
-const liveApprovals = (at: Date) => Prisma.sql`
-  live AS MATERIALIZED (
-    SELECT r.request_ref, NULL::text AS grant_id FROM approval_requests r
-    WHERE r.status = 'pending' AND r.expires_at > ${at}::timestamptz
-    UNION ALL
-    SELECT r.request_ref, g.id::text FROM approval_requests r JOIN grants g ON g.approval_id = r.id
-    WHERE r.status = 'approved' AND g.redeemed_at IS NULL AND g.revoked_at IS NULL AND g.expires_at > ${at}::timestamptz
-  )`;
-
-// NOT IN over the (small) live set plans as a hashed filter on the ordered index scan, which
-// stops after `batchSize` rows; NOT EXISTS would plan as an anti-join over every old row and a
-// sort. Neither column of `live` that is compared holds a NULL, which NOT IN could not bear.
-const untied = Prisma.sql`
-  o.request_ref NOT IN (SELECT l.request_ref FROM live l)
-  AND (o.grant_id IS NULL OR o.grant_id NOT IN (SELECT l.grant_id FROM live l WHERE l.grant_id IS NOT NULL))`;
-
 /**
  * Deletes up to `batchSize` of the oldest untied records received in [from, cutoff). `from` is
  * where the previous batch of the run ended: the index entries of rows deleted by this run stay
@@ -85,29 +68,14 @@ async function deleteBatch(
   at: Date,
   batchSize: number,
 ): Promise<{ n: number; upto: Date | null }> {
-  const [r] = await tx.$queryRaw<{ n: number; upto: Date | null }[]>`
-    WITH ${liveApprovals(at)},
-    deleted AS (
-      DELETE FROM outcome_records WHERE ctid = ANY(ARRAY(
-        SELECT o.ctid FROM outcome_records o
-        WHERE o.received_at < ${cutoff}::timestamptz AND o.received_at >= ${from ?? new Date(0)}::timestamptz AND ${untied}
-        ORDER BY o.received_at
-        LIMIT ${batchSize}::int
-        FOR UPDATE OF o SKIP LOCKED))
-      RETURNING received_at
-    )
-    SELECT count(*)::int AS n, max(received_at) AS upto FROM deleted`;
+  const [r] = await rows(deleteOutcomeBatch(from ?? new Date(0), cutoff, at, batchSize), tx);
   return r;
 }
 
 // From the live set through the request_ref and grant_id indexes: as cheap after a run that
 // deleted millions of rows as after one that deleted none.
 async function countKept(tx: Tx, cutoff: Date, at: Date): Promise<number> {
-  const [{ n }] = await tx.$queryRaw<{ n: number }[]>`
-    WITH ${liveApprovals(at)}
-    SELECT count(DISTINCT o.id)::int AS n FROM live l
-    JOIN outcome_records o ON o.request_ref = l.request_ref OR o.grant_id = l.grant_id
-    WHERE o.received_at < ${cutoff}::timestamptz`;
+  const [{ n }] = await rows(countKeptOutcomes(cutoff, at), tx);
   return n;
 }
 
@@ -186,9 +154,7 @@ export async function purgeExpiredOutcomes(options: PurgeOptions = {}): Promise<
  * run holds it. `held()` turns false once that connection is lost, and the lock with it.
  */
 async function withPurgeLock<T>(work: (held: () => boolean) => Promise<T>): Promise<T | null> {
-  const connectionString = process.env.DATABASE_URL;
-  if (!connectionString) throw new Error('DATABASE_URL is not set');
-  const client = new pg.Client({ connectionString, connectionTimeoutMillis: 5_000 });
+  const client = sessionClient();
   let connected = false;
   // Without a listener a dropped connection would be an uncaught 'error' event: the process dies.
   client.on('error', () => (connected = false));
@@ -196,10 +162,8 @@ async function withPurgeLock<T>(work: (held: () => boolean) => Promise<T>): Prom
   await client.connect();
   connected = true;
   try {
-    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [
-      PURGE_LOCK.toString(),
-    ]);
-    if (!rows[0].locked) return null;
+    const [{ locked }] = await rows(tryAdvisoryLock(PURGE_LOCK), client);
+    if (!locked) return null;
     return await work(() => connected);
   } finally {
     // Closing the session releases the lock.

@@ -1,5 +1,13 @@
 import 'server-only';
 import { db } from '../db';
+import { affected, first } from '../sql/kysely';
+import {
+  revokeApprovedRequest,
+  revokeLiveGrant,
+  revokePendingRequest,
+  settleRequest,
+  takeDecisionTurn,
+} from '../sql/approvals';
 import { appendAudit } from '../audit';
 import { notifyDecision } from '../../jobs/notify';
 import { authorize, type Viewer } from '@/lib/auth/permissions';
@@ -23,12 +31,7 @@ export async function decideApproval(viewer: Actor, input: DecisionInput): Promi
   const reason = mask(input.reason);
   const decided = await db
     .$transaction(async (tx) => {
-      const [request] = await tx.$queryRaw<{ required_approvals: number }[]>`
-      UPDATE approval_requests r SET version = r.version + 1
-      WHERE r.id = ${input.id}::uuid AND r.status = 'pending' AND r.version = ${input.version}::int
-        AND r.expires_at > clock_timestamp() AND r.principal <> ${viewer.principalId}
-        AND NOT EXISTS (SELECT 1 FROM approval_decisions d WHERE d.approval_id = r.id AND d.reviewer_id = ${viewer.userId}::uuid)
-      RETURNING r.required_approvals`;
+      const request = await first(takeDecisionTurn(input.id, input.version, viewer.principalId, viewer.userId), tx);
       if (!request) return false;
       await tx.approvalDecision.create({
         data: {
@@ -48,7 +51,7 @@ export async function decideApproval(viewer: Actor, input: DecisionInput): Promi
         data: { reason, version: input.version, reviewerPrincipal: viewer.principalId },
       });
       if (input.decision === 'deny') {
-        await tx.$executeRaw`UPDATE approval_requests SET status = 'denied', decided_at = now() WHERE id = ${input.id}::uuid`;
+        await affected(settleRequest(input.id, 'denied'), tx);
         await appendAudit(tx, {
           actor: viewer.email,
           action: 'approval.denied',
@@ -59,7 +62,7 @@ export async function decideApproval(viewer: Actor, input: DecisionInput): Promi
       }
       const approvals = await tx.approvalDecision.count({ where: { approvalId: input.id, decision: 'approve' } });
       if (approvals >= request.required_approvals) {
-        await tx.$executeRaw`UPDATE approval_requests SET status = 'approved', decided_at = now() WHERE id = ${input.id}::uuid`;
+        await affected(settleRequest(input.id, 'approved'), tx);
         await appendAudit(tx, {
           actor: viewer.email,
           action: 'approval.approved',
@@ -132,18 +135,11 @@ export async function revokeApproval(viewer: Actor, input: RevokeInput): Promise
   const revoked = await db.$transaction(async (tx) => {
     // Twice: a request approved between the two statements has a grant by the second round.
     for (let round = 0; round < 2; round++) {
-      const [grant] = await tx.$queryRaw<{ id: string; revoked_at: Date }[]>`
-        UPDATE grants SET revoked_at = clock_timestamp()
-        WHERE approval_id = ${input.id}::uuid AND redeemed_at IS NULL AND revoked_at IS NULL AND expires_at > clock_timestamp()
-        RETURNING id, revoked_at`;
+      const grant = await first(revokeLiveGrant(input.id), tx);
       const from = grant ? 'approved' : 'pending';
       const count = grant
-        ? await tx.$executeRaw`
-            UPDATE approval_requests SET status = 'revoked', version = version + 1, revoked_at = ${grant.revoked_at}, revoked_by = ${viewer.email}, revoke_reason = ${reason}
-            WHERE id = ${input.id}::uuid AND status = 'approved'`
-        : await tx.$executeRaw`
-            UPDATE approval_requests SET status = 'revoked', version = version + 1, revoked_at = clock_timestamp(), revoked_by = ${viewer.email}, revoke_reason = ${reason}
-            WHERE id = ${input.id}::uuid AND status = 'pending' AND expires_at > clock_timestamp()`;
+        ? await affected(revokeApprovedRequest(input.id, grant.revoked_at, viewer.email, reason), tx)
+        : await affected(revokePendingRequest(input.id, viewer.email, reason), tx);
       if (grant && count !== 1)
         throw new Error(`invariant: the live grant ${grant.id} belongs to a request that is not approved`);
       if (count === 1) {

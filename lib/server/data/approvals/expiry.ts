@@ -1,5 +1,7 @@
 import 'server-only';
 import { db } from '../db';
+import { rows } from '../sql/kysely';
+import { expireStale } from '../sql/approvals';
 import { appendAudit } from '../audit';
 import { TX_OPTIONS } from './shared';
 
@@ -10,13 +12,7 @@ import { TX_OPTIONS } from './shared';
 export async function expireStaleApprovals(batch = 500): Promise<number> {
   return db.$transaction(
     async (tx) => {
-      const expired = await tx.$queryRaw<{ id: string; expires_at: Date }[]>`
-      UPDATE approval_requests SET status = 'expired', version = version + 1
-      WHERE id IN (
-        SELECT id FROM approval_requests WHERE status = 'pending' AND expires_at <= clock_timestamp()
-        ORDER BY expires_at LIMIT ${batch}::int FOR UPDATE SKIP LOCKED)
-      AND status = 'pending'
-      RETURNING id, expires_at`;
+      const expired = await rows(expireStale(batch), tx);
       for (const r of expired) {
         await appendAudit(tx, {
           actor: 'system',

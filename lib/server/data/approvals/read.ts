@@ -11,6 +11,7 @@ import {
   type ApprovalListQuery,
 } from '@/lib/approvals/schemas';
 import { type ApprovalView } from '@/lib/approvals/view';
+import { keysetPage, keysetQuery, pageSize } from '@/lib/pagination/keyset';
 import { fail, ok, type Result } from '@/lib/result';
 import { findView, readScope, toView, viewSelect, dbNow } from './shared';
 import { expireStaleApprovalsNowAndThen } from './expiry';
@@ -61,19 +62,18 @@ export async function listApprovals(
     return fail('invalid_input', 'The cursor belongs to another listing.', [
       { path: 'cursor', message: 'belongs to a listing with another status' },
     ]);
-  const limit = Math.max(1, Math.min(query.limit ?? APPROVAL_PAGE_DEFAULT, APPROVAL_PAGE_MAX));
+  const limit = pageSize(query.limit, APPROVAL_PAGE_DEFAULT, APPROVAL_PAGE_MAX);
   const now = await dbNow();
-  const after: Prisma.ApprovalRequestWhereInput = !cursor
-    ? {}
-    : order === 'expires'
-      ? { OR: [{ expiresAt: { gt: cursor.at } }, { expiresAt: cursor.at, id: { gt: cursor.id } }] }
-      : { OR: [{ createdAt: { lt: cursor.at } }, { createdAt: cursor.at, id: { lt: cursor.id } }] };
+  const page =
+    order === 'expires'
+      ? keysetQuery('expiresAt', 'asc', cursor, limit)
+      : keysetQuery('createdAt', 'desc', cursor, limit);
   const rows = await db.approvalRequest.findMany({
     where: {
       AND: [
         scope,
         statusWhere(query.status, now),
-        after,
+        page.where,
         {
           server: query.server,
           toolName: query.tool,
@@ -83,17 +83,18 @@ export async function listApprovals(
         },
       ],
     },
-    orderBy: order === 'expires' ? [{ expiresAt: 'asc' }, { id: 'asc' }] : [{ createdAt: 'desc' }, { id: 'desc' }],
-    take: limit + 1,
+    orderBy: page.orderBy,
+    take: page.take,
     select: viewSelect,
   });
-  const items = rows.slice(0, limit).map((r) => toView(r, now));
-  const last = items.at(-1);
-  const nextCursor =
-    rows.length > limit && last
-      ? encodeApprovalCursor({ order, at: order === 'expires' ? last.expiresAt : last.createdAt, id: last.id })
-      : null;
-  return ok({ items, nextCursor });
+  return ok(
+    keysetPage(
+      rows,
+      limit,
+      (last) => encodeApprovalCursor({ order, at: order === 'expires' ? last.expiresAt : last.createdAt, id: last.id }),
+      (r) => toView(r, now),
+    ),
+  );
 }
 
 /** Requests waiting for a decision now (the queue's badge); 0 for someone who may not see them. */

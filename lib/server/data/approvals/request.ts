@@ -1,6 +1,8 @@
 import 'server-only';
 import { createHmac } from 'node:crypto';
 import { db, type Tx } from '../db';
+import { rows } from '../sql/kysely';
+import { insertGrant, transactionNow, tryIdempotencyLock } from '../sql/approvals';
 import { appendAudit } from '../audit';
 import type { Actor } from '@/lib/auth/actor';
 import { authorize } from '@/lib/auth/permissions';
@@ -87,8 +89,7 @@ export async function requestApproval(
     async (tx): Promise<Result<{ replayed: boolean; approval: ApprovalCreated }>> => {
       // Held until commit, when the row is visible: a second request with this key either waits
       // for nothing (it is refused at once) or finds the committed row.
-      const [{ locked }] = await tx.$queryRaw<{ locked: boolean }[]>`
-      SELECT pg_try_advisory_xact_lock(${IDEMPOTENCY_LOCK}::int, hashtext(${`${client.keyId}\n${key.data}`})) AS locked`;
+      const [{ locked }] = await rows(tryIdempotencyLock(IDEMPOTENCY_LOCK, `${client.keyId}\n${key.data}`), tx);
       if (!locked)
         return fail(
           'conflict',
@@ -114,7 +115,7 @@ export async function requestApproval(
         annotations: body.tool.annotations,
         serverTrusted,
       });
-      const [{ now }] = await tx.$queryRaw<{ now: Date }[]>`SELECT now() AS now`;
+      const [{ now }] = await rows(transactionNow(), tx);
       const autoApproved = verdict.requiredApprovals === 0;
       const annotations = body.tool.annotations && {
         ...body.tool.annotations,
@@ -187,11 +188,7 @@ export async function requestApproval(
 
 /** Issues the grant of a request just approved, inside the caller's transaction (database clock). */
 export async function issueGrant(tx: Tx, approvalId: string, actor: string, why: string): Promise<void> {
-  const [grant] = await tx.$queryRaw<{ id: string; expires_at: Date }[]>`
-    INSERT INTO grants (approval_id, server, tool_name, args_digest, expires_at)
-    SELECT id, server, tool_name, args_digest, now() + make_interval(secs => grant_ttl_seconds)
-    FROM approval_requests WHERE id = ${approvalId}::uuid
-    RETURNING id, expires_at`;
+  const [grant] = await rows(insertGrant(approvalId), tx);
   await appendAudit(tx, {
     actor,
     action: 'grant.issue',

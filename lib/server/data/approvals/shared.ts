@@ -1,5 +1,7 @@
 import 'server-only';
 import { db, type Tx } from '../db';
+import { rows } from '../sql/kysely';
+import { clockNow } from '../sql/approvals';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { authorize } from '@/lib/auth/permissions';
 import { auditName, organizationOf, type Actor, type ApiKeyActor } from '@/lib/auth/actor';
@@ -8,7 +10,7 @@ import { maskText } from '@/lib/redaction/mask';
 
 // Every expiry is judged by the database's clock, never the app server's: instances disagree.
 export async function dbNow(tx: Tx | typeof db = db): Promise<Date> {
-  const [{ now }] = await tx.$queryRaw<{ now: Date }[]>`SELECT clock_timestamp() AS now`;
+  const [{ now }] = await rows(clockNow(), tx);
   return now;
 }
 

@@ -1,5 +1,6 @@
 import 'server-only';
-import { pool } from '../db';
+import { rows as run } from '../sql/kysely';
+import { selectPolicyRules } from '../sql/incidents';
 import { listIncidentOutcomes, type OutcomeView } from '../outcomes';
 import type { Actor } from '@/lib/auth/actor';
 import { requiredApprovalsFor } from '@/lib/approvals/policy';
@@ -28,10 +29,7 @@ export async function findingPolicy(
 ): Promise<Partial<IncidentPolicy>> {
   const writes = records.filter(needsGrantCheck);
   if (!writes.length) return {};
-  const { rows: rules } = await pool().query<{ server: string; toolName: string; requiredApprovals: number }>(
-    'SELECT server, tool_name AS "toolName", required_approvals AS "requiredApprovals" FROM policy_rules WHERE server = ANY($1::text[])',
-    [[...new Set(writes.map((r) => r.server))]],
-  );
+  const rules = await run(selectPolicyRules([...new Set(writes.map((r) => r.server))]));
   const needsApproval = new Map(
     writes.map((r) => [
       r.id,

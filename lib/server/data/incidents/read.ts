@@ -1,6 +1,7 @@
 import 'server-only';
 import { z } from 'zod';
-import { db } from '../db';
+import { first } from '../sql/kysely';
+import { selectApprovalRequestRef } from '../sql/incidents';
 import { logIncidentAccess, type IncidentAccessFormat } from '../access-log';
 import { findOutcomeRequestRef, listIncidentOutcomes } from '../outcomes';
 import { authorize } from '@/lib/auth/permissions';
@@ -118,16 +119,6 @@ async function findApprovalRequestRef(reader: Actor, term: string): Promise<stri
   if (!scope) return null;
   const org = scope.organization;
   const id = isUuid(term) ? term.toLowerCase() : null;
-  const [hit] = await db.$queryRaw<{ request_ref: string }[]>`
-    SELECT request_ref FROM (
-      (SELECT 1 AS priority, r.request_ref FROM approval_requests r
-        WHERE r.request_ref = ${term} AND (${org}::text IS NULL OR r.organization = ${org}::text) LIMIT 1)
-      UNION ALL
-      (SELECT 2, r.request_ref FROM approval_requests r
-        WHERE r.id = ${id}::uuid AND (${org}::text IS NULL OR r.organization = ${org}::text))
-      UNION ALL
-      (SELECT 3, r.request_ref FROM grants g JOIN approval_requests r ON r.id = g.approval_id
-        WHERE g.id = ${id}::uuid AND (${org}::text IS NULL OR r.organization = ${org}::text))
-    ) hits ORDER BY priority LIMIT 1`;
+  const hit = await first(selectApprovalRequestRef(term, id, org));
   return hit?.request_ref ?? null;
 }

@@ -7,7 +7,9 @@ import { classifyRecord } from '@/lib/outcomes/classify';
 import { outcomeContent } from '@/lib/outcomes/content';
 import type { Classification, OutcomeBatch } from '@/lib/outcomes/schemas';
 import { fail, ok, type FieldError, type Result } from '@/lib/result';
-import { keyedHash, names, reused, toClassification, toRow, typed, type IngestResponse, type Row } from './rows';
+import { keyedHash, reused, toClassification, toRow, type IngestResponse } from './rows';
+import { BEGIN, COMMIT, ROLLBACK, rows as run } from '../sql/kysely';
+import { insertOutcomeRows, selectStoredOutcomes, selectTrustedServers, type IngestRow } from '../sql/outcomes';
 
 /**
  * Stores a batch whole or not at all (API.md, "Outcome records"), idempotent per API key and
@@ -47,8 +49,9 @@ export async function ingestOutcomes(client: Actor, batch: OutcomeBatch): Promis
   if (clashes.length) return reused(clashes);
 
   const unique = [...firstAt.values()];
-  // The hot path runs on the pool directly (lib/server/data/db.ts): one connection, four short
-  // statements, no ORM round trips. Everything else about records reads through Prisma.
+  // The hot path runs on one connection of the pool (lib/server/data/db.ts), its statements in
+  // sql/outcomes.ts: four short ones, no ORM round trips. Everything else about records reads
+  // through Prisma.
   const conn = await pool().connect();
   let broken: Error | undefined;
   try {
@@ -86,33 +89,9 @@ export async function ingestOutcomes(client: Actor, batch: OutcomeBatch): Promis
 }
 
 async function trustedAmong(conn: PoolClient, servers: string[]): Promise<Set<string>> {
-  const { rows } = await conn.query<{ name: string }>('SELECT name FROM trusted_servers WHERE name = ANY($1::text[])', [
-    [...new Set(servers)],
-  ]);
+  const rows = await run(selectTrustedServers([...new Set(servers)]), conn);
   return new Set(rows.map((r) => r.name));
 }
-
-// Receipt order is batch order: sequence numbers are drawn in batch order (a volatile select
-// list is evaluated after ORDER BY)... while rows are inserted sorted by eventId, so concurrent
-// batches sharing event ids wait for each other on the unique key in the same order instead of
-// deadlocking.
-const INSERT_ROWS = `
-  WITH input AS MATERIALIZED (
-    SELECT r.*, nextval(pg_get_serial_sequence('outcome_records', 'received_seq')) AS received_seq
-    FROM json_to_recordset($2::json) AS r(${typed}, ord int4)
-    ORDER BY ord
-  )
-  INSERT INTO outcome_records (api_key_id, ${names}, received_seq)
-  SELECT $1::uuid, ${names}, received_seq FROM input ORDER BY event_id
-  ON CONFLICT (api_key_id, event_id) DO NOTHING
-  RETURNING id, event_id`;
-
-const SELECT_EXISTING = `
-  SELECT id, event_id, content_hash, boundary, delivery, category, retry,
-         read_only AS "readOnly", what_happened AS "whatHappened", next_step AS "nextStep"
-  FROM outcome_records WHERE api_key_id = $1::uuid AND event_id = ANY($2::text[])`;
-
-type ExistingRow = Classification & { id: string; event_id: string; content_hash: string };
 
 type Stored = Map<string, { id: string; inserted: boolean; classification: Classification }>;
 
@@ -120,43 +99,44 @@ type Stored = Map<string, { id: string; inserted: boolean; classification: Class
 async function storeRows(
   conn: PoolClient,
   apiKeyId: string,
-  rows: Row[],
+  rows: IngestRow[],
   classified: Map<string, Classification>,
 ): Promise<Stored | Set<string>> {
   // One row is one atomic statement with nothing to undo if it clashes: no transaction needed
   // (two round trips fewer for the commonest post). On any error the caller discards the
   // connection, which rolls a transaction back: no ROLLBACK queued behind a stuck statement.
   const transaction = rows.length > 1;
-  if (transaction) await conn.query('BEGIN');
+  if (transaction) await run(BEGIN, conn);
   const stored: Stored = new Map();
   let pending = rows;
   // A row that conflicted can be gone by the time it is read (the retention purge deleted it):
   // then it is simply inserted again, on the next round.
   for (let round = 1; pending.length; round++) {
     if (round > 3) throw new Error('ingest: conflicting rows kept disappearing; giving up');
-    const inserted = await conn.query<{ id: string; event_id: string }>(INSERT_ROWS, [
-      apiKeyId,
-      JSON.stringify(pending),
-    ]);
-    for (const r of inserted.rows)
+    const inserted = await run(insertOutcomeRows(apiKeyId, pending), conn);
+    for (const r of inserted)
       stored.set(r.event_id, { id: r.id, inserted: true, classification: classified.get(r.event_id)! });
     const conflicting = pending.filter((r) => !stored.has(r.event_id));
     if (!conflicting.length) break;
     // Rows that were there already (read committed: this statement sees a concurrent commit):
     // a replay when the content matches, and answered as first stored.
-    const existing = await conn.query<ExistingRow>(SELECT_EXISTING, [apiKeyId, conflicting.map((r) => r.event_id)]);
-    const hashOf = new Map(conflicting.map((r) => [r.event_id, r.content_hash]));
-    const clashing = new Set(
-      existing.rows.filter((e) => e.content_hash !== hashOf.get(e.event_id)).map((e) => e.event_id),
+    const existing = await run(
+      selectStoredOutcomes(
+        apiKeyId,
+        conflicting.map((r) => r.event_id),
+      ),
+      conn,
     );
+    const hashOf = new Map(conflicting.map((r) => [r.event_id, r.content_hash]));
+    const clashing = new Set(existing.filter((e) => e.content_hash !== hashOf.get(e.event_id)).map((e) => e.event_id));
     if (clashing.size) {
-      if (transaction) await conn.query('ROLLBACK');
+      if (transaction) await run(ROLLBACK, conn);
       return clashing;
     }
-    for (const e of existing.rows)
+    for (const e of existing)
       stored.set(e.event_id, { id: e.id, inserted: false, classification: toClassification(e) });
     pending = conflicting.filter((r) => !stored.has(r.event_id));
   }
-  if (transaction) await conn.query('COMMIT');
+  if (transaction) await run(COMMIT, conn);
   return stored;
 }

@@ -1,5 +1,7 @@
 import 'server-only';
-import { db, pool } from '../db';
+import { db } from '../db';
+import { rows as run } from '../sql/kysely';
+import { selectIncidentOutcomes } from '../sql/outcomes';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { authorize } from '@/lib/auth/permissions';
 import { organizationOf, type Actor } from '@/lib/auth/actor';
@@ -11,6 +13,7 @@ import {
   type OutcomeQuery,
 } from '@/lib/outcomes/query';
 import type { Classification, Observed, ToolAnnotations } from '@/lib/outcomes/schemas';
+import { keysetPage, keysetQuery, pageSize } from '@/lib/pagination/keyset';
 import { fail, ok, type Result } from '@/lib/result';
 import { classificationSelect, toClassification } from './rows';
 
@@ -68,7 +71,13 @@ const viewSelect = {
   ...classificationSelect,
 } satisfies Prisma.OutcomeRecordSelect;
 
-function toView(r: Prisma.OutcomeRecordGetPayload<{ select: typeof viewSelect }>): OutcomeView {
+// A row of viewSelect, from Prisma or from sql/outcomes.ts (the same fields; JSON columns as read).
+type ViewRow = Omit<
+  Prisma.OutcomeRecordGetPayload<{ select: typeof viewSelect }>,
+  'toolAnnotations' | 'mcpRequestId' | 'observed'
+> & { toolAnnotations: unknown; mcpRequestId: unknown; observed: unknown };
+
+function toView(r: ViewRow): OutcomeView {
   return {
     id: r.id,
     eventId: r.eventId,
@@ -113,8 +122,9 @@ export type OutcomePage = { items: OutcomeView[]; nextCursor: string | null };
 export async function listOutcomes(reader: Actor, query: Partial<OutcomeQuery> = {}): Promise<Result<OutcomePage>> {
   const scope = readScope(reader);
   if (!scope) return fail('forbidden');
-  const limit = Math.min(Math.max(query.limit ?? OUTCOME_PAGE_DEFAULT, 1), OUTCOME_PAGE_MAX);
+  const limit = pageSize(query.limit, OUTCOME_PAGE_DEFAULT, OUTCOME_PAGE_MAX);
   const { cursor } = query;
+  const page = keysetQuery('occurredAt', 'desc', cursor && { at: cursor.occurredAt, id: cursor.id }, limit);
   const where: Prisma.OutcomeRecordWhereInput = {
     AND: [
       scope,
@@ -133,22 +143,18 @@ export async function listOutcomes(reader: Actor, query: Partial<OutcomeQuery> =
         principal: query.principal,
         occurredAt: { gte: query.from, lt: query.to },
       },
-      cursor
-        ? { OR: [{ occurredAt: { lt: cursor.occurredAt } }, { occurredAt: cursor.occurredAt, id: { lt: cursor.id } }] }
-        : {},
+      page.where,
     ],
   };
   const rows = await db.outcomeRecord.findMany({
     where,
-    orderBy: [{ occurredAt: 'desc' }, { id: 'desc' }],
-    take: limit + 1,
+    orderBy: page.orderBy,
+    take: page.take,
     select: viewSelect,
   });
-  const items = rows.slice(0, limit).map(toView);
-  const last = items.at(-1);
-  const nextCursor =
-    rows.length > limit && last ? encodeOutcomeCursor({ occurredAt: last.occurredAt, id: last.id }) : null;
-  return ok({ items, nextCursor });
+  return ok(
+    keysetPage(rows, limit, (last) => encodeOutcomeCursor({ occurredAt: last.occurredAt, id: last.id }), toView),
+  );
 }
 
 /** One record; another organization's record is as absent as one that never existed. */
@@ -159,20 +165,6 @@ export async function getOutcome(reader: Actor, id: string): Promise<Result<Outc
   const row = await db.outcomeRecord.findFirst({ where: { AND: [scope, { id }] }, select: viewSelect });
   return row ? ok(toView(row)) : fail('not_found');
 }
-
-// The view's columns under the names Prisma gives them, for the reads that run on the pool.
-const VIEW_COLUMNS = Object.keys(viewSelect)
-  .map((field) => {
-    const column = field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-    return column === field ? field : `${column} AS "${field}"`;
-  })
-  .join(', ');
-
-const INCIDENT_RECORDS = `
-  SELECT ${VIEW_COLUMNS}, received_seq AS "receivedSeq" FROM outcome_records
-  WHERE request_ref = ANY($1::text[]) AND ($2::text IS NULL OR organization = $2::text)
-  ORDER BY occurred_at, received_seq
-  LIMIT $3::int`;
 
 /**
  * Every record of some request references, oldest first, with its receipt order (for "later").
@@ -186,8 +178,7 @@ export async function listIncidentOutcomes(
   const scope = readableOrganization(reader);
   if (!scope) return fail('forbidden');
   const refs = typeof requestRef === 'string' ? [requestRef] : requestRef;
-  type Raw = Prisma.OutcomeRecordGetPayload<{ select: typeof viewSelect }> & { receivedSeq: string };
-  const { rows } = await pool().query<Raw>(INCIDENT_RECORDS, [refs, scope.organization, max]);
+  const rows = await run(selectIncidentOutcomes(refs, scope.organization, max));
   return ok(rows.map(({ receivedSeq, ...r }) => ({ ...toView(r), seq: Number(receivedSeq) })));
 }
 

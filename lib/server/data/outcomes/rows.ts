@@ -5,6 +5,7 @@ import { CLASSIFIER_VERSION } from '@/lib/outcomes/classify';
 import type { Classification, Outcome, ToolAnnotations } from '@/lib/outcomes/schemas';
 import { maskText } from '@/lib/redaction/mask';
 import { fail } from '@/lib/result';
+import type { IngestRow } from '../sql/outcomes';
 
 // Session ids and record contents are kept only as HMAC-SHA256, keyed with AUTH_SECRET (the one
 // server secret every deployment has) behind a fixed label per use. Keyed, so a copy of the
@@ -26,56 +27,13 @@ export type IngestResponse = { accepted: number; duplicates: number; records: In
 // different ones (every e-mail principal into one "[masked:email]").
 export const mask = <T extends string | null | undefined>(s: T) => (s ? maskText(s).text : s) as T;
 
-// One row of jsonb_to_recordset: column name → SQL type. The JSON keys of `toRow` are these names.
-export const COLUMNS = {
-  event_id: 'text',
-  occurred_at: 'timestamptz',
-  duration_ms: 'int4',
-  request_ref: 'text',
-  idempotency_key: 'text',
-  attempt: 'int4',
-  organization: 'text',
-  principal: 'text',
-  agent: 'text',
-  server: 'text',
-  server_version: 'text',
-  protocol_version: 'text',
-  tool_name: 'text',
-  tool_annotations: 'jsonb',
-  mcp_request_id: 'jsonb',
-  session_hash: 'text',
-  grant_id: 'text',
-  args_digest: 'text',
-  summary: 'text',
-  observed: 'jsonb',
-  boundary: 'outcome_boundary',
-  delivery: 'outcome_delivery',
-  category: 'outcome_category',
-  retry: 'outcome_retry',
-  read_only: 'bool',
-  what_happened: 'text',
-  next_step: 'text',
-  classifier_version: 'int4',
-  annotations_trusted: 'bool',
-  content_hash: 'text',
-} as const;
-export type Row = { -readonly [K in keyof typeof COLUMNS]?: unknown } & {
-  event_id: string;
-  /** position in the batch */ ord?: number;
-};
-
-export const names = Object.keys(COLUMNS).join(', ');
-export const typed = Object.entries(COLUMNS)
-  .map(([column, type]) => `${column} ${type}`)
-  .join(', ');
-
-export function toRow(r: Outcome, contentHash: string, c: Classification, trusted: boolean): Row {
+export function toRow(r: Outcome, contentHash: string, c: Classification, trusted: boolean): IngestRow {
   const annotations: ToolAnnotations | null | undefined = r.tool.annotations && {
     ...r.tool.annotations,
     title: mask(r.tool.annotations.title),
   };
   const result = r.observed.result && { ...r.observed.result, errorCategory: mask(r.observed.result.errorCategory) };
-  const row: Row = {
+  const row: IngestRow = {
     event_id: r.eventId,
     occurred_at: r.occurredAt,
     duration_ms: r.durationMs,
@@ -108,7 +66,7 @@ export function toRow(r: Outcome, contentHash: string, c: Classification, truste
     content_hash: contentHash,
   };
   // Absent, not JSON null: a jsonb column would otherwise hold the value `null`, not NULL.
-  return Object.fromEntries(Object.entries(row).filter(([, v]) => v != null)) as Row;
+  return Object.fromEntries(Object.entries(row).filter(([, v]) => v != null)) as IngestRow;
 }
 
 export const classificationSelect = {

@@ -1,0 +1,146 @@
+import 'server-only';
+import type { Selectable } from 'kysely';
+import { kysely, sql, type DB } from './kysely';
+
+type OutcomeRecord = DB['outcome_records'];
+
+// ── Ingestion (the hot path: lib/server/data/outcomes/ingest.ts) ─────────────────────────────
+
+/** Every column a posted record fills, with the SQL type json_to_recordset reads it as. */
+const COLUMNS = {
+  event_id: 'text',
+  occurred_at: 'timestamptz',
+  duration_ms: 'int4',
+  request_ref: 'text',
+  idempotency_key: 'text',
+  attempt: 'int4',
+  organization: 'text',
+  principal: 'text',
+  agent: 'text',
+  server: 'text',
+  server_version: 'text',
+  protocol_version: 'text',
+  tool_name: 'text',
+  tool_annotations: 'jsonb',
+  mcp_request_id: 'jsonb',
+  session_hash: 'text',
+  grant_id: 'text',
+  args_digest: 'text',
+  summary: 'text',
+  observed: 'jsonb',
+  boundary: 'outcome_boundary',
+  delivery: 'outcome_delivery',
+  category: 'outcome_category',
+  retry: 'outcome_retry',
+  read_only: 'bool',
+  what_happened: 'text',
+  next_step: 'text',
+  classifier_version: 'int4',
+  annotations_trusted: 'bool',
+  content_hash: 'text',
+} as const satisfies Record<Exclude<keyof OutcomeRecord, 'id' | 'api_key_id' | 'received_at' | 'received_seq'>, string>;
+
+/** One row of json_to_recordset: its keys are the table's columns (DB), absent when NULL. */
+export type IngestRow = { -readonly [K in keyof typeof COLUMNS]?: unknown } & {
+  event_id: string;
+  content_hash: string;
+  /** position in the batch */ ord?: number;
+};
+
+const NAMES = sql.raw(Object.keys(COLUMNS).join(', '));
+const TYPED = sql.raw(
+  Object.entries(COLUMNS)
+    .map(([column, type]) => `${column} ${type}`)
+    .join(', '),
+);
+
+// Receipt order is batch order: sequence numbers are drawn in batch order (a volatile select
+// list is evaluated after ORDER BY)... while rows are inserted sorted by eventId, so concurrent
+// batches sharing event ids wait for each other on the unique key in the same order instead of
+// deadlocking.
+/** Inserts the rows not stored yet under this key; answers those it inserted. */
+export const insertOutcomeRows = (apiKeyId: string, rows: IngestRow[]) => sql<
+  Pick<Selectable<OutcomeRecord>, 'id' | 'event_id'>
+>`
+  WITH input AS MATERIALIZED (
+    SELECT r.*, nextval(pg_get_serial_sequence('outcome_records', 'received_seq')) AS received_seq
+    FROM json_to_recordset(${JSON.stringify(rows)}::json) AS r(${TYPED}, ord int4)
+    ORDER BY ord
+  )
+  INSERT INTO outcome_records (api_key_id, ${NAMES}, received_seq)
+  SELECT ${apiKeyId}::uuid, ${NAMES}, received_seq FROM input ORDER BY event_id
+  ON CONFLICT (api_key_id, event_id) DO NOTHING
+  RETURNING id, event_id`;
+
+/** The stored records under these event ids: their content hash and classification. */
+export const selectStoredOutcomes = (apiKeyId: string, eventIds: string[]) =>
+  kysely
+    .selectFrom('outcome_records')
+    .select([
+      'id',
+      'event_id',
+      'content_hash',
+      'boundary',
+      'delivery',
+      'category',
+      'retry',
+      'read_only as readOnly',
+      'what_happened as whatHappened',
+      'next_step as nextStep',
+    ])
+    .where('api_key_id', '=', apiKeyId)
+    .where((eb) => eb('event_id', '=', eb.fn.any(eb.val(eventIds))));
+
+/** Which of these servers are trusted. */
+export const selectTrustedServers = (names: string[]) =>
+  kysely
+    .selectFrom('trusted_servers')
+    .select('name')
+    .where((eb) => eb('name', '=', eb.fn.any(eb.val(names))));
+
+// ── The incident look-up (lib/server/data/outcomes/read.ts listIncidentOutcomes) ─────────────
+
+/** A record as shown, under the field names Prisma gives the columns: never the hashes or the key. */
+const VIEW_COLUMNS = [
+  'id',
+  'event_id as eventId',
+  'occurred_at as occurredAt',
+  'duration_ms as durationMs',
+  'request_ref as requestRef',
+  'idempotency_key as idempotencyKey',
+  'attempt',
+  'organization',
+  'principal',
+  'agent',
+  'server',
+  'server_version as serverVersion',
+  'protocol_version as protocolVersion',
+  'tool_name as toolName',
+  'tool_annotations as toolAnnotations',
+  'mcp_request_id as mcpRequestId',
+  'grant_id as grantId',
+  'args_digest as argsDigest',
+  'summary',
+  'observed',
+  'annotations_trusted as annotationsTrusted',
+  'received_at as receivedAt',
+  'boundary',
+  'delivery',
+  'category',
+  'retry',
+  'read_only as readOnly',
+  'what_happened as whatHappened',
+  'next_step as nextStep',
+  'received_seq as receivedSeq',
+] as const;
+
+/** Every record of some request references (of one organization, or any), oldest first, at most `max`. */
+export const selectIncidentOutcomes = (refs: string[], organization: string | null, max: number) =>
+  kysely
+    .selectFrom('outcome_records')
+    .select(VIEW_COLUMNS)
+    .where((eb) => eb('request_ref', '=', eb.fn.any(eb.val(refs))))
+    .$if(organization !== null, (q) => q.where('organization', '=', organization!))
+    .orderBy('occurred_at')
+    .orderBy('received_seq')
+    .limit(max);

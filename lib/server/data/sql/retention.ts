@@ -1,0 +1,55 @@
+import 'server-only';
+import { sql } from './kysely';
+
+// The retention purge (lib/server/data/retention.ts): statements Prisma cannot say (a CTE of live
+// approvals, DELETE by ctid with SKIP LOCKED, a session advisory lock).
+
+// Approvals still in play, as (request reference, grant id) pairs; evaluated by each statement.
+const liveApprovals = (at: Date) => sql`
+  live AS MATERIALIZED (
+    SELECT r.request_ref, NULL::text AS grant_id FROM approval_requests r
+    WHERE r.status = 'pending' AND r.expires_at > ${at}::timestamptz
+    UNION ALL
+    SELECT r.request_ref, g.id::text FROM approval_requests r JOIN grants g ON g.approval_id = r.id
+    WHERE r.status = 'approved' AND g.redeemed_at IS NULL AND g.revoked_at IS NULL AND g.expires_at > ${at}::timestamptz
+  )`;
+
+// NOT IN over the (small) live set plans as a hashed filter on the ordered index scan, which
+// stops after `batchSize` rows; NOT EXISTS would plan as an anti-join over every old row and a
+// sort. Neither column of `live` that is compared holds a NULL, which NOT IN could not bear.
+const untied = sql`
+  o.request_ref NOT IN (SELECT l.request_ref FROM live l)
+  AND (o.grant_id IS NULL OR o.grant_id NOT IN (SELECT l.grant_id FROM live l WHERE l.grant_id IS NOT NULL))`;
+
+/**
+ * Deletes up to `batchSize` of the oldest untied records received in [from, cutoff); answers how
+ * many and the latest `received_at` among them.
+ */
+export const deleteOutcomeBatch = (from: Date, cutoff: Date, at: Date, batchSize: number) => sql<{
+  n: number;
+  upto: Date | null;
+}>`
+  WITH ${liveApprovals(at)},
+  deleted AS (
+    DELETE FROM outcome_records WHERE ctid = ANY(ARRAY(
+      SELECT o.ctid FROM outcome_records o
+      WHERE o.received_at < ${cutoff}::timestamptz AND o.received_at >= ${from}::timestamptz AND ${untied}
+      ORDER BY o.received_at
+      LIMIT ${batchSize}::int
+      FOR UPDATE OF o SKIP LOCKED))
+    RETURNING received_at
+  )
+  SELECT count(*)::int AS n, max(received_at) AS upto FROM deleted`;
+
+// From the live set through the request_ref and grant_id indexes: as cheap after a run that
+// deleted millions of rows as after one that deleted none.
+/** How many records received before `cutoff` are kept for an approval in play. */
+export const countKeptOutcomes = (cutoff: Date, at: Date) => sql<{ n: number }>`
+  WITH ${liveApprovals(at)}
+  SELECT count(DISTINCT o.id)::int AS n FROM live l
+  JOIN outcome_records o ON o.request_ref = l.request_ref OR o.grant_id = l.grant_id
+  WHERE o.received_at < ${cutoff}::timestamptz`;
+
+/** Takes a session-level advisory lock, or answers false when another session holds it. */
+export const tryAdvisoryLock = (key: bigint) => sql<{ locked: boolean }>`
+  SELECT pg_try_advisory_lock(${key.toString()}::bigint) AS locked`;
