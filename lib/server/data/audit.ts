@@ -1,5 +1,7 @@
 import 'server-only';
 import { db, type Tx } from './db';
+import { affected } from './sql/kysely';
+import { appendAuditEntry } from './sql/audit';
 import { auditHash, canonicalTemplate, GENESIS_HASH } from '@/lib/audit/chain';
 import { canonicalJson } from '@/lib/json/canonical';
 import { authorize } from '@/lib/auth/permissions';
@@ -41,7 +43,7 @@ export function auditAppendArgs(input: AuditInput, holes: readonly ('at' | 'seq'
  */
 export async function appendAudit(tx: Tx, input: AuditInput): Promise<void> {
   const { data, canonical } = auditAppendArgs(input);
-  await tx.$executeRaw`SELECT audit_append(${input.actor}, ${input.action}, ${input.targetType}, ${input.targetId}, ${data}::jsonb, ${canonical}::text[])`;
+  await affected(appendAuditEntry(input, data, canonical), tx);
 }
 
 export type AuditVerification =
