@@ -6,30 +6,27 @@
 // values with a moderate number of runs so the file stays well under a minute.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { api, call, type CallOptions, expectOk, expectProblem, type Reply } from '@/testing/api-harness';
 import {
   type Actors,
-  api,
   approvalBody,
   blockedRecord,
-  call,
-  type CallOptions,
-  expectOk,
-  expectProblem,
   fullRecord,
+  makeActors,
+  newApproval,
+  newGrant,
+  redeemBody,
+} from '@/testing/api-bodies';
+import {
   getAt,
   hostileText,
   jsonType,
   type JsonType,
-  makeActors,
-  newApproval,
-  newGrant,
   paths,
-  redeemBody,
-  type Reply,
   setAt,
   unstorable,
   UNSTORABLE,
-} from '../../../testing/api-harness';
+} from '@/testing/hostile-values';
 import { maskText } from '@/lib/redaction/mask';
 import { uniq } from '@/testing/factories';
 import { stateFingerprint } from '@/testing/state';

@@ -4,23 +4,17 @@
 // export's file name) cannot inject anything. In-process route handlers on a real database.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { api, call, expectOk, expectProblem, type Reply } from '@/testing/api-harness';
 import {
   type Actors,
-  AWKWARD,
-  api,
   approvalBody,
-  call,
-  expectOk,
-  expectProblem,
   fullRecord,
-  hostileText,
   makeActors,
   newApproval,
   newGrant,
   redeemBody,
-  type Reply,
-  unstorable,
-} from '../../../testing/api-harness';
+} from '@/testing/api-bodies';
+import { AWKWARD, hostileText, unstorable } from '@/testing/hostile-values';
 import { uniq } from '@/testing/factories';
 import { incidentAccessCount, stateFingerprint } from '@/testing/state';
 
