@@ -125,6 +125,21 @@ export const redeemBody = (over: Record<string, unknown> = {}) => ({
 });
 
 /**
+ * Opens the pool's connections, all at once. In one file of approval tests, earlier concurrent
+ * tests had left them open; the lock races below need them (with a cold pool, calls made while
+ * a row is locked never reach the database, and nothing queues behind the lock).
+ */
+async function warmPool() {
+  await Promise.all(
+    Array.from({ length: 10 }, () =>
+      db.$transaction(async (tx) => {
+        await tx.$executeRaw`SELECT pg_sleep(0.05)`;
+      }),
+    ),
+  );
+}
+
+/**
  * Starts `run` while another session holds the row `id` of `table` locked, and releases it only
  * once `waiters` sessions queue behind it: the calls then really race for the row.
  */
@@ -134,6 +149,7 @@ export async function racingOn<T>(
   waiters: number,
   run: () => Promise<T>,
 ): Promise<T> {
+  await warmPool();
   const blocker = new pg.Client({ connectionString: process.env.DATABASE_URL });
   await blocker.connect();
   try {
