@@ -18,11 +18,11 @@
 //   BENCH_LOAD_BACKLOG (2 s of the rate)
 //   BENCH_CPU_PROFILE=<dir>: the console writes a V8 .cpuprofile there (bench/lib/setup.ts)
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuMeter, describeCpu } from './lib/cpu';
-import { signIn, timedFetch } from './lib/http';
+import { signIn } from './lib/http';
+import { browse, closedLoop, poster } from './lib/traffic';
 import { bodies, recordPool } from './lib/records';
 import { envNumber, int, load1, log, machine, ms, runMain, stats, table, verdict } from './lib/report';
 import { cleanup, createApiKey, createUser, setUpBench } from './lib/setup';
@@ -34,71 +34,6 @@ const SOCKETS = envNumber('BENCH_LOAD_SOCKETS', 128);
 const TARGET = { rate: 2_000, p99Ms: 50 };
 const TICK_MS = 2;
 const BACKLOG = envNumber('BENCH_LOAD_BACKLOG', RATE * 2);
-
-type Answer = { status: number; text: string };
-
-/** A keep-alive POST with node:http (lighter than fetch at thousands of requests a second). */
-function poster(origin: string, apiKey: string) {
-  const { hostname, port } = new URL(origin);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: SOCKETS });
-  const post = (body: string) =>
-    new Promise<Answer>((resolve, reject) => {
-      const req = http.request(
-        {
-          host: hostname,
-          port,
-          path: '/api/v1/outcomes',
-          method: 'POST',
-          agent,
-          headers: {
-            authorization: `Bearer ${apiKey}`,
-            'content-type': 'application/json',
-            'content-length': Buffer.byteLength(body),
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
-          res.on('error', reject);
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
-  const get = (path: string) =>
-    new Promise<number>((resolve, reject) => {
-      const req = http.request({ host: hostname, port, path, agent }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
-      req.on('error', reject);
-      req.end();
-    });
-  return { post, get, close: () => agent.destroy() };
-}
-
-/** Requests a second that `clients` closed-loop clients get through `send` in `seconds`. */
-async function closedLoop(
-  clients: number,
-  seconds: number,
-  send: (i: number) => Promise<boolean>,
-): Promise<{ rate: number; failed: number }> {
-  let done = 0;
-  let failed = 0;
-  let i = 0;
-  const started = performance.now();
-  const until = started + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (performance.now() < until) {
-        if (await send(i++).catch(() => false)) done++;
-        else failed++;
-      }
-    }),
-  );
-  return { rate: done / ((performance.now() - started) / 1000), failed };
-}
 
 type Ingest = {
   due: number;
@@ -115,7 +50,7 @@ type Ingest = {
 
 /** Sends RATE posts a second for SECONDS, each when due; resolves when every answer is in. */
 async function ingestAtRate(origin: string, apiKey: string): Promise<Ingest> {
-  const { post, close } = poster(origin, apiKey);
+  const { post, close } = poster(origin, apiKey, SOCKETS);
   const singles = bodies(recordPool(), 1, 256);
   const runId = randomBytes(3).toString('hex');
   const out: Ingest = {
@@ -184,35 +119,6 @@ async function ingestAtRate(origin: string, apiKey: string): Promise<Ingest> {
   return out;
 }
 
-type People = { latencies: Map<string, number[]>; errors: number; firstError: string | null };
-
-/** One person clicking through the console, page after page, until `stop` resolves. */
-async function browse(origin: string, cookie: string, stop: { done: boolean }): Promise<People> {
-  const out: People = { latencies: new Map(), errors: 0, firstError: null };
-  const get = async (name: string, url: string) => {
-    const r = await timedFetch(`${origin}${url}`, { headers: { cookie } });
-    if (r.status !== 200) {
-      out.errors++;
-      out.firstError ??= `${url}: HTTP ${r.status}`;
-      return r.body;
-    }
-    out.latencies.set(name, [...(out.latencies.get(name) ?? []), r.ms]);
-    return r.body;
-  };
-  while (!stop.done) {
-    await get('overview', '/');
-    const list = await get('outcome list', '/outcomes');
-    await get('filtered list (unknown writes)', '/outcomes?delivery=unknown&readOnly=false');
-    const record = /href="\/outcomes\/([0-9a-f-]{36})"/.exec(list)?.[1];
-    if (record) {
-      const page = await get('record page', `/outcomes/${record}`);
-      const ref = /href="\/incidents\/([^"?]+)"/.exec(page)?.[1];
-      if (ref) await get('incident page', `/incidents/${ref}`);
-    }
-  }
-  return out;
-}
-
 async function main(): Promise<number> {
   const person = { email: 'support@bench.local', role: 'support' as const, password: randomBytes(12).toString('hex') };
   const {
@@ -232,7 +138,7 @@ async function main(): Promise<number> {
   log(`warming up (${int(Math.ceil(RATE / 2))} posts one at a time while a person browses)…`);
   const warmStop = { done: false };
   const warmPeople = browse(app.origin, cookie, warmStop);
-  const { post, close } = poster(app.origin, apiKey);
+  const { post, close } = poster(app.origin, apiKey, SOCKETS);
   const warmBodies = bodies(recordPool(), 1, 64);
   for (let i = 0; i < Math.ceil(RATE / 2); i++)
     await post(warmBodies.next(`warm${i.toString(36)}${randomBytes(2).toString('hex')}`));
@@ -241,7 +147,7 @@ async function main(): Promise<number> {
   await warmPeople;
   log('ceilings: the console at full tilt, closed loop…');
   const clients = Math.max(4, Math.floor(SOCKETS / 8));
-  const probe = poster(app.origin, apiKey);
+  const probe = poster(app.origin, apiKey, SOCKETS);
   const floorCpu = cpuMeter(app.pid);
   const floor = await closedLoop(clients, 5, async () => (await probe.get('/api/v1/me')) === 401);
   const floorShare = floorCpu?.stop();

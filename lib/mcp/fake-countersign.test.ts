@@ -2,7 +2,8 @@
 // real console answers: the same requests go to both, the real one being the /api/v1 route
 // handlers in-process on a real database, and the answers are compared.
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { api, approvalBody, DIGEST, makeActors } from '../../testing/api-harness';
+import { api } from '../../testing/api-harness';
+import { approvalBody, DIGEST, makeActors } from '../../testing/api-bodies';
 import { uniq } from '../../testing/factories';
 import { fakeCountersign } from '../../testing/fake-countersign';
 import { cli } from '@/lib/auth/actor';

@@ -2,7 +2,8 @@
 // with nothing repeated or skipped, and a cursor that is not one the API wrote (garbage, tampered,
 // huge, another listing's) is a 422 naming `cursor`. In-process route handlers on a real database.
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { type Actors, api, call, expectOk, expectProblem, fullRecord, makeActors } from '../../../testing/api-harness';
+import { api, call, expectOk, expectProblem } from '../../../testing/api-harness';
+import { type Actors, fullRecord, makeActors } from '../../../testing/api-bodies';
 import { uniq } from '@/testing/factories';
 
 vi.mock('@/lib/server/http/auth', () => ({ auth: async () => null }));

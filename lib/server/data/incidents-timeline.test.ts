@@ -1,123 +1,30 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { decideApproval, requestApproval, revokeApproval, setPolicyRule } from './approvals';
-import { redeemGrant } from './grants';
-import { createApiKey, type ApiClient } from './credentials';
-import {
-  findingsByRecord,
-  getIncident,
-  incidentApiBody,
-  incidentReport,
-  openIncident,
-  resolveIncidentRef,
-} from './incidents';
-import { ingestOutcomes } from './outcomes';
+import { decideApproval, revokeApproval, setPolicyRule } from './approvals';
+import { findingsByRecord, getIncident, incidentApiBody, incidentReport } from './incidents';
 import { trustServer } from './trusted-servers';
-import { makeUser, uniq } from '../../../testing/factories';
-import { db } from './db';
-import type { Viewer } from '@/lib/auth/permissions';
-import type { ApiScope } from '@/lib/credentials/scopes';
-import { approvalRequestSchema } from '@/lib/approvals/schemas';
-import { outcomeBatchSchema, type Observed } from '@/lib/outcomes/schemas';
-import type { Result } from '@/lib/result';
+import { uniq } from '@/testing/factories';
 import { cli } from '@/lib/auth/actor';
+import {
+  SERVER,
+  TOOL,
+  BLOCKED,
+  value,
+  makeKey,
+  requester,
+  redeemer,
+  reviewer,
+  admin,
+  support,
+  setUpIncidentActors,
+  record,
+  stage,
+  approvedAndRedeemed,
+  sleep,
+  kinds,
+} from '@/testing/incidents-fixtures';
 
-// ── factories ───────────────────────────────────────────────────────────────────────────────
-
-const SERVER = 'ledger-mcp';
-// A trusted server's write that is neither destructive nor open-world: one approval.
-const TOOL = { name: 'add_note', annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false } };
-const DIGEST = `sha256:${'ab'.repeat(32)}`;
-const OK: Observed = { sent: true, httpStatus: 200, result: { isError: false, outputValidation: 'valid' } };
-const BLOCKED: Observed = { sent: false, clientBlock: 'approval_required' };
-
-function value<T>(result: Result<T>): T {
-  if (!result.ok) throw new Error(`${result.failure}: ${result.detail ?? ''} ${JSON.stringify(result.errors ?? [])}`);
-  return result.value;
-}
-
-async function makeKey(scopes: ApiScope[], organization?: string): Promise<ApiClient> {
-  const created = await createApiKey(cli, { name: uniq('key'), scopes, organization });
-  if (!created.ok) throw new Error(created.failure);
-  return {
-    kind: 'apiKey',
-    keyId: created.value.key.id,
-    name: created.value.key.name,
-    scopes,
-    organization: created.value.key.organization,
-  };
-}
-
-let writer: ApiClient;
-let requester: ApiClient;
-let redeemer: ApiClient;
-let reviewer: Viewer;
-let admin: Viewer;
-let support: Viewer;
-
-beforeAll(async () => {
-  await trustServer(cli, SERVER);
-  writer = await makeKey(['outcomes:write']);
-  requester = await makeKey(['approvals:request']);
-  redeemer = await makeKey(['grants:redeem']);
-  reviewer = await makeUser('reviewer');
-  admin = await makeUser('admin');
-  support = await makeUser('support');
-});
-
-async function record(requestRef: string, over: Record<string, unknown> = {}): Promise<string> {
-  const batch = outcomeBatchSchema.parse({
-    records: [
-      {
-        eventId: uniq('evt'),
-        occurredAt: new Date().toISOString(),
-        requestRef,
-        organization: 'acme',
-        principal: 'user_193',
-        server: SERVER,
-        tool: TOOL,
-        argsDigest: DIGEST,
-        summary: 'Add a note to order 4411',
-        observed: OK,
-        ...over,
-      },
-    ],
-  });
-  return value(await ingestOutcomes(writer, batch)).records[0].id;
-}
-
-async function stage(requestRef: string, over: Record<string, unknown> = {}) {
-  const body = approvalRequestSchema.parse({
-    requestRef,
-    organization: 'acme',
-    principal: 'user_193',
-    agent: 'support-bot',
-    server: SERVER,
-    tool: TOOL,
-    argsDigest: DIGEST,
-    summary: 'Add a note to order 4411',
-    ...over,
-  });
-  return value(await requestApproval(requester, uniq('idem'), body)).approval;
-}
-
-async function approvedAndRedeemed(requestRef: string) {
-  const created = await stage(requestRef);
-  const decided = value(
-    await decideApproval(reviewer, {
-      id: created.id,
-      decision: 'approve',
-      reason: 'Order 4411 checked',
-      version: created.version,
-    }),
-  );
-  const grantId = decided.grant!.id;
-  value(await redeemGrant(redeemer, grantId, { server: SERVER, tool: TOOL.name, argsDigest: DIGEST }));
-  return { approvalId: created.id, grantId };
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const kinds = (timeline: { kind: string }[]) => timeline.map((e) => e.kind);
+beforeAll(setUpIncidentActors);
 
 // ── the merged timeline ─────────────────────────────────────────────────────────────────────
 
@@ -299,78 +206,5 @@ describe('write_without_grant uses grants redeemed for that call in the incident
       .flatMap((f) => f.recordIds);
     expect(flagged).toEqual([guarded]);
     expect(flagged).not.toContain(free);
-  });
-});
-
-// ── search ──────────────────────────────────────────────────────────────────────────────────
-
-describe('resolveIncidentRef: approvals too', () => {
-  it('finds an incident by approval id, grant id, or the reference of an approvals-only incident', async () => {
-    const ref = uniq('req');
-    const created = await stage(ref);
-    const decided = value(
-      await decideApproval(reviewer, { id: created.id, decision: 'approve', reason: 'ok', version: 1 }),
-    );
-    expect(await resolveIncidentRef(support, created.id)).toBe(ref);
-    expect(await resolveIncidentRef(support, created.id.toUpperCase())).toBe(ref);
-    expect(await resolveIncidentRef(support, ` ${decided.grant!.id} `)).toBe(ref);
-    expect(await resolveIncidentRef(support, ref)).toBe(ref);
-    expect(await resolveIncidentRef(support, randomUUID())).toBeNull();
-    expect(await resolveIncidentRef(support, 'no-such-thing')).toBeNull();
-  });
-
-  it('still prefers outcome records, and keeps organizations apart for keys', async () => {
-    // The grant's approval is filed under one reference, the call that used it under another:
-    // the record's reference wins, as before approvals were searched.
-    const { approvalId, grantId } = await approvedAndRedeemed(uniq('req'));
-    const usedUnder = uniq('req');
-    await record(usedUnder, { grantId });
-    expect(await resolveIncidentRef(support, grantId)).toBe(usedUnder);
-    expect(await resolveIncidentRef(support, approvalId)).not.toBe(usedUnder);
-    const created = await stage(uniq('req'));
-    const globex = await makeKey(['outcomes:read'], 'globex');
-    expect(await resolveIncidentRef(globex, created.id)).toBeNull();
-  });
-});
-
-// ── the access log, written by every open ───────────────────────────────────────────────────
-
-describe('openIncident writes one access-log row per view or export', () => {
-  it('records the actor, how they came in, the reference and the format, found or not', async () => {
-    const ref = uniq('req');
-    await stage(ref);
-    const apiKey = await makeKey(['outcomes:read']);
-    const token: ApiClient = { ...support, kind: 'user', tokenId: randomUUID() };
-    const session: ApiClient = { ...admin, kind: 'user', tokenId: null };
-
-    value(await openIncident(support, ref, 'page'));
-    value(await openIncident(apiKey, ref, 'json'));
-    value(await openIncident(token, ref, 'markdown'));
-    value(await openIncident(session, ref, 'json'));
-    const missing = uniq('req');
-    expect(await openIncident(support, missing, 'page')).toMatchObject({ ok: false, failure: 'not_found' });
-
-    const rows = await db.incidentAccessLog.findMany({
-      where: { requestRef: { in: [ref, missing] } },
-      select: { actor: true, actorKind: true, requestRef: true, format: true },
-    });
-    expect(rows).toHaveLength(5);
-    expect(rows).toEqual(
-      expect.arrayContaining([
-        { actor: support.email, actorKind: 'session', requestRef: ref, format: 'page' },
-        {
-          actor: `api_key:${(apiKey as { keyId: string }).keyId}`,
-          actorKind: 'api_key',
-          requestRef: ref,
-          format: 'json',
-        },
-        { actor: support.email, actorKind: 'personal_token', requestRef: ref, format: 'markdown' },
-        { actor: admin.email, actorKind: 'session', requestRef: ref, format: 'json' },
-        { actor: support.email, actorKind: 'session', requestRef: missing, format: 'page' },
-      ]),
-    );
-    // getIncident alone (analysis, tests) logs nothing.
-    value(await getIncident(support, ref));
-    expect(await db.incidentAccessLog.count({ where: { requestRef: ref } })).toBe(4);
   });
 });

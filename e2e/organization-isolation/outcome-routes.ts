@@ -1,0 +1,160 @@
+// The isolation matrix (e2e/organization-isolation.spec.ts): outcome records and incidents.
+import { expect } from '@playwright/test';
+import {
+  stamp,
+  ORG,
+  SHARED_REF,
+  EXTRA_REF,
+  NONE,
+  ABSENT_UUID,
+  seeded,
+  adminToken,
+  call,
+  record,
+  type Row,
+  items,
+  searchTerm,
+} from '../../testing/isolation';
+
+export const outcomeRoutes: Row[] = [
+  {
+    route: 'GET /api/v1/outcomes/{id}',
+    own: () => ({ method: 'GET', path: `/api/v1/outcomes/${seeded.a.outcomeId}` }),
+    other: () => ({ method: 'GET', path: `/api/v1/outcomes/${seeded.b.outcomeId}` }),
+    absent: () => ({ method: 'GET', path: `/api/v1/outcomes/${ABSENT_UUID}` }),
+    ownStatus: 200,
+    otherStatus: 404,
+  },
+  {
+    route: 'GET /api/v1/outcomes (the whole list)',
+    own: () => ({ method: 'GET', path: '/api/v1/outcomes?limit=200' }),
+    other: () => ({ method: 'GET', path: `/api/v1/outcomes?organization=${ORG.b}` }),
+    absent: () => ({ method: 'GET', path: `/api/v1/outcomes?organization=${NONE}` }),
+    ownStatus: 200,
+    otherStatus: 200,
+    check: (own) => {
+      const list = items(own);
+      expect(list.length).toBeGreaterThanOrEqual(2);
+      expect(new Set(list.map((i) => i.organization))).toEqual(new Set([ORG.a]));
+    },
+  },
+  ...(['requestRef', 'idempotencyKey', 'grantId', 'principal'] as const).map((filter): Row => ({
+    route: `GET /api/v1/outcomes?${filter}= (search)`,
+    own: () => ({ method: 'GET', path: `/api/v1/outcomes?${filter}=${encodeURIComponent(searchTerm('a', filter))}` }),
+    other: () => ({ method: 'GET', path: `/api/v1/outcomes?${filter}=${encodeURIComponent(searchTerm('b', filter))}` }),
+    absent: () => ({ method: 'GET', path: `/api/v1/outcomes?${filter}=${NONE}` }),
+    ownStatus: 200,
+    otherStatus: 200,
+    check: (own) => expect(items(own).length).toBeGreaterThanOrEqual(1),
+  })),
+  {
+    route: 'GET /api/v1/outcomes?requestRef= (a reference both organizations use)',
+    own: () => ({ method: 'GET', path: `/api/v1/outcomes?requestRef=${SHARED_REF}` }),
+    other: () => ({ method: 'GET', path: `/api/v1/outcomes?requestRef=${SHARED_REF}&organization=${ORG.b}` }),
+    ownStatus: 200,
+    otherStatus: 200,
+    check: (own, other) => {
+      expect(items(own).map((i) => i.organization)).toEqual([ORG.a]);
+      expect(items(other)).toEqual([]);
+    },
+  },
+  {
+    route: 'POST /api/v1/outcomes (ingest)',
+    own: () => ({
+      method: 'POST',
+      path: '/api/v1/outcomes',
+      data: { records: [record('a', { eventId: `evt-own-${stamp}`, requestRef: EXTRA_REF })] },
+    }),
+    // A mixed batch: b's record is refused, and so is a's alongside it (a batch is whole or nothing).
+    other: () => ({
+      method: 'POST',
+      path: '/api/v1/outcomes',
+      data: {
+        records: [
+          record('a', { eventId: `evt-mixed-a-${stamp}`, requestRef: EXTRA_REF }),
+          record('b', { eventId: `evt-mixed-b-${stamp}`, requestRef: EXTRA_REF }),
+        ],
+      },
+    }),
+    ownStatus: 200,
+    otherStatus: 403,
+    check: async (own, other) => {
+      expect(own.json()).toMatchObject({ accepted: 1, duplicates: 0 });
+      expect(other.json()).toMatchObject({
+        code: 'forbidden',
+        errors: [
+          {
+            path: 'records.1.organization',
+            message: `this API key may only write records of the organization "${ORG.a}"`,
+          },
+        ],
+      });
+      const stored = await call(adminToken, 'GET', `/api/v1/outcomes?requestRef=${EXTRA_REF}&limit=200`);
+      expect(stored.text).toContain(`evt-own-${stamp}`);
+      expect(stored.text).not.toContain('evt-mixed-');
+    },
+  },
+  {
+    route: 'POST /api/v1/outcomes (an eventId organization b already used)',
+    // Event ids are per key: b's id is a's to use, and nothing says b has it.
+    own: () => ({
+      method: 'POST',
+      path: '/api/v1/outcomes',
+      data: {
+        records: [record('a', { eventId: seeded.b.eventId, requestRef: EXTRA_REF, summary: 'different content' })],
+      },
+    }),
+    other: () => ({
+      method: 'POST',
+      path: '/api/v1/outcomes',
+      data: {
+        records: [record('a', { eventId: seeded.b.eventId, requestRef: EXTRA_REF, summary: 'different content' })],
+      },
+    }),
+    ownStatus: 200,
+    otherStatus: 200,
+    check: (first, again) => {
+      expect(first.json()).toMatchObject({ accepted: 1, duplicates: 0 });
+      expect(again.json()).toMatchObject({ accepted: 0, duplicates: 1 }); // a duplicate of a's own, not of b's
+    },
+  },
+  {
+    route: 'GET /api/v1/incidents/{ref}',
+    own: () => ({ method: 'GET', path: `/api/v1/incidents/${seeded.a.ref}` }),
+    other: () => ({ method: 'GET', path: `/api/v1/incidents/${seeded.b.ref}` }),
+    absent: () => ({ method: 'GET', path: `/api/v1/incidents/${NONE}` }),
+    ownStatus: 200,
+    otherStatus: 404,
+    check: (own) => {
+      const body = own.json() as { approvals: unknown[]; timeline: { kind: string }[] };
+      expect(body.approvals).toHaveLength(2);
+      expect(body.timeline.length).toBeGreaterThanOrEqual(3);
+    },
+  },
+  {
+    route: 'GET /api/v1/incidents/{ref}?format=markdown',
+    own: () => ({ method: 'GET', path: `/api/v1/incidents/${seeded.a.ref}?format=markdown&download=1` }),
+    other: () => ({ method: 'GET', path: `/api/v1/incidents/${seeded.b.ref}?format=markdown&download=1` }),
+    absent: () => ({ method: 'GET', path: `/api/v1/incidents/${NONE}?format=markdown&download=1` }),
+    ownStatus: 200,
+    otherStatus: 404,
+    check: (own) => expect(own.text).toContain(`Marker a ${stamp}`),
+  },
+  {
+    route: 'GET /api/v1/incidents/{ref} (a reference both organizations use)',
+    own: () => ({ method: 'GET', path: `/api/v1/incidents/${SHARED_REF}` }),
+    other: () => ({ method: 'GET', path: `/api/v1/incidents/${SHARED_REF}?format=markdown` }),
+    ownStatus: 200,
+    otherStatus: 200,
+    check: (own, other) => {
+      const body = own.json() as {
+        approvals: unknown[];
+        timeline: { kind: string }[];
+        summary: Record<string, unknown[]>;
+      };
+      expect(body.approvals).toHaveLength(1);
+      expect(own.text).toContain(`Marker a ${stamp}`);
+      expect(other.text).toContain(`Marker a ${stamp}`);
+    },
+  },
+];

@@ -1,0 +1,114 @@
+// Shared setup of the incident tests (lib/server/data/incidents-*.test.ts): keys, people, and
+// incidents staged from outcome records and approvals.
+import { decideApproval, requestApproval } from '@/lib/server/data/approvals';
+import { redeemGrant } from '@/lib/server/data/grants';
+import { createApiKey, type ApiClient } from '@/lib/server/data/credentials';
+import { ingestOutcomes } from '@/lib/server/data/outcomes';
+import { trustServer } from '@/lib/server/data/trusted-servers';
+import { makeUser, uniq } from './factories';
+import type { Viewer } from '@/lib/auth/permissions';
+import type { ApiScope } from '@/lib/credentials/scopes';
+import { approvalRequestSchema } from '@/lib/approvals/schemas';
+import { outcomeBatchSchema, type Observed } from '@/lib/outcomes/schemas';
+import type { Result } from '@/lib/result';
+import { cli } from '@/lib/auth/actor';
+
+// ── factories ───────────────────────────────────────────────────────────────────────────────
+
+export const SERVER = 'ledger-mcp';
+// A trusted server's write that is neither destructive nor open-world: one approval.
+export const TOOL = {
+  name: 'add_note',
+  annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
+};
+export const DIGEST = `sha256:${'ab'.repeat(32)}`;
+export const OK: Observed = { sent: true, httpStatus: 200, result: { isError: false, outputValidation: 'valid' } };
+export const BLOCKED: Observed = { sent: false, clientBlock: 'approval_required' };
+
+export function value<T>(result: Result<T>): T {
+  if (!result.ok) throw new Error(`${result.failure}: ${result.detail ?? ''} ${JSON.stringify(result.errors ?? [])}`);
+  return result.value;
+}
+
+export async function makeKey(scopes: ApiScope[], organization?: string): Promise<ApiClient> {
+  const created = await createApiKey(cli, { name: uniq('key'), scopes, organization });
+  if (!created.ok) throw new Error(created.failure);
+  return {
+    kind: 'apiKey',
+    keyId: created.value.key.id,
+    name: created.value.key.name,
+    scopes,
+    organization: created.value.key.organization,
+  };
+}
+
+export let writer: ApiClient;
+export let requester: ApiClient;
+export let redeemer: ApiClient;
+export let reviewer: Viewer;
+export let admin: Viewer;
+export let support: Viewer;
+
+export async function setUpIncidentActors() {
+  await trustServer(cli, SERVER);
+  writer = await makeKey(['outcomes:write']);
+  requester = await makeKey(['approvals:request']);
+  redeemer = await makeKey(['grants:redeem']);
+  reviewer = await makeUser('reviewer');
+  admin = await makeUser('admin');
+  support = await makeUser('support');
+}
+
+export async function record(requestRef: string, over: Record<string, unknown> = {}): Promise<string> {
+  const batch = outcomeBatchSchema.parse({
+    records: [
+      {
+        eventId: uniq('evt'),
+        occurredAt: new Date().toISOString(),
+        requestRef,
+        organization: 'acme',
+        principal: 'user_193',
+        server: SERVER,
+        tool: TOOL,
+        argsDigest: DIGEST,
+        summary: 'Add a note to order 4411',
+        observed: OK,
+        ...over,
+      },
+    ],
+  });
+  return value(await ingestOutcomes(writer, batch)).records[0].id;
+}
+
+export async function stage(requestRef: string, over: Record<string, unknown> = {}) {
+  const body = approvalRequestSchema.parse({
+    requestRef,
+    organization: 'acme',
+    principal: 'user_193',
+    agent: 'support-bot',
+    server: SERVER,
+    tool: TOOL,
+    argsDigest: DIGEST,
+    summary: 'Add a note to order 4411',
+    ...over,
+  });
+  return value(await requestApproval(requester, uniq('idem'), body)).approval;
+}
+
+export async function approvedAndRedeemed(requestRef: string) {
+  const created = await stage(requestRef);
+  const decided = value(
+    await decideApproval(reviewer, {
+      id: created.id,
+      decision: 'approve',
+      reason: 'Order 4411 checked',
+      version: created.version,
+    }),
+  );
+  const grantId = decided.grant!.id;
+  value(await redeemGrant(redeemer, grantId, { server: SERVER, tool: TOOL.name, argsDigest: DIGEST }));
+  return { approvalId: created.id, grantId };
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const kinds = (timeline: { kind: string }[]) => timeline.map((e) => e.kind);
