@@ -21,8 +21,8 @@ type Spec = {
   defaults: { rate: number; burst: number };
 };
 
-// An agent gateway may post thousands of single-record requests a second from one key (the
-// ingest benchmark posts 2,000/s); a person clicking, or a script with a personal token, far fewer.
+// An agent gateway may post thousands of single-record requests a second from one key (as
+// bench:load does); a person clicking, or a script with a personal token, far fewer.
 export const RATE_LIMIT_SPECS: Spec[] = [
   {
     name: 'apiKey',

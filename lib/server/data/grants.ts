@@ -72,7 +72,7 @@ export async function redeemGrant(client: Actor, grantId: string, body: RedeemBo
 // ── Group commit ────────────────────────────────────────────────────────────────────────────
 // Every redemption appends to the audit chain, whose lock is held until its transaction has
 // committed, WAL flush included: one redemption per commit caps the whole system at one flush
-// per redemption (a few hundred a second on an ordinary disk), whatever else is made faster.
+// per redemption (bench:approvals measures it), whatever else is made faster.
 // So this process sends redemptions to redeem_grants (prisma/migrations/…_audit_append_in_sql)
 // at once while fewer than MAX_IN_FLIGHT statements are running (a batch of one: no added
 // latency), and otherwise gathers those that arrive meanwhile into the next statement, which

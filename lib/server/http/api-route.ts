@@ -27,9 +27,8 @@ const titles: Record<Failure, string> = {
 
 // Next gzips every route handler's answer (it drops a declared Content-Length, so its compressor's
 // own 1 KiB threshold never applies). A gzip stream has a fixed cost that outweighs the bytes it
-// saves on small answers: a quarter of a redemption's CPU, and ~1 ms of an incident read (p50
-// 5.7 → 4.8 ms without it). Answers under 16 KiB say no-transform and go as they are; larger
-// ones (pages of records) are still compressed.
+// saves on small answers (measured on redemptions and incident reads: README, "Figures"). Answers
+// under 16 KiB say no-transform and go as they are; larger ones (pages of records) are still compressed.
 const COMPRESS_FROM = 16 * 1024;
 export const cacheControl = (body: string) => (body.length < COMPRESS_FROM ? 'no-store, no-transform' : 'no-store');
 
