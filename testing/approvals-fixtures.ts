@@ -3,15 +3,15 @@
 import { expect } from 'vitest';
 import pg from 'pg';
 import { decideApproval, requestApproval, type ApprovalCreated } from '@/lib/server/data/approvals';
-import { createApiKey, type ApiClient } from '@/lib/server/data/credentials';
 import { trustServer } from '@/lib/server/data/trusted-servers';
 import { makeUser, uniq } from './factories';
 import { db } from '@/lib/server/data/db';
 import type { Viewer } from '@/lib/auth/permissions';
-import type { ApiScope } from '@/lib/credentials/scopes';
 import { approvalRequestSchema, type ApprovalRequestBody } from '@/lib/approvals/schemas';
 import type { Result } from '@/lib/result';
-import { cli } from '@/lib/auth/actor';
+import { cli, type Actor } from '@/lib/auth/actor';
+import { makeApiKey as makeKey, value } from './factories';
+export { makeKey, value };
 
 // ── factories ───────────────────────────────────────────────────────────────────────────────
 
@@ -20,20 +20,8 @@ export const UNTRUSTED = 'wild-mcp';
 export const digest = (n = 0) => `sha256:${n.toString(16).padStart(2, '0').repeat(32)}`;
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function makeKey(scopes: ApiScope[], organization?: string): Promise<ApiClient> {
-  const created = await createApiKey(cli, { name: uniq('key'), scopes, organization });
-  if (!created.ok) throw new Error(created.failure);
-  return {
-    kind: 'apiKey',
-    keyId: created.value.key.id,
-    name: created.value.key.name,
-    scopes,
-    organization: created.value.key.organization,
-  };
-}
-
-export let requester: ApiClient;
-export let redeemer: ApiClient;
+export let requester: Actor;
+export let redeemer: Actor;
 export let admin: Viewer;
 export let reviewer: Viewer;
 export let reviewer2: Viewer;
@@ -95,14 +83,9 @@ export function bodyOf(over: Record<string, unknown> = {}): ApprovalRequestBody 
   });
 }
 
-export function value<T>(result: Result<T>): T {
-  if (!result.ok) throw new Error(`${result.failure}: ${result.detail ?? ''} ${JSON.stringify(result.errors ?? [])}`);
-  return result.value;
-}
-
 export async function makeApproval(
   over: Record<string, unknown> = {},
-  key: ApiClient = requester,
+  key: Actor = requester,
 ): Promise<ApprovalCreated> {
   return value(await requestApproval(key, uniq('idem'), bodyOf(over))).approval;
 }

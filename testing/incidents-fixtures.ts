@@ -2,16 +2,15 @@
 // incidents staged from outcome records and approvals.
 import { decideApproval, requestApproval } from '@/lib/server/data/approvals';
 import { redeemGrant } from '@/lib/server/data/grants';
-import { createApiKey, type ApiClient } from '@/lib/server/data/credentials';
 import { ingestOutcomes } from '@/lib/server/data/outcomes';
 import { trustServer } from '@/lib/server/data/trusted-servers';
 import { makeUser, uniq } from './factories';
 import type { Viewer } from '@/lib/auth/permissions';
-import type { ApiScope } from '@/lib/credentials/scopes';
 import { approvalRequestSchema } from '@/lib/approvals/schemas';
 import { outcomeBatchSchema, type Observed } from '@/lib/outcomes/schemas';
-import type { Result } from '@/lib/result';
-import { cli } from '@/lib/auth/actor';
+import { cli, type Actor } from '@/lib/auth/actor';
+import { makeApiKey as makeKey, value } from './factories';
+export { makeKey, value };
 
 // ── factories ───────────────────────────────────────────────────────────────────────────────
 
@@ -25,26 +24,9 @@ export const DIGEST = `sha256:${'ab'.repeat(32)}`;
 export const OK: Observed = { sent: true, httpStatus: 200, result: { isError: false, outputValidation: 'valid' } };
 export const BLOCKED: Observed = { sent: false, clientBlock: 'approval_required' };
 
-export function value<T>(result: Result<T>): T {
-  if (!result.ok) throw new Error(`${result.failure}: ${result.detail ?? ''} ${JSON.stringify(result.errors ?? [])}`);
-  return result.value;
-}
-
-export async function makeKey(scopes: ApiScope[], organization?: string): Promise<ApiClient> {
-  const created = await createApiKey(cli, { name: uniq('key'), scopes, organization });
-  if (!created.ok) throw new Error(created.failure);
-  return {
-    kind: 'apiKey',
-    keyId: created.value.key.id,
-    name: created.value.key.name,
-    scopes,
-    organization: created.value.key.organization,
-  };
-}
-
-export let writer: ApiClient;
-export let requester: ApiClient;
-export let redeemer: ApiClient;
+export let writer: Actor;
+export let requester: Actor;
+export let redeemer: Actor;
 export let reviewer: Viewer;
 export let admin: Viewer;
 export let support: Viewer;

@@ -1,27 +1,16 @@
 // Shared setup of the outcome-record tests (lib/server/data/outcomes-*.test.ts): keys, records,
 // batches, a way to make calls really race, and planted secrets of every kind.
 import pg from 'pg';
-import { createApiKey, type ApiClient } from '@/lib/server/data/credentials';
 import { uniq } from './factories';
 import { db } from '@/lib/server/data/db';
 import type { ApiScope } from '@/lib/credentials/scopes';
 import { outcomeQuerySchema, type OutcomeQuery } from '@/lib/outcomes/query';
 import { outcomeBatchSchema, type Observed, type Outcome } from '@/lib/outcomes/schemas';
 import { type MaskKind } from '@/lib/redaction/mask';
-import type { Result } from '@/lib/result';
-import { cli } from '@/lib/auth/actor';
+import { makeApiKey } from './factories';
+export { value } from './factories';
 
 // ── factories ───────────────────────────────────────────────────────────────────────────────
-
-export async function makeKey(
-  scopes: ApiScope[] = ['outcomes:write', 'outcomes:read'],
-  organization?: string,
-): Promise<ApiClient> {
-  const created = await createApiKey(cli, { name: uniq('key'), scopes, organization });
-  if (!created.ok) throw new Error(created.failure);
-  const { id, name, organization: org } = created.value.key;
-  return { kind: 'apiKey', keyId: id, name, scopes, organization: org };
-}
 
 export const OK: Observed = { sent: true, httpStatus: 200, result: { isError: false, outputValidation: 'valid' } };
 
@@ -41,11 +30,6 @@ export function makeRecord(over: Partial<Outcome> = {}): Outcome {
 
 /** Through the wire schema, as the route does: what ingestOutcomes really receives. */
 export const batchOf = (...records: unknown[]) => outcomeBatchSchema.parse({ records });
-
-export function value<T>(result: Result<T>): T {
-  if (!result.ok) throw new Error(`${result.failure}: ${result.detail ?? ''} ${JSON.stringify(result.errors ?? [])}`);
-  return result.value;
-}
 
 export const query = (q: Record<string, unknown>): OutcomeQuery => outcomeQuerySchema.parse(q);
 export const countFor = (requestRef: string) => db.outcomeRecord.count({ where: { requestRef } });
@@ -111,3 +95,6 @@ export const PLANTED: [MaskKind, string, string][] = [
   ['ssn', 'ssn 123-45-6789 on file', '123-45-6789'],
   ['phone', 'call +44 20 7946 0958 today', '7946 0958'],
 ];
+
+export const makeKey = (scopes: ApiScope[] = ['outcomes:write', 'outcomes:read'], organization?: string) =>
+  makeApiKey(scopes, organization);

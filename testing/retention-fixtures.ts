@@ -5,17 +5,16 @@ import { PURGE_ACTION, type PurgeReport } from '@/lib/server/data/retention';
 import { stopRetentionSchedule } from '@/lib/server/jobs/retention';
 import { ingestOutcomes } from '@/lib/server/data/outcomes';
 import { requestApproval } from '@/lib/server/data/approvals';
-import { createApiKey, type ApiClient } from '@/lib/server/data/credentials';
 import { trustServer } from '@/lib/server/data/trusted-servers';
 import { makeUser, uniq } from './factories';
 import { db } from '@/lib/server/data/db';
 import type { Viewer } from '@/lib/auth/permissions';
-import type { ApiScope } from '@/lib/credentials/scopes';
 import { approvalRequestSchema } from '@/lib/approvals/schemas';
 import { outcomeBatchSchema, type Outcome } from '@/lib/outcomes/schemas';
 import { RETENTION_ENV } from '@/lib/outcomes/retention';
-import type { Result } from '@/lib/result';
-import { cli } from '@/lib/auth/actor';
+import { cli, type Actor } from '@/lib/auth/actor';
+import { makeApiKey as makeKey, value } from './factories';
+export { makeKey, value };
 
 // ── factories ───────────────────────────────────────────────────────────────────────────────
 
@@ -23,20 +22,9 @@ export const TRUSTED = 'retention-mcp';
 export const DAY_MS = 86_400_000;
 export const digest = (n: number) => `sha256:${n.toString(16).padStart(2, '0').repeat(32)}`;
 
-export async function makeKey(scopes: ApiScope[]): Promise<ApiClient> {
-  const created = await createApiKey(cli, { name: uniq('key'), scopes });
-  if (!created.ok) throw new Error(created.failure);
-  return { kind: 'apiKey', keyId: created.value.key.id, name: created.value.key.name, scopes, organization: null };
-}
-
-export function value<T>(result: Result<T>): T {
-  if (!result.ok) throw new Error(`${result.failure}: ${result.detail ?? ''}`);
-  return result.value;
-}
-
-export let writer: ApiClient;
-export let requester: ApiClient;
-export let redeemer: ApiClient;
+export let writer: Actor;
+export let requester: Actor;
+export let redeemer: Actor;
 export let reviewer: Viewer;
 export let admin: Viewer;
 

@@ -1,7 +1,6 @@
 // Shared setup of the tool inventory tests (lib/server/data/tools-*.test.ts): keys, people, hints,
 // and calls recorded or staged as approval requests.
 import { requestApproval } from '@/lib/server/data/approvals';
-import { createApiKey, type ApiClient } from '@/lib/server/data/credentials';
 import { ingestOutcomes } from '@/lib/server/data/outcomes';
 import { makeUser, uniq } from './factories';
 import {
@@ -13,24 +12,13 @@ import {
   type RequirementInput,
 } from '@/lib/server/data/tools';
 import type { Viewer } from '@/lib/auth/permissions';
-import type { ApiScope } from '@/lib/credentials/scopes';
 import { approvalRequestSchema } from '@/lib/approvals/schemas';
 import { outcomeBatchSchema, type Observed, type Outcome, type ToolAnnotations } from '@/lib/outcomes/schemas';
-import type { Result } from '@/lib/result';
-import { cli } from '@/lib/auth/actor';
+import { type Actor } from '@/lib/auth/actor';
+import { makeApiKey as makeKey, value } from './factories';
+export { makeKey, value };
 
 // ── factories ───────────────────────────────────────────────────────────────────────────────
-
-export async function makeKey(scopes: ApiScope[]): Promise<ApiClient> {
-  const created = await createApiKey(cli, { name: uniq('key'), scopes });
-  if (!created.ok) throw new Error(created.failure);
-  return { kind: 'apiKey', keyId: created.value.key.id, name: created.value.key.name, scopes, organization: null };
-}
-
-export function value<T>(result: Result<T>): T {
-  if (!result.ok) throw new Error(`${result.failure}: ${result.detail ?? ''} ${JSON.stringify(result.errors ?? [])}`);
-  return result.value;
-}
 
 export const HOUR = 3_600_000;
 export const DAY = 24 * HOUR;
@@ -61,8 +49,8 @@ export const MCP_DEFAULTS = { readOnly: false, destructive: true, idempotent: fa
 
 export type Call = { server: string; tool: string; annotations?: ToolAnnotations; at: string; observed?: Observed };
 
-export let writer: ApiClient;
-export let requester: ApiClient;
+export let writer: Actor;
+export let requester: Actor;
 export let admin: Viewer;
 export let reviewer: Viewer;
 export let support: Viewer;

@@ -1,22 +1,16 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { listIncidentAccess, logIncidentAccess } from './access-log';
-import { createApiKey, type ApiClient } from './credentials';
-import { makeUser, uniq } from '../../../testing/factories';
+import { createApiKey } from './credentials';
+import { makeUser, uniq, value } from '../../../testing/factories';
 import { db, logPool, pool } from './db';
 import type { Viewer } from '@/lib/auth/permissions';
 import { accessLogQuerySchema } from '@/lib/incidents/access-log';
-import type { Result } from '@/lib/result';
-import { cli } from '@/lib/auth/actor';
-
-function value<T>(result: Result<T>): T {
-  if (!result.ok) throw new Error(`${result.failure}: ${result.detail ?? ''}`);
-  return result.value;
-}
+import { cli, type Actor } from '@/lib/auth/actor';
 
 let admin: Viewer;
 let support: Viewer;
 let reviewer: Viewer;
-let key: Extract<ApiClient, { kind: 'apiKey' }>;
+let key: Extract<Actor, { kind: 'apiKey' }>;
 
 beforeAll(async () => {
   admin = await makeUser('admin');

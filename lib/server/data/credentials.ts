@@ -11,9 +11,6 @@ import type { CreateApiKeyInput } from '@/lib/credentials/schemas';
 import { fail, ok, type Result } from '@/lib/result';
 import { findActiveViewer } from './users';
 
-/** @deprecated The Actor (lib/auth/actor.ts); kept under this name until the data tests stop importing it. */
-export type ApiClient = Actor;
-
 export type ApiKeyView = {
   id: string;
   name: string;

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decideApproval } from './approvals';
-import { type ApiClient } from './credentials';
 import { getIncident, openIncident, resolveIncidentRef } from './incidents';
 import { uniq } from '@/testing/factories';
 import { db } from './db';
@@ -16,6 +15,7 @@ import {
   stage,
   approvedAndRedeemed,
 } from '@/testing/incidents-fixtures';
+import type { Actor } from '@/lib/auth/actor';
 
 beforeAll(setUpIncidentActors);
 
@@ -57,8 +57,8 @@ describe('openIncident writes one access-log row per view or export', () => {
     const ref = uniq('req');
     await stage(ref);
     const apiKey = await makeKey(['outcomes:read']);
-    const token: ApiClient = { ...support, kind: 'user', tokenId: randomUUID() };
-    const session: ApiClient = { ...admin, kind: 'user', tokenId: null };
+    const token: Actor = { ...support, kind: 'user', tokenId: randomUUID() };
+    const session: Actor = { ...admin, kind: 'user', tokenId: null };
 
     value(await openIncident(support, ref, 'page'));
     value(await openIncident(apiKey, ref, 'json'));

@@ -1,15 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findApprovalIdForGrant, getApproval, listApprovals, requestApproval, setPolicyRule } from './approvals';
-import { createApiKey, type ApiClient } from './credentials';
 import { redeemGrant } from './grants';
 import { countRecentFindings, findingsByRecord, getIncident, openIncident, resolveIncidentRef } from './incidents';
 import { findOutcomeRequestRef, getOutcome, ingestOutcomes, listIncidentOutcomes, listOutcomes } from './outcomes';
 import { trustServer } from './trusted-servers';
-import { uniq } from '../../../testing/factories';
+import { makeApiKey, uniq, value } from '../../../testing/factories';
 import { approvalRequestSchema } from '@/lib/approvals/schemas';
 import { outcomeBatchSchema } from '@/lib/outcomes/schemas';
 import type { Result } from '@/lib/result';
-import { cli } from '@/lib/auth/actor';
+import { cli, type Actor } from '@/lib/auth/actor';
 
 // The data layer itself, for every reader function an API key reaches (directly through a route,
 // or as the reader the console's search and badges accept): an organization-limited key sees its
@@ -26,26 +25,12 @@ const OBSERVED = { sent: true, httpStatus: 200, result: { isError: false, output
 const ORG = { a: uniq('org-a'), b: uniq('org-b') };
 type Org = keyof typeof ORG;
 
-function value<T>(result: Result<T>): T {
-  if (!result.ok) throw new Error(`${result.failure}: ${result.detail ?? ''}`);
-  return result.value;
-}
-
-async function makeKey(organization: string | undefined): Promise<ApiClient> {
-  const scopes = ['outcomes:write', 'outcomes:read', 'approvals:request', 'grants:redeem'] as const;
-  const created = value(await createApiKey(cli, { name: uniq('iso-key'), scopes: [...scopes], organization }));
-  return {
-    kind: 'apiKey',
-    keyId: created.key.id,
-    name: created.key.name,
-    scopes: [...scopes],
-    organization: created.key.organization,
-  };
-}
+const makeKey = (organization: string | undefined) =>
+  makeApiKey(['outcomes:write', 'outcomes:read', 'approvals:request', 'grants:redeem'], organization);
 
 type Seeded = {
   org: string;
-  key: ApiClient;
+  key: Actor;
   ref: string;
   recordId: string;
   eventId: string;
@@ -55,7 +40,7 @@ type Seeded = {
   spareGrantId: string;
 };
 const seeded = {} as Record<Org, Seeded>;
-let unlimited: ApiClient;
+let unlimited: Actor;
 
 beforeAll(async () => {
   await trustServer(cli, SERVER);
