@@ -24,14 +24,17 @@ export function rejectionMessage(rejected: Rejection[], skipped: number): string
 }
 
 export function exportResponse(encoding: OtlpEncoding, rejectedSpans: number, errorMessage: string): Response {
+  // OTLP: a fully accepted export has an empty partial_success (SDKs warn about any other), in
+  // protobuf because proto3 writes no zero values, in JSON because the mapping omits them too.
   if (encoding === 'json') {
-    const body = JSON.stringify({ partialSuccess: { rejectedSpans, errorMessage } });
+    const body = JSON.stringify({
+      partialSuccess: rejectedSpans || errorMessage ? { rejectedSpans, errorMessage } : {},
+    });
     return new Response(body, {
       status: 200,
       headers: { 'content-type': 'application/json', 'cache-control': 'no-store, no-transform' },
     });
   }
-  // proto3: zero values are not written, so a full success is an empty partial_success.
   const partialSuccess: Record<string, unknown> = {};
   if (rejectedSpans) partialSuccess.rejectedSpans = rejectedSpans;
   if (errorMessage) partialSuccess.errorMessage = errorMessage;
