@@ -45,6 +45,7 @@ export const ATTRIBUTE_OF: Record<string, string> = {
 
 const REQUIRED = ['countersign.request_ref', 'countersign.principal', 'countersign.organization', 'gen_ai.tool.name'];
 const INTEGER = /^-?\d+$/;
+const NOT_A_STRING = { empty: 'an empty value', array: 'an array', kvlist: 'a key-value list', bytes: 'bytes' };
 
 /** Reads a span's attributes (span first, else its resource), collecting type problems. */
 function reader(span: OtlpSpan) {
@@ -58,7 +59,7 @@ function reader(span: OtlpSpan) {
     if (value === undefined) return undefined;
     if (typeof value === 'string') return value === '' ? undefined : value;
     if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-    problems.add(`${key} must be a string, not ${value.other === 'empty' ? 'an empty value' : `a ${value.other}`}`);
+    problems.add(`${key} must be a string, not ${NOT_A_STRING[value.other]}`);
     return undefined;
   };
   const int = (key: string): number | undefined => {
