@@ -33,6 +33,12 @@ const descriptor = {
         Status: { fields: { code: { type: 'int32', id: 3 } } },
         KeyValue: { fields: { key: { type: 'string', id: 1 }, value: { type: 'AnyValue', id: 2 } } },
         AnyValue: {
+          // A oneof: which member is set is itself the value's type, so false and 0 are kept.
+          oneofs: {
+            value: {
+              oneof: ['stringValue', 'boolValue', 'intValue', 'doubleValue', 'arrayValue', 'kvlistValue', 'bytesValue'],
+            },
+          },
           fields: {
             stringValue: { type: 'string', id: 1 },
             boolValue: { type: 'bool', id: 2 },

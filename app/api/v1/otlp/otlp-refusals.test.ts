@@ -111,6 +111,22 @@ describe('rejected spans are counted and named; the rest is stored', () => {
     expect((await storedOtelRecords(ref)).map((s) => s.server)).toEqual(['billing.example.test']);
   });
 
+  it('false and 0 are values, not absences', async () => {
+    const ref = uniq('otel-false');
+    const attrs = {
+      'countersign.tool.read_only_hint': false,
+      'countersign.tool.open_world_hint': false,
+      'jsonrpc.request.id': 0,
+    };
+    const r = await post(serialize(makeSpans([{ attributes: span(ref, attrs) }])), PROTO);
+    expect(deserialize(r.bytes).partialSuccess?.rejectedSpans ?? 0).toBe(0);
+    const [stored] = await storedOtelRecords(ref);
+    expect(JSON.parse(stored.whole)).toMatchObject({
+      tool_annotations: { readOnlyHint: false, openWorldHint: false },
+      mcp_request_id: 0,
+    });
+  });
+
   it('a key limited to one organization: spans of another are rejected, naming the attribute', async () => {
     const ref = uniq('otel-org');
     const spans = makeSpans([
