@@ -50,7 +50,12 @@ export const timelineEntrySchema = z.discriminatedUnion('kind', [
     server: z.string(),
     tool: z.string(),
   }),
-  entry('revoked', { approvalId: z.string(), revokedBy: z.string(), reason: z.string(), grantId: z.string().nullable() }),
+  entry('revoked', {
+    approvalId: z.string(),
+    revokedBy: z.string(),
+    reason: z.string(),
+    grantId: z.string().nullable(),
+  }),
   entry('expired', { approvalId: z.string(), what: z.enum(['request', 'grant']), grantId: z.string().nullable() }),
 ]);
 
