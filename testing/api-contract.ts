@@ -32,8 +32,8 @@ export function checkedContext(context: APIRequestContext): APIRequestContext {
 }
 
 export const test = base.extend({
-  request: async ({ request }, use) => {
-    await use(checkedContext(request));
+  request: async ({ request }, provide) => {
+    await provide(checkedContext(request));
   },
 });
 export { expect };
