@@ -111,10 +111,10 @@ describe('the OpenAPI document', () => {
     expect(statuses(self)).toEqual(['200', '400']);
   });
 
-  it('OTLP: protobuf or JSON in, 413 for large bodies, 429/503 with Retry-After', () => {
+  it('OTLP: protobuf or JSON in, 400 when it does not decode, 413 when too large, 429/503 with Retry-After', () => {
     const o = op('/otlp/v1/traces', 'post');
     expect(Object.keys(o.requestBody?.content ?? {}).sort()).toEqual(['application/json', 'application/x-protobuf']);
-    expect(statuses(o)).toEqual(['200', '400', '401', '403', '413', '422', '429', '503']);
+    expect(statuses(o)).toEqual(['200', '400', '401', '403', '413', '429', '503']);
     const limited = o.responses['429'] as { headers?: Record<string, unknown> };
     expect(Object.keys(limited.headers ?? {})).toEqual(['Retry-After']);
     expect(o.security).toEqual([{ apiKey: ['outcomes:write'] }]);

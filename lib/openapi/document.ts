@@ -52,10 +52,11 @@ function parameters(entry: RouteEntry, op: Operation): Json[] {
 }
 
 function requestBody(op: Operation): Json | undefined {
-  if (!op.body) return undefined;
+  const schema = op.body ?? op.decodedBody;
+  if (!schema) return undefined;
   const content: Json = {
     'application/json': {
-      schema: jsonSchema(op.body, 'input'),
+      schema: jsonSchema(schema, 'input'),
       ...(op.bodyExample === undefined ? {} : { example: op.bodyExample }),
     },
   };

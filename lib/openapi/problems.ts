@@ -19,6 +19,7 @@ export function problemCodes(op: Operation): Map<number, string[]> {
   add(400, 'invalid_input');
   if (op.action !== null) for (const f of wrapperFailures) failures.add(f);
   if (op.body) for (const f of bodyFailures) failures.add(f);
+  if (op.decodedBody) failures.add('payload_too_large');
   if (op.query) failures.add('invalid_input');
   for (const f of failures) add(httpStatus[f], f);
   return new Map([...out].sort(([a], [b]) => a - b).map(([status, codes]) => [status, [...codes].sort()]));

@@ -95,7 +95,7 @@ export const apiRoutes: RouteEntry[] = [
           'Each CLIENT span whose mcp.method.name is tools/call becomes one outcome record, eventId otel:<traceId>:<spanId> (a re-export is a duplicate); other spans are skipped. Optionally gzip (Content-Encoding: gzip). Configure an exporter with OTEL_EXPORTER_OTLP_ENDPOINT=<console>/api/v1/otlp.',
         tag: 'OpenTelemetry',
         action: 'outcomes.write',
-        body: exportTraceServiceRequestSchema,
+        decodedBody: exportTraceServiceRequestSchema,
         bodyAlternatives: { 'application/x-protobuf': 'The same ExportTraceServiceRequest, protobuf-encoded.' },
         bodyExample: ex.otlpJsonExample,
         answers: [

@@ -24,8 +24,14 @@ export type Operation = {
   /** What the caller must be allowed to do (authorize()); null: public, no credential. */
   action: Action | null;
   query?: z.ZodType;
+  /** The schema apiRoute validates the JSON body with (`body:` in the route file). */
   body?: z.ZodType;
-  /** Request encodings other than JSON, described (the JSON one is `body`). */
+  /**
+   * A body the route reads and decodes itself (not through apiRoute's `body:`): its JSON encoding
+   * as documented. Refusals: 400 when it does not decode, 413 when too large.
+   */
+  decodedBody?: z.ZodType;
+  /** Request encodings other than JSON, described (the JSON one is `body` or `decodedBody`). */
   bodyAlternatives?: Record<string, string>;
   bodyExample?: unknown;
   headers?: { name: string; schema: z.ZodType; required: boolean; description: string }[];
