@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../testing/api-contract';
 import { cli, expectProblem, secretFrom, users } from '../testing/e2e';
 
 let adminToken = '';

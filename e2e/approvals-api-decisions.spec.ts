@@ -1,6 +1,6 @@
 // Approvals through the real server (API.md, "Approvals and grants"): every status code the
 // contract names for deciding and revoking.
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../testing/api-contract';
 import { expectProblem, users } from '../testing/e2e';
 import { requestKey, tokens, setUpApprovalsApi, bearer, decide, pending } from '../testing/approvals-api';
 

@@ -1,6 +1,6 @@
 // Grants through the real server (API.md, "Approvals and grants"): every status code the contract
 // names for redeeming a grant.
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../testing/api-contract';
 import { expectProblem, users } from '../testing/e2e';
 import {
   requestKey,

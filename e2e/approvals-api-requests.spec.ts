@@ -1,6 +1,6 @@
 // Approvals through the real server (API.md, "Approvals and grants"): every status code the
 // contract names for requesting, reading and listing approvals.
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../testing/api-contract';
 import { expectProblem } from '../testing/e2e';
 import {
   requestKey,

@@ -1,5 +1,5 @@
 // The outcome records API through the real server (API.md, "Outcome records"): ingesting.
-import { expect, test } from '@playwright/test';
+import { expect, test } from '../testing/api-contract';
 import { expectProblem } from '../testing/e2e';
 import {
   writeKey,

@@ -1,5 +1,6 @@
 // The outcome records API through the real server (API.md, "Outcome records"): listing and reading.
-import { expect, test, type APIRequestContext } from '@playwright/test';
+import { type APIRequestContext } from '@playwright/test';
+import { checkedContext, expect, test } from '../testing/api-contract';
 import { expectProblem } from '../testing/e2e';
 import {
   writeKey,
@@ -21,7 +22,7 @@ test.describe('GET /api/v1/outcomes', () => {
   let ids: string[] = [];
 
   test.beforeAll(async ({ playwright }, testInfo) => {
-    const request = await playwright.request.newContext({ baseURL: testInfo.project.use.baseURL });
+    const request = checkedContext(await playwright.request.newContext({ baseURL: testInfo.project.use.baseURL }));
     // Five records, two of them at the same instant: paging must neither repeat nor skip.
     const records = [
       record({ requestRef, occurredAt: '2026-11-30T10:00:00Z', summary: 'mail jane.doe@example.com about it' }),

@@ -3,6 +3,7 @@
 // organization b's data would give away.
 import { expect, test, type APIRequestContext } from '@playwright/test';
 import { cli, secretFrom, users } from './e2e';
+import { expectAsDocumented } from './api-contract';
 
 export const stamp = Date.now().toString(36);
 export const ORG = { a: `iso-a-${stamp}`, b: `iso-b-${stamp}` };
@@ -46,6 +47,7 @@ export async function call(
   headers: Record<string, string> = {},
 ): Promise<Answer> {
   const res = await api.fetch(path, { method, data, headers: { authorization: `Bearer ${secret}`, ...headers } });
+  await expectAsDocumented(method, res);
   const text = await res.text();
   return { status: res.status(), text, json: () => JSON.parse(text) };
 }

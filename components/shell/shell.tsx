@@ -21,7 +21,7 @@ function navFor(viewer: Viewer, pendingApprovals: number): NavItem[] {
   if (authorize(viewer, 'policy.manage')) items.push({ href: '/admin/policy', label: 'Policy' });
   if (authorize(viewer, 'audit.read'))
     items.push({ href: '/admin/audit', label: 'Audit log' }, { href: '/admin/access-log', label: 'Access log' });
-  items.push({ href: '/account', label: 'Account' });
+  items.push({ href: '/api-docs', label: 'API reference' }, { href: '/account', label: 'Account' });
   return items;
 }
 

@@ -183,4 +183,13 @@ export const approvalRoutes: Row[] = [
     otherStatus: 200,
     check: (own) => expect(own.json()).toMatchObject({ kind: 'api_key', organization: ORG.a }),
   },
+  {
+    // Public and the same for everyone: nothing of any organization in it.
+    route: 'GET /api/v1/openapi.json',
+    own: () => ({ method: 'GET', path: '/api/v1/openapi.json' }),
+    other: () => ({ method: 'GET', path: '/api/v1/openapi.json' }),
+    ownStatus: 200,
+    otherStatus: 200,
+    check: (own, other) => expect(other.text).toBe(own.text),
+  },
 ];

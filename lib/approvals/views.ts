@@ -1,0 +1,79 @@
+// The JSON answers of the approvals and grants API (API.md, "Approvals and grants") as they go
+// over the wire (./view.ts is the shape in memory, with Dates). Documented by
+// GET /api/v1/openapi.json and checked against every answer of the API e2e suite. Pure.
+import { z } from 'zod';
+import { toolAnnotationsSchema } from '@/lib/outcomes/schemas';
+import { wireInstant } from '@/lib/outcomes/views';
+import { approvalStatuses, decisionKinds } from './schemas';
+
+const grantStates = ['active', 'redeemed', 'revoked', 'expired'] as const;
+
+export const approvalCreatedSchema = z
+  .strictObject({
+    id: z.uuid(),
+    status: z.enum(['pending', 'approved']),
+    requiredApprovals: z.number().int().min(0),
+    expiresAt: wireInstant,
+    version: z.number().int(),
+    grant: z
+      .strictObject({ id: z.uuid(), expiresAt: wireInstant })
+      .nullable()
+      .meta({ description: 'Only when policy required no approval: the grant issued at once.' }),
+  })
+  .meta({ example: { id: '0b9f…', status: 'pending', requiredApprovals: 1, expiresAt: '…', version: 1, grant: null } });
+
+export const approvalViewSchema = z
+  .strictObject({
+    id: z.uuid(),
+    status: z.enum(approvalStatuses).meta({ description: 'A pending request past expiresAt reads expired.' }),
+    requiredApprovals: z.number().int().min(0),
+    decisions: z.array(
+      z.strictObject({ reviewer: z.string(), decision: z.enum(decisionKinds), reason: z.string(), at: wireInstant }),
+    ),
+    version: z.number().int(),
+    expiresAt: wireInstant,
+    grant: z
+      .strictObject({
+        id: z.uuid(),
+        issuedAt: wireInstant,
+        expiresAt: wireInstant,
+        redeemedAt: wireInstant.nullable(),
+        revokedAt: wireInstant.nullable(),
+        state: z.enum(grantStates),
+      })
+      .nullable(),
+    requestRef: z.string(),
+    idempotencyKey: z.string(),
+    organization: z.string(),
+    principal: z.string(),
+    agent: z.string().nullable(),
+    server: z.string(),
+    tool: z.strictObject({ name: z.string(), annotations: toolAnnotationsSchema.nullable() }),
+    annotationsTrusted: z.boolean(),
+    argsDigest: z.string(),
+    summary: z.string(),
+    resource: z.strictObject({ type: z.string(), id: z.string() }).nullable(),
+    grantTtlSeconds: z.number().int(),
+    createdAt: wireInstant,
+    decidedAt: wireInstant.nullable(),
+    revoked: z.strictObject({ at: wireInstant, by: z.string(), reason: z.string() }).nullable(),
+  })
+  .meta({ description: 'An approval request, its decisions and its grant.' });
+
+export const approvalPageSchema = z.strictObject({
+  items: z.array(approvalViewSchema),
+  nextCursor: z.string().nullable(),
+});
+
+export const pendingCountSchema = z.strictObject({ pending: z.number().int().min(0) });
+
+export const redemptionSchema = z
+  .strictObject({
+    grantId: z.uuid(),
+    approvalId: z.uuid(),
+    redeemedAt: wireInstant,
+    server: z.string(),
+    tool: z.string(),
+    argsDigest: z.string(),
+  })
+  .meta({ description: 'The grant, redeemed: this answer comes exactly once per grant.' });

@@ -1,0 +1,131 @@
+// The approvals and grants routes of the registry (./routes.ts; API.md, "Approvals and grants").
+import { z } from 'zod';
+import {
+  approvalListQuerySchema,
+  approvalRequestSchema,
+  decisionSchema,
+  idempotencyKeySchema,
+  redeemSchema,
+  revokeSchema,
+} from '@/lib/approvals/schemas';
+import {
+  approvalCreatedSchema,
+  approvalPageSchema,
+  approvalViewSchema,
+  pendingCountSchema,
+  redemptionSchema,
+} from '@/lib/approvals/views';
+import * as ex from './examples';
+import type { RouteEntry } from './types';
+
+const id = z.uuid().meta({ description: 'The id the API returned.' });
+
+export const approvalRoutes: RouteEntry[] = [
+  {
+    path: '/approvals',
+    operations: {
+      POST: {
+        summary: 'Request approval for a write',
+        description:
+          'Same Idempotency-Key and body: the original answer (Idempotent-Replayed: true). Same key, other body: 422 idempotency_key_reused. Same key still in flight: 409.',
+        tag: 'Approvals',
+        action: 'approvals.request',
+        body: approvalRequestSchema,
+        bodyExample: ex.approvalRequestExample,
+        headers: [
+          { name: 'Idempotency-Key', schema: idempotencyKeySchema, required: true, description: 'Missing: 400.' },
+        ],
+        answers: [
+          {
+            status: 201,
+            description: 'The request, pending (or approved at once when policy needs no approval).',
+            schema: approvalCreatedSchema,
+            headers: { 'Idempotent-Replayed': 'true when this is the answer to an earlier identical request.' },
+          },
+        ],
+        failures: ['idempotency_key_required', 'idempotency_key_reused', 'conflict'],
+      },
+      GET: {
+        summary: 'List approval requests',
+        description: 'pending runs soonest-to-expire first; everything else newest first.',
+        tag: 'Approvals',
+        action: 'approvals.read',
+        query: approvalListQuerySchema,
+        answers: [{ status: 200, description: 'A page of requests.', schema: approvalPageSchema }],
+      },
+    },
+  },
+  {
+    path: '/approvals/pending-count',
+    operations: {
+      GET: {
+        summary: 'How many requests wait for a decision',
+        tag: 'Approvals',
+        action: 'console.view',
+        answers: [{ status: 200, description: 'The count.', schema: pendingCountSchema }],
+      },
+    },
+  },
+  {
+    path: '/approvals/{id}',
+    params: { id },
+    operations: {
+      GET: {
+        summary: 'One approval request',
+        tag: 'Approvals',
+        action: 'approvals.read',
+        answers: [{ status: 200, description: 'The request, its decisions and grant.', schema: approvalViewSchema }],
+        failures: ['not_found'],
+      },
+    },
+  },
+  {
+    path: '/approvals/{id}/decisions',
+    params: { id },
+    operations: {
+      POST: {
+        summary: 'Approve or deny',
+        description:
+          'People only. 403 when the reviewer is the request’s principal; 409 when the version is stale, the request is no longer pending, or this reviewer already decided (naming who decided what, when).',
+        tag: 'Approvals',
+        action: 'approval.decide',
+        body: decisionSchema,
+        bodyExample: ex.decisionExample,
+        answers: [{ status: 200, description: 'The new state.', schema: approvalViewSchema }],
+        failures: ['not_found', 'conflict'],
+      },
+    },
+  },
+  {
+    path: '/approvals/{id}/revoke',
+    params: { id },
+    operations: {
+      POST: {
+        summary: 'Revoke a request or its unredeemed grant',
+        tag: 'Approvals',
+        action: 'approval.revoke',
+        body: revokeSchema,
+        bodyExample: ex.revokeExample,
+        answers: [{ status: 200, description: 'The new state.', schema: approvalViewSchema }],
+        failures: ['not_found', 'conflict'],
+      },
+    },
+  },
+  {
+    path: '/grants/{grantId}/redeem',
+    params: { grantId: z.uuid().meta({ description: 'The grant’s id.' }) },
+    operations: {
+      POST: {
+        summary: 'Redeem a grant, once',
+        description:
+          '409 already redeemed; 410 when expired (database clock) or revoked; 422 when server, tool or digest differ from what was approved.',
+        tag: 'Approvals',
+        action: 'grants.redeem',
+        body: redeemSchema,
+        bodyExample: ex.redeemExample,
+        answers: [{ status: 200, description: 'Redeemed.', schema: redemptionSchema }],
+        failures: ['not_found', 'conflict', 'gone'],
+      },
+    },
+  },
+];

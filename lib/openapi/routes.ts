@@ -1,0 +1,164 @@
+// The one registry of /api/v1 routes the API reference is generated from (lib/openapi/document.ts):
+// per path and method, the permission (the same `action` the route passes to apiRoute), the zod
+// schemas that validate the request (imported, never restated) and the schemas of the answers.
+// A guard test compares it with the route files under app/api/v1: their methods, actions and schemas.
+import { z } from 'zod';
+import { auditVerificationSchema } from '@/lib/audit/views';
+import { clientDescriptionSchema } from '@/lib/credentials/views';
+import { incidentQuerySchema, incidentRefSchema } from '@/lib/incidents/query';
+import { incidentBodySchema } from '@/lib/incidents/views';
+import { trustServerSchema, trustedServerViewSchema } from '@/lib/mcp-servers/schemas';
+import { outcomeQuerySchema } from '@/lib/outcomes/query';
+import { outcomeBatchSchema } from '@/lib/outcomes/schemas';
+import { ingestResponseSchema, outcomePageSchema, outcomeViewSchema } from '@/lib/outcomes/views';
+import * as ex from './examples';
+import { exportTraceServiceRequestSchema, exportTraceServiceResponseSchema } from './otlp';
+import { approvalRoutes } from './routes-approvals';
+import type { RouteEntry } from './types';
+
+export type { Answer, Method, Operation, RouteEntry } from './types';
+export { methods } from './types';
+
+const id = z.uuid().meta({ description: 'The id the API returned.' });
+
+export const apiRoutes: RouteEntry[] = [
+  {
+    path: '/openapi.json',
+    operations: {
+      GET: {
+        summary: 'This document',
+        description: 'The OpenAPI 3.1 document of every /api/v1 route, generated from the schemas that validate them.',
+        tag: 'Reference',
+        action: null,
+        answers: [
+          { status: 200, description: 'The OpenAPI document.', schema: z.looseObject({ openapi: z.string() }) },
+        ],
+      },
+    },
+  },
+  {
+    path: '/me',
+    operations: {
+      GET: {
+        summary: 'Who this credential is',
+        description: 'Check a credential before wiring it in.',
+        tag: 'Identity',
+        action: 'identity.read',
+        answers: [{ status: 200, description: 'The API key or person.', schema: clientDescriptionSchema }],
+      },
+    },
+  },
+  {
+    path: '/outcomes',
+    operations: {
+      POST: {
+        summary: 'Post outcome records',
+        description:
+          'A batch of 1 to 1000 records, stored whole or not at all. Re-sending an eventId with the same content is a duplicate; with other content, 422 idempotency_key_reused.',
+        tag: 'Outcomes',
+        action: 'outcomes.write',
+        body: outcomeBatchSchema,
+        bodyExample: ex.outcomeBatchExample,
+        answers: [{ status: 200, description: 'Stored, with each record classified.', schema: ingestResponseSchema }],
+        failures: ['idempotency_key_reused'],
+      },
+      GET: {
+        summary: 'List outcome records',
+        description: 'Newest first, cursor-paginated; filters combine.',
+        tag: 'Outcomes',
+        action: 'outcomes.read',
+        query: outcomeQuerySchema,
+        answers: [{ status: 200, description: 'A page of records.', schema: outcomePageSchema }],
+      },
+    },
+  },
+  {
+    path: '/outcomes/{id}',
+    params: { id },
+    operations: {
+      GET: {
+        summary: 'One outcome record',
+        tag: 'Outcomes',
+        action: 'outcomes.read',
+        answers: [{ status: 200, description: 'The record.', schema: outcomeViewSchema }],
+        failures: ['not_found'],
+      },
+    },
+  },
+  {
+    path: '/otlp/v1/traces',
+    routeFileMayBeAbsent: true,
+    operations: {
+      POST: {
+        summary: 'Export traces over OTLP/HTTP',
+        description:
+          'Each CLIENT span whose mcp.method.name is tools/call becomes one outcome record, eventId otel:<traceId>:<spanId> (a re-export is a duplicate); other spans are skipped. Optionally gzip (Content-Encoding: gzip). Configure an exporter with OTEL_EXPORTER_OTLP_ENDPOINT=<console>/api/v1/otlp.',
+        tag: 'OpenTelemetry',
+        action: 'outcomes.write',
+        decodedBody: exportTraceServiceRequestSchema,
+        bodyAlternatives: { 'application/x-protobuf': 'The same ExportTraceServiceRequest, protobuf-encoded.' },
+        bodyExample: ex.otlpJsonExample,
+        answers: [
+          {
+            status: 200,
+            description: 'Accepted; partialSuccess counts the spans refused and names why.',
+            schema: exportTraceServiceResponseSchema,
+            alternatives: { 'application/x-protobuf': 'The same ExportTraceServiceResponse, protobuf-encoded.' },
+          },
+        ],
+      },
+    },
+  },
+  ...approvalRoutes,
+  {
+    path: '/incidents/{ref}',
+    params: { ref: incidentRefSchema.meta({ description: 'The request reference.' }) },
+    operations: {
+      GET: {
+        summary: 'An incident: everything under one request reference',
+        tag: 'Incidents',
+        action: 'incidents.read',
+        query: incidentQuerySchema,
+        answers: [
+          {
+            status: 200,
+            description: 'Summary, findings and timeline.',
+            schema: incidentBodySchema,
+            alternatives: { 'text/markdown': 'With format=markdown: the same as a redacted Markdown report.' },
+          },
+        ],
+        failures: ['not_found'],
+      },
+    },
+  },
+  {
+    path: '/audit/verify',
+    operations: {
+      GET: {
+        summary: 'Verify the audit chain',
+        tag: 'Audit',
+        action: 'audit.read',
+        answers: [
+          {
+            status: 200,
+            description: 'Whether every entry follows from its predecessor.',
+            schema: auditVerificationSchema,
+          },
+        ],
+      },
+    },
+  },
+  {
+    path: '/servers/trust',
+    operations: {
+      POST: {
+        summary: 'Trust a server’s tool annotations',
+        tag: 'Servers',
+        action: 'servers.manage',
+        body: trustServerSchema,
+        bodyExample: ex.trustServerExample,
+        answers: [{ status: 200, description: 'The server, now trusted.', schema: trustedServerViewSchema }],
+      },
+    },
+  },
+];
