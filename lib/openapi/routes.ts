@@ -87,7 +87,6 @@ export const apiRoutes: RouteEntry[] = [
   },
   {
     path: '/otlp/v1/traces',
-    routeFileMayBeAbsent: true,
     operations: {
       POST: {
         summary: 'Export traces over OTLP/HTTP',

@@ -49,5 +49,4 @@ export type RouteEntry = {
    * The route file is built elsewhere and may be absent from this tree: the guard tolerates its
    * absence (not its mismatch when present). Remove once the file is merged.
    */
-  routeFileMayBeAbsent?: true;
 };
