@@ -14,6 +14,8 @@ import { exchanges, newExchange } from './exchange';
 import { Relay } from './relay';
 
 const MAX_BODY = 4 * 1024 * 1024;
+const HEAD_WAIT_MS = 30_000;
+const delay = <T>(ms: number, value: T) => new Promise<T>((resolve) => setTimeout(() => resolve(value), ms).unref());
 
 interface Session {
   relay: Relay;
@@ -44,13 +46,15 @@ export async function runHttp(ctx: GatewayContext, upstream: URL, host: string, 
       const headers = new Headers(init?.headers);
       const authorization = exchange ? exchange.authorization : session.authorization;
       if (authorization) headers.set('authorization', authorization);
-      const res = await fetch(input, { ...init, headers });
-      if (exchange && init?.method === 'POST') {
-        if (res.status === 401 || res.status === 403)
+      const post = exchange && init?.method === 'POST';
+      try {
+        const res = await fetch(input, { ...init, headers });
+        if (post && (res.status === 401 || res.status === 403))
           exchange.settle({ status: res.status, headers: res.headers, body: await res.clone().text() });
-        else exchange.settle(null);
+        return res;
+      } finally {
+        if (post) exchange.settle(null);
       }
-      return res;
     });
     const up = new StreamableHTTPClientTransport(upstream, { fetch: fetchUp });
     session.relay = new Relay(transport, up, ctx);
@@ -96,7 +100,11 @@ export async function runHttp(ctx: GatewayContext, upstream: URL, host: string, 
     const hasRequest = (Array.isArray(parsed) ? parsed : [parsed]).some(
       (m) => m && typeof m === 'object' && 'method' in m && 'id' in m,
     );
-    const refusal = req.method === 'POST' && hasRequest && answer.ok ? await exchange.refusal : null;
+    // Wait for the server's answer to this POST, to pass a refusal back as it was (bounded).
+    const refusal =
+      req.method === 'POST' && hasRequest && answer.ok
+        ? await Promise.race([exchange.refusal, delay(HEAD_WAIT_MS, null)])
+        : null;
     if (refusal) {
       await answer.body?.cancel().catch(() => undefined);
       if (fresh) void session.relay.close();

@@ -18,6 +18,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import type { GatewayContext } from './context';
 import { ToolCalls } from './call';
+import { exchanges } from './exchange';
 
 type Id = string | number;
 const OWN_PREFIX = `countersign-gateway-${randomUUID().slice(0, 8)}-`;
@@ -177,12 +178,15 @@ export class Relay {
         clearTimeout(timer);
         resolve(m);
       });
-      void this.toServer({ jsonrpc: '2.0', id, method, params }).then((error) => {
-        if (error && this.own.delete(id)) {
-          clearTimeout(timer);
-          resolve(null);
-        }
-      });
+      // Not part of the client's HTTP exchange: its answer is not the answer to the client's request.
+      void exchanges
+        .exit(() => this.toServer({ jsonrpc: '2.0', id, method, params }))
+        .then((error) => {
+          if (error && this.own.delete(id)) {
+            clearTimeout(timer);
+            resolve(null);
+          }
+        });
     });
   }
 }
