@@ -5,7 +5,9 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { cli } from '@/lib/auth/actor';
 import { trustServer } from '@/lib/server/data/trusted-servers';
 import { startDemoMcpServer, type DemoMcpServer } from '@/scripts/demo-mcp-server';
@@ -128,5 +130,30 @@ describe('gateway, Streamable HTTP, demo MCP server', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(res.status).toBeLessThan(500);
+  });
+
+  it('an upstream that answers garbage: a JSON-RPC error to the client, and the gateway keeps serving', async () => {
+    const garbage = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html>not MCP</html>');
+    });
+    await new Promise<void>((resolve) => garbage.listen(0, '127.0.0.1', resolve));
+    const t = testContext(actors, uniq('garbage'));
+    const url = new URL(`http://127.0.0.1:${(garbage.address() as AddressInfo).port}/mcp`);
+    const gateway = await runHttp(t.ctx, url, '127.0.0.1', 0);
+    open.push(async () => {
+      await gateway.close();
+      garbage.close();
+      await t.ctx.reporter.close(500);
+    });
+    for (let i = 0; i < 3; i++) {
+      const client = new Client({ name: 'garbage-test', version: '1.0.0' });
+      const error = await client
+        .connect(new StreamableHTTPClientTransport(new URL(gateway.url)))
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(McpError);
+      expect((error as McpError).code).toBe(-32603);
+      await client.close();
+    }
   });
 });
