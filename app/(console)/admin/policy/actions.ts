@@ -26,8 +26,8 @@ export async function addPolicyRuleAction(_prev: unknown, form: FormData) {
   // What was typed comes back with the errors: React resets the form after every action.
   if (state.status !== 'ok') return { ...state, input };
   revalidatePolicy();
-  const { server, tool, requiredApprovals } = state.value;
-  return { ...state, value: { server, tool, requiredApprovals } };
+  const { server, tool, requiredApprovals, blocked } = state.value;
+  return { ...state, value: { server, tool, requiredApprovals: blocked ? ('blocked' as const) : requiredApprovals } };
 }
 
 export async function deletePolicyRuleAction(id: string) {
