@@ -69,8 +69,8 @@ export class PolicyCache {
   private async ask(tools: readonly Tool[]): Promise<PolicySnapshot | null> {
     const byName = new Map<string, ToolPolicy>();
     let trusted = false;
-    // A server without tools still has a trust answer worth knowing; ask about a placeholder.
-    const list = tools.length ? tools : [];
+    // A server that lists no tools has nothing to evaluate: an empty answer, asked of no one.
+    const list = tools;
     for (let i = 0; i < list.length; i += BATCH) {
       const res = await callApi(this.endpoint, 'POST', '/api/v1/policy/evaluate', {
         body: {
