@@ -103,6 +103,22 @@ test.describe('tools inventory and policy rules', () => {
     });
   }
 
+  test('an admin blocks a tool: shown blocked on the Tools and Policy pages, then restored', async ({ page }) => {
+    await signIn(page, 'admin');
+    await page.goto('/admin/tools');
+    const row = page.getByTestId('tool-orders-mcp-get_order');
+    const label = 'Approvals for get_order on orders-mcp';
+    await row.getByLabel(label, { exact: true }).selectOption('blocked');
+    await row.getByRole('button', { name: `Apply: ${label}` }).click();
+    await expect(row.getByTestId('requirement')).toHaveText('Blocked');
+    await page.goto('/admin/policy');
+    await expect(page.getByTestId('rule-orders-mcp-get_order')).toContainText('Blocked: not exposed');
+    await page.goto('/admin/tools');
+    await row.getByLabel(label, { exact: true }).selectOption('default');
+    await row.getByRole('button', { name: `Apply: ${label}` }).click();
+    await expect(row.getByTestId('requirement')).toHaveText('No approval');
+  });
+
   test('an admin adds policy rules, with field errors, and deletes them after confirming', async ({ page }) => {
     await signIn(page, 'admin');
     await page.goto('/admin/policy');
@@ -129,6 +145,11 @@ test.describe('tools inventory and policy rules', () => {
     const serverRule = page.getByTestId(`rule-${server}-*`);
     await expect(serverRule).toContainText('every tool');
     await expect(serverRule).toContainText('None');
+    await page.getByLabel('Server', { exact: true }).fill(server);
+    await page.getByLabel('Approvals required').selectOption('blocked');
+    await page.getByRole('button', { name: 'Save rule' }).click();
+    await expect(page.getByText(`Saved: every tool of ${server} is blocked: not exposed, never called.`)).toBeVisible();
+    await expect(serverRule).toContainText('Blocked: not exposed');
 
     // Dismissing the confirmation deletes nothing.
     page.once('dialog', (d) => d.dismiss());

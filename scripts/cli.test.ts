@@ -113,24 +113,28 @@ describe('npm run cli', () => {
     const changed = await cli('policy:set', '--server', server, '--tool', 'refund_payment', '--approvals', '1');
     expect(changed.code).toBe(0);
     expect(changed.stdout).toContain(`refund_payment on ${server} needs 1 approval (`);
+    const blocked = await cli('policy:set', '--server', server, '--tool', 'drop_table', '--approvals', 'blocked');
+    expect(blocked.code).toBe(0);
+    expect(blocked.stdout).toContain(`drop_table on ${server} is blocked (not exposed, never called)`);
 
     // Stored as the approval policy reads it, with an audit entry for each change.
     const { db } = await import('@/lib/server/data/db');
     const rules = await db.policyRule.findMany({
       where: { server },
       orderBy: { toolName: 'asc' },
-      select: { toolName: true, requiredApprovals: true, createdBy: true },
+      select: { toolName: true, requiredApprovals: true, blocked: true, createdBy: true },
     });
     expect(rules).toEqual([
-      { toolName: '*', requiredApprovals: 0, createdBy: 'cli' },
-      { toolName: 'refund_payment', requiredApprovals: 1, createdBy: 'cli' },
+      { toolName: '*', requiredApprovals: 0, blocked: false, createdBy: 'cli' },
+      { toolName: 'drop_table', requiredApprovals: 2, blocked: true, createdBy: 'cli' },
+      { toolName: 'refund_payment', requiredApprovals: 1, blocked: false, createdBy: 'cli' },
     ]);
     const audit = await db.auditEntry.findMany({
       where: { targetType: 'policy_rule', actor: 'cli', data: { path: ['server'], equals: server } },
       select: { action: true },
       orderBy: { seq: 'asc' },
     });
-    expect(audit.map((a) => a.action)).toEqual(['policy.create', 'policy.create', 'policy.change']);
+    expect(audit.map((a) => a.action)).toEqual(['policy.create', 'policy.create', 'policy.change', 'policy.create']);
   });
 
   // Two tests of a few cases each: every case is a child process.
@@ -148,11 +152,13 @@ describe('npm run cli', () => {
     });
 
   refusesPolicy('a bad approval count', (server) => [
-    [['--server', server, '--approvals', '3'], /--approvals: must be 0, 1 or 2/],
-    [['--server', server, '--approvals=-1'], /--approvals: must be 0, 1 or 2/],
-    [['--server', server, '--approvals', 'two'], /--approvals: must be 0, 1 or 2/],
-    [['--server', server, '--approvals', ''], /--approvals: must be 0, 1 or 2/],
-    [['--server', server, '--approvals', '1.5'], /--approvals: must be 0, 1 or 2/],
+    [['--server', server, '--approvals', '3'], /--approvals: must be 0, 1, 2 or blocked/],
+    [['--server', server, '--approvals=-1'], /--approvals: must be 0, 1, 2 or blocked/],
+    [['--server', server, '--approvals', 'two'], /--approvals: must be 0, 1, 2 or blocked/],
+    [['--server', server, '--approvals', ''], /--approvals: must be 0, 1, 2 or blocked/],
+    [['--server', server, '--approvals', '1.5'], /--approvals: must be 0, 1, 2 or blocked/],
+    [['--server', server, '--approvals', 'Blocked'], /--approvals: must be 0, 1, 2 or blocked/],
+    [['--server', server, '--approvals', 'blocked,1'], /--approvals: must be 0, 1, 2 or blocked/],
   ]);
 
   refusesPolicy('a missing or bad server, tool or option', (server) => [

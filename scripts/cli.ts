@@ -18,7 +18,7 @@ const usage = `Usage: npm run cli -- <command> [options]
   tokens:create  --email E [--name N]                 prints a personal token once
   apikeys:create --name N --scopes a,b [--organization O]   prints the key once
   servers:trust  --name S                             annotations from S are trusted
-  policy:set     --server S [--tool T] --approvals 0|1|2   approvals a server's tool (or all its tools) needs
+  policy:set     --server S [--tool T] --approvals 0|1|2|blocked   approvals a server's tool (or all its tools) needs
   audit:verify                                        recomputes the audit chain
   retention:purge                                     deletes outcome records older than ${RETENTION_ENV} (default 90 days)`;
 
@@ -53,11 +53,11 @@ function failWith(failure: { failure: string; detail?: string }): never {
 
 function policyRuleInput(values: { server?: string; tool?: string; approvals?: string }) {
   // The schema coerces, so "" would read as 0: only a plain count is a count here.
-  if (values.approvals === undefined) throw new UsageError('--approvals: is required (0, 1 or 2)');
-  if (!/^\s*\d+\s*$/.test(values.approvals)) throw new UsageError('--approvals: must be 0, 1 or 2');
+  if (values.approvals === undefined) throw new UsageError('--approvals: is required (0, 1, 2 or blocked)');
+  if (!/^\s*(\d+|blocked)\s*$/.test(values.approvals)) throw new UsageError('--approvals: must be 0, 1, 2 or blocked');
   return parse(
     policyRuleSchema,
-    { server: values.server ?? '', tool: values.tool, requiredApprovals: values.approvals },
+    { server: values.server ?? '', tool: values.tool, requiredApprovals: values.approvals.trim() },
     { requiredApprovals: 'approvals' },
   );
 }
@@ -172,8 +172,11 @@ async function main(argv: string[]): Promise<void> {
         if (!result.ok) failWith(result);
         const rule = result.value;
         const n = rule.requiredApprovals;
+        const needs = rule.blocked
+          ? 'is blocked (not exposed, never called)'
+          : `needs ${n === 0 ? 'no approval' : n === 1 ? '1 approval' : `${n} approvals`}`;
         console.log(
-          `Policy rule: ${rule.tool === null ? `every tool of ${rule.server}` : `${rule.tool} on ${rule.server}`} needs ${n === 0 ? 'no approval' : n === 1 ? '1 approval' : `${n} approvals`} (rule ${rule.id}, set by ${rule.createdBy})`,
+          `Policy rule: ${rule.tool === null ? `every tool of ${rule.server}` : `${rule.tool} on ${rule.server}`} ${needs} (rule ${rule.id}, set by ${rule.createdBy})`,
         );
         break;
       }

@@ -12,6 +12,7 @@ import { POST as redeem } from '@/app/api/v1/grants/[grantId]/redeem/route';
 import { GET as getIncident } from '@/app/api/v1/incidents/[ref]/route';
 import { GET as me } from '@/app/api/v1/me/route';
 import { POST as trust } from '@/app/api/v1/servers/trust/route';
+import { POST as evaluatePolicy } from '@/app/api/v1/policy/evaluate/route';
 
 type Handler = (request: Request, context: { params: Promise<never> }) => Promise<Response>;
 type Endpoint = { method: 'GET' | 'POST'; path: string; handler: Handler };
@@ -34,6 +35,7 @@ export const api = {
   incident: endpoint('GET', '/api/v1/incidents/{ref}', getIncident),
   me: endpoint('GET', '/api/v1/me', me),
   trust: endpoint('POST', '/api/v1/servers/trust', trust),
+  evaluatePolicy: endpoint('POST', '/api/v1/policy/evaluate', evaluatePolicy),
 };
 
 export type Reply = { status: number; headers: Headers; text: string; json: any }; // eslint-disable-line @typescript-eslint/no-explicit-any

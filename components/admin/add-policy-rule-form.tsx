@@ -5,7 +5,14 @@ import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';
 import { Field, Input, Select } from '@/components/ui/field';
 
-const approvals = (n: number) => (n === 0 ? 'no approval' : n === 1 ? '1 approval' : `${n} approvals`);
+const approvals = (n: number | 'blocked') =>
+  n === 'blocked'
+    ? 'is blocked: not exposed, never called'
+    : n === 0
+      ? 'needs no approval'
+      : n === 1
+        ? 'needs 1 approval'
+        : `needs ${n} approvals`;
 
 export function AddPolicyRuleForm() {
   const [state, action, pending] = useActionState(addPolicyRuleAction, { status: 'idle' } as Awaited<
@@ -42,6 +49,7 @@ export function AddPolicyRuleForm() {
           <option value="0">0: none</option>
           <option value="1">1 reviewer</option>
           <option value="2">2 distinct reviewers</option>
+          <option value="blocked">Blocked: not exposed</option>
         </Select>
       </Field>
       <div className="sm:pt-6">
@@ -60,7 +68,7 @@ export function AddPolicyRuleForm() {
             ) : (
               <>every tool of {state.value.server}</>
             )}{' '}
-            needs {approvals(state.value.requiredApprovals)}.
+            {approvals(state.value.requiredApprovals)}.
           </Notice>
         ) : null}
         {state.status === 'error' ? (

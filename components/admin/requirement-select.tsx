@@ -5,7 +5,7 @@ import { Button } from '@/components/ui/button';
 import { Select } from '@/components/ui/field';
 import { actionError } from '@/lib/action-state';
 
-export type Requirement = 'default' | '0' | '1' | '2';
+export type Requirement = 'default' | '0' | '1' | '2' | 'blocked';
 
 /** An admin's choice of approvals for a tool (or, with `tool` null, a whole server): a policy rule, or none. */
 export function RequirementSelect({
@@ -42,6 +42,7 @@ export function RequirementSelect({
           <option value="0">Rule: none</option>
           <option value="1">Rule: 1 approval</option>
           <option value="2">Rule: 2 approvals</option>
+          <option value="blocked">Rule: blocked (not exposed)</option>
         </Select>
       </div>
       <Button

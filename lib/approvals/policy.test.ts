@@ -63,6 +63,7 @@ describe('requiredApprovalsFor', () => {
     expect(requiredApprovalsFor({ toolName: 'refund_payment', annotations, serverTrusted, rules })).toEqual({
       requiredApprovals: expected,
       basis,
+      blocked: false,
     });
   });
 
@@ -74,7 +75,36 @@ describe('requiredApprovalsFor', () => {
         serverTrusted: true,
         rules: [rule(WHOLE_SERVER, 2)],
       }),
-    ).toEqual({ requiredApprovals: 2, basis: 'server_rule' });
+    ).toEqual({ requiredApprovals: 2, basis: 'server_rule', blocked: false });
+  });
+
+  // [case, rules, expected blocked, basis]
+  const blockedCases: [
+    string,
+    { toolName: string; requiredApprovals: number; blocked?: boolean }[],
+    boolean,
+    string,
+  ][] = [
+    [
+      'a blocked tool rule blocks even a trusted read',
+      [{ ...rule('refund_payment', 2), blocked: true }],
+      true,
+      'tool_rule',
+    ],
+    ['a blocked server blocks its tools', [{ ...rule(WHOLE_SERVER, 2), blocked: true }], true, 'server_rule'],
+    [
+      'a tool rule lets one tool of a blocked server through',
+      [{ ...rule(WHOLE_SERVER, 2), blocked: true }, rule('refund_payment', 1)],
+      false,
+      'tool_rule',
+    ],
+    ["another tool's block does not apply", [{ ...rule('other', 2), blocked: true }], false, 'read_only'],
+  ];
+  it.each(blockedCases)('%s', (_name, rules, blocked, basis) => {
+    const verdict = requiredApprovalsFor({ toolName: 'refund_payment', annotations: READ, serverTrusted: true, rules });
+    expect(verdict.blocked).toBe(blocked);
+    expect(verdict.basis).toBe(basis);
+    if (blocked) expect(verdict.requiredApprovals).toBe(2);
   });
 });
 

@@ -6,11 +6,20 @@ export type RequiredApprovals = 0 | 1 | 2;
 /** The tool name a whole-server rule is stored under. */
 export const WHOLE_SERVER = '*';
 
-export type PolicyRuleInput = { toolName: string; requiredApprovals: number };
+/** What an admin rule asks: a number of approvals, or `blocked` (the tool is not exposed at all). */
+export type Requirement = RequiredApprovals | 'blocked';
+export const requirements = [0, 1, 2, 'blocked'] as const satisfies readonly Requirement[];
+
+export type PolicyRuleInput = { toolName: string; requiredApprovals: number; blocked?: boolean };
 
 export type PolicyBasis = 'tool_rule' | 'server_rule' | 'read_only' | 'destructive_open_world' | 'default';
 
-export type PolicyVerdict = { requiredApprovals: RequiredApprovals; basis: PolicyBasis };
+/** `blocked`: no call goes through, with or without approvals; `requiredApprovals` is then 2. */
+export type PolicyVerdict = { requiredApprovals: RequiredApprovals; basis: PolicyBasis; blocked: boolean };
+
+/** A verdict or rule as one value, for display and forms. */
+export const requirementOf = (v: { requiredApprovals: number; blocked?: boolean }): Requirement =>
+  v.blocked ? 'blocked' : clamp(v.requiredApprovals);
 
 export const policyBasisText: Record<PolicyBasis, string> = {
   tool_rule: 'an admin rule for this tool',
@@ -46,14 +55,20 @@ export function requiredApprovalsFor(input: {
   rules: readonly PolicyRuleInput[];
 }): PolicyVerdict {
   const toolRule = input.rules.find((r) => r.toolName === input.toolName && r.toolName !== WHOLE_SERVER);
-  if (toolRule) return { requiredApprovals: clamp(toolRule.requiredApprovals), basis: 'tool_rule' };
+  if (toolRule) return fromRule(toolRule, 'tool_rule');
   const serverRule = input.rules.find((r) => r.toolName === WHOLE_SERVER);
-  if (serverRule) return { requiredApprovals: clamp(serverRule.requiredApprovals), basis: 'server_rule' };
+  if (serverRule) return fromRule(serverRule, 'server_rule');
   const hints = believedHints(input.annotations, input.serverTrusted);
-  if (hints.readOnly) return { requiredApprovals: 0, basis: 'read_only' };
-  if (hints.destructive && hints.openWorld) return { requiredApprovals: 2, basis: 'destructive_open_world' };
-  return { requiredApprovals: 1, basis: 'default' };
+  if (hints.readOnly) return { requiredApprovals: 0, basis: 'read_only', blocked: false };
+  if (hints.destructive && hints.openWorld)
+    return { requiredApprovals: 2, basis: 'destructive_open_world', blocked: false };
+  return { requiredApprovals: 1, basis: 'default', blocked: false };
 }
+
+const fromRule = (rule: PolicyRuleInput, basis: PolicyBasis): PolicyVerdict =>
+  rule.blocked
+    ? { requiredApprovals: 2, basis, blocked: true }
+    : { requiredApprovals: clamp(rule.requiredApprovals), basis, blocked: false };
 
 // Rules are 0..2 by schema and by a CHECK in the database; anything else is a bug, read as the strictest.
 const clamp = (n: number): RequiredApprovals => (n === 0 || n === 1 ? n : 2);

@@ -81,6 +81,15 @@ describe('policyRuleSchema', () => {
       requiredApprovals: 2,
     });
   });
+  it('takes blocked as a requirement, and nothing else that is not a count', () => {
+    expect(policyRuleSchema.parse({ server: 'fs', tool: 'write_file', requiredApprovals: 'blocked' })).toMatchObject({
+      requiredApprovals: 'blocked',
+    });
+    for (const bad of ['Blocked', 'block', '-1', '1.5', 3])
+      expect(paths(policyRuleSchema.safeParse({ server: 'fs', requiredApprovals: bad })), String(bad)).toEqual([
+        'requiredApprovals',
+      ]);
+  });
   it('refuses 3 approvals and a "*" tool', () => {
     expect(paths(policyRuleSchema.safeParse({ server: 'billing-mcp', tool: '*', requiredApprovals: 3 }))).toEqual([
       'tool',

@@ -98,7 +98,18 @@ export const policyRuleSchema = z.object({
     .regex(/^[^\u0000*]*$/, 'must not contain * or NUL characters (leave it empty for the whole server)')
     .nullish()
     .transform((t) => (t ? t : null)),
-  requiredApprovals: z.coerce.number().int().min(0, 'must be 0, 1 or 2').max(2, 'must be 0, 1 or 2'),
+  // 0, 1 or 2 approvals, or `blocked`: the tool is not exposed at all (seed 001).
+  requiredApprovals: z.union(
+    [
+      z.literal('blocked'),
+      z.coerce
+        .number('must be 0, 1, 2 or blocked')
+        .int('must be 0, 1, 2 or blocked')
+        .min(0, 'must be 0, 1, 2 or blocked')
+        .max(2, 'must be 0, 1, 2 or blocked'),
+    ],
+    'must be 0, 1, 2 or blocked',
+  ),
 });
 export type PolicyRuleInput = z.output<typeof policyRuleSchema>;
 
@@ -148,3 +159,24 @@ export const approvalListQuerySchema = z.strictObject({
 export type ApprovalListQuery = z.output<typeof approvalListQuerySchema>;
 
 export const isUuid = (s: string) => UUID.test(s);
+
+// `POST /api/v1/policy/evaluate`: what policy requires of each of a server's tools. Names are
+// unique: two answers for one name could only disagree in the caller's reading.
+export const POLICY_EVALUATE_MAX_TOOLS = 1000;
+export const policyEvaluateSchema = z
+  .object({
+    server: text(NAME_MAX),
+    tools: z
+      .array(toolSchema)
+      .min(1, 'must name at least one tool')
+      .max(POLICY_EVALUATE_MAX_TOOLS, `must name at most ${POLICY_EVALUATE_MAX_TOOLS} tools`)
+      .superRefine((tools, ctx) => {
+        const seen = new Set<string>();
+        tools.forEach((t, i) => {
+          if (seen.has(t.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: 'is listed twice' });
+          seen.add(t.name);
+        });
+      }),
+  })
+  .strict();
+export type PolicyEvaluateBody = z.infer<typeof policyEvaluateSchema>;

@@ -43,6 +43,7 @@ const table: Record<Action, string> = {
   'incidents.export': '  1 1 1   0 1 0 0   0',
   'approvals.read': '    1 1 1   0 0 1 1   0',
   'approvals.request': ' 0 0 0   0 0 1 0   0',
+  'policy.evaluate': '   1 1 1   0 0 1 0   0',
   'approval.decide': '   0 1 1   0 0 0 0   0',
   'approval.revoke': '   0 0 1   0 0 0 0   0',
   'grants.redeem': '     0 0 0   0 0 0 1   0',
@@ -127,6 +128,7 @@ describe('authorize()', () => {
     ]);
     expect(scopesGranting('approvals.read')).toEqual(['approvals:request', 'grants:redeem']);
     expect(scopesGranting('incidents.export')).toEqual(['outcomes:read']);
+    expect(scopesGranting('policy.evaluate')).toEqual(['approvals:request']);
     expect(scopesGranting('approval.decide')).toEqual([]);
   });
 });

@@ -17,6 +17,7 @@ export const actions = [
   'incidents.export',
   'approvals.read',
   'approvals.request',
+  'policy.evaluate',
   'approval.decide',
   'approval.revoke',
   'grants.redeem',
@@ -38,6 +39,7 @@ const everyone = [
   'incidents.read',
   'incidents.export',
   'approvals.read',
+  'policy.evaluate',
   'tokens.own',
 ] as const satisfies readonly Action[];
 
@@ -61,7 +63,7 @@ const roleGrants = {
 const scopeGrants = {
   'outcomes:write': ['identity.read', 'outcomes.write'],
   'outcomes:read': ['identity.read', 'outcomes.read', 'incidents.read', 'incidents.export'],
-  'approvals:request': ['identity.read', 'approvals.read', 'approvals.request'],
+  'approvals:request': ['identity.read', 'approvals.read', 'approvals.request', 'policy.evaluate'],
   'grants:redeem': ['identity.read', 'approvals.read', 'grants.redeem'],
 } as const satisfies Record<ApiScope, readonly Action[]>;
 

@@ -59,6 +59,12 @@ export type GrantOutcome =
       approvalId: string | null;
       reason: string;
       cancelled?: boolean;
+      /**
+       * Why, for callers that answer with a category (the gateway): still `pending` at the end of
+       * the wait, a terminal status, `unavailable` (Countersign unreachable or failing), or
+       * `refused` (any other answer, e.g. a blocked tool).
+       */
+      why?: ApprovalStatus | 'unavailable' | 'refused';
     };
 
 // Transient failures of one API call are retried this often before the call counts as failed.
@@ -76,7 +82,16 @@ export async function obtainGrant(
     reason: string,
     approvalId: string | null,
     block: 'approval_required' | 'denied_by_policy' = 'approval_required',
-  ): GrantOutcome => ({ ok: false, block, approvalId, reason, ...(signal?.aborted ? { cancelled: true } : {}) });
+    why?: ApprovalStatus | 'unavailable' | 'refused',
+  ): GrantOutcome => ({
+    ok: false,
+    block,
+    approvalId,
+    reason,
+    ...(why ? { why } : {}),
+    ...(signal?.aborted ? { cancelled: true } : {}),
+  });
+  const failed = (r: ApiResponse) => (isTransient(r) ? 'unavailable' : 'refused');
 
   const body = {
     ...request.body,
@@ -96,7 +111,7 @@ export async function obtainGrant(
     signal,
   );
   if (created.kind !== 'response' || created.status !== 201)
-    return blocked(`the approval request failed (${describe(created)})`, null);
+    return blocked(`the approval request failed (${describe(created)})`, null, 'approval_required', failed(created));
   let approval = created.body as ApprovalSnapshot;
   if (!approval?.id) return blocked('the approval request was answered without an id', null);
 
@@ -111,7 +126,8 @@ export async function obtainGrant(
   for (let poll = 1; approval.status === 'pending'; poll++) {
     const remaining = deadline - Date.now();
     if (signal?.aborted) return blocked('cancelled while waiting for approval', approval.id);
-    if (remaining <= 0) return blocked('no decision within the wait limit', approval.id);
+    if (remaining <= 0)
+      return blocked('no decision within the wait limit', approval.id, 'approval_required', 'pending');
     await sleep(
       Math.min(
         remaining,
@@ -127,22 +143,25 @@ export async function obtainGrant(
     );
     // A transient failure to read is not a decision: keep waiting until the limit.
     if (read.kind === 'response' && read.status === 200) approval = read.body as ApprovalSnapshot;
-    else if (!isTransient(read)) return blocked(`reading the approval failed (${describe(read)})`, approval.id);
+    else if (!isTransient(read))
+      return blocked(`reading the approval failed (${describe(read)})`, approval.id, 'approval_required', 'refused');
   }
 
   switch (approval.status) {
     case 'approved':
       break;
     case 'denied':
-      return blocked('a reviewer denied it', approval.id, 'denied_by_policy');
+      return blocked('a reviewer denied it', approval.id, 'denied_by_policy', 'denied');
     case 'redeemed':
       // The same Idempotency-Key answered a request whose grant is spent: this attempt already ran.
       return blocked(
         'the grant of this attempt was already used; a replay is a new attempt (attempt + 1)',
         approval.id,
+        'approval_required',
+        'redeemed',
       );
     default:
-      return blocked(`the approval is ${approval.status}`, approval.id);
+      return blocked(`the approval is ${approval.status}`, approval.id, 'approval_required', approval.status);
   }
   const grantId = approval.grant?.id;
   if (!grantId) return blocked('approved without a grant', approval.id);
@@ -160,7 +179,12 @@ export async function obtainGrant(
     signal,
   );
   if (redeemed.kind === 'response' && redeemed.status === 200) return { ok: true, approvalId: approval.id, grantId };
-  return blocked(`the grant could not be redeemed (${describe(redeemed)})`, approval.id);
+  return blocked(
+    `the grant could not be redeemed (${describe(redeemed)})`,
+    approval.id,
+    'approval_required',
+    redeemed.kind === 'response' && redeemed.status === 410 ? 'expired' : failed(redeemed),
+  );
 }
 
 async function withRetries(

@@ -257,12 +257,12 @@ export function withCountersign(client: Client, options: CountersignOptions): Co
 
 // Per attempt: a replay after an unknown outcome needs a new grant (the first one was spent), so a
 // new decision; a retried POST within one attempt gets the same request back.
-function approvalKey(server: string, tool: string, call: CallOptions, digest: string, attempt: number): string {
+export function approvalKey(server: string, tool: string, call: CallOptions, digest: string, attempt: number): string {
   return `cs-${hashParts(server, tool, call.idempotencyKey ?? `ref:${call.requestRef}`, digest, attempt)}`;
 }
 
 // The annotations the record schema knows; MCP may add more hints, which are not ours to forward.
-function annotationsOf(tool: Tool | undefined): ToolAnnotations | null {
+export function annotationsOf(tool: Tool | undefined): ToolAnnotations | null {
   const a = tool?.annotations;
   if (!a) return null;
   return dropUndefined({

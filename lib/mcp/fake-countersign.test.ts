@@ -2,7 +2,7 @@
 // real console answers: the same requests go to both, the real one being the /api/v1 route
 // handlers in-process on a real database, and the answers are compared.
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { api } from '../../testing/api-harness';
+import { consoleFetch, type Fetch } from '../../testing/console-fetch';
 import { approvalBody, DIGEST, makeActors } from '../../testing/api-bodies';
 import { uniq } from '../../testing/factories';
 import { fakeCountersign } from '../../testing/fake-countersign';
@@ -12,22 +12,6 @@ import { trustServer } from '@/lib/server/data/trusted-servers';
 
 // Every call carries a bearer credential; next-auth does not load outside Next.
 vi.mock('@/lib/server/http/auth', () => ({ auth: async () => null }));
-
-type Fetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
-
-// The console's handlers behind a fetch, routed by API.md's paths.
-const consoleFetch: Fetch = async (input, init) => {
-  const url = new URL(input);
-  for (const e of Object.values(api)) {
-    const names: string[] = [];
-    const pattern = e.path.replace(/\{(\w+)\}/g, (_m, name: string) => (names.push(name), '([^/]+)'));
-    const m = new RegExp(`^${pattern}$`).exec(url.pathname);
-    if (e.method !== (init?.method ?? 'GET') || !m) continue;
-    const params = Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1])]));
-    return e.handler(new Request(url, init), { params: Promise.resolve(params as never) });
-  }
-  throw new Error(`no route for ${url.pathname}`);
-};
 
 // What must agree: status, media type, the replay header, the problem code, and the shape of a
 // success (its status, requiredApprovals and grant, and which fields it has). Ids and times differ.

@@ -6,8 +6,16 @@ import { lockPolicyRule } from './sql/policy';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { authorize } from '@/lib/auth/permissions';
 import { auditName, type Actor } from '@/lib/auth/actor';
-import { requiredApprovalsFor, WHOLE_SERVER, type PolicyVerdict } from '@/lib/approvals/policy';
-import { isUuid, type PolicyRuleInput } from '@/lib/approvals/schemas';
+import {
+  believedHints,
+  policyBasisText,
+  requiredApprovalsFor,
+  requirementOf,
+  WHOLE_SERVER,
+  type PolicyVerdict,
+  type RequiredApprovals,
+} from '@/lib/approvals/policy';
+import { isUuid, type PolicyEvaluateBody, type PolicyRuleInput } from '@/lib/approvals/schemas';
 import type { ToolAnnotations } from '@/lib/outcomes/schemas';
 import { fail, ok, type Result } from '@/lib/result';
 
@@ -17,6 +25,8 @@ export type PolicyRuleView = {
   server: string;
   tool: string | null;
   requiredApprovals: number;
+  /** Not exposed at all; `requiredApprovals` is then 2. */
+  blocked: boolean;
   createdBy: string;
   createdAt: Date;
 };
@@ -26,6 +36,7 @@ const ruleSelect = {
   server: true,
   toolName: true,
   requiredApprovals: true,
+  blocked: true,
   createdBy: true,
   createdAt: true,
 } satisfies Prisma.PolicyRuleSelect;
@@ -34,6 +45,7 @@ const toView = (r: Prisma.PolicyRuleGetPayload<{ select: typeof ruleSelect }>): 
   server: r.server,
   tool: r.toolName === WHOLE_SERVER ? null : r.toolName,
   requiredApprovals: r.requiredApprovals,
+  blocked: r.blocked,
   createdBy: r.createdBy,
   createdAt: r.createdAt,
 });
@@ -55,10 +67,13 @@ export async function setPolicyRule(actor: Actor, input: PolicyRuleInput): Promi
   const actorName = auditName(actor);
   const toolName = input.tool ?? WHOLE_SERVER;
   const audit = { server: input.server, tool: input.tool };
+  const blocked = input.requiredApprovals === 'blocked';
+  const requiredApprovals = blocked ? 2 : (input.requiredApprovals as number);
+  const requirement = requirementOf({ requiredApprovals, blocked });
   return db.$transaction(async (tx) => {
     // ON CONFLICT DO NOTHING: a rule made a moment ago by another admin is changed below.
     const [inserted] = await tx.policyRule.createManyAndReturn({
-      data: [{ server: input.server, toolName, requiredApprovals: input.requiredApprovals, createdBy: actorName }],
+      data: [{ server: input.server, toolName, requiredApprovals, blocked, createdBy: actorName }],
       skipDuplicates: true,
       select: ruleSelect,
     });
@@ -68,19 +83,20 @@ export async function setPolicyRule(actor: Actor, input: PolicyRuleInput): Promi
         action: 'policy.create',
         targetType: 'policy_rule',
         targetId: inserted.id,
-        data: { ...audit, requiredApprovals: input.requiredApprovals },
+        data: { ...audit, requiredApprovals: requirement },
       });
       return ok(toView(inserted));
     }
     // It exists (perhaps since a moment ago): lock it, so two admins changing it at once serialize.
     const before = await first(lockPolicyRule(input.server, toolName), tx);
     if (!before) return fail('conflict', 'This rule was deleted at the same moment; try again.');
-    if (before.required_approvals === input.requiredApprovals) {
+    const was = requirementOf({ requiredApprovals: before.required_approvals, blocked: before.blocked });
+    if (was === requirement) {
       return ok(toView(await tx.policyRule.findUniqueOrThrow({ where: { id: before.id }, select: ruleSelect })));
     }
     const rule = await tx.policyRule.update({
       where: { id: before.id },
-      data: { requiredApprovals: input.requiredApprovals, createdBy: actorName },
+      data: { requiredApprovals, blocked, createdBy: actorName },
       select: ruleSelect,
     });
     await appendAudit(tx, {
@@ -88,7 +104,7 @@ export async function setPolicyRule(actor: Actor, input: PolicyRuleInput): Promi
       action: 'policy.change',
       targetType: 'policy_rule',
       targetId: rule.id,
-      data: { ...audit, from: before.required_approvals, to: input.requiredApprovals },
+      data: { ...audit, from: was, to: requirement },
     });
     return ok(toView(rule));
   });
@@ -110,7 +126,7 @@ export async function deletePolicyRule(viewer: Actor, id: string): Promise<Resul
       action: 'policy.delete',
       targetType: 'policy_rule',
       targetId: id,
-      data: { server: rule.server, tool: rule.tool, requiredApprovals: rule.requiredApprovals },
+      data: { server: rule.server, tool: rule.tool, requiredApprovals: requirementOf(rule) },
     });
     return ok(rule);
   });
@@ -123,7 +139,48 @@ export async function policyFor(
 ): Promise<PolicyVerdict> {
   const rules = await tx.policyRule.findMany({
     where: { server: input.server, toolName: { in: [input.toolName, WHOLE_SERVER] } },
-    select: { toolName: true, requiredApprovals: true },
+    select: { toolName: true, requiredApprovals: true, blocked: true },
   });
   return requiredApprovalsFor({ ...input, rules });
+}
+
+export type ToolPolicy = {
+  name: string;
+  readOnly: boolean;
+  blocked: boolean;
+  requiredApprovals: RequiredApprovals;
+  reason: string;
+};
+
+/** `POST /api/v1/policy/evaluate`: what policy requires of each tool. Changes nothing. */
+export async function evaluatePolicy(
+  actor: Actor,
+  body: PolicyEvaluateBody,
+): Promise<Result<{ server: string; trusted: boolean; tools: ToolPolicy[] }>> {
+  if (!authorize(actor, 'policy.evaluate')) return fail('forbidden');
+  const [trusted, rules] = await Promise.all([
+    db.trustedServer.count({ where: { name: body.server } }).then((n) => n > 0),
+    db.policyRule.findMany({
+      where: { server: body.server },
+      select: { toolName: true, requiredApprovals: true, blocked: true },
+    }),
+  ]);
+  const tools = body.tools.map((tool): ToolPolicy => {
+    const verdict = requiredApprovalsFor({
+      toolName: tool.name,
+      annotations: tool.annotations,
+      serverTrusted: trusted,
+      rules,
+    });
+    const readOnly = believedHints(tool.annotations, trusted).readOnly;
+    const reason = verdict.blocked ? `blocked by ${policyBasisText[verdict.basis]}` : policyBasisText[verdict.basis];
+    return {
+      name: tool.name,
+      readOnly,
+      blocked: verdict.blocked,
+      requiredApprovals: verdict.requiredApprovals,
+      reason,
+    };
+  });
+  return ok({ server: body.server, trusted, tools });
 }

@@ -75,6 +75,7 @@ describe('listToolInventory', () => {
     expect(getOrder.requirement).toEqual({
       requiredApprovals: 0,
       basis: 'read_only',
+      blocked: false,
       basisText: 'the tool is read-only (trusted server)',
     });
     expect(getOrder.toolRule).toBeNull();

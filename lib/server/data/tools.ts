@@ -24,7 +24,13 @@ import { fail, ok, type Result } from '@/lib/result';
 /** The four MCP hints as policy reads them. */
 export type Hints = { readOnly: boolean; destructive: boolean; idempotent: boolean; openWorld: boolean };
 
-export type InventoryRule = { id: string; requiredApprovals: number; createdBy: string; createdAt: Date };
+export type InventoryRule = {
+  id: string;
+  requiredApprovals: number;
+  blocked: boolean;
+  createdBy: string;
+  createdAt: Date;
+};
 
 export type InventoryTool = {
   name: string;
@@ -33,7 +39,7 @@ export type InventoryTool = {
   /** What policy believes: the advertised hints of a trusted server, else MCP's defaults. */
   believed: Hints;
   /** The requirement in force for a request carrying the last advertised annotations. */
-  requirement: { requiredApprovals: RequiredApprovals; basis: PolicyBasis; basisText: string };
+  requirement: { requiredApprovals: RequiredApprovals; blocked: boolean; basis: PolicyBasis; basisText: string };
   /** The admin rule for this very tool, if any. */
   toolRule: InventoryRule | null;
   /** Over the last seven days: calls, calls that did not complete ok, approval requests. */
@@ -92,13 +98,29 @@ export async function listToolInventory(viewer: Actor): Promise<Result<ToolInven
   const rules = serverNames.length
     ? await db.policyRule.findMany({
         where: { server: { in: serverNames } },
-        select: { id: true, server: true, toolName: true, requiredApprovals: true, createdBy: true, createdAt: true },
+        select: {
+          id: true,
+          server: true,
+          toolName: true,
+          requiredApprovals: true,
+          blocked: true,
+          createdBy: true,
+          createdAt: true,
+        },
       })
     : [];
   const rulesOf = new Map<string, typeof rules>();
   for (const r of rules) rulesOf.set(r.server, [...(rulesOf.get(r.server) ?? []), r]);
   const toRule = (r: (typeof rules)[number] | undefined): InventoryRule | null =>
-    r ? { id: r.id, requiredApprovals: r.requiredApprovals, createdBy: r.createdBy, createdAt: r.createdAt } : null;
+    r
+      ? {
+          id: r.id,
+          requiredApprovals: r.requiredApprovals,
+          blocked: r.blocked,
+          createdBy: r.createdBy,
+          createdAt: r.createdAt,
+        }
+      : null;
 
   const servers = new Map<string, InventoryServer>();
   for (const row of listed) {
@@ -145,7 +167,7 @@ export async function listToolInventory(viewer: Actor): Promise<Result<ToolInven
 
 // ── Setting a requirement from the inventory ────────────────────────────────────────────────
 
-export const requirementChoices = ['default', '0', '1', '2'] as const;
+export const requirementChoices = ['default', '0', '1', '2', 'blocked'] as const;
 export type RequirementChoice = (typeof requirementChoices)[number];
 
 /**
@@ -156,7 +178,7 @@ export type RequirementChoice = (typeof requirementChoices)[number];
 export const requirementSchema = z.object({
   server: policyRuleSchema.shape.server,
   tool: policyRuleSchema.shape.tool,
-  requirement: z.enum(requirementChoices, 'must be default, 0, 1 or 2'),
+  requirement: z.enum(requirementChoices, 'must be default, 0, 1, 2 or blocked'),
 });
 export type RequirementInput = z.output<typeof requirementSchema>;
 
@@ -170,7 +192,7 @@ export async function setApprovalRequirement(
     return setPolicyRule(viewer, {
       server: input.server,
       tool: input.tool,
-      requiredApprovals: Number(input.requirement),
+      requiredApprovals: input.requirement === 'blocked' ? 'blocked' : Number(input.requirement),
     });
   }
   const rule = await db.policyRule.findUnique({

@@ -6,9 +6,11 @@ import { done, runAction } from '@/lib/server/http/action';
 import { deletePolicyRule, setPolicyRule } from '@/lib/server/data/policy-rules';
 
 // The shared schema coerces, so a missing or blank count would read as 0 (no approval): from a
-// form, only an explicit 0, 1 or 2 is a count, as on the command line.
+// form, only an explicit 0, 1, 2 or blocked is a requirement, as on the command line.
 const ruleFormSchema = policyRuleSchema.extend({
-  requiredApprovals: z.enum(['0', '1', '2'], 'must be 0, 1 or 2').transform(Number),
+  requiredApprovals: z
+    .enum(['0', '1', '2', 'blocked'], 'must be 0, 1, 2 or blocked')
+    .transform((v) => (v === 'blocked' ? v : Number(v))),
 });
 
 function revalidatePolicy() {
@@ -24,8 +26,8 @@ export async function addPolicyRuleAction(_prev: unknown, form: FormData) {
   // What was typed comes back with the errors: React resets the form after every action.
   if (state.status !== 'ok') return { ...state, input };
   revalidatePolicy();
-  const { server, tool, requiredApprovals } = state.value;
-  return { ...state, value: { server, tool, requiredApprovals } };
+  const { server, tool, requiredApprovals, blocked } = state.value;
+  return { ...state, value: { server, tool, requiredApprovals: blocked ? ('blocked' as const) : requiredApprovals } };
 }
 
 export async function deletePolicyRuleAction(id: string) {

@@ -10,7 +10,14 @@ import { deletePolicyRuleAction } from './actions';
 
 export const metadata = { title: 'Policy rules' };
 
-const approvalsLabel = (n: number) => (n === 0 ? 'None' : n === 1 ? '1 reviewer' : `${n} distinct reviewers`);
+const approvalsLabel = (r: { requiredApprovals: number; blocked: boolean }) =>
+  r.blocked
+    ? 'Blocked: not exposed'
+    : r.requiredApprovals === 0
+      ? 'None'
+      : r.requiredApprovals === 1
+        ? '1 reviewer'
+        : `${r.requiredApprovals} distinct reviewers`;
 
 export default async function PolicyPage() {
   const viewer = await requireViewer('policy.manage');
@@ -25,7 +32,8 @@ export default async function PolicyPage() {
             Without a rule, a tool that a trusted server calls read-only needs no approval, one that is destructive and
             open-world needs two distinct reviewers, and any other write one. An untrusted server&apos;s hints never
             lower the bar: its tools count as destructive and open-world. A rule for a tool wins over a rule for its
-            whole server, which wins over the hints.
+            whole server, which wins over the hints. A blocked tool is not exposed at all: the gateway leaves it out of
+            the tool list and refuses every call to it, and no approval can be requested for it.
           </>
         }
         actions={
@@ -55,7 +63,7 @@ export default async function PolicyPage() {
                     <span className="italic text-slate-500">every tool</span>
                   )}
                 </Td>
-                <Td>{approvalsLabel(r.requiredApprovals)}</Td>
+                <Td>{approvalsLabel(r)}</Td>
                 <Td>{r.createdBy}</Td>
                 <Td>{formatDate(r.createdAt)}</Td>
                 <Td className="text-right">

@@ -17,10 +17,19 @@ import {
 
 export const metadata = { title: 'Tools' };
 
-const approvalsLabel = (n: number) => (n === 0 ? 'No approval' : n === 1 ? '1 approval' : `${n} approvals`);
-const requirementTone = (n: number): 'good' | 'info' | 'warn' => (n === 0 ? 'good' : n === 1 ? 'info' : 'warn');
+type Req = { requiredApprovals: number; blocked: boolean };
+const approvalsLabel = (r: Req) =>
+  r.blocked
+    ? 'Blocked'
+    : r.requiredApprovals === 0
+      ? 'No approval'
+      : r.requiredApprovals === 1
+        ? '1 approval'
+        : `${r.requiredApprovals} approvals`;
+const requirementTone = (r: Req): 'good' | 'info' | 'warn' | 'bad' =>
+  r.blocked ? 'bad' : r.requiredApprovals === 0 ? 'good' : r.requiredApprovals === 1 ? 'info' : 'warn';
 const choiceOf = (rule: InventoryRule | null): Requirement =>
-  rule ? (String(rule.requiredApprovals) as Requirement) : 'default';
+  rule ? (rule.blocked ? 'blocked' : (String(rule.requiredApprovals) as Requirement)) : 'default';
 
 export default async function ToolsPage() {
   const viewer = await requireViewer('outcomes.read');
@@ -90,8 +99,8 @@ function ServerSection({
             )}{' '}
             {server.serverRule ? (
               <>
-                Rule for every tool: {approvalsLabel(server.serverRule.requiredApprovals)} (by{' '}
-                {server.serverRule.createdBy}, {formatDate(server.serverRule.createdAt)}).
+                Rule for every tool: {approvalsLabel(server.serverRule)} (by {server.serverRule.createdBy},{' '}
+                {formatDate(server.serverRule.createdAt)}).
               </>
             ) : null}{' '}
             Last seen {formatDate(server.lastSeen)}.
@@ -154,9 +163,7 @@ function ToolRow({
       <Td className="whitespace-normal">
         <div className="w-60 whitespace-normal">
           <span data-testid="requirement">
-            <Badge tone={requirementTone(tool.requirement.requiredApprovals)}>
-              {approvalsLabel(tool.requirement.requiredApprovals)}
-            </Badge>
+            <Badge tone={requirementTone(tool.requirement)}>{approvalsLabel(tool.requirement)}</Badge>
           </span>
           <span className="block text-xs text-slate-500" data-testid="requirement-basis">
             {tool.requirement.basisText}

@@ -115,6 +115,12 @@ export async function requestApproval(
         annotations: body.tool.annotations,
         serverTrusted,
       });
+      // Exposing a tool is a policy decision (seed 001): no approval can let a blocked tool run.
+      if (verdict.blocked)
+        return fail(
+          'forbidden',
+          `The tool "${body.tool.name}" of server "${body.server}" is blocked by policy; no approval can be requested for it.`,
+        );
       const [{ now }] = await rows(transactionNow(), tx);
       const autoApproved = verdict.requiredApprovals === 0;
       const annotations = body.tool.annotations && {

@@ -5,7 +5,7 @@ import { kysely } from './kysely';
 export const lockPolicyRule = (server: string, toolName: string) =>
   kysely
     .selectFrom('policy_rules')
-    .select(['id', 'required_approvals'])
+    .select(['id', 'required_approvals', 'blocked'])
     .where('server', '=', server)
     .where('tool_name', '=', toolName)
     .forUpdate();

@@ -1,0 +1,9 @@
+import { apiRoute } from '@/lib/server/http/api-route';
+import { evaluatePolicy } from '@/lib/server/data/policy-rules';
+import { policyEvaluateSchema } from '@/lib/approvals/schemas';
+
+// What the console's policy requires of each tool (API.md): for gateways and agents deciding which
+// calls need a grant and which tools not to show. Changes nothing.
+export const POST = apiRoute({ action: 'policy.evaluate', body: policyEvaluateSchema }, ({ actor, body }) =>
+  evaluatePolicy(actor, body),
+);

@@ -1,0 +1,204 @@
+// `npm run bench:gateway`: the same read tool call (the demo server's get_order) direct and through
+// the gateway, alternated in one run, Streamable HTTP on loopback, 1 and 16 concurrent clients
+// (official SDK clients, each calling in sequence). The gateway runs as its own process
+// (scripts/gateway.ts --upstream), so its memory is its own; its console is a stub on loopback
+// answering policy (a trusted read) and outcome batches at once, so the figures are the gateway's.
+// Targets: added latency p50 ≤ 1 ms and p99 ≤ 5 ms; throughput through the gateway ≥ 0.7× direct;
+// gateway memory (RSS after a forced settle) flat over BENCH_GATEWAY_CALLS calls (default 100,000).
+//   BENCH_GATEWAY_ROUNDS (6)  BENCH_GATEWAY_ROUND_CALLS (300)  BENCH_GATEWAY_CALLS (100000)
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startDemoMcpServer, type DemoMcpServer } from '../scripts/demo-mcp-server';
+import { envNumber, int, load1, log, ms, runMain, stats, table, verdict } from './lib/report';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROUNDS = envNumber('BENCH_GATEWAY_ROUNDS', 6);
+const ROUND_CALLS = envNumber('BENCH_GATEWAY_ROUND_CALLS', 300);
+const MEMORY_CALLS = envNumber('BENCH_GATEWAY_CALLS', 100_000);
+
+let demo: DemoMcpServer | undefined;
+let stub: Server | undefined;
+let gateway: ChildProcess | undefined;
+const clients: Client[] = [];
+
+function stubConsole(): Promise<string> {
+  stub = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      res.setHeader('content-type', 'application/json');
+      if (req.url === '/api/v1/policy/evaluate') {
+        const body = JSON.parse(Buffer.concat(chunks).toString()) as { server: string; tools: { name: string }[] };
+        const tools = body.tools.map((t) => ({
+          name: t.name,
+          readOnly: true,
+          blocked: false,
+          requiredApprovals: 0,
+          reason: 'stub',
+        }));
+        return res.end(JSON.stringify({ server: body.server, trusted: true, tools }));
+      }
+      if (req.url === '/api/v1/outcomes') return res.end('{"accepted":0,"duplicates":0}');
+      res.statusCode = 404;
+      res.end('{}');
+    });
+  });
+  return new Promise((resolve) =>
+    stub!.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(stub!.address() as AddressInfo).port}`)),
+  );
+}
+
+async function startGateway(consoleUrl: string, upstream: URL): Promise<string> {
+  const tsx = path.join(root, 'node_modules/tsx/dist/cli.mjs');
+  gateway = spawn(
+    process.execPath,
+    [
+      '--expose-gc',
+      tsx,
+      'scripts/gateway.ts',
+      '--server',
+      'billing-mcp',
+      '--principal',
+      'bench',
+      '--organization',
+      'bench',
+      '--upstream',
+      upstream.toString(),
+      '--port',
+      '0',
+    ],
+    {
+      cwd: root,
+      env: { ...process.env, COUNTERSIGN_URL: consoleUrl, COUNTERSIGN_API_KEY: 'cs_live_bench' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  return new Promise((resolve, reject) => {
+    let err = '';
+    gateway!.stderr!.on('data', (c: Buffer) => {
+      err += c.toString();
+      const m = /listening on (\S+?),/.exec(err);
+      if (m) resolve(m[1]);
+    });
+    gateway!.once('exit', (code) => reject(new Error(`gateway exited ${code}: ${err}`)));
+  });
+}
+
+async function connect(url: string, token: string): Promise<Client> {
+  const client = new Client({ name: 'bench', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+  );
+  clients.push(client);
+  return client;
+}
+
+// `concurrency` clients, each calling in sequence until `calls` calls were made: latencies and wall time.
+async function run(pool: Client[], calls: number) {
+  const latencies: number[] = [];
+  let left = calls;
+  const t0 = performance.now();
+  await Promise.all(
+    pool.map(async (client) => {
+      while (left-- > 0) {
+        const t = performance.now();
+        await client.callTool({ name: 'get_order', arguments: { orderId: '4411' } });
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  return { latencies, seconds: (performance.now() - t0) / 1000 };
+}
+
+const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
+
+async function main(): Promise<number> {
+  demo = await startDemoMcpServer({ slowMs: 0 });
+  const gatewayUrl = await startGateway(await stubConsole(), demo.url);
+  log(`gateway ${gatewayUrl} → demo server ${demo.url}; load ${load1()}`);
+  const rows = [['clients', 'path', 'calls', 'p50', 'p99', 'calls/s']];
+  const verdicts: string[][] = [['target', 'measured', 'ceiling (same run)', 'verdict']];
+  let ok = true;
+  for (const concurrency of [1, 16]) {
+    const direct = await Promise.all(
+      Array.from({ length: concurrency }, () => connect(demo!.url.toString(), demo!.tokens.full)),
+    );
+    const through = await Promise.all(
+      Array.from({ length: concurrency }, () => connect(gatewayUrl, demo!.tokens.full)),
+    );
+    await run(direct, 50);
+    await run(through, 50);
+    const d = { latencies: [] as number[], seconds: 0 };
+    const g = { latencies: [] as number[], seconds: 0 };
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [pool, acc] of round % 2
+        ? ([
+            [through, g],
+            [direct, d],
+          ] as const)
+        : ([
+            [direct, d],
+            [through, g],
+          ] as const)) {
+        const r = await run(pool, ROUND_CALLS);
+        acc.latencies.push(...r.latencies);
+        acc.seconds += r.seconds;
+      }
+    }
+    const ds = stats(d.latencies);
+    const gs = stats(g.latencies);
+    const dRate = d.latencies.length / d.seconds;
+    const gRate = g.latencies.length / g.seconds;
+    rows.push([String(concurrency), 'direct', int(ds.n), ms(ds.p50), ms(ds.p99), int(dRate)]);
+    rows.push([String(concurrency), 'gateway', int(gs.n), ms(gs.p50), ms(gs.p99), int(gRate)]);
+    const checks: [string, number, string, boolean][] = [
+      [`${concurrency} client(s): added p50 ≤ 1 ms`, gs.p50 - ds.p50, ms(ds.p50), gs.p50 - ds.p50 <= 1],
+      [`${concurrency} client(s): added p99 ≤ 5 ms`, gs.p99 - ds.p99, ms(ds.p99), gs.p99 - ds.p99 <= 5],
+    ];
+    for (const [name, value, ceiling, pass] of checks) {
+      verdicts.push([name, ms(value), `direct ${ceiling}`, verdict(pass)]);
+      ok &&= pass;
+    }
+    const ratio = gRate / dRate;
+    verdicts.push([
+      `${concurrency} client(s): throughput ≥ 0.7× direct`,
+      `${ratio.toFixed(2)}×`,
+      `direct ${int(dRate)}/s`,
+      verdict(ratio >= 0.7),
+    ]);
+    ok &&= ratio >= 0.7;
+  }
+
+  const memoryClients = await Promise.all(Array.from({ length: 16 }, () => connect(gatewayUrl, demo!.tokens.full)));
+  await run(memoryClients, Math.min(5000, MEMORY_CALLS / 10));
+  const before = rssKb(gateway!.pid!);
+  await run(memoryClients, MEMORY_CALLS);
+  await new Promise((r) => setTimeout(r, 1500)); // the reporter's batches go out, timers settle
+  const after = rssKb(gateway!.pid!);
+  const grown = (after - before) / 1024;
+  const flat = grown <= 20;
+  verdicts.push([
+    `memory flat over ${int(MEMORY_CALLS)} calls (≤ 20 MB growth)`,
+    `${grown.toFixed(1)} MB`,
+    `RSS ${(before / 1024).toFixed(0)} MB before`,
+    verdict(flat),
+  ]);
+  ok &&= flat;
+  console.log(table(rows));
+  console.log(table(verdicts));
+  log(`load ${load1()} at the end; ${ok ? 'every target met' : 'some targets missed'}`);
+  return 0;
+}
+
+runMain(main, async () => {
+  await Promise.allSettled(clients.map((c) => c.close()));
+  gateway?.kill('SIGTERM');
+  stub?.close();
+  await demo?.close();
+});

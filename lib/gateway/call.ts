@@ -1,0 +1,290 @@
+// `tools/call` through the gateway: policy, then (when needed) a grant staged, waited for and
+// redeemed right before forwarding, then the call forwarded unchanged and its answer observed with
+// lib/mcp's observation and reported with the tool's annotations. Nothing else is ever done to it.
+import {
+  isJSONRPCErrorResponse,
+  McpError,
+  type CallToolResult,
+  type JSONRPCErrorResponse,
+  type JSONRPCMessage,
+  type JSONRPCRequest,
+  type JSONRPCResultResponse,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { Observed } from '../outcomes/schemas';
+import { obtainGrant, type GrantOutcome } from '../mcp/approvals';
+import { approvalKey } from '../mcp/countersign-client';
+import { argsDigest } from '../mcp/digest';
+import { fromError, fromResult } from '../mcp/observed';
+import { newTrace } from '../mcp/trace';
+import { approvalUrl } from './context';
+import { settleLocally } from './exchange';
+import { gatewayRecord, type CallMeta } from './record';
+import type { Relay } from './relay';
+import { gatewayError } from './tool-errors';
+
+type Id = string | number;
+
+interface Forwarded {
+  name: string;
+  tool: Tool | undefined;
+  meta: CallMeta;
+  digest: string;
+  grantId?: string;
+  startedAt: Date;
+  t0: number;
+}
+
+export class ToolCalls {
+  private forwarded = new Map<Id, Forwarded>();
+  private held = new Map<Id, AbortController>();
+
+  constructor(private readonly relay: Relay) {}
+
+  async handle(request: JSONRPCRequest): Promise<void> {
+    const ctx = this.relay.ctx;
+    const params = (request.params ?? {}) as { name?: unknown; arguments?: unknown; _meta?: Record<string, unknown> };
+    // Not a call we can read (no name): the server answers it as it would without the gateway.
+    if (typeof params.name !== 'string') return void this.relay.toServer(request);
+    const name = params.name;
+    const args = isRecord(params.arguments) ? params.arguments : {};
+    const meta = callMeta(params._meta, this.relay.sessionRef, name);
+    const digest = argsDigest(args);
+
+    const catalog = await this.relay.tools();
+    const tool = catalog?.get(name);
+    const policy = catalog ? await ctx.policy.get([...catalog.values()]) : ctx.policy.last();
+    if (policy) this.relay.noticeBlocked([...policy.tools.values()].filter((t) => t.blocked).map((t) => t.name));
+    const verdict = policy?.tools.get(name);
+
+    // A tool the server does not list is not ours to judge: it answers "unknown tool" itself.
+    const unknownTool = catalog !== null && !tool;
+    if (!unknownTool) {
+      if (!verdict) {
+        return this.refuse(
+          request,
+          meta,
+          name,
+          tool,
+          digest,
+          { sent: false, clientBlock: 'approval_required' },
+          'unavailable',
+          'Countersign cannot be reached, so this call was not sent: nothing was done. Try again later.',
+        );
+      }
+      if (verdict.blocked) {
+        return this.refuse(
+          request,
+          meta,
+          name,
+          tool,
+          digest,
+          { sent: false, clientBlock: 'denied_by_policy' },
+          'denied_by_policy',
+          `The tool "${name}" is blocked by Countersign policy: it was not called, and cannot be approved.`,
+        );
+      }
+    }
+    let grantId: string | undefined;
+    if (verdict && (verdict.requiredApprovals > 0 || !verdict.readOnly)) {
+      const grant = await this.hold(request, meta, name, tool, digest);
+      if (!grant.ok) return this.blockedByGrant(request, meta, name, tool, digest, grant);
+      grantId = grant.grantId;
+    }
+    this.forwarded.set(request.id, { name, tool, meta, digest, grantId, startedAt: new Date(), t0: performance.now() });
+    const trace = newTrace();
+    const error = await this.relay.toServer(request);
+    if (error) this.finish(request.id, fromError(error, trace, 'tools/call'), upstreamError(request.id));
+  }
+
+  /** A server's answer to a forwarded call: observed, reported, passed on. True when it was one. */
+  answered(message: JSONRPCResultResponse | JSONRPCErrorResponse): boolean {
+    const call = this.forwarded.get(message.id as Id);
+    if (!call) return false;
+    if (isJSONRPCErrorResponse(message)) {
+      const observed = fromError(new McpError(message.error.code, ''), newTrace(), 'tools/call');
+      this.finish(message.id as Id, observed, message);
+    } else {
+      const { observed } = fromResult(message.result as CallToolResult, call.tool, null);
+      this.finish(message.id as Id, observed, message);
+    }
+    return true;
+  }
+
+  /** The client cancelled: a held call is dropped (never sent); a forwarded one is reported cancelled. */
+  cancelled(id: Id | undefined): boolean {
+    if (id === undefined) return false;
+    const held = this.held.get(id);
+    if (held) {
+      held.abort();
+      return true;
+    }
+    if (this.forwarded.has(id)) this.finish(id, { sent: true, clientError: 'cancelled' }, null);
+    return false;
+  }
+
+  connectionClosed(side: 'client' | 'server' | 'gateway'): void {
+    for (const controller of this.held.values()) controller.abort();
+    for (const id of [...this.forwarded.keys()]) {
+      const error: JSONRPCMessage | null = side === 'client' ? null : upstreamError(id);
+      this.finish(id, { sent: true, clientError: side === 'client' ? 'cancelled' : 'connection_lost' }, error);
+    }
+  }
+
+  private finish(id: Id, observed: Observed, answer: JSONRPCMessage | null): void {
+    const call = this.forwarded.get(id);
+    if (!call) return;
+    this.forwarded.delete(id);
+    const record = gatewayRecord(this.relay.ctx, {
+      name: call.name,
+      tool: call.tool,
+      meta: call.meta,
+      digest: call.digest,
+      observed,
+      startedAt: call.startedAt,
+      durationMs: Math.round(performance.now() - call.t0),
+      grantId: call.grantId,
+    });
+    this.relay.ctx.reporter.enqueue(record);
+    if (answer) void this.relay.toClient(withMeta(answer, call.meta.requestRef, record.eventId));
+  }
+
+  private async hold(request: JSONRPCRequest, meta: CallMeta, name: string, tool: Tool | undefined, digest: string) {
+    const ctx = this.relay.ctx;
+    settleLocally();
+    const controller = new AbortController();
+    this.held.set(request.id, controller);
+    const progressToken = (request.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
+    let progress = 0;
+    const tick =
+      typeof progressToken === 'string' || typeof progressToken === 'number'
+        ? setInterval(() => {
+            void this.relay.toClient(
+              {
+                jsonrpc: '2.0',
+                method: 'notifications/progress',
+                params: { progressToken, progress: ++progress, message: 'Waiting for approval in Countersign' },
+              },
+              { relatedRequestId: request.id },
+            );
+          }, ctx.progressIntervalMs ?? 1000)
+        : undefined;
+    try {
+      return await obtainGrant(
+        ctx.endpoint,
+        {
+          body: {
+            requestRef: meta.requestRef,
+            organization: ctx.organization,
+            principal: ctx.principal,
+            ...(ctx.agent ? { agent: ctx.agent } : {}),
+            server: ctx.server,
+            tool: { name, annotations: gatewayRecord.annotations(tool) },
+            argsDigest: digest,
+            summary: meta.summary,
+          },
+          idempotencyKey: approvalKey(ctx.server, name, meta, digest, 1),
+        },
+        { maxWaitMs: ctx.approvalWaitMs, pollInitialMs: ctx.pollInitialMs ?? 500, pollMaxMs: 2000 },
+        controller.signal,
+      );
+    } finally {
+      clearInterval(tick);
+      this.held.delete(request.id);
+    }
+  }
+
+  private blockedByGrant(
+    request: JSONRPCRequest,
+    meta: CallMeta,
+    name: string,
+    tool: Tool | undefined,
+    digest: string,
+    grant: Extract<GrantOutcome, { ok: false }>,
+  ) {
+    if (grant.cancelled)
+      return this.refuse(request, meta, name, tool, digest, { sent: false, clientError: 'cancelled' }, null, '');
+    const url = grant.approvalId ? approvalUrl(this.relay.ctx.endpoint, grant.approvalId) : undefined;
+    const approval = grant.approvalId ? { id: grant.approvalId, url } : undefined;
+    const [category, text] =
+      grant.why === 'denied'
+        ? (['denied', 'A reviewer denied this call in Countersign: it was not sent, and must not be retried.'] as const)
+        : grant.why === 'expired' || grant.why === 'revoked'
+          ? ([
+              'approval_expired',
+              `The approval is ${grant.why}: the call was not sent. The same call asks again.`,
+            ] as const)
+          : grant.why === 'unavailable'
+            ? (['unavailable', 'Countersign cannot be reached, so this call was not sent: nothing was done.'] as const)
+            : grant.why === 'pending'
+              ? ([
+                  'approval_required',
+                  `This call needs approval in Countersign${url ? ` (${url})` : ''}; it was not sent. The same call goes through once it is approved.`,
+                ] as const)
+              : (['approval_required', `This call was not sent: ${grant.reason}.`] as const);
+    const observed: Observed = { sent: false, clientBlock: grant.block };
+    return this.refuse(request, meta, name, tool, digest, observed, category, text, approval);
+  }
+
+  private refuse(
+    request: JSONRPCRequest,
+    meta: CallMeta,
+    name: string,
+    tool: Tool | undefined,
+    digest: string,
+    observed: Observed,
+    category: Parameters<typeof gatewayError>[0] | null,
+    text: string,
+    approval?: { id: string; url?: string },
+  ): void {
+    settleLocally();
+    const record = gatewayRecord(this.relay.ctx, {
+      name,
+      tool,
+      meta,
+      digest,
+      observed,
+      startedAt: new Date(),
+      durationMs: 0,
+    });
+    this.relay.ctx.reporter.enqueue(record);
+    // A cancelled request gets no answer (MCP): the client has stopped waiting.
+    if (!category) return;
+    const result = gatewayError(category, text, approval);
+    void this.relay.toClient(
+      withMeta({ jsonrpc: '2.0', id: request.id, result } as JSONRPCMessage, meta.requestRef, record.eventId),
+    );
+  }
+}
+
+function callMeta(meta: Record<string, unknown> | undefined, sessionRef: string, name: string): CallMeta {
+  const text = (key: string, max: number) => {
+    const v = meta?.[key];
+    return typeof v === 'string' && v.trim() ? v.trim().slice(0, max) : undefined;
+  };
+  return {
+    requestRef: text('countersign/requestRef', 200) ?? sessionRef,
+    idempotencyKey: text('countersign/idempotencyKey', 200),
+    summary: text('countersign/summary', 500) ?? `${name} (through the Countersign gateway)`,
+  };
+}
+
+function withMeta(message: JSONRPCMessage, requestRef: string, eventId: string): JSONRPCMessage {
+  if (!('result' in message) || !isRecord(message.result)) return message;
+  const result = message.result as { _meta?: Record<string, unknown> };
+  return {
+    ...message,
+    result: {
+      ...result,
+      _meta: { ...result._meta, 'countersign/requestRef': requestRef, 'countersign/eventId': eventId },
+    },
+  } as JSONRPCMessage;
+}
+
+const upstreamError = (id: Id): JSONRPCMessage => ({
+  jsonrpc: '2.0',
+  id,
+  error: { code: -32603, message: 'The gateway could not reach the MCP server; the call may not have been sent.' },
+});
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,0 +1,33 @@
+// What every session of one gateway process shares: who it acts for, the console, the reporter.
+import type { CountersignEndpoint } from '../mcp/countersign-http';
+import type { OutcomeReporter } from '../mcp/reporter';
+import { PolicyCache } from './policy';
+
+export interface GatewayContext {
+  server: string;
+  principal: string;
+  organization: string;
+  agent?: string;
+  /** How long a call needing approval is held at most. */
+  approvalWaitMs: number;
+  endpoint: CountersignEndpoint;
+  reporter: OutcomeReporter;
+  policy: PolicyCache;
+  /** Logs go to stderr in stdio mode: stdout carries only MCP messages. Never credentials or arguments. */
+  log: (line: string) => void;
+  /** Poll interval while waiting for a decision (default 500 ms growing to 2 s). */
+  pollInitialMs?: number;
+  /** Progress notifications while holding a call, when the client asked for them (default 1 s). */
+  progressIntervalMs?: number;
+}
+
+export function gatewayContext(options: Omit<GatewayContext, 'policy'> & { policyTtlMs?: number }): GatewayContext {
+  return { ...options, policy: new PolicyCache(options.endpoint, options.server, options.policyTtlMs) };
+}
+
+/** The console page of an approval, for people to decide on. */
+export function approvalUrl(endpoint: CountersignEndpoint, id: string): string {
+  const root = new URL(endpoint.url);
+  if (!root.pathname.endsWith('/')) root.pathname += '/';
+  return new URL(`approvals/${encodeURIComponent(id)}`, root).toString();
+}

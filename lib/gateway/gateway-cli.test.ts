@@ -1,0 +1,101 @@
+// `npm run gateway` as a process: bad flags exit 2 naming the flag; in stdio mode stdout carries
+// only MCP messages (the SDK client reads it), logs go to stderr.
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { parseFlags } from './flags';
+
+const TSX = createRequire(import.meta.url).resolve('tsx/cli');
+const FS_BIN = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
+const BASE = ['--server', 'fs', '--principal', 'p', '--organization', 'o'];
+const env = { ...process.env, COUNTERSIGN_URL: 'http://127.0.0.1:9', COUNTERSIGN_API_KEY: 'cs_live_test' };
+
+const run = (args: string[], e: NodeJS.ProcessEnv = env) =>
+  spawnSync(process.execPath, [TSX, 'scripts/gateway.ts', ...args], { env: e, encoding: 'utf8', timeout: 30_000 });
+
+describe('gateway flags', () => {
+  // [args, the flag the message must name]
+  const bad: [string[], string][] = [
+    [[...BASE, '--bogus', 'x', '--', 'cmd'], '--bogus'],
+    [['--principal', 'p', '--organization', 'o', '--', 'cmd'], '--server'],
+    [['--server', 's', '--organization', 'o', '--', 'cmd'], '--principal'],
+    [[...BASE, '--approval-wait', 'soon', '--', 'cmd'], '--approval-wait'],
+    [[...BASE, '--approval-wait', '-1', '--', 'cmd'], '--approval-wait'],
+    [[...BASE, '--upstream', 'ftp://x'], '--upstream'],
+    [[...BASE, '--upstream', 'not a url'], '--upstream'],
+    [[...BASE, '--upstream', 'http://x', '--port', '70000'], '--port'],
+    [[...BASE, '--port', '1', '--', 'cmd'], '--port'],
+    [[...BASE, '--server', 'twice', '--', 'cmd'], '--server'],
+    [[...BASE], '--'],
+    [[...BASE, '--upstream', 'http://x', '--', 'cmd'], '--'],
+    [['--server', 'x'.repeat(201), '--principal', 'p', '--organization', 'o', '--', 'c'], '--server'],
+  ];
+  it.each(bad)('refuses %j naming %s', (args, flag) => {
+    const r = parseFlags(args);
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.flag).toBe(flag);
+      expect(r.message).toContain(flag);
+    }
+  });
+
+  it('reads both modes with their defaults', () => {
+    expect(parseFlags([...BASE, '--', 'npx', 'srv', '--flag-of-the-server'])).toEqual({
+      ok: true,
+      flags: {
+        server: 'fs',
+        principal: 'p',
+        organization: 'o',
+        approvalWait: 50,
+        command: ['npx', 'srv', '--flag-of-the-server'],
+        host: '127.0.0.1',
+        port: 8808,
+      },
+    });
+    const http = parseFlags([...BASE, '--agent=a', '--upstream', 'http://127.0.0.1:4410/mcp', '--port', '0']);
+    expect(http).toMatchObject({ ok: true, flags: { agent: 'a', port: 0, host: '127.0.0.1' } });
+  });
+
+  it('the process exits 2 naming the flag, or the missing environment', () => {
+    const r = run([...BASE, '--nope', '--', 'x']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('--nope');
+    expect(r.stdout).toBe('');
+    const noKey = run([...BASE, '--', 'x'], {
+      ...process.env,
+      COUNTERSIGN_URL: 'http://127.0.0.1:9',
+      COUNTERSIGN_API_KEY: '',
+    });
+    expect(noKey.status).toBe(2);
+    expect(noKey.stderr).toContain('COUNTERSIGN_API_KEY');
+  }, 60_000);
+
+  it('stdio mode: stdout carries only MCP messages; with the console down a read is refused unavailable, never hung', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'cs-gw-cli-'));
+    const stderr: string[] = [];
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [TSX, 'scripts/gateway.ts', ...BASE, '--', process.execPath, FS_BIN, dir],
+      env: env as Record<string, string>,
+      stderr: 'pipe',
+    });
+    transport.stderr?.on('data', (c: Buffer) => void stderr.push(c.toString()));
+    const client = new Client({ name: 'cli-test', version: '1.0.0' });
+    try {
+      await client.connect(transport); // any non-MCP line on stdout would break this
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toContain('read_text_file');
+      const r = await client.callTool({ name: 'read_text_file', arguments: { path: join(dir, 'x') } });
+      expect((r._meta as Record<string, unknown>)['countersign/error']).toMatchObject({ category: 'unavailable' });
+    } finally {
+      await client.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+    expect(stderr.join('')).not.toContain('cs_live_test');
+  }, 60_000);
+});

@@ -1,0 +1,184 @@
+// Streamable HTTP mode: MCP clients connect to http://HOST:PORT/mcp; each MCP session is an SDK
+// server transport towards the client and an SDK client transport towards the server's URL,
+// relayed by one Relay. The client's Authorization header is sent to the server as it came; the
+// server's 401/403 with its WWW-Authenticate comes back as it was sent. Neither is kept.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { observingFetch } from '../mcp/trace';
+import type { GatewayContext } from './context';
+import { exchanges, newExchange } from './exchange';
+import { Relay } from './relay';
+
+const MAX_BODY = 4 * 1024 * 1024;
+const HEAD_WAIT_MS = 30_000;
+const delay = <T>(ms: number, value: T) => new Promise<T>((resolve) => setTimeout(() => resolve(value), ms).unref());
+
+interface Session {
+  relay: Relay;
+  transport: WebStandardStreamableHTTPServerTransport;
+  /** The last Authorization the client sent, for the server-initiated stream (GET). Memory only. */
+  authorization: string | null;
+}
+
+export interface HttpGateway {
+  server: Server;
+  url: string;
+  sessions: () => number;
+  close(): Promise<void>;
+}
+
+export async function runHttp(ctx: GatewayContext, upstream: URL, host: string, port: number): Promise<HttpGateway> {
+  const sessions = new Map<string, Session>();
+
+  function newSession(): Session {
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (id) => void sessions.set(id, session),
+      onsessionclosed: (id) => void sessions.delete(id),
+    });
+    const session: Session = { relay: undefined as unknown as Relay, transport, authorization: null };
+    const fetchUp = observingFetch(async (input, init) => {
+      const exchange = exchanges.getStore();
+      const headers = new Headers(init?.headers);
+      const authorization = exchange ? exchange.authorization : session.authorization;
+      if (authorization) headers.set('authorization', authorization);
+      const post = exchange && init?.method === 'POST';
+      try {
+        const res = await fetch(input, { ...init, headers });
+        if (post && (res.status === 401 || res.status === 403))
+          exchange.settle({ status: res.status, headers: res.headers, body: await res.clone().text() });
+        return res;
+      } finally {
+        if (post) exchange.settle(null);
+      }
+    });
+    const up = new StreamableHTTPClientTransport(upstream, { fetch: fetchUp });
+    session.relay = new Relay(transport, up, ctx);
+    session.relay.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+    };
+    return session;
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://gateway.invalid');
+    if (url.pathname !== '/mcp') return plain(res, 404, 'Not found: the MCP endpoint is /mcp');
+    const body = req.method === 'POST' ? await readBody(req) : null;
+    if (body === 'too_large') return plain(res, 413, 'Request body too large');
+    let parsed: unknown;
+    if (typeof body === 'string') {
+      try {
+        parsed = JSON.parse(body);
+      } catch {
+        parsed = undefined;
+      }
+    }
+    const sessionId = header(req, 'mcp-session-id');
+    let session = sessionId ? sessions.get(sessionId) : undefined;
+    let fresh = false;
+    if (!session) {
+      if (sessionId) return plain(res, 404, 'Session not found');
+      session = newSession();
+      fresh = true;
+      await session.relay.start();
+    }
+    const authorization = header(req, 'authorization');
+    session.authorization = authorization;
+    const exchange = newExchange(authorization);
+    const webRequest = new Request(new URL(req.url ?? '/mcp', `http://${req.headers.host ?? 'gateway.invalid'}`), {
+      method: req.method,
+      headers: toHeaders(req),
+      body: typeof body === 'string' ? body : undefined,
+    });
+    const answer = await exchanges.run(exchange, () =>
+      session.transport.handleRequest(webRequest, parsed !== undefined ? { parsedBody: parsed } : undefined),
+    );
+    const hasRequest = (Array.isArray(parsed) ? parsed : [parsed]).some(
+      (m) => m && typeof m === 'object' && 'method' in m && 'id' in m,
+    );
+    // Wait for the server's answer to this POST, to pass a refusal back as it was (bounded).
+    const refusal =
+      req.method === 'POST' && hasRequest && answer.ok
+        ? await Promise.race([exchange.refusal, delay(HEAD_WAIT_MS, null)])
+        : null;
+    if (refusal) {
+      await answer.body?.cancel().catch(() => undefined);
+      if (fresh) void session.relay.close();
+      const headers: Record<string, string> = { 'content-type': refusal.headers.get('content-type') ?? 'text/plain' };
+      const challenge = refusal.headers.get('www-authenticate');
+      if (challenge) headers['www-authenticate'] = challenge;
+      res.writeHead(refusal.status, headers);
+      return void res.end(refusal.body);
+    }
+    if (fresh && !session.transport.sessionId) void session.relay.close();
+    res.writeHead(answer.status, Object.fromEntries(answer.headers));
+    if (!answer.body) return void res.end();
+    const stream = Readable.fromWeb(answer.body as import('node:stream/web').ReadableStream);
+    res.on('close', () => stream.destroy());
+    stream.pipe(res);
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      ctx.log(`request failed: ${error instanceof Error ? error.name : 'Error'}`);
+      if (!res.headersSent) plain(res, 500, 'Gateway error');
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    server,
+    url: `http://${shown}:${address.port}/mcp`,
+    sessions: () => sessions.size,
+    async close() {
+      await Promise.allSettled([...sessions.values()].map((s) => s.relay.close()));
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function header(req: IncomingMessage, name: string): string | null {
+  const v = req.headers[name];
+  return typeof v === 'string' ? v : Array.isArray(v) ? (v[0] ?? null) : null;
+}
+
+// Hop-by-hop headers stay here; the client's Authorization is forwarded by the upstream fetch.
+function toHeaders(req: IncomingMessage): Headers {
+  const h = new Headers();
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v === undefined || ['connection', 'content-length', 'transfer-encoding', 'host'].includes(k)) continue;
+    h.set(k, Array.isArray(v) ? v.join(', ') : v);
+  }
+  return h;
+}
+
+function readBody(req: IncomingMessage): Promise<string | 'too_large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY) {
+        resolve('too_large');
+        req.destroy();
+      } else chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function plain(res: ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
+  res.end(text);
+}

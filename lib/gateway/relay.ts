@@ -1,0 +1,212 @@
+// One MCP session through the gateway: two SDK transports, messages relayed unchanged in both
+// directions, ids untouched (each direction keeps its own), except:
+// - `tools/call` from the client: enforced and observed (call.ts);
+// - `tools/list` answers: remembered as the tool catalog (annotations, output schemas) and shown
+//   without the tools policy blocks;
+// - requests of the gateway's own (a `tools/list` when a call comes before any list) carry ids
+//   of their own namespace and never reach the client.
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  isJSONRPCErrorResponse,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  type ListToolsResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { randomUUID } from 'node:crypto';
+import type { GatewayContext } from './context';
+import { ToolCalls } from './call';
+import { exchanges } from './exchange';
+
+type Id = string | number;
+const OWN_PREFIX = `countersign-gateway-${randomUUID().slice(0, 8)}-`;
+
+export class Relay {
+  readonly catalog = new Map<string, Tool>();
+  catalogLoaded = false;
+  private listing = new Map<Id, { first: boolean }>();
+  private own = new Map<Id, (message: JSONRPCMessage) => void>();
+  private ownSeq = 0;
+  private initializeId: Id | null = null;
+  private shownBlocked = '';
+  private closed = false;
+  readonly calls: ToolCalls;
+  /** The request reference of calls that name none: one per MCP session. */
+  readonly sessionRef = `gw-${randomUUID()}`;
+  onclose?: () => void;
+
+  constructor(
+    readonly down: Transport,
+    readonly up: Transport,
+    readonly ctx: GatewayContext,
+    /** Runs each send to the server, e.g. inside the HTTP exchange it belongs to. */
+    private readonly sendUp: (message: JSONRPCMessage) => Promise<void> = (m) => up.send(m),
+  ) {
+    this.calls = new ToolCalls(this);
+  }
+
+  async start(): Promise<void> {
+    this.down.onmessage = (m) => this.fromClient(m);
+    this.up.onmessage = (m) => this.fromServer(m);
+    this.down.onclose = () => void this.close('client');
+    this.up.onclose = () => void this.close('server');
+    this.down.onerror = (e) => this.ctx.log(`client transport: ${e.message}`);
+    this.up.onerror = (e) => this.ctx.log(`server transport: ${e.message}`);
+    await this.up.start();
+    await this.down.start();
+  }
+
+  async close(side: 'client' | 'server' | 'gateway' = 'gateway'): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.calls.connectionClosed(side);
+    await Promise.allSettled([this.up.close(), this.down.close()]);
+    this.onclose?.();
+  }
+
+  // ── client → server ────────────────────────────────────────────────────────────────────────
+
+  private fromClient(message: JSONRPCMessage): void {
+    if (isJSONRPCRequest(message)) {
+      if (message.method === 'tools/call') return void this.calls.handle(message);
+      if (message.method === 'tools/list') this.listing.set(message.id, { first: !message.params?.cursor });
+      if (message.method === 'initialize') this.initializeId = message.id;
+    } else if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') {
+      if (this.calls.cancelled(message.params?.requestId as Id | undefined)) return;
+    }
+    void this.toServer(message);
+  }
+
+  /** Sends to the server; a request that cannot be sent is answered with a JSON-RPC error. */
+  async toServer(message: JSONRPCMessage): Promise<unknown> {
+    try {
+      await this.sendUp(message);
+      return null;
+    } catch (error) {
+      if (isJSONRPCRequest(message) && !this.own.has(message.id)) {
+        this.listing.delete(message.id);
+        this.ctx.log(`could not reach the server for ${message.method}: ${describe(error)}`);
+        if (message.method !== 'tools/call') void this.toClient(upstreamFailure(message.id, error));
+      }
+      return error ?? new Error('send failed');
+    }
+  }
+
+  // ── server → client ────────────────────────────────────────────────────────────────────────
+
+  private fromServer(message: JSONRPCMessage): void {
+    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
+      const id = message.id as Id;
+      const own = this.own.get(id);
+      if (own) {
+        this.own.delete(id);
+        return own(message);
+      }
+      if (this.calls.answered(message)) return;
+      const list = this.listing.get(id);
+      if (list) {
+        this.listing.delete(id);
+        if (isJSONRPCResultResponse(message))
+          return void this.showList(message.result as ListToolsResult, list.first, message);
+      }
+      if (id === this.initializeId && isJSONRPCResultResponse(message)) {
+        const version = (message.result as { protocolVersion?: unknown }).protocolVersion;
+        if (typeof version === 'string')
+          (this.up as { setProtocolVersion?: (v: string) => void }).setProtocolVersion?.(version);
+      }
+    } else if (isJSONRPCNotification(message) && message.method === 'notifications/tools/list_changed') {
+      this.catalogLoaded = false;
+    }
+    void this.toClient(message);
+  }
+
+  async toClient(message: JSONRPCMessage, options?: { relatedRequestId?: Id }): Promise<void> {
+    try {
+      await this.down.send(message, options);
+    } catch (error) {
+      this.ctx.log(`could not reach the client: ${describe(error)}`);
+    }
+  }
+
+  private async showList(result: ListToolsResult, first: boolean, message: JSONRPCMessage & { id: Id }) {
+    if (first) this.catalog.clear();
+    for (const tool of result.tools ?? []) this.catalog.set(tool.name, tool);
+    if (!result.nextCursor) this.catalogLoaded = true;
+    const policy = await this.ctx.policy.get([...this.catalog.values()]);
+    const blocked = new Set([...(policy?.tools.values() ?? [])].filter((t) => t.blocked).map((t) => t.name));
+    this.shownBlocked = [...blocked].sort().join('\u0000');
+    const shown = blocked.size ? { ...result, tools: result.tools.filter((t) => !blocked.has(t.name)) } : result;
+    await this.toClient({ ...message, result: shown } as JSONRPCMessage);
+  }
+
+  /** Tells the client its list changed when the set of blocked tools did (after a policy refresh). */
+  noticeBlocked(blocked: readonly string[]): void {
+    const now = [...blocked].sort().join('\u0000');
+    if (!this.catalogLoaded || now === this.shownBlocked) return;
+    this.shownBlocked = now;
+    void this.toClient({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+  }
+
+  /** The catalog, listed by the gateway itself when no list has passed yet (or it changed). */
+  async tools(): Promise<Map<string, Tool> | null> {
+    if (this.catalogLoaded) return this.catalog;
+    const tools = new Map<string, Tool>();
+    let cursor: string | undefined;
+    do {
+      const answer = await this.ownRequest('tools/list', cursor ? { cursor } : {});
+      if (!answer || !isJSONRPCResultResponse(answer)) return this.catalog.size ? this.catalog : null;
+      const page = answer.result as ListToolsResult;
+      for (const tool of page.tools ?? []) tools.set(tool.name, tool);
+      cursor = page.nextCursor;
+    } while (cursor);
+    this.catalog.clear();
+    for (const [k, v] of tools) this.catalog.set(k, v);
+    this.catalogLoaded = true;
+    return this.catalog;
+  }
+
+  private ownRequest(method: string, params: Record<string, unknown>, timeoutMs = 10_000) {
+    const id = `${OWN_PREFIX}${++this.ownSeq}`;
+    return new Promise<JSONRPCMessage | null>((resolve) => {
+      const timer = setTimeout(() => {
+        this.own.delete(id);
+        resolve(null);
+      }, timeoutMs);
+      this.own.set(id, (m) => {
+        clearTimeout(timer);
+        resolve(m);
+      });
+      // Not part of the client's HTTP exchange: its answer is not the answer to the client's request.
+      void exchanges
+        .exit(() => this.toServer({ jsonrpc: '2.0', id, method, params }))
+        .then((error) => {
+          if (error && this.own.delete(id)) {
+            clearTimeout(timer);
+            resolve(null);
+          }
+        });
+    });
+  }
+}
+
+export function upstreamFailure(id: Id, error: unknown): JSONRPCMessage {
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: { code: -32603, message: `The gateway could not reach the MCP server (${describe(error)}).` },
+  };
+}
+
+// Error names and codes only: messages of upstream errors may quote what the server sent.
+export function describe(error: unknown): string {
+  if (error && typeof error === 'object') {
+    const e = error as { name?: unknown; code?: unknown; cause?: { code?: unknown } };
+    const code = e.code ?? e.cause?.code;
+    return [typeof e.name === 'string' ? e.name : 'Error', code != null ? String(code) : null]
+      .filter(Boolean)
+      .join(' ');
+  }
+  return 'Error';
+}

@@ -1,0 +1,79 @@
+// The gateway process: flags and environment in, one mode running, records flushed on exit.
+import { OutcomeReporter } from '../mcp/reporter';
+import { gatewayContext, type GatewayContext } from './context';
+import { parseFlags, USAGE, type GatewayFlags } from './flags';
+import { runHttp } from './http';
+import { runStdio } from './stdio';
+
+export interface RunOptions {
+  argv: readonly string[];
+  env: NodeJS.ProcessEnv;
+  log?: (line: string) => void;
+}
+
+export type RunResult =
+  { code: 2; message: string } | { code: 0; stop: () => Promise<void>; done: Promise<void>; url?: string };
+
+export function contextFor(
+  flags: GatewayFlags,
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void,
+): GatewayContext | string {
+  const url = env.COUNTERSIGN_URL?.trim();
+  const apiKey = env.COUNTERSIGN_API_KEY?.trim();
+  if (!url) return 'COUNTERSIGN_URL is required (the console, e.g. https://countersign.example.com)';
+  try {
+    new URL(url);
+  } catch {
+    return 'COUNTERSIGN_URL must be a URL';
+  }
+  if (!apiKey) return 'COUNTERSIGN_API_KEY is required (scopes outcomes:write, approvals:request, grants:redeem)';
+  const endpoint = { url, apiKey };
+  const reporter = new OutcomeReporter({
+    ...endpoint,
+    onEvent: (e) => log(`reporter: ${e.kind} (${e.records} record${e.records === 1 ? '' : 's'})`),
+  });
+  return gatewayContext({
+    server: flags.server,
+    principal: flags.principal,
+    organization: flags.organization,
+    ...(flags.agent ? { agent: flags.agent } : {}),
+    approvalWaitMs: flags.approvalWait * 1000,
+    endpoint,
+    reporter,
+    log,
+  });
+}
+
+export async function runGateway(options: RunOptions): Promise<RunResult> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`countersign-gateway: ${line}\n`));
+  const parsed = parseFlags(options.argv);
+  if (!parsed.ok) return { code: 2, message: `${parsed.message}\n${USAGE}` };
+  const ctx = contextFor(parsed.flags, options.env, log);
+  if (typeof ctx === 'string') return { code: 2, message: ctx };
+  const flush = async () => {
+    const result = await ctx.reporter.close(5000);
+    if (!result.ok) log(`${result.buffered} record(s) could not be sent before exit`);
+  };
+  if (parsed.flags.upstream) {
+    const gateway = await runHttp(ctx, parsed.flags.upstream, parsed.flags.host, parsed.flags.port);
+    log(`listening on ${gateway.url}, forwarding to ${parsed.flags.upstream.origin}`);
+    let stopped: () => void;
+    const done = new Promise<void>((resolve) => (stopped = resolve));
+    return {
+      code: 0,
+      url: gateway.url,
+      done,
+      stop: async () => {
+        await gateway.close();
+        await flush();
+        stopped();
+      },
+    };
+  }
+  const relay = await runStdio(ctx, parsed.flags.command!);
+  const done = new Promise<void>((resolve) => {
+    relay.onclose = () => void flush().then(resolve);
+  });
+  return { code: 0, done, stop: () => relay.close().then(() => done) };
+}

@@ -1,0 +1,30 @@
+// stdio mode: the host starts the gateway instead of the server; the gateway starts the server's
+// command as its child. stdout carries only MCP messages; logs go to stderr.
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { GatewayContext } from './context';
+import { Relay } from './relay';
+
+/** The child's environment: the gateway's own, without Countersign's key (the server never needs it). */
+export function childEnvironment(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && k !== 'COUNTERSIGN_API_KEY') out[k] = v;
+  return out;
+}
+
+export function stdioUpstream(command: string[]): StdioClientTransport {
+  const [cmd, ...args] = command;
+  return new StdioClientTransport({ command: cmd, args, env: childEnvironment(), stderr: 'inherit' });
+}
+
+/** Relays between `down` (default: this process's stdin/stdout) and the child. Resolves when either side closed. */
+export async function runStdio(
+  ctx: GatewayContext,
+  command: string[],
+  down: Transport = new StdioServerTransport(),
+): Promise<Relay> {
+  const relay = new Relay(down, stdioUpstream(command), ctx);
+  await relay.start();
+  return relay;
+}

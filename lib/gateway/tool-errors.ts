@@ -1,0 +1,33 @@
+// What the gateway answers when it did not forward a call (API.md, "The gateway"): an `isError`
+// result with readable text, no structuredContent (the SDK client would check it against the
+// tool's outputSchema and throw), and the machine-readable part in `_meta["countersign/error"]`.
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+
+export type GatewayErrorCategory =
+  'approval_required' | 'denied' | 'approval_expired' | 'unavailable' | 'denied_by_policy';
+
+const RETRY: Record<GatewayErrorCategory, 'after_approval' | 'no' | 'backoff'> = {
+  approval_required: 'after_approval',
+  denied: 'no',
+  approval_expired: 'after_approval',
+  unavailable: 'backoff',
+  denied_by_policy: 'no',
+};
+
+export function gatewayError(
+  category: GatewayErrorCategory,
+  text: string,
+  approval?: { id: string; url?: string },
+): CallToolResult {
+  return {
+    isError: true,
+    content: [{ type: 'text', text }],
+    _meta: {
+      'countersign/error': {
+        category,
+        retry: RETRY[category],
+        ...(approval ? { approvalId: approval.id, ...(approval.url ? { approvalUrl: approval.url } : {}) } : {}),
+      },
+    },
+  };
+}

@@ -1,0 +1,97 @@
+// Set-up for the gateway tests (never imported by the app): the real console in-process (its
+// route handlers behind a switchable fetch, on the real database), real keys and reviewers, an
+// in-process gateway with an SDK client in front of it, and what the console stored.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { cli } from '@/lib/auth/actor';
+import { createApiKey, createPersonalToken } from '@/lib/server/data/credentials';
+import { db } from '@/lib/server/data/db';
+import { OutcomeReporter } from '@/lib/mcp/reporter';
+import { gatewayContext, type GatewayContext } from '@/lib/gateway/context';
+import { api, call } from './api-harness';
+import { switchableConsole } from './console-fetch';
+import { makeUser, uniq } from './factories';
+
+export const CONSOLE_URL = 'http://countersign.test';
+
+export interface ConsoleActors {
+  key: string;
+  reviewer: string;
+  reviewer2: string;
+}
+
+export async function consoleActors(): Promise<ConsoleActors> {
+  const key = await createApiKey(cli, {
+    name: uniq('gw-key'),
+    scopes: ['outcomes:write', 'approvals:request', 'grants:redeem'],
+  });
+  if (!key.ok) throw new Error('consoleActors: key');
+  const token = async () => {
+    const user = await makeUser('reviewer');
+    const t = await createPersonalToken(cli, user.userId, 'gateway-tests');
+    if (!t.ok) throw new Error('consoleActors: token');
+    return t.value.secret;
+  };
+  return { key: key.value.secret, reviewer: await token(), reviewer2: await token() };
+}
+
+export function testContext(actors: ConsoleActors, server: string, over: Partial<GatewayContext> = {}) {
+  const console = switchableConsole();
+  const endpoint = { url: CONSOLE_URL, apiKey: actors.key, fetch: console.fetch, requestTimeoutMs: 5000 };
+  const logs: string[] = [];
+  const ctx = gatewayContext({
+    server,
+    principal: 'user_gw',
+    organization: 'acme',
+    agent: 'gateway-test',
+    approvalWaitMs: 3000,
+    endpoint,
+    reporter: new OutcomeReporter({ ...endpoint, flushIntervalMs: 20, backoff: { initialMs: 20, maxMs: 200 } }),
+    log: (line) => logs.push(line),
+    pollInitialMs: 50,
+    progressIntervalMs: 100,
+    ...over,
+  });
+  return { ctx, console, logs };
+}
+
+/** An SDK client linked in-process to the gateway's client side; `down` goes to runStdio or a Relay. */
+export function linkedClient(): { client: Client; down: InMemoryTransport; connect: () => Promise<void> } {
+  const [clientSide, gatewaySide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'gateway-test-client', version: '1.0.0' });
+  return { client, down: gatewaySide, connect: () => client.connect(clientSide) };
+}
+
+/** Decides the one pending approval of this request reference through the API, as a reviewer does. */
+export async function decide(token: string, requestRef: string, decision: 'approve' | 'deny', timeoutMs = 5000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const pending = await db.approvalRequest.findFirst({
+      where: { requestRef, status: 'pending' },
+      select: { id: true },
+      orderBy: { createdAt: 'desc' },
+    });
+    if (pending) {
+      const read = await call(api.getApproval, { token, params: { id: pending.id } });
+      const r = await call(api.decide, {
+        token,
+        params: { id: pending.id },
+        body: { decision, reason: `${decision} in a gateway test`, version: read.json.version },
+      });
+      if (r.status !== 200) throw new Error(`decide: ${r.status} ${r.text}`);
+      return pending.id;
+    }
+    if (Date.now() > deadline) throw new Error(`decide: no pending approval for ${requestRef}`);
+    await new Promise((r) => setTimeout(r, 30));
+  }
+}
+
+/** The records the console stored for this request reference, oldest first. */
+export async function recordsOf(requestRef: string, reporter?: OutcomeReporter) {
+  await reporter?.flush();
+  return db.outcomeRecord.findMany({
+    where: { requestRef },
+    orderBy: { occurredAt: 'asc' },
+    select: { toolName: true, delivery: true, category: true, grantId: true, argsDigest: true, eventId: true },
+  });
+}
