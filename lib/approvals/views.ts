@@ -77,3 +77,19 @@ export const redemptionSchema = z
     argsDigest: z.string(),
   })
   .meta({ description: 'The grant, redeemed: this answer comes exactly once per grant.' });
+
+export const policyEvaluationSchema = z
+  .strictObject({
+    server: z.string(),
+    trusted: z.boolean().meta({ description: 'Whether the console believes this server’s annotations.' }),
+    tools: z.array(
+      z.strictObject({
+        name: z.string(),
+        readOnly: z.boolean(),
+        blocked: z.boolean().meta({ description: 'Exposing the tool is refused: hide it, refuse every call.' }),
+        requiredApprovals: z.union([z.literal(0), z.literal(1), z.literal(2)]),
+        reason: z.string(),
+      }),
+    ),
+  })
+  .meta({ description: 'What the console’s policy requires of each tool, in the order asked.' });

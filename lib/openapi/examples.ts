@@ -47,6 +47,13 @@ export const decisionExample = { decision: 'approve', reason: 'Customer confirme
 export const revokeExample = { reason: 'Refund handled manually' };
 export const redeemExample = { server: 'billing-mcp', tool: 'refund_payment', argsDigest: digest };
 export const trustServerExample = { name: 'billing-mcp' };
+export const policyEvaluateExample = {
+  server: 'billing-mcp',
+  tools: [
+    { name: 'get_order', annotations: { readOnlyHint: true } },
+    { name: 'refund_payment', annotations: { readOnlyHint: false, destructiveHint: true } },
+  ],
+};
 
 export const otlpJsonExample = {
   resourceSpans: [

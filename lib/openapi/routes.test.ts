@@ -120,6 +120,7 @@ describe('the examples', () => {
     ['revoke', approvalSchemas.revokeSchema, ex.revokeExample],
     ['redeem', approvalSchemas.redeemSchema, ex.redeemExample],
     ['trust', serverSchemas.trustServerSchema, ex.trustServerExample],
+    ['policy evaluate', approvalSchemas.policyEvaluateSchema, ex.policyEvaluateExample],
   ];
   it.each(cases)('the %s example is accepted by its schema', (_, schema, example) => {
     expect(schema.safeParse(example).success).toBe(true);

@@ -3,6 +3,8 @@
 // schemas that validate the request (imported, never restated) and the schemas of the answers.
 // A guard test compares it with the route files under app/api/v1: their methods, actions and schemas.
 import { z } from 'zod';
+import { policyEvaluateSchema } from '@/lib/approvals/schemas';
+import { policyEvaluationSchema } from '@/lib/approvals/views';
 import { auditVerificationSchema } from '@/lib/audit/views';
 import { clientDescriptionSchema } from '@/lib/credentials/views';
 import { incidentQuerySchema, incidentRefSchema } from '@/lib/incidents/query';
@@ -157,6 +159,21 @@ export const apiRoutes: RouteEntry[] = [
         body: trustServerSchema,
         bodyExample: ex.trustServerExample,
         answers: [{ status: 200, description: 'The server, now trusted.', schema: trustedServerViewSchema }],
+      },
+    },
+  },
+  {
+    path: '/policy/evaluate',
+    operations: {
+      POST: {
+        summary: 'What policy requires of some tools',
+        description:
+          'For gateways and agents: per tool of one server, whether it is blocked, how many approvals a call needs and why. Changes nothing.',
+        tag: 'Approvals',
+        action: 'policy.evaluate',
+        body: policyEvaluateSchema,
+        bodyExample: ex.policyEvaluateExample,
+        answers: [{ status: 200, description: 'One verdict per tool asked.', schema: policyEvaluationSchema }],
       },
     },
   },

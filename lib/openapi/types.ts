@@ -45,8 +45,4 @@ export type RouteEntry = {
   path: string;
   params?: Record<string, z.ZodType>;
   operations: Partial<Record<Method, Operation>>;
-  /**
-   * The route file is built elsewhere and may be absent from this tree: the guard tolerates its
-   * absence (not its mismatch when present). Remove once the file is merged.
-   */
 };
