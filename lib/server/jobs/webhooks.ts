@@ -59,7 +59,9 @@ export function renderDelivery(d: ClaimedDelivery, baseUrl: string, at: Date) {
     createdAt: d.event_created_at,
     data: d.data as WebhookEventData,
   };
-  if (d.format === 'slack') return { body: JSON.stringify(slackMessage(event, baseUrl)), headers: {} };
+  // Slack ignores the id; another receiver of this format may deduplicate by it.
+  if (d.format === 'slack')
+    return { body: JSON.stringify(slackMessage(event, baseUrl)), headers: { 'webhook-id': d.id } };
   const body = standardBody(event, baseUrl);
   if (!d.secret_box) throw new Error('a standard endpoint without a secret');
   return { body, headers: signedHeaders(openSecret(d.secret_box), d.id, body, at) };
