@@ -11,15 +11,15 @@ import {
 import { declareEnvEndpoint } from './webhooks-env';
 import { admin, reviewer, setUpApprovalActors, requester } from '@/testing/approvals-fixtures';
 import { makeUser, value } from '@/testing/factories';
-import { webhookEventTypes } from '@/lib/webhooks/events';
+import { webhookEventTypes, type EndpointInput } from '@/lib/webhooks/events';
 
 beforeAll(setUpApprovalActors);
 afterEach(() => db.webhookEndpoint.deleteMany({}));
-const good = {
+const good: EndpointInput = {
   url: 'https://hooks.example.test/services/T/B/secretpath',
   format: 'standard',
   events: ['approval.requested'],
-} as const;
+};
 
 describe('Admin → Webhooks through data access', () => {
   it('admins only', async () => {
