@@ -9,7 +9,7 @@ import {
   updateWebhookEndpoint,
 } from './webhooks';
 import { declareEnvEndpoint } from './webhooks-env';
-import { admin, reviewer, setUpApprovalActors, requester } from '@/testing/approvals-fixtures';
+import { admin, makeApproval, reviewer, setUpApprovalActors, requester } from '@/testing/approvals-fixtures';
 import { makeUser, value } from '@/testing/factories';
 import { webhookEventTypes, type EndpointInput } from '@/lib/webhooks/events';
 
@@ -88,6 +88,12 @@ describe('Admin → Webhooks through data access', () => {
     });
     expect(await redeliverWebhook(admin, unknown)).toMatchObject({ failure: 'not_found' });
     expect(await listWebhookDeliveries(admin, 'nope')).toMatchObject({ failure: 'not_found' });
+    // Redelivering one delivery twice at once: both answered, never an error.
+    const approvalEndpoint = value(await createWebhookEndpoint(admin, { ...good, format: 'slack' }));
+    await makeApproval();
+    const [d] = value(await listWebhookDeliveries(admin, approvalEndpoint.id));
+    const twice = await Promise.all([redeliverWebhook(admin, d.id), redeliverWebhook(admin, d.id)]);
+    expect(twice.map((r) => r.ok)).toEqual([true, true]);
     value(await deleteWebhookEndpoint(admin, made.id));
     expect(await deleteWebhookEndpoint(admin, made.id)).toMatchObject({ failure: 'not_found' });
     const actions = (await db.auditEntry.findMany({ where: { targetId: made.id }, orderBy: { seq: 'asc' } })).map(
@@ -110,6 +116,12 @@ describe('COUNTERSIGN_WEBHOOK_URL', () => {
     expect(await db.auditEntry.count({ where: { targetId: rows[0].id } })).toBe(1);
     await declareEnvEndpoint({}, log());
     expect(await db.webhookEndpoint.findMany()).toMatchObject([{ source: 'env', enabled: false }]);
+  });
+
+  it('instances starting together: one row', async () => {
+    const env = { COUNTERSIGN_WEBHOOK_URL: 'https://hooks.slack.example/services/T/B/y' };
+    await Promise.all(Array.from({ length: 4 }, () => declareEnvEndpoint(env, log())));
+    expect(await db.webhookEndpoint.count({ where: { source: 'env', enabled: true } })).toBe(1);
   });
 
   it('standard needs a whsec_ secret; a bad value is named, never echoed, and leaves it off', async () => {

@@ -64,4 +64,21 @@ describe('a worker killed mid-delivery', () => {
     expect(r.kept.size).toBe(1);
     expect(await db.webhookDelivery.count({ where: { status: 'delivered' } })).toBe(1);
   });
+
+  it('two worker processes on one database: each delivery made once', async () => {
+    const r = await receiver((_q, res) => setTimeout(() => res.end('ok'), 5));
+    const made = value(
+      await createWebhookEndpoint(admin, { url: r.url, format: 'slack', events: ['approval.requested'] }),
+    );
+    await db.webhookEndpoint.deleteMany({ where: { id: { not: made.id } } });
+    await Promise.all(Array.from({ length: 40 }, () => makeApproval()));
+    await Promise.all([startWorker(5_000), startWorker(5_000)]);
+    const done = await waitFor(
+      async () => value(await listWebhookDeliveries(admin, made.id, 200)),
+      (l) => l.length === 40 && l.every((d) => d.status === 'delivered'),
+    );
+    expect(done.filter((d) => d.status === 'delivered' && d.attempts === 1)).toHaveLength(40);
+    expect(r.hits).toHaveLength(40);
+    expect(new Set(r.hits.map((h) => h.headers['webhook-id'])).size).toBe(40);
+  });
 });

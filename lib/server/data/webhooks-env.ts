@@ -42,6 +42,18 @@ export function readEnvEndpoint(env: Env = process.env): EnvEndpoint {
 export async function declareEnvEndpoint(env: Env = process.env, log: Log = console): Promise<EnvEndpoint> {
   const wanted = readEnvEndpoint(env);
   if (wanted.state === 'invalid') log.error(`[webhooks] ${wanted.variable} ${wanted.message}: that endpoint is off`);
+  // Instances starting together race to create the row: the loser finds it on its second round.
+  for (let round = 0; ; round++) {
+    try {
+      await apply(wanted);
+      return wanted;
+    } catch (err) {
+      if (round > 0 || (err as { code?: string }).code !== 'P2002') throw err;
+    }
+  }
+}
+
+async function apply(wanted: EnvEndpoint): Promise<void> {
   await db.$transaction(async (tx) => {
     const current = await tx.webhookEndpoint.findUnique({ where: { source: 'env' } });
     if (wanted.state !== 'ok') {
@@ -85,5 +97,4 @@ export async function declareEnvEndpoint(env: Env = process.env, log: Log = cons
       data: { host: new URL(wanted.url).host, format: wanted.format, source: 'env' },
     });
   });
-  return wanted;
 }
