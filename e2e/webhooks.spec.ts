@@ -35,7 +35,9 @@ test('an admin adds a signed endpoint, sees its secret once, and its deliveries'
   // A bad URL names the field.
   await page.getByLabel('URL').fill('http://169.254.169.254/latest/meta-data');
   await page.getByRole('button', { name: 'Add endpoint' }).click();
-  await expect(page.getByText('must not point at a link-local or cloud metadata address')).toBeVisible();
+  await expect(page.locator('#webhook-url-error')).toHaveText(
+    'must not point at a link-local or cloud metadata address',
+  );
 
   await page.getByLabel('URL').fill(url);
   await page.getByLabel('Format').selectOption('standard');
