@@ -2,7 +2,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { createWebhookWorker, type Worker } from '../jobs/webhooks';
 import { db } from './db';
-import { createWebhookEndpoint, listWebhookDeliveries, redeliverWebhook } from './webhooks';
+import { createWebhookEndpoint, listWebhookDeliveries, redeliverWebhook, updateWebhookEndpoint } from './webhooks';
 import { decideApproval, expireStaleApprovals, revokeApproval } from './approvals';
 import { redeemGrant } from './grants';
 import {
@@ -247,5 +247,29 @@ describe('delivery', () => {
     expect(done.filter((d) => d.status === 'delivered')).toHaveLength(60);
     expect(done.every((d) => d.attempts === 1)).toBe(true);
     expect(r.hits).toHaveLength(60);
+  });
+
+  it('a receiver that hangs holds its own slot only: the others are delivered meanwhile', async () => {
+    const hanging = await receiver(() => {});
+    const healthy = await receiver();
+    const slow = value(
+      await createWebhookEndpoint(admin, { url: hanging.url, format: 'slack', events: ['approval.requested'] }),
+    );
+    await makeApproval();
+    // One delivery to the hanging receiver only: it now takes other events.
+    value(await updateWebhookEndpoint(admin, { id: slow.id, events: ['approval.denied'] }));
+    const fast = value(
+      await createWebhookEndpoint(admin, { url: healthy.url, format: 'slack', events: ['approval.requested'] }),
+    );
+    await Promise.all(Array.from({ length: 8 }, () => makeApproval()));
+    const t = Date.now();
+    start({ batch: 3, timeoutMs: 3_000 });
+    await waitFor(
+      () => statuses(fast.id),
+      (l) => l.every((d) => d.status === 'delivered'),
+    );
+    expect(Date.now() - t).toBeLessThan(2_500);
+    expect((await statuses(fast.id)).map((d) => d.status)).toEqual(Array(8).fill('delivered'));
+    expect((await statuses(slow.id)).map((d) => d.status)).toEqual(['pending']);
   });
 });

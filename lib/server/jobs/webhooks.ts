@@ -101,24 +101,36 @@ export function createWebhookWorker(over: Partial<WorkerOptions> = {}): Worker {
     return claimed.length;
   }
 
+  // Up to `batch` sends in flight; a free slot is filled at once, so a receiver that hangs holds
+  // only its own slot (until its timeout), never the others'.
   let failing = false;
+  const inFlight = new Set<Promise<void>>();
   async function run() {
     while (running) {
-      let n = 0;
+      let claimed: ClaimedDelivery[] = [];
       try {
-        n = await runOnce();
+        if (inFlight.size < o.batch) claimed = await claimDue(token, o.batch - inFlight.size, o.leaseMs, o.on);
         if (failing) o.log.log('[webhooks] the database answers again: delivering');
         failing = false;
       } catch (err) {
         if (!failing)
           o.log.error(
-            `[webhooks] delivery round failed: ${isDatabaseUnavailable(err) ? 'the database is unavailable' : ((err as Error)?.message ?? String(err)).split('\n')[0]}; retrying`,
+            `[webhooks] claiming deliveries failed: ${isDatabaseUnavailable(err) ? 'the database is unavailable' : ((err as Error)?.message ?? String(err)).split('\n')[0]}; retrying`,
           );
         failing = true;
         await sleep(Math.max(o.pollMs, 1_000));
+        continue;
       }
-      if (n < o.batch) await sleep(o.pollMs);
+      for (const d of claimed) {
+        const p: Promise<void> = deliver(d)
+          .catch((err: unknown) => o.log.error(`[webhooks] delivery ${d.id}: ${(err as Error)?.name ?? 'error'}`))
+          .finally(() => inFlight.delete(p));
+        inFlight.add(p);
+      }
+      if (inFlight.size >= o.batch) await Promise.race(inFlight);
+      else if (claimed.length === 0) await Promise.race([sleep(o.pollMs), ...inFlight]);
     }
+    await Promise.all(inFlight);
   }
 
   return {
