@@ -1,8 +1,12 @@
 // Runs once when a Next.js server starts (never during `next build`): the hourly purge of
-// outcome records past OUTCOME_RETENTION_DAYS (lib/server/data/retention.ts). A bad value stops the
-// server here, naming the variable; a database that is down only costs that hour's purge.
+// outcome records past OUTCOME_RETENTION_DAYS (lib/server/data/retention.ts), and the webhook
+// outbox's worker (lib/server/jobs/webhooks.ts), which first declares COUNTERSIGN_WEBHOOK_URL's
+// endpoint. A bad retention value stops the server here, naming the variable; a database that is
+// down only costs that hour's purge, and delays deliveries until it answers.
 export async function register() {
   if (process.env.NEXT_RUNTIME !== 'nodejs' || process.env.NEXT_PHASE === 'phase-production-build') return;
   const { startRetentionSchedule } = await import('@/lib/server/jobs/retention');
   startRetentionSchedule();
+  const { startWebhookWorker } = await import('@/lib/server/jobs/webhooks');
+  void startWebhookWorker();
 }

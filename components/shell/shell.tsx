@@ -19,6 +19,7 @@ function navFor(viewer: Viewer, pendingApprovals: number): NavItem[] {
   if (authorize(viewer, 'apikeys.manage')) items.push({ href: '/admin/api-keys', label: 'API keys' });
   if (authorize(viewer, 'servers.manage')) items.push({ href: '/admin/servers', label: 'Servers' });
   if (authorize(viewer, 'policy.manage')) items.push({ href: '/admin/policy', label: 'Policy' });
+  if (authorize(viewer, 'webhooks.manage')) items.push({ href: '/admin/webhooks', label: 'Webhooks' });
   if (authorize(viewer, 'audit.read'))
     items.push({ href: '/admin/audit', label: 'Audit log' }, { href: '/admin/access-log', label: 'Access log' });
   items.push({ href: '/api-docs', label: 'API reference' }, { href: '/account', label: 'Account' });

@@ -52,6 +52,7 @@ const table: Record<Action, string> = {
   'apikeys.manage': '    0 0 1   0 0 0 0   1',
   'servers.manage': '    0 0 1   0 0 0 0   1',
   'policy.manage': '     0 0 1   0 0 0 0   1',
+  'webhooks.manage': '   0 0 1   0 0 0 0   0',
   'audit.read': '        0 0 1   0 0 0 0   1',
   'tokens.own': '        1 1 1   0 0 0 0   0',
   'tokens.issue': '      0 0 0   0 0 0 0   1',

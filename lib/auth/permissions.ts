@@ -26,6 +26,7 @@ export const actions = [
   'apikeys.manage',
   'servers.manage',
   'policy.manage',
+  'webhooks.manage',
   'audit.read',
   'tokens.own',
   'tokens.issue',
@@ -56,6 +57,7 @@ const roleGrants = {
     'apikeys.manage',
     'servers.manage',
     'policy.manage',
+    'webhooks.manage',
     'audit.read',
   ],
 } as const satisfies Record<Role, readonly Action[]>;

@@ -2,7 +2,7 @@ import 'server-only';
 import type { z } from 'zod';
 import { isDatabaseUnavailable } from '../data/unavailable';
 import { getViewer } from './session';
-import { takeRequest } from '../services/rate-limit';
+import { takeRequestShared } from '../services/rate-limit';
 import type { Person } from '@/lib/auth/actor';
 import { fieldErrors, type Failure, type Result } from '@/lib/result';
 import type { ActionState } from '@/lib/action-state';
@@ -35,7 +35,7 @@ export async function runAction<S extends z.ZodType, T>(
     const viewer = await getViewer();
     if (!viewer) return { status: 'error', message: messages.unauthenticated!, at };
     // The same per-person budget as the API: a script clicking through the console counts too.
-    const take = takeRequest({ kind: 'user', userId: viewer.userId });
+    const take = await takeRequestShared({ kind: 'user', userId: viewer.userId });
     if (!take.allowed)
       return { status: 'error', message: `Too many requests; wait ${take.retryAfterSeconds} s and try again.`, at };
     result = await run(viewer, parsed.data);

@@ -4,7 +4,7 @@ import { auth } from './auth';
 import { authenticateBearer } from '../data/credentials';
 import { isDatabaseUnavailable } from '../data/unavailable';
 import { findActiveViewer } from '../data/users';
-import { takeRequest } from '../services/rate-limit';
+import { takeRequestShared } from '../services/rate-limit';
 import { authorize, scopesGranting, type Action } from '@/lib/auth/permissions';
 import type { RemoteActor } from '@/lib/auth/actor';
 import { fieldErrors, httpStatus, type Failure, type FieldError, type Result } from '@/lib/result';
@@ -115,8 +115,8 @@ async function authenticate(request: Request): Promise<RemoteActor | Response | 
 }
 
 /** Per API key, or per person (personal tokens and the console session share one budget). */
-function rateLimited(actor: RemoteActor): Response | null {
-  const take = takeRequest(
+async function rateLimited(actor: RemoteActor): Promise<Response | null> {
+  const take = await takeRequestShared(
     actor.kind === 'apiKey' ? { kind: 'apiKey', keyId: actor.keyId } : { kind: 'user', userId: actor.userId },
   );
   if (take.allowed) return null;
@@ -191,7 +191,7 @@ export function apiRoute<
           undefined,
           { 'www-authenticate': 'Bearer' },
         );
-      const limited = rateLimited(actor);
+      const limited = await rateLimited(actor);
       if (limited) return limited;
       const isKey = actor.kind === 'apiKey'; // before authorize(), which narrows `actor` when it refuses
       if (!authorize(actor, options.action)) {

@@ -4,7 +4,7 @@ import Credentials from 'next-auth/providers/credentials';
 import { signInSchema } from '@/lib/users/schemas';
 import { isDatabaseUnavailable } from '../data/unavailable';
 import { verifyPassword } from '../data/users';
-import { admitSignIn, clientAddress } from '../services/rate-limit';
+import { admitSignInShared, clientAddress } from '../services/rate-limit';
 
 /** Sign-in could not check the password because the database is unavailable (not "wrong password"). */
 export class SignInUnavailable extends CredentialsSignin {
@@ -25,7 +25,7 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
         if (!parsed.success) return null;
         const { email, password } = parsed.data;
         const address = clientAddress(request.headers);
-        const admission = admitSignIn(email, address);
+        const admission = await admitSignInShared(email, address);
         if (!admission.admitted) {
           // Too many failed attempts for this address or e-mail: refused like a wrong password
           // (same answer, and the password is still checked so it takes as long); admitSignIn logs it.

@@ -2,18 +2,24 @@ import 'server-only';
 import { BucketStore, type Take } from '@/lib/ratelimit/bucket';
 import { rateLimitConfig } from '@/lib/ratelimit/config';
 import { loggable } from '@/lib/ratelimit/log';
+import { createSharedLimits, type Kind, type SharedLimits } from './rate-limit-shared';
 
 // ── The one rate-limit mechanism ────────────────────────────────────────────────────────────
-// In memory, per process. The console runs as one Node process, so this is every request it
-// gets. Several instances behind a load balancer would each allow the full limit: they would
-// need a shared store (e.g. PostgreSQL or Redis) instead of these maps.
+// Token buckets (lib/ratelimit/bucket.ts). With REDIS_URL they live in Redis, shared by every
+// instance behind a load balancer (rate-limit-shared.ts); callers use the async takeRequestShared
+// and admitSignInShared. Without it, or while Redis cannot answer, they live here, in memory, per
+// process: then each instance allows the full limit. Redis down never refuses or fails a request
+// for that reason: this process's own buckets go on limiting (fail open to the local limit).
 // Memory is bounded: idle buckets are dropped once full again, and at most DEFAULT_MAX_BUCKETS
 // are kept per kind (lib/ratelimit/bucket.ts).
 
 type Stores = { apiKey: BucketStore; user: BucketStore; signInEmail: BucketStore; signInAddress: BucketStore };
 
 // On globalThis: route handlers and server actions are bundled apart and must share the buckets.
-const holder = globalThis as unknown as { countersignRateLimits?: Stores };
+const holder = globalThis as unknown as {
+  countersignRateLimits?: Stores;
+  countersignSharedLimits?: { url: string; limits: SharedLimits } | null;
+};
 
 function stores(): Stores {
   if (!holder.countersignRateLimits) {
@@ -31,6 +37,28 @@ function stores(): Stores {
 /** Forgets every bucket and reads the configuration again (tests). */
 export function resetRateLimits(): void {
   holder.countersignRateLimits = undefined;
+  void holder.countersignSharedLimits?.limits.close();
+  holder.countersignSharedLimits = undefined;
+}
+
+// The Redis limits when REDIS_URL is set (read at each call, so tests and restarts take effect).
+function shared(): SharedLimits | null {
+  const url = process.env.REDIS_URL?.trim();
+  if (!url) return null;
+  if (holder.countersignSharedLimits?.url !== url) {
+    void holder.countersignSharedLimits?.limits.close();
+    const prefix = process.env.REDIS_KEY_PREFIX?.trim() || 'countersign:';
+    holder.countersignSharedLimits = { url, limits: createSharedLimits({ url, prefix, config: rateLimitConfig() }) };
+    stores(); // the fallback, and the configuration checked
+  }
+  return holder.countersignSharedLimits!.limits;
+}
+
+/** One take from the shared bucket, or this process's own while Redis cannot answer. */
+async function takeFrom(kind: Kind, key: string): Promise<{ take: Take; local: boolean }> {
+  const s = shared();
+  const take = s ? await s.take(kind, key) : null;
+  return take ? { take, local: false } : { take: stores()[kind].take(key), local: true };
 }
 
 export type Caller = { kind: 'apiKey'; keyId: string } | { kind: 'user'; userId: string };
@@ -39,6 +67,19 @@ export type Caller = { kind: 'apiKey'; keyId: string } | { kind: 'user'; userId:
 export function takeRequest(caller: Caller): Take {
   const result = caller.kind === 'apiKey' ? stores().apiKey.take(caller.keyId) : stores().user.take(caller.userId);
   // Once per spell of refusals, not per refused request: a flood would otherwise flood the log.
+  if (!result.allowed && result.first) {
+    const who = caller.kind === 'apiKey' ? `api_key:${caller.keyId}` : `user:${caller.userId}`;
+    console.warn(
+      `[rate-limit] ${who} is over its limit; refusing requests for now (retry after ${result.retryAfterSeconds} s)`,
+    );
+  }
+  return result;
+}
+
+/** As takeRequest, through Redis when REDIS_URL is set: the API wrapper and server actions use it. */
+export async function takeRequestShared(caller: Caller): Promise<Take> {
+  if (!shared()) return takeRequest(caller);
+  const { take: result } = await takeFrom(caller.kind, caller.kind === 'apiKey' ? caller.keyId : caller.userId);
   if (!result.allowed && result.first) {
     const who = caller.kind === 'apiKey' ? `api_key:${caller.keyId}` : `user:${caller.userId}`;
     console.warn(
@@ -104,4 +145,38 @@ export function clientAddress(headers: Headers): string | null {
   // An address is at most 45 characters (IPv6 with an IPv4 tail); a longer value is forged, and
   // kept whole it would make every bucket key as large as a header.
   return (last ?? headers.get('x-real-ip')?.trim())?.slice(0, 64) || null;
+}
+
+/** As admitSignIn, through Redis when REDIS_URL is set (Auth.js's password check uses it). */
+export async function admitSignInShared(email: string, address: string | null): Promise<SignInAdmission> {
+  const s = shared();
+  if (!s) return admitSignIn(email, address);
+  const [byEmail, byAddress] = await Promise.all([
+    takeFrom('signInEmail', email),
+    address ? takeFrom('signInAddress', address) : null,
+  ]);
+  // A token is given back where it was taken: Redis, or this process.
+  const refund = (kind: Kind, key: string, from: { local: boolean }) =>
+    from.local ? stores()[kind].refund(key) : void s.refund(kind, key);
+  const refused = [byEmail.take, byAddress?.take].filter(
+    (t): t is Extract<Take, { allowed: false }> => !!t && !t.allowed,
+  );
+  if (refused.length) {
+    if (byEmail.take.allowed) refund('signInEmail', email, byEmail);
+    if (byAddress?.take.allowed && address) refund('signInAddress', address, byAddress);
+    const retryAfterSeconds = Math.max(...refused.map((r) => r.retryAfterSeconds));
+    if (refused.some((r) => r.first)) {
+      console.warn(
+        `[auth] sign-in refused for ${email} from ${address === null ? 'an unknown address' : loggable(address)}: too many failed attempts (retry after ${retryAfterSeconds} s)`,
+      );
+    }
+    return { admitted: false, retryAfterSeconds };
+  }
+  return {
+    admitted: true,
+    refund: () => {
+      refund('signInEmail', email, byEmail);
+      if (address && byAddress) refund('signInAddress', address, byAddress);
+    },
+  };
 }

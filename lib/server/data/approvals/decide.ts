@@ -1,6 +1,6 @@
 import 'server-only';
 import { db } from '../db';
-import { affected, first } from '../sql/kysely';
+import { affected, first, rows } from '../sql/kysely';
 import {
   revokeApprovedRequest,
   revokeLiveGrant,
@@ -9,7 +9,7 @@ import {
   takeDecisionTurn,
 } from '../sql/approvals';
 import { appendAudit } from '../audit';
-import { notifyDecision } from '../../jobs/notify';
+import { enqueueWebhookEvents } from '../sql/webhooks';
 import { authorize, type Viewer } from '@/lib/auth/permissions';
 import type { Actor } from '@/lib/auth/actor';
 import { isUuid, type DecisionBody, type RevokeBody } from '@/lib/approvals/schemas';
@@ -50,8 +50,13 @@ export async function decideApproval(viewer: Actor, input: DecisionInput): Promi
         targetId: input.id,
         data: { reason, version: input.version, reviewerPrincipal: viewer.principalId },
       });
+      const decided = { decision: input.decision, reviewer: viewer.email };
       if (input.decision === 'deny') {
         await affected(settleRequest(input.id, 'denied'), tx);
+        await rows(
+          enqueueWebhookEvents(input.id, [{ type: 'approval.decided', extra: decided }, { type: 'approval.denied' }]),
+          tx,
+        );
         await appendAudit(tx, {
           actor: viewer.email,
           action: 'approval.denied',
@@ -61,8 +66,14 @@ export async function decideApproval(viewer: Actor, input: DecisionInput): Promi
         return true;
       }
       const approvals = await tx.approvalDecision.count({ where: { approvalId: input.id, decision: 'approve' } });
-      if (approvals >= request.required_approvals) {
-        await affected(settleRequest(input.id, 'approved'), tx);
+      const settles = approvals >= request.required_approvals;
+      if (settles) await affected(settleRequest(input.id, 'approved'), tx);
+      const outcome = settles ? [{ type: 'approval.approved', extra: { approvals } }] : [];
+      await rows(
+        enqueueWebhookEvents(input.id, [{ type: 'approval.decided', extra: { ...decided, approvals } }, ...outcome]),
+        tx,
+      );
+      if (settles) {
         await appendAudit(tx, {
           actor: viewer.email,
           action: 'approval.approved',
@@ -79,9 +90,7 @@ export async function decideApproval(viewer: Actor, input: DecisionInput): Promi
       throw err;
     });
   if (decided) {
-    const view = (await findView(input.id))!;
-    notifyDecision(view, { reviewer: viewer.email, decision: input.decision, reason });
-    return ok(view);
+    return ok((await findView(input.id))!);
   }
   return explainRefusedDecision(viewer, input);
 }
@@ -150,6 +159,7 @@ export async function revokeApproval(viewer: Actor, input: RevokeInput): Promise
           targetId: input.id,
           data: { from, reason, grantId: grant?.id ?? null },
         });
+        await rows(enqueueWebhookEvents(input.id, [{ type: 'approval.revoked' }]), tx);
         return true;
       }
     }

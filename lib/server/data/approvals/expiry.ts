@@ -2,6 +2,7 @@ import 'server-only';
 import { db } from '../db';
 import { rows } from '../sql/kysely';
 import { expireStale } from '../sql/approvals';
+import { enqueueWebhookEvents } from '../sql/webhooks';
 import { appendAudit } from '../audit';
 import { TX_OPTIONS } from './shared';
 
@@ -21,6 +22,7 @@ export async function expireStaleApprovals(batch = 500): Promise<number> {
           targetId: r.id,
           data: { expiresAt: r.expires_at.toISOString() },
         });
+        await rows(enqueueWebhookEvents(r.id, [{ type: 'approval.expired' }]), tx);
       }
       return expired.length;
     },

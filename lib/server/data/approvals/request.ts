@@ -7,13 +7,13 @@ import { appendAudit } from '../audit';
 import type { Actor } from '@/lib/auth/actor';
 import { authorize } from '@/lib/auth/permissions';
 import { policyFor } from '../policy-rules';
-import { notificationsEnabled, notifyApprovalRequested } from '../../jobs/notify';
+import { enqueueWebhookEvents } from '../sql/webhooks';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { policyBasisText } from '@/lib/approvals/policy';
 import { idempotencyKeySchema, type ApprovalRequestBody } from '@/lib/approvals/schemas';
 import { canonicalJson } from '@/lib/json/canonical';
 import { fail, ok, type Result } from '@/lib/result';
-import { findView, keyActor, mask, TX_OPTIONS } from './shared';
+import { keyActor, mask, TX_OPTIONS } from './shared';
 
 /** The 201 body of `POST /api/v1/approvals`; a replay gets the same one again. */
 export type ApprovalCreated = {
@@ -173,6 +173,9 @@ export async function requestApproval(
       });
       if (autoApproved)
         await issueGrant(tx, created.id, keyActor(client), `no approval required: ${policyBasisText[verdict.basis]}`);
+      // The outbox, in this transaction (lib/server/jobs/webhooks.ts delivers it).
+      const approved = autoApproved ? [{ type: 'approval.approved', extra: { approvals: 0 } }] : [];
+      await rows(enqueueWebhookEvents(created.id, [{ type: 'approval.requested' }, ...approved]), tx);
       return ok({
         replayed: false,
         approval: createdBody(
@@ -182,13 +185,6 @@ export async function requestApproval(
     },
     TX_OPTIONS,
   );
-  // Notifications go out after the commit, in the background: they never delay or fail the request.
-  if (result.ok && !result.value.replayed && result.value.approval.status === 'pending' && notificationsEnabled()) {
-    void findView(result.value.approval.id).then(
-      (view) => view && notifyApprovalRequested(view),
-      () => {},
-    );
-  }
   return result;
 }
 

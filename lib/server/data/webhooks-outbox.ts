@@ -1,0 +1,24 @@
+import 'server-only';
+import type pg from 'pg';
+import { pool } from './db';
+import { affected, rows } from './sql/kysely';
+import { claimDeliveries, markDelivered, markFailed, type ClaimedDelivery } from './sql/webhooks';
+
+// The worker's side of the outbox (lib/server/jobs/webhooks.ts): claim, then record the outcome
+// while holding the claim's lease. The system's own work, so no authorize(): nobody calls it.
+export type { ClaimedDelivery };
+
+export const claimDue = (token: string, limit: number, leaseMs: number, on: pg.Pool = pool()) =>
+  rows(claimDeliveries(token, limit, leaseMs), on);
+
+export const recordDelivered = (id: string, token: string, status: number, on: pg.Pool = pool()) =>
+  affected(markDelivered(id, token, status), on);
+
+export const recordFailed = (
+  id: string,
+  token: string,
+  error: string,
+  status: number | null,
+  delayMs: number | null,
+  on: pg.Pool = pool(),
+) => affected(markFailed(id, token, error, status, delayMs), on);

@@ -1,0 +1,61 @@
+// Webhook event types and endpoint input (API.md "Webhooks"). Pure: no I/O.
+import { z } from 'zod';
+
+export const webhookEventTypes = [
+  'approval.requested',
+  'approval.decided',
+  'approval.approved',
+  'approval.denied',
+  'approval.expired',
+  'approval.revoked',
+  'grant.redeemed',
+] as const;
+export type WebhookEventType = (typeof webhookEventTypes)[number];
+
+export const webhookFormats = ['slack', 'standard'] as const;
+export type WebhookFormat = (typeof webhookFormats)[number];
+
+/**
+ * What an event row holds (webhook_enqueue in the migration): identifiers only, the names a
+ * message may carry. Never arguments, their digest, free text (summary, reason), or a grant id.
+ */
+export type WebhookEventData = {
+  approvalId: string;
+  requestRef: string;
+  organization: string;
+  principal: string;
+  server: string;
+  tool: string;
+  annotationsTrusted: boolean;
+  status: string;
+  requiredApprovals: number;
+  expiresAt: string;
+  /** approval.decided: the one decision and its reviewer. */
+  decision?: 'approve' | 'deny';
+  reviewer?: string;
+  /** approval.decided / approved: approvals counted so far. */
+  approvals?: number;
+  redeemedAt?: string;
+};
+
+export type WebhookEvent = { id: string; type: WebhookEventType; createdAt: Date; data: WebhookEventData };
+
+export const MAX_URL_LENGTH = 2048;
+
+export const endpointInputSchema = z.object({
+  url: z.string().trim().min(1, 'enter the receiver URL').max(MAX_URL_LENGTH, `at most ${MAX_URL_LENGTH} characters`),
+  format: z.enum(webhookFormats, { message: 'choose slack or standard' }),
+  events: z
+    .array(z.enum(webhookEventTypes, { message: `one of ${webhookEventTypes.join(', ')}` }))
+    .min(1, 'choose at least one event type')
+    .max(webhookEventTypes.length)
+    .transform((e) => [...new Set(e)]),
+  enabled: z.boolean().default(true),
+});
+export type EndpointInput = z.input<typeof endpointInputSchema>;
+
+export const endpointUpdateSchema = z.object({
+  id: z.uuid({ message: 'not an endpoint id' }),
+  enabled: z.boolean().optional(),
+  events: endpointInputSchema.shape.events.optional(),
+});
