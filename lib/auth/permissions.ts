@@ -28,6 +28,9 @@ export const actions = [
   'audit.read',
   'tokens.own',
   'tokens.issue',
+  'sessions.own',
+  'sessions.manage',
+  'users.provision',
 ] as const;
 export type Action = (typeof actions)[number];
 
@@ -39,6 +42,7 @@ const everyone = [
   'incidents.export',
   'approvals.read',
   'tokens.own',
+  'sessions.own',
 ] as const satisfies readonly Action[];
 
 // People by role (dub's role→scope table), API keys by scope, the system by name: one table.
@@ -55,6 +59,7 @@ const roleGrants = {
     'servers.manage',
     'policy.manage',
     'audit.read',
+    'sessions.manage',
   ],
 } as const satisfies Record<Role, readonly Action[]>;
 
@@ -73,6 +78,8 @@ const systemGrants = [
   'apikeys.manage',
   'servers.manage',
   'policy.manage',
+  // A sign-in through the identity provider creates or refreshes the person (lib/server/data/users-sso.ts).
+  'users.provision',
 ] as const satisfies readonly Action[];
 
 type RoleAction = (typeof roleGrants)[Role][number];
