@@ -2,6 +2,7 @@ import 'server-only';
 import NextAuth, { CredentialsSignin } from 'next-auth';
 import Credentials from 'next-auth/providers/credentials';
 import { headers } from 'next/headers';
+import { NextRequest } from 'next/server';
 import { signInSchema } from '@/lib/users/schemas';
 import { identityConfig } from '@/lib/identity/config';
 import { deviceFromUserAgent } from '@/lib/identity/device';
@@ -57,7 +58,23 @@ const passwords = Credentials({
 });
 
 // Auth.js configuration. Only lib/server/http/session.ts reads the session it produces.
-export const { handlers, auth, signIn, signOut } = NextAuth({
+// The redirect URI must be the same when the sign-in starts (a server action) and when the
+// provider sends the browser back (the route handler): COUNTERSIGN_PUBLIC_URL when set
+// (API.md), else the address the browser used, in both.
+const publicUrl = process.env.COUNTERSIGN_PUBLIC_URL?.trim();
+if (publicUrl && !process.env.AUTH_URL) process.env.AUTH_URL = new URL('/api/auth', publicUrl).toString();
+
+function atBrowserOrigin(req: NextRequest): NextRequest {
+  if (process.env.AUTH_URL) return req;
+  const host = req.headers.get('x-forwarded-host') ?? req.headers.get('host');
+  if (!host) return req;
+  const proto = req.headers.get('x-forwarded-proto') ?? req.nextUrl.protocol.replace(/:$/, '');
+  const origin = `${proto}://${host}`;
+  const { href, origin: seen } = req.nextUrl;
+  return origin === seen ? req : new NextRequest(href.replace(seen, origin), req);
+}
+
+const nextAuth = NextAuth({
   trustHost: true,
   secret: process.env.AUTH_SECRET,
   session: { strategy: 'jwt', maxAge: 8 * 60 * 60 },
@@ -102,3 +119,9 @@ export const { handlers, auth, signIn, signOut } = NextAuth({
     },
   },
 });
+
+export const { auth, signIn, signOut } = nextAuth;
+export const handlers = {
+  GET: (req: NextRequest) => nextAuth.handlers.GET(atBrowserOrigin(req)),
+  POST: (req: NextRequest) => nextAuth.handlers.POST(atBrowserOrigin(req)),
+};
