@@ -29,13 +29,13 @@ test.afterAll(async () => {
 
 test.describe('password sign-in off', () => {
   test('the sign-in page shows single sign-on only', async ({ page }) => {
-    await page.goto(`${rig.console.origin}/sign-in`);
+    await page.goto(`${rig.origin}/sign-in`);
     await expect(page.getByRole('button', { name: 'Sign in with Test IdP' })).toBeVisible();
     await expect(page.getByLabel('Password')).toHaveCount(0);
   });
 
   test('a password posted to Auth.js directly is refused: no session', async ({ page }) => {
-    const origin = rig.console.origin;
+    const origin = rig.origin;
     const { csrfToken } = await (await page.request.get(`${origin}/api/auth/csrf`)).json();
     const res = await page.request.post(`${origin}/api/auth/callback/credentials`, {
       form: { csrfToken, email: users.admin.email, password: DEMO_PASSWORD },
@@ -92,15 +92,15 @@ test.describe('sessions people can end', () => {
     await ssoSignIn(rig, b.page, who.id);
     await expectSignedIn(b.page, who.email);
 
-    await a.page.goto(`${rig.console.origin}/account`);
+    await a.page.goto(`${rig.origin}/account`);
     await expect(a.page.getByTestId('session-row')).toHaveCount(2);
     await expect(a.page.getByTestId('session-row').filter({ hasText: 'This browser' })).toContainText('Chrome');
     await a.page.getByRole('button', { name: 'Sign out everywhere' }).click();
     await expect(a.page).toHaveURL(/\/sign-in/);
 
     // B's cookie is still a validly signed JWT: it is not enough.
-    expect((await b.page.request.get(`${rig.console.origin}/api/v1/me`)).status()).toBe(401);
-    await b.page.goto(`${rig.console.origin}/approvals`);
+    expect((await b.page.request.get(`${rig.origin}/api/v1/me`)).status()).toBe(401);
+    await b.page.goto(`${rig.origin}/approvals`);
     await expect(b.page).toHaveURL(/\/sign-in/);
     const user = await userByEmail(who.email);
     expect((await auditFor(user.id)).map((x) => x.action)).toContain('session.end_all');
@@ -118,7 +118,7 @@ test.describe('sessions people can end', () => {
     await expectSignedIn(p.page, person.email);
     const a = await freshPage(browser);
     await ssoSignIn(rig, a.page, admin.id);
-    await a.page.goto(`${rig.console.origin}/admin/users`);
+    await a.page.goto(`${rig.origin}/admin/users`);
     const row = a.page.getByTestId(`user-row-${person.email}`);
     await expect(row.getByTestId('sign-in-method')).toHaveText('Single sign-on');
     await expect(row.getByTestId('role-claims')).toHaveText(`from ${group('helpdesk')}`);
@@ -141,7 +141,7 @@ test.describe('sessions people can end', () => {
           )[0].n,
       )
       .toBe(0);
-    await p.page.goto(`${rig.console.origin}/outcomes`);
+    await p.page.goto(`${rig.origin}/outcomes`);
     await expect(p.page).toHaveURL(/\/sign-in/);
     await p.context.close();
     await a.context.close();
@@ -155,10 +155,10 @@ test.describe('sessions people can end', () => {
     await expectSignedIn(p.page, person.email);
     const a = await freshPage(browser);
     await ssoSignIn(rig, a.page, admin.id);
-    await a.page.goto(`${rig.console.origin}/admin/users`);
+    await a.page.goto(`${rig.origin}/admin/users`);
     await a.page.getByLabel(`Role of ${person.email}`).selectOption('support');
     await expect.poll(async () => (await userByEmail(person.email)).role).toBe('support');
-    await p.page.goto(`${rig.console.origin}/outcomes`);
+    await p.page.goto(`${rig.origin}/outcomes`);
     await expect(p.page).toHaveURL(/\/sign-in/);
     await p.context.close();
     await a.context.close();

@@ -75,7 +75,7 @@ test.describe('SSO sign-in: roles from the provider', () => {
     expect(audit[1].data).toMatchObject({ from: { role: 'reviewer' }, to: { role: 'support' } });
 
     // The session signed in as a reviewer is over at its next request.
-    await first.page.goto(`${rig.console.origin}/approvals`);
+    await first.page.goto(`${rig.origin}/approvals`);
     await expect(first.page).toHaveURL(/\/sign-in/);
     await first.context.close();
     await second.context.close();
@@ -102,7 +102,7 @@ test.describe('SSO sign-in: refused', () => {
     await expect(page).toHaveURL(/\/sign-in\/refused\?reason=no_role/);
     await expect(page.getByTestId('sign-in-refused')).toContainText('has no access to Countersign');
     expect(await userByEmail(who.email)).toBeUndefined();
-    await page.goto(`${rig.console.origin}/`);
+    await page.goto(`${rig.origin}/`);
     await expect(page).toHaveURL(/\/sign-in/);
     await context.close();
   });
@@ -123,7 +123,7 @@ test.describe('SSO sign-in: refused', () => {
     await expect(page.getByTestId('sign-in-refused')).toContainText('disabled');
     const user = await userByEmail(who.email);
     expect(user.role).toBe('reviewer'); // not promoted by the provider either
-    await page.goto(`${rig.console.origin}/`);
+    await page.goto(`${rig.origin}/`);
     await expect(page).toHaveURL(/\/sign-in/);
     await context.close();
   });
@@ -144,7 +144,7 @@ test.describe('SSO sign-in: refused', () => {
       await expect(page).toHaveURL(/\/sign-in(\/error)?\?error=/);
       await expect(page.getByTestId('sign-in-failed')).toContainText('could not be verified');
       expect(await userByEmail(who.email)).toBeUndefined();
-      await page.goto(`${rig.console.origin}/`);
+      await page.goto(`${rig.origin}/`);
       await expect(page).toHaveURL(/\/sign-in/);
       await context.close();
     });
@@ -153,7 +153,7 @@ test.describe('SSO sign-in: refused', () => {
   test('a tampered state: refused, nothing created', async ({ browser }) => {
     const who = account(rig, 'tamper-state', [group('admins')]);
     const { context, page } = await freshPage(browser);
-    await page.route(`${rig.console.origin}/api/auth/callback/oidc**`, (route) => {
+    await page.route(`${rig.origin}/api/auth/callback/oidc**`, (route) => {
       const url = new URL(route.request().url());
       url.searchParams.set('state', `${url.searchParams.get('state')}x`);
       return route.continue({ url: url.toString() });
@@ -168,9 +168,9 @@ test.describe('SSO sign-in: refused', () => {
     browser,
   }) => {
     const { context, page } = await freshPage(browser);
-    await page.goto(`${rig.console.origin}/api/auth/callback/oidc?code=forged&state=forged&iss=${rig.provider.issuer}`);
+    await page.goto(`${rig.origin}/api/auth/callback/oidc?code=forged&state=forged&iss=${rig.provider.issuer}`);
     await expect(page.getByTestId('sign-in-failed')).toContainText('could not be verified');
-    await page.goto(`${rig.console.origin}/`);
+    await page.goto(`${rig.origin}/`);
     await expect(page).toHaveURL(/\/sign-in/);
     await context.close();
   });
@@ -180,7 +180,7 @@ test.describe('SSO sign-in: refused', () => {
     rig.provider.codeTtl = 1;
     const { context, page } = await freshPage(browser);
     // Hold the browser's way back to the console until the code has expired.
-    await page.route(`${rig.console.origin}/api/auth/callback/oidc**`, async (route) => {
+    await page.route(`${rig.origin}/api/auth/callback/oidc**`, async (route) => {
       await new Promise((r) => setTimeout(r, 2_500));
       await route.continue();
     });
@@ -191,7 +191,7 @@ test.describe('SSO sign-in: refused', () => {
   });
 
   test('the sign-in page shows the button with the configured name', async ({ page }) => {
-    await page.goto(`${rig.console.origin}/sign-in`);
+    await page.goto(`${rig.origin}/sign-in`);
     await expect(page.getByRole('button', { name: BUTTON })).toBeVisible();
     await expect(page.getByLabel('Password')).toBeVisible(); // passwords are on for this console
   });

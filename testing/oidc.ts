@@ -10,7 +10,12 @@ export const stamp = Date.now().toString(36);
 export const group = (name: string) => `cs-${name}-${stamp}`;
 export const BUTTON = 'Sign in with Test IdP';
 
-export type SsoRig = { provider: TestProvider; console: ConsoleProcess; stop: () => Promise<void> };
+/**
+ * `origin` is the console as the browser opens it: `localhost`, not 127.0.0.1, because Next's
+ * URLs name every loopback address `localhost` while Auth.js's server action takes the Host header
+ * as sent; the redirect URI must read the same in both halves of the flow.
+ */
+export type SsoRig = { origin: string; provider: TestProvider; console: ConsoleProcess; stop: () => Promise<void> };
 
 export async function startSsoRig(env: Record<string, string> = {}): Promise<SsoRig> {
   const port = await freePort();
@@ -26,8 +31,10 @@ export async function startSsoRig(env: Record<string, string> = {}): Promise<Sso
     RATE_LIMIT_USER_BURST: '100000',
     ...env,
   });
-  const provider = await startTestProvider(port, `${console.origin}/api/auth/callback/oidc`);
+  const origin = console.origin.replace('//127.0.0.1:', '//localhost:');
+  const provider = await startTestProvider(port, `${origin}/api/auth/callback/oidc`);
   return {
+    origin,
     provider,
     console,
     stop: async () => {
@@ -46,13 +53,13 @@ export function account(rig: SsoRig, id: string, groups: string[]): { id: string
 
 /** From the console's sign-in page through the provider's login form and back; the page where it ends. */
 export async function ssoSignIn(rig: SsoRig, page: Page, id: string): Promise<void> {
-  await page.goto(`${rig.console.origin}/sign-in`);
+  await page.goto(`${rig.origin}/sign-in`);
   await page.getByRole('button', { name: BUTTON }).click();
   await page.waitForURL((u) => u.origin === rig.provider.issuer);
   await page.locator('input[name="login"]').fill(id);
   await page.locator('input[name="password"]').fill('any');
   await page.getByRole('button', { name: 'Sign-in' }).click();
-  await page.waitForURL((u) => u.origin === rig.console.origin && !u.pathname.startsWith('/api/auth'), {
+  await page.waitForURL((u) => u.origin === rig.origin && !u.pathname.startsWith('/api/auth'), {
     timeout: 15_000,
   });
 }

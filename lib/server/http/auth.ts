@@ -70,7 +70,8 @@ function atBrowserOrigin(req: NextRequest): NextRequest {
   if (!host) return req;
   const proto = req.headers.get('x-forwarded-proto') ?? req.nextUrl.protocol.replace(/:$/, '');
   const origin = `${proto}://${host}`;
-  const { href, origin: seen } = req.nextUrl;
+  // Auth.js reads `req.url`, which `next start` builds from its own listening name, not the Host.
+  const { href, origin: seen } = new URL(req.url);
   return origin === seen ? req : new NextRequest(href.replace(seen, origin), req);
 }
 
