@@ -28,6 +28,7 @@ test.afterAll(async () => {
 test.afterEach(() => {
   rig.provider.tamperIdToken = null;
   rig.provider.codeTtl = 60;
+  rig.provider.tamperCallback = null;
 });
 
 test.describe('SSO sign-in: roles from the provider', () => {
@@ -153,11 +154,7 @@ test.describe('SSO sign-in: refused', () => {
   test('a tampered state: refused, nothing created', async ({ browser }) => {
     const who = account(rig, 'tamper-state', [group('admins')]);
     const { context, page } = await freshPage(browser);
-    await page.route(`${rig.origin}/api/auth/callback/oidc**`, (route) => {
-      const url = new URL(route.request().url());
-      url.searchParams.set('state', `${url.searchParams.get('state')}x`);
-      return route.continue({ url: url.toString() });
-    });
+    rig.provider.tamperCallback = (url) => url.searchParams.set('state', `${url.searchParams.get('state')}x`);
     await ssoSignIn(rig, page, who.id);
     await expect(page.getByTestId('sign-in-failed')).toContainText('could not be verified');
     expect(await userByEmail(who.email)).toBeUndefined();
@@ -179,11 +176,8 @@ test.describe('SSO sign-in: refused', () => {
     const who = account(rig, 'expired-code', [group('admins')]);
     rig.provider.codeTtl = 1;
     const { context, page } = await freshPage(browser);
-    // Hold the browser's way back to the console until the code has expired.
-    await page.route(`${rig.origin}/api/auth/callback/oidc**`, async (route) => {
-      await new Promise((r) => setTimeout(r, 2_500));
-      await route.continue();
-    });
+    // Hold the provider's redirect back to the console until the code has expired.
+    rig.provider.tamperCallback = () => new Promise((r) => setTimeout(r, 2_500));
     await ssoSignIn(rig, page, who.id);
     await expect(page.getByTestId('sign-in-failed')).toContainText('could not be verified');
     expect(await userByEmail(who.email)).toBeUndefined();

@@ -6,6 +6,7 @@ declare module 'oidc-provider' {
   type Ctx = {
     path: string;
     body: unknown;
+    response: { get(field: string): string; set(field: string, value: string): void };
     oidc: {
       result?: { consent?: { grantId?: string } };
       session?: { accountId?: string; grantIdFor(clientId: string): string | undefined };

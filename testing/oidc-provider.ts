@@ -19,6 +19,8 @@ export type TestProvider = {
   tamperIdToken: Record<string, unknown> | null;
   /** Seconds an authorization code lives. */
   codeTtl: number;
+  /** Changes (or delays) the provider's redirect back to the console, as a man in the middle could. */
+  tamperCallback: ((url: URL) => Promise<void> | void) | null;
   stop: () => Promise<void>;
 };
 
@@ -39,6 +41,7 @@ export async function startTestProvider(port: number, redirectUri: string): Prom
     accounts: new Map(),
     tamperIdToken: null,
     codeTtl: 60,
+    tamperCallback: null,
     stop: async () => {},
   };
 
@@ -95,6 +98,12 @@ export async function startTestProvider(port: number, redirectUri: string): Prom
 
   provider.use(async (ctx, next) => {
     await next();
+    const location = ctx.response.get('location') ?? '';
+    if (state.tamperCallback && location.startsWith(redirectUri)) {
+      const url = new URL(location);
+      await state.tamperCallback(url);
+      ctx.response.set('location', url.toString());
+    }
     if (ctx.path !== '/token' || !state.tamperIdToken) return;
     const body = ctx.body as { id_token?: string } | undefined;
     if (!body?.id_token) return;

@@ -38,7 +38,9 @@ export default async function UsersPage() {
                   </span>
                 ) : null}
               </Td>
-              <Td data-testid="sign-in-method">{signInLabel(u.signIn)}</Td>
+              <Td>
+                <span data-testid="sign-in-method">{signInLabel(u.signIn)}</span>
+              </Td>
               <Td>{u.lastSignInAt ? formatDate(u.lastSignInAt) : <span className="text-slate-400">never</span>}</Td>
               <Td className="font-mono text-xs">{u.principalId}</Td>
               <Td>{u.disabledAt ? <Badge tone="bad">Disabled</Badge> : <Badge tone="good">Active</Badge>}</Td>
