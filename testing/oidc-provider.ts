@@ -91,10 +91,6 @@ export async function startTestProvider(port: number, redirectUri: string): Prom
   };
   const provider = new Provider(issuer, configuration);
   provider.on('server_error', silence);
-  if (process.env.OIDC_DEBUG)
-    provider.on('grant.error', (...args: unknown[]) =>
-      console.log('grant.error', (args[1] as { error_detail?: string })?.error_detail),
-    );
 
   provider.use(async (ctx, next) => {
     await next();
