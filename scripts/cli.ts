@@ -114,6 +114,12 @@ async function main(argv: string[]): Promise<void> {
     const credentials = await import('@/lib/server/data/credentials');
     switch (command) {
       case 'users:create': {
+        // A password account is a break-glass admin: only while local passwords are allowed.
+        const { identityConfig } = await import('@/lib/identity/config');
+        if (!identityConfig().passwordSignIn)
+          throw new UsageError(
+            'AUTH_PASSWORD_SIGN_IN is off: local passwords are refused, so users:create would make an account nobody can use. People are created at their first sign-in through the identity provider.',
+          );
         const generated = !values.password;
         const password = values.password ?? randomBytes(12).toString('base64url');
         const input = parse(createUserSchema, {

@@ -6,12 +6,14 @@ import { applyMigrations } from './lib/migrations';
 import { ensureBuild } from './lib/build';
 import { parseRetentionSetting, RETENTION_ENV } from '@/lib/outcomes/retention';
 import { rateLimitConfig } from '@/lib/ratelimit/config';
+import { identityConfig } from '@/lib/identity/config';
 
 async function main() {
   const started = Date.now();
   // Before anything starts: a bad value names the variable (the server would refuse it too).
   parseRetentionSetting(process.env[RETENTION_ENV]);
   rateLimitConfig();
+  identityConfig();
   const database = await resolveDatabase();
   if (!database.authSecret)
     throw new Error('AUTH_SECRET is required when DATABASE_URL is set (generate one with: openssl rand -base64 32)');

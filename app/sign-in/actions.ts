@@ -1,6 +1,6 @@
 'use server';
 import { AuthError } from 'next-auth';
-import { signIn, SignInUnavailable } from '@/lib/server/http/auth';
+import { identity, signIn, SignInUnavailable } from '@/lib/server/http/auth';
 import { signInSchema } from '@/lib/users/schemas';
 import type { ActionState } from '@/lib/action-state';
 
@@ -21,6 +21,7 @@ function safeNext(next: FormDataEntryValue | null): string {
 
 export async function signInAction(_prev: ActionState, form: FormData): Promise<ActionState> {
   const email = String(form.get('email') ?? '');
+  if (!identity.passwordSignIn) return refused('Password sign-in is turned off here: use single sign-on.', email);
   const parsed = signInSchema.safeParse({ email, password: form.get('password') });
   if (!parsed.success) return refused('Enter your email address and password.', email);
   try {
@@ -33,4 +34,10 @@ export async function signInAction(_prev: ActionState, form: FormData): Promise<
     if (err instanceof AuthError) return refused('Wrong email or password, or the account is disabled.', email);
     throw err;
   }
+}
+
+/** Off to the identity provider (Auth.js sets state, nonce and the PKCE verifier in cookies). */
+export async function ssoSignInAction(form: FormData): Promise<void> {
+  if (!identity.oidc) throw new Error('Single sign-on is not configured.');
+  await signIn('oidc', { redirectTo: safeNext(form.get('next')) });
 }

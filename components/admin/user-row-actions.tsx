@@ -1,6 +1,6 @@
 'use client';
 import { useState, useTransition } from 'react';
-import { changeRoleAction, setDisabledAction } from '@/app/(console)/admin/users/actions';
+import { changeRoleAction, endUserSessionsAction, setDisabledAction } from '@/app/(console)/admin/users/actions';
 import { Button } from '@/components/ui/button';
 import { Select } from '@/components/ui/field';
 import { roleLabel, roles, type Role } from '@/lib/auth/permissions';
@@ -51,6 +51,17 @@ export function UserRowActions({
         }}
       >
         {disabled ? 'Enable' : 'Disable'}
+      </Button>
+      <Button
+        size="sm"
+        variant="secondary"
+        disabled={pending || disabled}
+        onClick={() => {
+          if (!window.confirm(`End every session of ${email}? They must sign in again.`)) return;
+          start(async () => setError(actionError(await endUserSessionsAction(userId))));
+        }}
+      >
+        End sessions
       </Button>
       {error ? <span className="text-xs text-rose-600">{error}</span> : null}
     </div>

@@ -56,6 +56,9 @@ const table: Record<Action, string> = {
   'audit.read': '        0 0 1   0 0 0 0   1',
   'tokens.own': '        1 1 1   0 0 0 0   0',
   'tokens.issue': '      0 0 0   0 0 0 0   1',
+  'sessions.own': '      1 1 1   0 0 0 0   0',
+  'sessions.manage': '   0 0 1   0 0 0 0   0',
+  'users.provision': '   0 0 0   0 0 0 0   1',
 };
 const expected = (action: Action, column: Column): boolean => {
   const cells = table[action].trim().split(/\s+/);

@@ -30,6 +30,9 @@ export const actions = [
   'audit.read',
   'tokens.own',
   'tokens.issue',
+  'sessions.own',
+  'sessions.manage',
+  'users.provision',
 ] as const;
 export type Action = (typeof actions)[number];
 
@@ -42,6 +45,7 @@ const everyone = [
   'approvals.read',
   'policy.evaluate',
   'tokens.own',
+  'sessions.own',
 ] as const satisfies readonly Action[];
 
 // People by role (dub's role→scope table), API keys by scope, the system by name: one table.
@@ -59,6 +63,7 @@ const roleGrants = {
     'policy.manage',
     'webhooks.manage',
     'audit.read',
+    'sessions.manage',
   ],
 } as const satisfies Record<Role, readonly Action[]>;
 
@@ -77,6 +82,8 @@ const systemGrants = [
   'apikeys.manage',
   'servers.manage',
   'policy.manage',
+  // A sign-in through the identity provider creates or refreshes the person (lib/server/data/users-sso.ts).
+  'users.provision',
 ] as const satisfies readonly Action[];
 
 type RoleAction = (typeof roleGrants)[Role][number];

@@ -4,7 +4,9 @@ import { Badge, Card, PageHeader } from '@/components/ui/card';
 import { Table, Td } from '@/components/ui/table';
 import { roleLabel } from '@/lib/auth/permissions';
 import { listPersonalTokens } from '@/lib/server/data/credentials';
-import { requireViewer } from '@/lib/server/http/session';
+import { getSession, requireViewer } from '@/lib/server/http/session';
+import { listOwnSessions } from '@/lib/server/data/sessions';
+import { SessionsCard } from '@/components/auth/sessions-card';
 import { formatDate } from '@/lib/format';
 import { revokeTokenAction } from './actions';
 
@@ -13,6 +15,7 @@ export const metadata = { title: 'Account' };
 export default async function AccountPage() {
   const viewer = await requireViewer('tokens.own');
   const tokens = await listPersonalTokens(viewer);
+  const sessions = await listOwnSessions(viewer, (await getSession())?.sessionId ?? null);
   return (
     <>
       <PageHeader
@@ -25,6 +28,7 @@ export default async function AccountPage() {
         }
       />
       <div className="space-y-6">
+        {sessions.ok ? <SessionsCard sessions={sessions.value} /> : null}
         <Card
           title="Personal tokens"
           description={

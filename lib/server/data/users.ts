@@ -2,6 +2,7 @@ import 'server-only';
 import bcrypt from 'bcryptjs';
 import { db } from './db';
 import { appendAudit } from './audit';
+import { endAllSessions } from './sessions';
 import { authorize, type Role, type Viewer } from '@/lib/auth/permissions';
 import { auditName, type Actor } from '@/lib/auth/actor';
 import type { CreateUserInput } from '@/lib/users/schemas';
@@ -21,12 +22,32 @@ const toViewer = (u: Prisma.UserGetPayload<{ select: typeof viewerSelect }>): Vi
   principalId: u.principalId,
 });
 
-export type UserView = Viewer & { disabledAt: Date | null; createdAt: Date };
-const userViewSelect = { ...viewerSelect, disabledAt: true, createdAt: true } satisfies Prisma.UserSelect;
+/** How a person signs in: a local password, the identity provider, or both. */
+export type SignInMethods = { password: boolean; sso: boolean };
+export type UserView = Viewer & {
+  disabledAt: Date | null;
+  createdAt: Date;
+  signIn: SignInMethods;
+  lastSignInAt: Date | null;
+  /** The claim values that gave the role at the last SSO sign-in (never a token). */
+  roleClaims: string[];
+};
+const userViewSelect = {
+  ...viewerSelect,
+  disabledAt: true,
+  createdAt: true,
+  lastSignInAt: true,
+  roleClaims: true,
+  oidcSubject: true,
+  passwordHash: true,
+} satisfies Prisma.UserSelect;
 const toUserView = (u: Prisma.UserGetPayload<{ select: typeof userViewSelect }>): UserView => ({
   ...toViewer(u),
   disabledAt: u.disabledAt,
   createdAt: u.createdAt,
+  signIn: { password: u.passwordHash !== null, sso: u.oidcSubject !== null },
+  lastSignInAt: u.lastSignInAt,
+  roleClaims: u.roleClaims,
 });
 
 /** The signed-in person as they are now: a disabled user or a changed role takes effect at once. */
@@ -41,7 +62,8 @@ export async function verifyPassword(email: string, password: string): Promise<V
     select: { ...viewerSelect, passwordHash: true, disabledAt: true },
   });
   const matches = await bcrypt.compare(password, user?.passwordHash ?? DUMMY_HASH);
-  return user && matches && !user.disabledAt ? toViewer(user) : null;
+  // A person without a password (SSO only) never matches, whatever was typed.
+  return user?.passwordHash && matches && !user.disabledAt ? toViewer(user) : null;
 }
 
 export async function listUsers(viewer: Actor): Promise<Result<UserView[]>> {
@@ -105,6 +127,9 @@ async function updateOther(
     const before = await tx.user.findUnique({ where: { id: userId }, select: userViewSelect });
     if (!before) return fail('not_found');
     const user = await tx.user.update({ where: { id: userId }, data: change, select: userViewSelect });
+    // A new role or a disable takes effect at once: every session the person had is over.
+    const roleChanged = change.role !== undefined && change.role !== before.role;
+    if (roleChanged || change.disabledAt) await endAllSessions(tx, userId);
     await appendAudit(tx, {
       actor: viewer.email,
       action,

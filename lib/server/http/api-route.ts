@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { auth } from './auth';
 import { authenticateBearer } from '../data/credentials';
 import { isDatabaseUnavailable } from '../data/unavailable';
-import { findActiveViewer } from '../data/users';
+import { findSessionViewer } from '../data/sessions';
 import { takeRequestShared } from '../services/rate-limit';
 import { authorize, scopesGranting, type Action } from '@/lib/auth/permissions';
 import type { RemoteActor } from '@/lib/auth/actor';
@@ -110,7 +110,10 @@ async function authenticate(request: Request): Promise<RemoteActor | Response | 
       'State-changing requests with a session cookie must come from the console itself (Origin check).',
     );
   }
-  const viewer = await findActiveViewer(session.user.id);
+  // The JWT alone is never enough: the session it names must be live (session.ts does the same).
+  const { sessionId, sessionVersion } = session;
+  if (!sessionId || typeof sessionVersion !== 'number') return null;
+  const viewer = await findSessionViewer(session.user.id, sessionId, sessionVersion);
   return viewer ? { ...viewer, kind: 'user', tokenId: null } : null;
 }
 

@@ -3,6 +3,8 @@ import { revalidatePath } from 'next/cache';
 import { done, runAction } from '@/lib/server/http/action';
 import { changeUserRole, createUser, setUserDisabled } from '@/lib/server/data/users';
 import { changeRoleSchema, createUserSchema, setDisabledSchema } from '@/lib/users/schemas';
+import { endUserSessions } from '@/lib/server/data/sessions';
+import { endUserSessionsSchema } from '@/lib/identity/schemas';
 
 const blankToUndefined = (v: FormDataEntryValue | null) => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
 
@@ -31,6 +33,12 @@ export async function setDisabledAction(userId: string, disabled: boolean) {
   const state = await runAction(setDisabledSchema, { userId, disabled }, (viewer, d) =>
     setUserDisabled(viewer, d.userId, d.disabled),
   );
+  revalidatePath('/admin/users');
+  return done(state);
+}
+
+export async function endUserSessionsAction(userId: string) {
+  const state = await runAction(endUserSessionsSchema, { userId }, (viewer, d) => endUserSessions(viewer, d.userId));
   revalidatePath('/admin/users');
   return done(state);
 }

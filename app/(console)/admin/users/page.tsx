@@ -4,10 +4,13 @@ import { Badge, Card, PageHeader } from '@/components/ui/card';
 import { Table, Td } from '@/components/ui/table';
 import { roleLabel } from '@/lib/auth/permissions';
 import { requireViewer } from '@/lib/server/http/session';
-import { listUsers } from '@/lib/server/data/users';
+import { listUsers, type SignInMethods } from '@/lib/server/data/users';
 import { formatDate } from '@/lib/format';
 
 export const metadata = { title: 'Users' };
+
+const signInLabel = (m: SignInMethods) =>
+  m.sso && m.password ? 'Single sign-on and password' : m.sso ? 'Single sign-on' : m.password ? 'Password' : 'None';
 
 export default async function UsersPage() {
   const viewer = await requireViewer('users.manage');
@@ -20,16 +23,26 @@ export default async function UsersPage() {
         description="People who use the console, their role, and the principal id agents act for on their behalf."
       />
       <div className="space-y-6">
-        <Table head={['Email', 'Role', 'Principal id', 'Created', 'Status', '']} caption="Users">
+        <Table head={['Email', 'Role', 'Signs in with', 'Last sign-in', 'Principal id', 'Status', '']} caption="Users">
           {users.value.map((u) => (
             <tr key={u.userId} data-testid={`user-row-${u.email}`}>
               <Td>
                 <span className="font-medium text-slate-900">{u.email}</span>
                 <span className="block text-xs text-slate-500">{u.name}</span>
               </Td>
-              <Td>{roleLabel[u.role]}</Td>
+              <Td>
+                {roleLabel[u.role]}
+                {u.signIn.sso && u.roleClaims.length ? (
+                  <span className="block text-xs text-slate-500" data-testid="role-claims">
+                    from {u.roleClaims.join(', ')}
+                  </span>
+                ) : null}
+              </Td>
+              <Td>
+                <span data-testid="sign-in-method">{signInLabel(u.signIn)}</span>
+              </Td>
+              <Td>{u.lastSignInAt ? formatDate(u.lastSignInAt) : <span className="text-slate-400">never</span>}</Td>
               <Td className="font-mono text-xs">{u.principalId}</Td>
-              <Td>{formatDate(u.createdAt)}</Td>
               <Td>{u.disabledAt ? <Badge tone="bad">Disabled</Badge> : <Badge tone="good">Active</Badge>}</Td>
               <Td>
                 <UserRowActions
