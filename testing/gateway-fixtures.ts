@@ -3,6 +3,8 @@
 // in-process gateway with an SDK client in front of it, and what the console stored.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
 import { cli } from '@/lib/auth/actor';
 import { createApiKey, createPersonalToken } from '@/lib/server/data/credentials';
 import { db } from '@/lib/server/data/db';
@@ -94,4 +96,38 @@ export async function recordsOf(requestRef: string, reporter?: OutcomeReporter) 
     orderBy: { occurredAt: 'asc' },
     select: { toolName: true, delivery: true, category: true, grantId: true, argsDigest: true, eventId: true },
   });
+}
+
+/**
+ * An MCP server (never started on its own) whose `flood` tool sends `count` logging notifications
+ * during the call before it answers, and whose `echo` read answers at once. Both read-only.
+ */
+export function floodServer(): McpServer {
+  const server = new McpServer({ name: 'flood', version: '1.0.0' }, { capabilities: { logging: {} } });
+  const readOnly = { readOnlyHint: true, openWorldHint: false };
+  server.registerTool(
+    'flood',
+    {
+      inputSchema: { count: z.number().int().min(0).max(1_000_000) },
+      outputSchema: { sent: z.number() },
+      annotations: readOnly,
+    },
+    async ({ count }, extra) => {
+      for (let i = 0; i < count; i++) {
+        await extra.sendNotification({
+          method: 'notifications/message',
+          params: { level: 'info', logger: 'flood', data: `line ${i} of ${count}` },
+        });
+        // Yield now and then, as a real server writing to a socket does, so other requests are served.
+        if (i % 200 === 0) await new Promise((r) => setImmediate(r));
+      }
+      return { content: [{ type: 'text', text: `sent ${count}` }], structuredContent: { sent: count } };
+    },
+  );
+  server.registerTool(
+    'echo',
+    { inputSchema: { text: z.string() }, outputSchema: { text: z.string() }, annotations: readOnly },
+    async ({ text }) => ({ content: [{ type: 'text', text }], structuredContent: { text } }),
+  );
+  return server;
 }
