@@ -11,7 +11,8 @@ import type { DemoAgentReport } from '../scripts/demo-agent';
 import { cli, secretFrom, users } from '../testing/e2e';
 
 // The agent-side integration against the real console: the demo agent (npm run demo:agent) drives
-// the demo MCP server, and the console's API says what it stored for each scenario.
+// the demo MCP server, directly and through the gateway, and the console's API says what it stored
+// for each scenario.
 
 let agentKey = '';
 let readKey = '';
@@ -39,6 +40,7 @@ type StoredOutcome = {
   grantId: string | null;
   argsDigest: string;
   principal: string;
+  agent: string | null;
   tool: { name: string };
   classification: { delivery: string; category: string; retry: string };
 };
@@ -72,6 +74,8 @@ test("the demo agent: every scenario stored with its classification, the refund'
   expect(Object.keys(byName).sort()).toEqual(
     [
       'denied',
+      'gateway_read',
+      'gateway_write',
       'insufficient_scope',
       'invalid_arguments',
       'output_schema',
@@ -92,6 +96,8 @@ test("the demo agent: every scenario stored with its classification, the refund'
     invalid_arguments: ['rejected', 'invalid_arguments', 'after_correction'],
     output_schema: ['completed', 'output_schema_violation', 'no'],
     denied: ['never_sent', 'denied_by_policy', 'after_approval'],
+    gateway_read: ['completed', 'ok', 'no'],
+    gateway_write: ['completed', 'ok', 'no'],
   };
   const deliveries = new Set<string>();
   for (const [name, [delivery, category, retry]] of Object.entries(expected)) {
@@ -124,6 +130,23 @@ test("the demo agent: every scenario stored with its classification, the refund'
     data: { server: DEMO_SERVER_NAME, tool: 'refund_payment', argsDigest: refundRecord.argsDigest },
   });
   expect(again.status()).toBe(409);
+
+  // Through the gateway: recorded by it (its agent name), the read without a grant, the refund held
+  // until the reviewer token approved it, then forwarded with its grant redeemed once.
+  const [gwRead] = await outcomes(request, `requestRef=${byName.gateway_read.requestRef}`);
+  const [gwWrite] = await outcomes(request, `requestRef=${byName.gateway_write.requestRef}`);
+  for (const r of [gwRead, gwWrite]) expect(r.agent).toBe('demo-support-agent via countersign-gateway');
+  expect(gwRead.grantId).toBeNull();
+  expect(gwWrite.grantId).toEqual(expect.any(String));
+  expect(gwWrite.grantId).toBe(byName.gateway_write.grantId);
+  expect(byName.gateway_write.approvalId).toEqual(expect.any(String));
+  const gwApproval = await (
+    await request.get(`/api/v1/approvals/${byName.gateway_write.approvalId}`, { headers: bearer(reviewerToken) })
+  ).json();
+  expect(gwApproval).toMatchObject({ status: 'redeemed', grant: { id: gwWrite.grantId, revokedAt: null } });
+  expect(gwApproval.decisions).toEqual([
+    expect.objectContaining({ reviewer: users.reviewer.email, decision: 'approve' }),
+  ]);
 
   // The denied request: never sent, no grant.
   const [deniedRecord] = await outcomes(request, `requestRef=${byName.denied.requestRef}`);

@@ -1,6 +1,7 @@
 // The agent-integration demo's scenarios (scripts/demo-agent.ts is its command line): a support
 // agent drives the demo MCP server (started here on loopback) through lib/mcp's wrapper, and
-// Countersign receives every outcome and approval. With a reviewer's personal token the demo decides
+// Countersign receives every outcome and approval; then a plain client does the same through the
+// gateway (demo-agent-gateway.ts). With a reviewer's personal token the demo decides
 // its own approval requests; without one it waits for a person in the console and skips the denial.
 import { randomBytes } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -14,39 +15,11 @@ import {
   type CountersignClient,
   type GuardedCallResult,
 } from '../../lib/mcp';
-import type { Delivery } from '../../lib/outcomes/schemas';
 import { DEMO_SERVER_NAME, LEGACY_ORDER, startDemoMcpServer } from '../demo-mcp-server';
+import { runGatewayScenarios } from './demo-agent-gateway';
+import type { DemoAgentOptions, DemoAgentReport, ScenarioReport } from './demo-agent-types';
 
-export interface DemoAgentOptions {
-  countersignUrl: string;
-  apiKey: string;
-  reviewerToken?: string;
-  principal?: string;
-  organization?: string;
-  approvalWaitMs?: number;
-  log?: (line: string) => void;
-}
-
-export interface ScenarioReport {
-  name: string;
-  requestRef: string;
-  expected: { delivery: Delivery; category: string };
-  delivery?: Delivery;
-  category?: string;
-  retry?: string;
-  grantId?: string;
-  approvalId?: string | null;
-  idempotencyKey?: string;
-  skipped?: string;
-  note?: string;
-}
-
-export interface DemoAgentReport {
-  runId: string;
-  scenarios: ScenarioReport[];
-  reporter: ReturnType<OutcomeReporter['stats']>;
-  findings: { requestRef: string; kinds: string[] } | null;
-}
+export type { DemoAgentOptions, DemoAgentReport, ScenarioReport } from './demo-agent-types';
 
 const SLOW_MS = 1500;
 const SHORT_TIMEOUT_MS = 400;
@@ -267,6 +240,20 @@ export async function runDemoAgent(options: DemoAgentOptions): Promise<DemoAgent
     const credits = [...demo.store.credits.values()].filter((c) => c.orderId === '4412').length;
     scenarios.at(-1)!.note = `order 4412 now has ${credits} store credit(s)`;
     log(`    ${scenarios.at(-1)!.note}: Countersign flags this as an unsafe replay`);
+
+    scenarios.push(
+      ...(await runGatewayScenarios({
+        demo,
+        endpoint,
+        principal: options.principal ?? 'user_193',
+        organization: options.organization ?? 'acme',
+        approvalWaitMs: options.approvalWaitMs ?? 600_000,
+        ref,
+        runId,
+        onRequested,
+        log,
+      })),
+    );
   } finally {
     const flushed = await reporter.close(10_000);
     for (const client of clients) await client.close().catch(() => {});
