@@ -31,6 +31,20 @@ describe('demo outcome records', () => {
     expect(refund.filter((r) => r.idempotencyKey === 'refund-4411-v1').map((r) => r.attempt)).toEqual([1, 2]);
   });
 
+  it('include a story recorded by the gateway: a read, a held write approved and redeemed, a blocked tool', () => {
+    const story = classified.filter(({ r }) => r.requestRef === 'req_gateway_4490');
+    expect(
+      story.map(({ r, c }) => [r.agent, r.tool.name, c.delivery, c.category, r.grantId ?? null, r.attempt]),
+    ).toEqual([
+      ['claude-desktop via countersign-gateway', 'list_refunds', 'completed', 'ok', null, 1],
+      ['claude-desktop via countersign-gateway', 'refund_payment', 'completed', 'ok', 'grt_demo_gateway_4490', 1],
+      ['claude-desktop via countersign-gateway', 'admin_refund_any', 'never_sent', 'denied_by_policy', null, 1],
+    ]);
+    // The background repeats of it are the gateway's too.
+    const repeats = records.filter((r) => r.requestRef.startsWith('req_gateway_4490_'));
+    expect(repeats.every((r) => r.agent === 'claude-desktop via countersign-gateway')).toBe(true);
+  });
+
   it('spread over the last seven days', () => {
     const times = records.map((r) => Date.parse(r.occurredAt));
     const now = Date.UTC(2026, 10, 30, 12);

@@ -5,12 +5,13 @@ import type { Outcome } from '@/lib/outcomes/schemas';
 import type { Story } from './lib/demo-story-kit';
 import { transportStories } from './lib/demo-stories-transport';
 import { toolStories } from './lib/demo-stories-tools';
+import { gatewayStories } from './lib/demo-stories-gateway';
 
 // billing-mcp and orders-mcp are trusted by the demo seed; crm-mcp is not, so its read-only
 // hints are display-only and its tools count as writes.
 export const DEMO_TRUSTED_SERVERS = ['billing-mcp', 'orders-mcp'];
 
-const stories: Story[] = [...transportStories, ...toolStories];
+const stories: Story[] = [...transportStories, ...toolStories, ...gatewayStories];
 
 // A small deterministic generator, so every machine gets the same demo data.
 function prng(seed: number) {
@@ -44,6 +45,7 @@ function recordsOf(story: Story, start: number, suffix = ''): Outcome[] {
       protocolVersion: '2025-11-25',
       tool: { name: step.tool.name, annotations: step.tool.annotations },
       mcpRequestId: i,
+      grantId: step.grantId,
       argsDigest: digest(step.args ?? step.summary),
       summary: step.summary,
       observed: step.observed,

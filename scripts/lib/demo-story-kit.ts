@@ -48,5 +48,7 @@ export type Step = {
   principal?: string;
   organization?: string;
   args?: string;
+  /** The grant redeemed for this call (a held write, approved). */
+  grantId?: string;
 };
 export type Story = { ref: string; agent: string; principal: string; organization: string; steps: Step[] };
