@@ -1,5 +1,6 @@
 // The agent-integration demo: a support agent drives the demo MCP server (started here on
-// loopback) through lib/mcp's wrapper, and Countersign receives every outcome and approval.
+// loopback) through lib/mcp's wrapper, then a plain MCP client drives it through the Countersign
+// gateway (in-process); Countersign receives every outcome and approval.
 //
 //   COUNTERSIGN_URL=http://127.0.0.1:3000 COUNTERSIGN_API_KEY=cs_live_… \
 //   [COUNTERSIGN_REVIEWER_TOKEN=cs_pat_…] npm run demo:agent [-- --json]
