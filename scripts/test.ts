@@ -60,6 +60,16 @@ function vitestCounts(file: string): Counts {
   };
 }
 
+/**
+ * A runner that exits non-zero without a failed test in its report (its web server could not
+ * start, a set-up threw, it crashed) has still failed: count one failure, and say why.
+ */
+function atLeastOneFailureIfFailed(counts: Counts, status: number, runner: string): Counts {
+  if (status === 0 || counts.failed > 0) return counts;
+  console.log(`[test] ✘ ${runner} exited with status ${status} but reported no failed test: counted as one failure`);
+  return { ...counts, failed: 1 };
+}
+
 function playwrightCounts(file: string): Counts {
   if (!existsSync(file)) return { passed: 0, failed: 1, skipped: 0 };
   const s = JSON.parse(readFileSync(file, 'utf8')).stats;
@@ -95,12 +105,12 @@ async function main() {
       add(check === 0 ? { passed: 1, failed: 0, skipped: 0 } : { passed: 0, failed: 1, skipped: 0 });
       console.log(check === 0 ? '[test] ✓ schema and migrations agree' : '[test] ✘ schema and migrations disagree');
 
-      run(
+      const vitest = run(
         'vitest',
         ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${reports}/vitest.json`, ...filters],
         env,
       );
-      add(vitestCounts(`${reports}/vitest.json`));
+      add(atLeastOneFailureIfFailed(vitestCounts(`${reports}/vitest.json`), vitest, 'vitest'));
     }
 
     if (only !== 'unit') {
@@ -112,8 +122,8 @@ async function main() {
       const { closeDb } = await import('@/lib/server/data/db');
       await closeDb();
       ensureBuild();
-      run('playwright', ['test', ...filters], { ...env, E2E_JSON_REPORT: `${reports}/e2e.json` });
-      add(playwrightCounts(`${reports}/e2e.json`));
+      const playwright = run('playwright', ['test', ...filters], { ...env, E2E_JSON_REPORT: `${reports}/e2e.json` });
+      add(atLeastOneFailureIfFailed(playwrightCounts(`${reports}/e2e.json`), playwright, 'playwright'));
     }
   } finally {
     await db.drop().catch((err) => console.error('[test] could not drop the test database:', err));
