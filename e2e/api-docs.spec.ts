@@ -48,6 +48,20 @@ test('/api-docs: swagger-ui renders the reference, from this origin only, within
     const seen: string[] = [];
     (window as unknown as { __violations: string[] }).__violations = seen;
     document.addEventListener('securitypolicyviolation', (e) => seen.push(`${e.violatedDirective} ${e.blockedURI}`));
+    // What the page asks swagger-ui for. Its online validator is skipped for 127.0.0.1 anyway, so
+    // the request check alone could not see it asked for on a real host name.
+    let bundle: unknown;
+    Object.defineProperty(window, 'SwaggerUIBundle', {
+      configurable: true,
+      get: () => bundle,
+      set: (fn: (o: Record<string, unknown>) => unknown) => {
+        bundle = Object.assign((o: Record<string, unknown>) => {
+          const { url, validatorUrl, supportedSubmitMethods, tryItOutEnabled } = o;
+          Object.assign(window, { __swaggerOptions: { url, validatorUrl, supportedSubmitMethods, tryItOutEnabled } });
+          return fn(o);
+        }, fn);
+      },
+    });
   });
   await signIn(page, 'support');
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'API reference' }).click();
@@ -73,6 +87,12 @@ test('/api-docs: swagger-ui renders the reference, from this origin only, within
     'href',
     '/api/v1/openapi.json',
   );
+  expect(await page.evaluate(() => (window as unknown as { __swaggerOptions: unknown }).__swaggerOptions)).toEqual({
+    url: '/api/v1/openapi.json',
+    validatorUrl: 'none',
+    supportedSubmitMethods: [],
+    tryItOutEnabled: false,
+  });
   expect(elsewhere).toEqual([]);
   expect(cspErrors).toEqual([]);
   expect(await page.evaluate(() => (window as unknown as { __violations: string[] }).__violations)).toEqual([]);
