@@ -192,4 +192,25 @@ export const approvalRoutes: Row[] = [
     otherStatus: 200,
     check: (own, other) => expect(other.text).toBe(own.text),
   },
+  {
+    // Policy is the console's, not an organization's: the same answer whoever asks, naming no organization.
+    route: 'POST /api/v1/policy/evaluate',
+    own: () => ({
+      method: 'POST',
+      path: '/api/v1/policy/evaluate',
+      data: { server: NEEDS_APPROVAL.server, tools: [NEEDS_APPROVAL.tool] },
+    }),
+    other: () => ({
+      method: 'POST',
+      path: '/api/v1/policy/evaluate',
+      data: { server: NEEDS_APPROVAL.server, tools: [NEEDS_APPROVAL.tool] },
+    }),
+    ownStatus: 200,
+    otherStatus: 200,
+    check: (own, other) => {
+      expect(other.text).toBe(own.text);
+      expect(own.text).not.toContain(ORG.a);
+      expect(own.text).not.toContain(ORG.b);
+    },
+  },
 ];

@@ -16,6 +16,38 @@ import {
   searchTerm,
 } from '../../testing/isolation';
 
+// One MCP client span as an OTLP/JSON export, for organization `org`.
+const otlpExport = (org: 'a' | 'b', spanId: string) => ({
+  resourceSpans: [
+    {
+      resource: { attributes: [{ key: 'service.name', value: { stringValue: 'iso-agent' } }] },
+      scopeSpans: [
+        {
+          spans: [
+            {
+              traceId: 'ab'.repeat(16),
+              spanId,
+              name: 'tools/call get_order',
+              kind: 3,
+              startTimeUnixNano: '1764590400000000000',
+              endTimeUnixNano: '1764590400250000000',
+              attributes: [
+                ['mcp.method.name', 'tools/call'],
+                ['gen_ai.tool.name', 'get_order'],
+                ['countersign.server', 'orders-mcp'],
+                ['countersign.request_ref', EXTRA_REF],
+                ['countersign.principal', `principal-${org}`],
+                ['countersign.organization', ORG[org]],
+              ].map(([key, stringValue]) => ({ key, value: { stringValue } })),
+              status: {},
+            },
+          ],
+        },
+      ],
+    },
+  ],
+});
+
 export const outcomeRoutes: Row[] = [
   {
     route: 'GET /api/v1/outcomes/{id}',
@@ -155,6 +187,31 @@ export const outcomeRoutes: Row[] = [
       expect(body.approvals).toHaveLength(1);
       expect(own.text).toContain(`Marker a ${stamp}`);
       expect(other.text).toContain(`Marker a ${stamp}`);
+    },
+  },
+  {
+    // A span of organization b is rejected by name of the key's own organization; a's is stored.
+    route: 'POST /api/v1/otlp/v1/traces',
+    own: () => ({
+      method: 'POST',
+      path: '/api/v1/otlp/v1/traces',
+      data: otlpExport(
+        'a',
+        `${stamp}`
+          .padEnd(16, '0')
+          .slice(0, 16)
+          .replace(/[^0-9a-f]/g, 'a'),
+      ),
+    }),
+    other: () => ({ method: 'POST', path: '/api/v1/otlp/v1/traces', data: otlpExport('b', 'b'.repeat(16)) }),
+    ownStatus: 200,
+    otherStatus: 200,
+    check: async (own, other) => {
+      expect(own.json()).toEqual({ partialSuccess: {} });
+      expect(other.json()).toMatchObject({ partialSuccess: { rejectedSpans: 1 } });
+      expect(other.text).not.toContain(ORG.b);
+      const stored = await call(adminToken, 'GET', `/api/v1/outcomes?requestRef=${EXTRA_REF}&limit=200`);
+      expect(stored.text).not.toContain(`otel:${'ab'.repeat(16)}:${'b'.repeat(16)}`);
     },
   },
 ];

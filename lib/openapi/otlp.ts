@@ -41,9 +41,19 @@ export const exportTraceServiceResponseSchema = z
   .looseObject({
     partialSuccess: z
       .looseObject({
-        rejectedSpans: z.union([z.number().int(), z.string()]).meta({ description: 'Spans refused (int64).' }),
-        errorMessage: z.string().meta({ description: 'Why spans were refused, naming the missing attributes.' }),
+        rejectedSpans: z
+          .union([z.number().int(), z.string()])
+          .optional()
+          .meta({ description: 'Spans refused (int64); absent when none was.' }),
+        errorMessage: z
+          .string()
+          .optional()
+          .meta({
+            description:
+              'Why spans were refused or skipped, naming the missing attributes; absent when all were taken.',
+          }),
       })
-      .optional(),
+      .optional()
+      .meta({ description: 'Empty (`{}`) when every span was stored, as OTLP specifies for full success.' }),
   })
   .meta({ description: 'OTLP ExportTraceServiceResponse, in the request encoding.' });
