@@ -45,13 +45,9 @@ export const exportTraceServiceResponseSchema = z
           .union([z.number().int(), z.string()])
           .optional()
           .meta({ description: 'Spans refused (int64); absent when none was.' }),
-        errorMessage: z
-          .string()
-          .optional()
-          .meta({
-            description:
-              'Why spans were refused or skipped, naming the missing attributes; absent when all were taken.',
-          }),
+        errorMessage: z.string().optional().meta({
+          description: 'Why spans were refused or skipped, naming the missing attributes; absent when all were taken.',
+        }),
       })
       .optional()
       .meta({ description: 'Empty (`{}`) when every span was stored, as OTLP specifies for full success.' }),
