@@ -1,6 +1,7 @@
 // Set-up for the gateway tests (never imported by the app): the real console in-process (its
 // route handlers behind a switchable fetch, on the real database), real keys and reviewers, an
 // in-process gateway with an SDK client in front of it, and what the console stored.
+import { afterEach } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -130,4 +131,13 @@ export function floodServer(): McpServer {
     async ({ text }) => ({ content: [{ type: 'text', text }], structuredContent: { text } }),
   );
   return server;
+}
+
+/** What a test opened, closed after each test: push a closer; every one runs, even when one fails. */
+export function closedAfterEach(): (() => Promise<unknown>)[] {
+  const open: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    await Promise.allSettled(open.splice(0).map((f) => f()));
+  });
+  return open;
 }

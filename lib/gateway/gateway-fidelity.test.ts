@@ -3,7 +3,7 @@
 // trip from the server, logging notifications: as without the gateway. And bad input: a server
 // command that does not exist, a client that disconnects mid-call, many concurrent calls.
 import { createRequire } from 'node:module';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import {
@@ -16,7 +16,7 @@ import { setPolicyRule } from '@/lib/server/data/policy-rules';
 import { trustServer } from '@/lib/server/data/trusted-servers';
 import { runStdio } from './stdio';
 import { uniq } from '@/testing/factories';
-import { consoleActors, recordsOf, testContext, type ConsoleActors } from '@/testing/gateway-fixtures';
+import { consoleActors, recordsOf, testContext, type ConsoleActors, closedAfterEach } from '@/testing/gateway-fixtures';
 
 vi.mock('@/lib/server/http/auth', () => ({ auth: async () => null }));
 
@@ -26,10 +26,7 @@ let actors: ConsoleActors;
 beforeAll(async () => {
   actors = await consoleActors();
 });
-const open: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  await Promise.allSettled(open.splice(0).map((f) => f()));
-});
+const open = closedAfterEach();
 
 async function setUp(command = [process.execPath, EVERYTHING, 'stdio']) {
   const server = uniq('everything');

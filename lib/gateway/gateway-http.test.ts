@@ -2,7 +2,7 @@
 // (scripts/demo-mcp-server.ts), the official SDK client connecting to the gateway's /mcp, the real
 // console in-process deciding and recording. The client's Authorization header goes through
 // unchanged; the server's 401/403 and WWW-Authenticate come back unchanged.
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -13,7 +13,14 @@ import { trustServer } from '@/lib/server/data/trusted-servers';
 import { startDemoMcpServer, type DemoMcpServer } from '@/scripts/demo-mcp-server';
 import { runHttp, type HttpGateway } from './http';
 import { uniq } from '@/testing/factories';
-import { consoleActors, decide, recordsOf, testContext, type ConsoleActors } from '@/testing/gateway-fixtures';
+import {
+  consoleActors,
+  decide,
+  recordsOf,
+  testContext,
+  type ConsoleActors,
+  closedAfterEach,
+} from '@/testing/gateway-fixtures';
 
 vi.mock('@/lib/server/http/auth', () => ({ auth: async () => null }));
 
@@ -21,10 +28,7 @@ let actors: ConsoleActors;
 beforeAll(async () => {
   actors = await consoleActors();
 });
-const open: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  await Promise.allSettled(open.splice(0).map((f) => f()));
-});
+const open = closedAfterEach();
 
 async function setUp() {
   const demo: DemoMcpServer = await startDemoMcpServer({ slowMs: 50 });

@@ -5,7 +5,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { cli } from '@/lib/auth/actor';
@@ -22,6 +22,7 @@ import {
   recordsOf,
   testContext,
   type ConsoleActors,
+  closedAfterEach,
 } from '@/testing/gateway-fixtures';
 
 vi.mock('@/lib/server/http/auth', () => ({ auth: async () => null }));
@@ -33,10 +34,7 @@ beforeAll(async () => {
   actors = await consoleActors();
 });
 
-const open: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  await Promise.allSettled(open.splice(0).map((f) => f()));
-});
+const open = closedAfterEach();
 
 async function setUp(over: Parameters<typeof testContext>[2] = {}) {
   const dir = await mkdtemp(join(tmpdir(), 'cs-gateway-'));

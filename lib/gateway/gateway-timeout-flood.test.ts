@@ -8,7 +8,7 @@
 //   meanwhile, and the gateway's heap not growing with the number of notifications.
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -20,7 +20,14 @@ import { startDemoMcpServer } from '@/scripts/demo-mcp-server';
 import { runHttp } from './http';
 import { Relay } from './relay';
 import { uniq } from '@/testing/factories';
-import { consoleActors, floodServer, recordsOf, testContext, type ConsoleActors } from '@/testing/gateway-fixtures';
+import {
+  consoleActors,
+  floodServer,
+  recordsOf,
+  testContext,
+  type ConsoleActors,
+  closedAfterEach,
+} from '@/testing/gateway-fixtures';
 
 vi.mock('@/lib/server/http/auth', () => ({ auth: async () => null }));
 
@@ -28,10 +35,7 @@ let actors: ConsoleActors;
 beforeAll(async () => {
   actors = await consoleActors();
 });
-const open: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  await Promise.allSettled(open.splice(0).map((f) => f()));
-});
+const open = closedAfterEach();
 
 const SLOW_MS = 700;
 const CLIENT_TIMEOUT_MS = 200;
