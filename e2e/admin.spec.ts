@@ -13,6 +13,20 @@ test.describe('admin pages', () => {
     });
   }
 
+  test('at phone width no admin page or the account scrolls sideways (wide tables scroll inside their card)', async ({
+    page,
+  }) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await signIn(page, 'admin');
+    for (const path of ['/admin/users', '/admin/webhooks', '/admin/api-keys', '/admin/policy', '/account']) {
+      await page.goto(path);
+      const overflow = await page.evaluate(
+        () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+      );
+      expect(overflow, path).toBe(0);
+    }
+  });
+
   test('an admin creates an API key, sees it exactly once, uses it, revokes it', async ({ page, request }) => {
     await signIn(page, 'admin');
     await page.goto('/admin/api-keys');

@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 
 export function Table({ head, children, caption }: { head: ReactNode[]; children: ReactNode; caption?: string }) {
   return (
-    <div className="overflow-x-auto rounded-lg bg-white shadow-xs ring-1 ring-slate-200">
+    <div className="relative overflow-x-auto rounded-lg bg-white shadow-xs ring-1 ring-slate-200">
       <table className="min-w-full divide-y divide-slate-200 text-sm">
         {caption ? <caption className="sr-only">{caption}</caption> : null}
         <thead className="bg-slate-50">
