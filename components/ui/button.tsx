@@ -1,4 +1,5 @@
 import type { ButtonHTMLAttributes } from 'react';
+import { cn } from './cn';
 
 const variants = {
   primary: 'bg-indigo-600 text-white hover:bg-indigo-500 disabled:bg-indigo-300',
@@ -16,7 +17,12 @@ export function Button({ variant = 'primary', size = 'md', className = '', ...pr
   const sizing = size === 'sm' ? 'px-2.5 py-1 text-xs' : 'px-3.5 py-2 text-sm';
   return (
     <button
-      className={`inline-flex items-center justify-center gap-1.5 rounded-md font-medium shadow-xs transition-colors disabled:cursor-not-allowed ${sizing} ${variants[variant]} ${className}`}
+      className={cn(
+        'inline-flex items-center justify-center gap-1.5 rounded-md font-medium shadow-xs transition-colors disabled:cursor-not-allowed',
+        sizing,
+        variants[variant],
+        className,
+      )}
       {...props}
     />
   );
