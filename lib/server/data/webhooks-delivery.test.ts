@@ -80,6 +80,23 @@ describe('the outbox', () => {
       'approval.approved',
     ]);
     expect(await types(denied.id)).toEqual(['approval.requested', 'approval.decided', 'approval.denied']);
+    // Each event tells the status the request had once its change was made.
+    const data = async (id: string) =>
+      (await db.webhookEvent.findMany({ where: { approvalId: id }, orderBy: { createdAt: 'asc' } })).map((e) => {
+        const d = e.data as Record<string, unknown>;
+        return [e.type, d.status, d.decision ?? null, d.reviewer ?? null, d.approvals ?? null];
+      });
+    expect(await data(two.id)).toEqual([
+      ['approval.requested', 'pending', null, null, null],
+      ['approval.decided', 'pending', 'approve', reviewer.email, 1],
+      ['approval.decided', 'approved', 'approve', reviewer2.email, 2],
+      ['approval.approved', 'approved', null, null, 2],
+    ]);
+    expect(await data(denied.id)).toEqual([
+      ['approval.requested', 'pending', null, null, null],
+      ['approval.decided', 'denied', 'deny', reviewer.email, null],
+      ['approval.denied', 'denied', null, null, null],
+    ]);
     expect(await types(revoked.id)).toEqual(['approval.requested', 'approval.revoked']);
     expect(await types(expiring.id)).toEqual(['approval.requested', 'approval.expired']);
     expect(await types(approvalId)).toEqual(['approval.requested', 'approval.approved', 'grant.redeemed']);

@@ -5,7 +5,7 @@ import {
   revokeApprovedRequest,
   revokeLiveGrant,
   revokePendingRequest,
-  settleRequest,
+  settleDecision,
   takeDecisionTurn,
 } from '../sql/approvals';
 import { appendAudit } from '../audit';
@@ -50,30 +50,16 @@ export async function decideApproval(viewer: Actor, input: DecisionInput): Promi
         targetId: input.id,
         data: { reason, version: input.version, reviewerPrincipal: viewer.principalId },
       });
-      const decided = { decision: input.decision, reviewer: viewer.email };
-      if (input.decision === 'deny') {
-        await affected(settleRequest(input.id, 'denied'), tx);
-        await rows(
-          enqueueWebhookEvents(input.id, [{ type: 'approval.decided', extra: decided }, { type: 'approval.denied' }]),
-          tx,
-        );
+      // Settles it when it should, and writes the outbox's events, in one statement.
+      const [{ approvals, status }] = await rows(settleDecision(input.id, input.decision, viewer.email), tx);
+      if (status === 'denied') {
         await appendAudit(tx, {
           actor: viewer.email,
           action: 'approval.denied',
           targetType: 'approval',
           targetId: input.id,
         });
-        return true;
-      }
-      const approvals = await tx.approvalDecision.count({ where: { approvalId: input.id, decision: 'approve' } });
-      const settles = approvals >= request.required_approvals;
-      if (settles) await affected(settleRequest(input.id, 'approved'), tx);
-      const outcome = settles ? [{ type: 'approval.approved', extra: { approvals } }] : [];
-      await rows(
-        enqueueWebhookEvents(input.id, [{ type: 'approval.decided', extra: { ...decided, approvals } }, ...outcome]),
-        tx,
-      );
-      if (settles) {
+      } else if (status === 'approved') {
         await appendAudit(tx, {
           actor: viewer.email,
           action: 'approval.approved',

@@ -32,11 +32,42 @@ export const takeDecisionTurn = (id: string, version: number, principal: string,
     AND NOT EXISTS (SELECT 1 FROM approval_decisions d WHERE d.approval_id = r.id AND d.reviewer_id = ${reviewerId}::uuid)
   RETURNING r.required_approvals`;
 
-/** Settles a request as approved or denied, now. */
-export const settleRequest = (id: string, status: 'approved' | 'denied') =>
-  status === 'denied'
-    ? sql`UPDATE approval_requests SET status = 'denied', decided_at = now() WHERE id = ${id}::uuid`
-    : sql`UPDATE approval_requests SET status = 'approved', decided_at = now() WHERE id = ${id}::uuid`;
+/**
+ * After a reviewer's decision row is written: counts the approvals, settles the request (denied by
+ * a deny, approved once the approvals suffice) and writes its webhook events (webhook_enqueue, the
+ * outbox) — one statement, one round trip. `approval.decided` names the decision and its reviewer,
+ * then `approval.approved` or `approval.denied` follows when it settled. webhook_enqueue reads the
+ * request as it was before this statement, so each event is told the status it settled at.
+ */
+export const settleDecision = (id: string, decision: 'approve' | 'deny', reviewer: string) => sql<{
+  approvals: number;
+  status: 'pending' | 'approved' | 'denied';
+}>`
+  WITH counted AS (
+    SELECT r.required_approvals,
+      (SELECT count(*)::int FROM approval_decisions d WHERE d.approval_id = r.id AND d.decision = 'approve') AS approvals
+    FROM approval_requests r WHERE r.id = ${id}::uuid
+  ), settled AS (
+    UPDATE approval_requests r SET status = CASE WHEN ${decision} = 'deny' THEN 'denied' ELSE 'approved' END::approval_status,
+      decided_at = now()
+    FROM counted c
+    WHERE r.id = ${id}::uuid AND (${decision} = 'deny' OR c.approvals >= c.required_approvals)
+    RETURNING r.status::text AS status
+  ), outcome AS (
+    SELECT c.approvals, coalesce((SELECT status FROM settled), 'pending') AS status FROM counted c
+  ), events AS (
+    SELECT 1 AS ord, 'approval.decided' AS type,
+      jsonb_build_object('decision', ${decision}::text, 'reviewer', ${reviewer}::text, 'status', o.status)
+        || CASE WHEN ${decision} = 'approve' THEN jsonb_build_object('approvals', o.approvals) ELSE '{}'::jsonb END AS extra
+    FROM outcome o
+    UNION ALL
+    SELECT 2, 'approval.' || o.status, jsonb_build_object('status', o.status)
+        || CASE WHEN o.status = 'approved' THEN jsonb_build_object('approvals', o.approvals) ELSE '{}'::jsonb END
+    FROM outcome o WHERE o.status <> 'pending'
+  )
+  SELECT o.approvals, o.status,
+    (SELECT count(webhook_enqueue(e.type, ${id}::uuid, e.extra) ORDER BY e.ord) FROM events e) AS events
+  FROM outcome o`;
 
 /** Issues the grant of a request just approved, its lifetime counted from now. */
 export const insertGrant = (approvalId: string) => sql<Pick<Grant, 'id' | 'expires_at'>>`
