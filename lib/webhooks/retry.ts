@@ -33,3 +33,6 @@ export function nextDelay(attempts: number, outcome: Extract<AttemptOutcome, { o
 
 /** Whether an HTTP status is worth another attempt. */
 export const retryable = (status: number) => status === 408 || status === 425 || status === 429 || status >= 500;
+
+/** How long the outbox keeps settled events and their deliveries (Admin → Webhooks lists them). */
+export const WEBHOOK_HISTORY_DAYS = 30;

@@ -2,7 +2,7 @@ import 'server-only';
 import type pg from 'pg';
 import { pool } from './db';
 import { affected, rows } from './sql/kysely';
-import { claimDeliveries, markDelivered, markFailed, type ClaimedDelivery } from './sql/webhooks';
+import { claimDeliveries, markDelivered, markFailed, purgeSettledEvents, type ClaimedDelivery } from './sql/webhooks';
 
 // The worker's side of the outbox (lib/server/jobs/webhooks.ts): claim, then record the outcome
 // while holding the claim's lease. The system's own work, so no authorize(): nobody calls it.
@@ -22,3 +22,16 @@ export const recordFailed = (
   delayMs: number | null,
   on: pg.Pool = pool(),
 ) => affected(markFailed(id, token, error, status, delayMs), on);
+
+/**
+ * The outbox's history past `days` (delivered and dead letters alike, never one still pending),
+ * deleted a batch at a time so no statement holds many rows; returns how many events went.
+ */
+export async function purgeWebhookHistory(days: number, batch = 1_000, on: pg.Pool = pool()): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const n = await affected(purgeSettledEvents(days, batch), on);
+    total += n;
+    if (n < batch) return total;
+  }
+}

@@ -1,7 +1,13 @@
 import 'server-only';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { claimDue, recordDelivered, recordFailed, type ClaimedDelivery } from '../data/webhooks-outbox';
+import {
+  claimDue,
+  purgeWebhookHistory,
+  recordDelivered,
+  recordFailed,
+  type ClaimedDelivery,
+} from '../data/webhooks-outbox';
 import { openSecret } from '../data/webhooks-secret';
 import { declareEnvEndpoint } from '../data/webhooks-env';
 import { isDatabaseUnavailable } from '../data/unavailable';
@@ -9,6 +15,7 @@ import { postWebhook } from './webhook-send';
 import { consoleBaseUrl, consoleOrigins } from '@/lib/webhooks/address';
 import {
   DEFAULT_RETRY,
+  WEBHOOK_HISTORY_DAYS,
   nextDelay,
   RETRY_AFTER_CAP_MS,
   type AttemptOutcome,
@@ -30,6 +37,9 @@ export type WorkerOptions = {
   /** How long a claim is held; longer than timeoutMs, so a live send never loses it. */
   leaseMs: number;
   retry: RetryPolicy;
+  /** Settled events older than this many days are deleted, at most once per `purgeEveryMs`. */
+  historyDays: number;
+  purgeEveryMs: number;
   baseUrl: string;
   selfOrigins: readonly string[];
   on?: pg.Pool;
@@ -42,6 +52,8 @@ export const defaultWorkerOptions = (env: Record<string, string | undefined> = p
   timeoutMs: 10_000,
   leaseMs: 60_000,
   retry: DEFAULT_RETRY,
+  historyDays: WEBHOOK_HISTORY_DAYS,
+  purgeEveryMs: 3_600_000,
   baseUrl: consoleBaseUrl(env),
   selfOrigins: consoleOrigins(env),
   log: console,
@@ -104,11 +116,16 @@ export function createWebhookWorker(over: Partial<WorkerOptions> = {}): Worker {
   // Up to `batch` sends in flight; a free slot is filled at once, so a receiver that hangs holds
   // only its own slot (until its timeout), never the others'.
   let failing = false;
+  let purgedAt = 0;
   const inFlight = new Set<Promise<void>>();
   async function run() {
     while (running) {
       let claimed: ClaimedDelivery[] = [];
       try {
+        if (Date.now() - purgedAt >= o.purgeEveryMs) {
+          purgedAt = Date.now();
+          await purgeWebhookHistory(o.historyDays, 1_000, o.on);
+        }
         if (inFlight.size < o.batch) claimed = await claimDue(token, o.batch - inFlight.size, o.leaseMs, o.on);
         if (failing) o.log.log('[webhooks] the database answers again: delivering');
         failing = false;

@@ -72,3 +72,17 @@ export const redeliver = (id: string) => sql<{ id: string; endpoint_id: string }
     lease_until = NULL, lease_token = NULL
   WHERE id = ${id}::uuid AND (lease_until IS NULL OR lease_until < clock_timestamp())
   RETURNING id, endpoint_id`;
+
+/**
+ * Up to `batch` settled events (no delivery still pending) created more than `days` ago, oldest
+ * first; their deliveries go with them (ON DELETE CASCADE). Rows another purge holds are skipped.
+ */
+export const purgeSettledEvents = (days: number, batch: number) => sql`
+  WITH old AS (
+    SELECT e.id FROM webhook_events e
+    WHERE e.created_at < clock_timestamp() - make_interval(days => ${days}::int)
+      AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')
+    ORDER BY e.created_at LIMIT ${batch}::int
+    FOR UPDATE SKIP LOCKED
+  )
+  DELETE FROM webhook_events e USING old WHERE e.id = old.id`;
