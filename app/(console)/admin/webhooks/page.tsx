@@ -3,6 +3,7 @@ import { CreateWebhookForm } from '@/components/admin/webhook-form';
 import { ConfirmButton } from '@/components/ui/confirm-button';
 import { Badge, Card, EmptyState, PageHeader } from '@/components/ui/card';
 import { Table, Td } from '@/components/ui/table';
+import { WEBHOOK_HISTORY_DAYS } from '@/lib/webhooks/retry';
 import { listWebhookDeliveries, listWebhookEndpoints, type EndpointView } from '@/lib/server/data/webhooks';
 import { requireViewer } from '@/lib/server/http/session';
 import { formatDate } from '@/lib/format';
@@ -96,7 +97,10 @@ async function Deliveries({ endpoint }: { endpoint: EndpointView }) {
   const list = await listWebhookDeliveries(viewer, endpoint.id);
   if (!list.ok) throw new Error('listWebhookDeliveries refused an admin');
   return (
-    <Card title={`Deliveries to ${new URL(endpoint.url).host}`}>
+    <Card
+      title={`Deliveries to ${new URL(endpoint.url).host}`}
+      description={`Delivered and dead letters are kept ${WEBHOOK_HISTORY_DAYS} days; one still pending stays until it settles.`}
+    >
       {list.value.length === 0 ? (
         <p className="text-sm text-slate-500">None yet.</p>
       ) : (
