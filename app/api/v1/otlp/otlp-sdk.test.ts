@@ -231,3 +231,34 @@ it('four concurrent exports of the same spans store each span once', async () =>
   }
   expect(await storedOtelRecords(ref)).toHaveLength(3);
 });
+
+// An AnyValue's member is its type: false and 0 are values, not absences (lib/otlp/proto.ts).
+it.each(['protobuf', 'json'] as const)(
+  'the SDK exporting over %s keeps false and 0 attribute values',
+  async (protocol) => {
+    const ref = uniq(`otel-zero-${protocol}`);
+    const spans = makeSpans([
+      {
+        attributes: {
+          ...base(ref, 0),
+          'jsonrpc.request.id': 0,
+          'countersign.tool.read_only_hint': false,
+          'countersign.tool.destructive_hint': false,
+          'countersign.tool.idempotent_hint': true,
+          'countersign.tool.open_world_hint': false,
+        },
+      },
+    ]);
+    const out = await exportWithSdk(console_.origin, key, spans, protocol);
+    expect(out.result.code, String(out.result.error)).toBe(SUCCESS);
+    const [stored] = await storedOtelRecords(ref);
+    const whole = JSON.parse(stored.whole) as { tool_annotations: unknown; mcp_request_id: unknown };
+    expect(whole.tool_annotations).toEqual({
+      readOnlyHint: false,
+      destructiveHint: false,
+      idempotentHint: true,
+      openWorldHint: false,
+    });
+    expect(whole.mcp_request_id).toBe(0);
+  },
+);
