@@ -236,8 +236,7 @@ export function apiRoute<
       // reads stay on the primary and always follow its own writes.
       const bearer = request.headers.has('authorization');
       const out = bearer ? await readsOnPrimary(run) : await run();
-      if (!bearer && unsafeMethods.has(request.method) && out.ok)
-        await noteOwnWrite();
+      if (!bearer && unsafeMethods.has(request.method) && out.ok) await noteOwnWrite();
       if (out instanceof Response) return out;
       return out.ok ? json(out.value) : problem(out.failure, out.detail, out.errors);
     } catch (err) {
