@@ -1,4 +1,5 @@
 import 'server-only';
+import { replicaSafe } from './replica';
 import { db, type Tx } from './db';
 import { affected } from './sql/kysely';
 import { appendAuditEntry } from './sql/audit';
@@ -83,10 +84,12 @@ export async function verifyAuditChain(): Promise<AuditVerification> {
 }
 
 /** The permission-checked entry point (people, and the CLI as the system). */
-export async function verifyAuditChainAs(client: Actor): Promise<Result<AuditVerification>> {
+export const verifyAuditChainAs = replicaSafe(async function verifyAuditChainAs(
+  client: Actor,
+): Promise<Result<AuditVerification>> {
   if (!authorize(client, 'audit.read')) return fail('forbidden');
   return ok(await verifyAuditChain());
-}
+});
 
 export type AuditEntryView = {
   seq: number;
@@ -99,10 +102,10 @@ export type AuditEntryView = {
 };
 
 /** The newest entries, a page at a time (before `beforeSeq`), for admins. */
-export async function listAuditEntries(
+export const listAuditEntries = replicaSafe(async function listAuditEntries(
   viewer: Actor,
   beforeSeq?: number,
-  limit = 50,
+  limit: number = 50,
 ): Promise<Result<{ items: AuditEntryView[]; nextBefore: number | null }>> {
   if (!authorize(viewer, 'audit.read')) return fail('forbidden');
   const rows = await db.auditEntry.findMany({
@@ -113,4 +116,4 @@ export async function listAuditEntries(
   });
   const items = rows.slice(0, limit).map((r) => ({ ...r, seq: Number(r.seq) }));
   return ok({ items, nextBefore: rows.length > limit ? items[items.length - 1].seq : null });
-}
+});

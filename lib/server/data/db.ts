@@ -1,4 +1,5 @@
 import 'server-only';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '@/lib/generated/prisma/client';
@@ -8,7 +9,17 @@ const holder = globalThis as unknown as {
   countersignDb?: PrismaClient;
   countersignPool?: pg.Pool;
   countersignLogPool?: pg.Pool;
+  countersignReplicaDb?: PrismaClient;
+  countersignReplicaPool?: pg.Pool;
 };
+
+/**
+ * Where this async context's reads go: set only by replicaSafe() (replica.ts), the one way a data
+ * function declares itself a read the replica may serve. Everything else, and every transaction,
+ * runs on the primary.
+ */
+export const readTarget = new AsyncLocalStorage<'replica' | 'primary'>();
+const onReplica = () => readTarget.getStore() === 'replica';
 
 /**
  * The process's one connection pool. Prisma runs on it, and so do the statements Prisma cannot
@@ -32,8 +43,7 @@ export function pool(): pg.Pool {
   return holder.countersignPool;
 }
 
-function createPool(config: pg.PoolConfig): pg.Pool {
-  const connectionString = process.env.DATABASE_URL;
+function createPool(config: pg.PoolConfig, connectionString = process.env.DATABASE_URL): pg.Pool {
   if (!connectionString) throw new Error('DATABASE_URL is not set');
   const created = new pg.Pool({ connectionString, connectionTimeoutMillis: 5_000, ...config });
   // An idle client losing its connection (the database restarting) must not crash the process.
@@ -67,16 +77,56 @@ export function sessionClient(): pg.Client {
   return new pg.Client({ connectionString, connectionTimeoutMillis: 5_000 });
 }
 
-function createClient(): PrismaClient {
-  return new PrismaClient({ adapter: new PrismaPg(pool()) });
+/**
+ * The streaming replica's pool (DATABASE_REPLICA_URL), or null when none is configured. Its
+ * connections give up sooner than the primary's: a replica that does not answer costs a read a
+ * moment before it falls back to the primary (replica.ts).
+ */
+export function replicaPool(): pg.Pool | null {
+  const url = process.env.DATABASE_REPLICA_URL;
+  if (!url) return null;
+  if (holder.countersignReplicaPool) return holder.countersignReplicaPool;
+  const queryTimeout = Number(process.env.DATABASE_QUERY_TIMEOUT_MS) || 15_000;
+  holder.countersignReplicaPool = createPool(
+    {
+      max: Number(process.env.DATABASE_REPLICA_POOL_SIZE) || Number(process.env.DATABASE_POOL_SIZE) || 10,
+      connectionTimeoutMillis: 2_000,
+      statement_timeout: Math.max(queryTimeout - 2_000, Math.ceil(queryTimeout / 2)),
+      query_timeout: queryTimeout,
+      keepAlive: true,
+      application_name: 'countersign-replica-reads',
+    },
+    url,
+  );
+  return holder.countersignReplicaPool;
 }
+
+/** Where a statement without an explicit connection runs (sql/kysely.ts `rows`): the replica inside replicaSafe. */
+export function readPool(): pg.Pool {
+  return (onReplica() && replicaPool()) || pool();
+}
+
+function primaryClient(): PrismaClient {
+  holder.countersignDb ??= new PrismaClient({ adapter: new PrismaPg(pool()) });
+  return holder.countersignDb;
+}
+
+function replicaClient(): PrismaClient | null {
+  const replica = replicaPool();
+  if (!replica) return null;
+  holder.countersignReplicaDb ??= new PrismaClient({ adapter: new PrismaPg(replica) });
+  return holder.countersignReplicaDb;
+}
+
+// Always the primary, whatever the context: transactions (and every read inside one) and raw writes.
+const primaryOnly = new Set<PropertyKey>(['$transaction', '$executeRaw', '$executeRawUnsafe']);
 
 export const db: PrismaClient = new Proxy({} as PrismaClient, {
   // Created on first use, so importing this module (e.g. during `next build`) needs no database.
   get(_target, prop) {
-    holder.countersignDb ??= createClient();
-    const value = Reflect.get(holder.countersignDb, prop);
-    return typeof value === 'function' ? value.bind(holder.countersignDb) : value;
+    const client = (onReplica() && !primaryOnly.has(prop) && replicaClient()) || primaryClient();
+    const value = Reflect.get(client, prop);
+    return typeof value === 'function' ? value.bind(client) : value;
   },
 });
 
@@ -85,10 +135,15 @@ export type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
 /** Disconnects Prisma and closes the pools (scripts and tests that end or switch databases). */
 export async function closeDb(): Promise<void> {
   const { countersignDb: client, countersignPool: open, countersignLogPool: log } = holder;
+  const { countersignReplicaDb: replicaDb, countersignReplicaPool: replica } = holder;
   holder.countersignDb = undefined;
   holder.countersignPool = undefined;
   holder.countersignLogPool = undefined;
+  holder.countersignReplicaDb = undefined;
+  holder.countersignReplicaPool = undefined;
   await client?.$disconnect().catch(() => {});
+  await replicaDb?.$disconnect().catch(() => {});
   await open?.end().catch(() => {});
   await log?.end().catch(() => {});
+  await replica?.end().catch(() => {});
 }

@@ -1,4 +1,5 @@
 import 'server-only';
+import { replicaSafe } from './replica';
 import { db } from './db';
 import { rows as run } from './sql/kysely';
 import { selectOverviewBuckets, selectOverviewGroups } from './sql/stats';
@@ -31,7 +32,10 @@ const emptyCounts = (): DeliveryCounts => ({ completed: 0, rejected: 0, never_se
 const BUCKET_HOURS = 6;
 
 /** The request references with records in the last 24 hours, most recent first, at most `max`. */
-export async function listRecentRequestRefs(viewer: Actor, max = 500): Promise<string[]> {
+export const listRecentRequestRefs = replicaSafe(async function listRecentRequestRefs(
+  viewer: Actor,
+  max: number = 500,
+): Promise<string[]> {
   if (!authorize(viewer, 'outcomes.read')) return [];
   const since = new Date(Date.now() - 24 * 3_600_000);
   const rows = await db.outcomeRecord.groupBy({
@@ -41,10 +45,12 @@ export async function listRecentRequestRefs(viewer: Actor, max = 500): Promise<s
     take: max,
   });
   return rows.map((r) => r.requestRef);
-}
+});
 
 /** Counts for the overview, computed in PostgreSQL over the occurred_at index (never rows in JS). */
-export async function getOverviewStats(viewer: Actor): Promise<Result<OverviewStats>> {
+export const getOverviewStats = replicaSafe(async function getOverviewStats(
+  viewer: Actor,
+): Promise<Result<OverviewStats>> {
   if (!authorize(viewer, 'outcomes.read')) return fail('forbidden');
   const [groups, buckets] = await Promise.all([run(selectOverviewGroups()), run(selectOverviewBuckets(BUCKET_HOURS))]);
 
@@ -90,4 +96,4 @@ export async function getOverviewStats(viewer: Actor): Promise<Result<OverviewSt
     since,
     series: [...series.values()],
   });
-}
+});

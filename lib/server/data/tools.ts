@@ -1,4 +1,5 @@
 import 'server-only';
+import { replicaSafe } from './replica';
 import { z } from 'zod';
 import { db } from './db';
 import { rows as run } from './sql/kysely';
@@ -89,7 +90,9 @@ function advertisedOf(json: unknown): ToolAnnotations | null {
 }
 
 /** Any signed-in role may see the inventory; changing trust or policy is for admins (data access checks again). */
-export async function listToolInventory(viewer: Actor): Promise<Result<ToolInventory>> {
+export const listToolInventory = replicaSafe(async function listToolInventory(
+  viewer: Actor,
+): Promise<Result<ToolInventory>> {
   if (!authorize(viewer, 'outcomes.read') || !authorize(viewer, 'approvals.read')) return fail('forbidden');
   const rows = await run(selectToolInventory(INVENTORY_MAX_TOOLS + 1));
   const truncated = rows.length > INVENTORY_MAX_TOOLS;
@@ -163,7 +166,7 @@ export async function listToolInventory(viewer: Actor): Promise<Result<ToolInven
     if (tool.lastSeen > server.lastSeen) server.lastSeen = tool.lastSeen;
   }
   return ok({ servers: [...servers.values()], truncated, since: new Date(Date.now() - 7 * 24 * 3_600_000) });
-}
+});
 
 // ── Setting a requirement from the inventory ────────────────────────────────────────────────
 

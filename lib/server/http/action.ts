@@ -1,6 +1,7 @@
 import 'server-only';
 import type { z } from 'zod';
 import { isDatabaseUnavailable } from '../data/unavailable';
+import { noteOwnWrite } from '../data/replica';
 import { getViewer } from './session';
 import { takeRequestShared } from '../services/rate-limit';
 import type { Person } from '@/lib/auth/actor';
@@ -44,7 +45,11 @@ export async function runAction<S extends z.ZodType, T>(
     if (isDatabaseUnavailable(err)) return { status: 'error', message: messages.unavailable!, at };
     throw err;
   }
-  if (result.ok) return { status: 'ok', value: result.value, at };
+  if (result.ok) {
+    // A change succeeded: this person's next reads come from the primary (read-your-writes).
+    await noteOwnWrite();
+    return { status: 'ok', value: result.value, at };
+  }
   const fields = result.errors ? Object.fromEntries(result.errors.map((e) => [e.path, e.message])) : undefined;
   return { status: 'error', message: result.detail ?? messages[result.failure] ?? 'That did not work.', fields, at };
 }

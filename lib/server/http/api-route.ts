@@ -4,6 +4,7 @@ import { auth } from './auth';
 import { authenticateBearer } from '../data/credentials';
 import { isDatabaseUnavailable } from '../data/unavailable';
 import { findSessionViewer } from '../data/sessions';
+import { noteOwnWrite, readsOnPrimary } from '../data/replica';
 import { takeRequestShared } from '../services/rate-limit';
 import { authorize, scopesGranting, type Action } from '@/lib/auth/permissions';
 import type { RemoteActor } from '@/lib/auth/actor';
@@ -228,13 +229,14 @@ export function apiRoute<
         body = result.data;
       }
 
-      const out = await handler({
-        actor,
-        body: body as never,
-        query: query as never,
-        params: await context.params,
-        request,
-      });
+      const params = await context.params;
+      const run = () => handler({ actor, body: body as never, query: query as never, params, request });
+      // The console's session reads from the replica where it may (its writes mark the cookie
+      // that keeps its next reads on the primary); a bearer credential has no such cookie, so its
+      // reads stay on the primary and always follow its own writes.
+      const bearer = request.headers.has('authorization');
+      const out = bearer ? await readsOnPrimary(run) : await run();
+      if (!bearer && unsafeMethods.has(request.method) && out.ok) await noteOwnWrite();
       if (out instanceof Response) return out;
       return out.ok ? json(out.value) : problem(out.failure, out.detail, out.errors);
     } catch (err) {

@@ -4,6 +4,7 @@ import { Table, Td } from '@/components/ui/table';
 import { formatDate } from '@/lib/format';
 import { listAuditEntries, verifyAuditChainAs } from '@/lib/server/data/audit';
 import { getRetentionStatus } from '@/lib/server/data/retention';
+import { getReplicaStatus, type ReplicaStatus } from '@/lib/server/data/replica';
 import { describeRetention } from '@/lib/outcomes/retention';
 import { requireViewer } from '@/lib/server/http/session';
 import { firstValues } from '@/lib/url';
@@ -17,12 +18,13 @@ export default async function AuditPage({
 }) {
   const viewer = await requireViewer('audit.read');
   const before = Number(firstValues(await searchParams).before) || undefined;
-  const [verification, page, retention] = await Promise.all([
+  const [verification, page, retention, replica] = await Promise.all([
     verifyAuditChainAs(viewer),
     listAuditEntries(viewer, before),
     getRetentionStatus(viewer),
+    getReplicaStatus(viewer),
   ]);
-  if (!verification.ok || !page.ok || !retention.ok) throw new Error('the audit log refused an admin');
+  if (!verification.ok || !page.ok || !retention.ok || !replica.ok) throw new Error('the audit log refused an admin');
   const v = verification.value;
   const { setting, lastPurge } = retention.value;
   return (
@@ -88,6 +90,7 @@ export default async function AuditPage({
           'No purge has deleted anything yet.'
         )}
       </p>
+      <ReplicaLine status={replica.value} />
       {page.value.nextBefore ? (
         <div className="mt-4 text-right text-sm">
           <Link className="font-medium text-indigo-600" href={`/admin/audit?before=${page.value.nextBefore}`}>
@@ -96,5 +99,29 @@ export default async function AuditPage({
         </div>
       ) : null}
     </>
+  );
+}
+
+/** Where the console's read-only pages read from, and why (DATABASE_REPLICA_URL). */
+function ReplicaLine({ status }: { status: ReplicaStatus }) {
+  return (
+    <p className="mt-2 text-xs text-slate-500" data-testid="replica">
+      {!status.configured ? (
+        <>
+          Reads: the primary only (no <code className="font-mono">DATABASE_REPLICA_URL</code>).
+        </>
+      ) : status.usable ? (
+        <>
+          Read replica: in use, {status.lagMs} ms behind the primary (bound {status.maxLagMs} ms, checked{' '}
+          {formatDate(status.checkedAt)}). A person&apos;s reads stay on the primary for{' '}
+          {Math.round(status.ownWriteWindowMs / 1000)} s after their own change.
+        </>
+      ) : (
+        <span className="text-amber-700">
+          Read replica: not in use, {status.reason}; every read goes to the primary
+          {status.lagMs !== null ? ` (${status.lagMs} ms behind, bound ${status.maxLagMs} ms)` : ''}.
+        </span>
+      )}
+    </p>
   );
 }

@@ -1,4 +1,5 @@
 import 'server-only';
+import { replicaSafe } from '../replica';
 import { db } from '../db';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { authorize } from '@/lib/auth/permissions';
@@ -49,7 +50,7 @@ function statusWhere(status: ApprovalListQuery['status'], now: Date): Prisma.App
  * The queue and its history. `pending` runs soonest-to-expire first; everything else newest
  * first. Reads report expiry by the database clock whether or not the sweep has run.
  */
-export async function listApprovals(
+export const listApprovals = replicaSafe(async function listApprovals(
   reader: Actor,
   query: Partial<ApprovalListQuery> = {},
 ): Promise<Result<ApprovalPage>> {
@@ -95,7 +96,7 @@ export async function listApprovals(
       (r) => toView(r, now),
     ),
   );
-}
+});
 
 /** Requests waiting for a decision now (the queue's badge); 0 for someone who may not see them. */
 export async function countPendingApprovals(viewer: Actor): Promise<number> {

@@ -1,4 +1,5 @@
 import 'server-only';
+import { replicaSafe } from '../replica';
 import { rows as run } from '../sql/kysely';
 import { selectPolicyRules } from '../sql/incidents';
 import { listIncidentOutcomes, type OutcomeView } from '../outcomes';
@@ -54,10 +55,10 @@ export async function findingPolicy(
  * one query for all their references, analysed per reference. Capped so one huge incident cannot
  * stall a list page; the incident page itself shows the full analysis.
  */
-export async function findingsByRecord(
+export const findingsByRecord = replicaSafe(async function findingsByRecord(
   reader: Actor,
   requestRefs: string[],
-  maxRecords = 20_000,
+  maxRecords: number = 20_000,
 ): Promise<Map<string, FindingKind[]>> {
   const byRecord = new Map<string, FindingKind[]>();
   const refs = [...new Set(requestRefs)];
@@ -74,10 +75,10 @@ export async function findingsByRecord(
     }
   }
   return byRecord;
-}
+});
 
 /** Findings among the given request references (the overview passes the most recently active ones). */
-export async function countRecentFindings(
+export const countRecentFindings = replicaSafe(async function countRecentFindings(
   reader: Actor,
   refs: string[],
 ): Promise<{ findings: number; incidents: number }> {
@@ -92,7 +93,7 @@ export async function countRecentFindings(
     if (n) incidents += 1;
   }
   return { findings, incidents };
-}
+});
 
 /** The findings policy for records of many incidents: grants are read only when a write carries one. */
 async function listPolicy(reader: Actor, records: readonly OutcomeView[]): Promise<Partial<IncidentPolicy>> {

@@ -1,4 +1,5 @@
 import 'server-only';
+import { replicaSafe } from '../replica';
 import { z } from 'zod';
 import { first } from '../sql/kysely';
 import { selectApprovalRequestRef } from '../sql/incidents';
@@ -21,7 +22,10 @@ import { approvalScope, listIncidentApprovals } from './approvals';
 import { findingPolicy } from './policy';
 
 /** Everything under one request reference: records, approvals, what was and was not done, findings. */
-export async function getIncident(reader: Actor, requestRef: string): Promise<Result<IncidentView>> {
+export const getIncident = replicaSafe(async function getIncident(
+  reader: Actor,
+  requestRef: string,
+): Promise<Result<IncidentView>> {
   // A reference no record can have (NUL, half a surrogate pair, too long) is named as the fault
   // rather than sent to the database, which refuses NUL with an error.
   const ref = incidentRefSchema.safeParse(requestRef);
@@ -63,7 +67,7 @@ export async function getIncident(reader: Actor, requestRef: string): Promise<Re
     })),
     records: records.value,
   });
-}
+});
 
 /**
  * What the incident page, the API and the exports call: records who opened the incident, how,
@@ -107,11 +111,14 @@ export function incidentReport(incident: IncidentView): string {
  * of the outcome records, then a request reference, approval id or grant id of the approvals
  * (an incident may so far hold approvals only).
  */
-export async function resolveIncidentRef(reader: Actor, term: string): Promise<string | null> {
+export const resolveIncidentRef = replicaSafe(async function resolveIncidentRef(
+  reader: Actor,
+  term: string,
+): Promise<string | null> {
   const trimmed = term.trim();
   if (!trimmed || trimmed.length > 255 || !storable(z.string()).safeParse(trimmed).success) return null;
   return (await findOutcomeRequestRef(reader, trimmed)) ?? findApprovalRequestRef(reader, trimmed);
-}
+});
 
 // One round trip, each branch an indexed lookup (an OR across the tables would scan).
 async function findApprovalRequestRef(reader: Actor, term: string): Promise<string | null> {

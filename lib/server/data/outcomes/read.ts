@@ -1,4 +1,5 @@
 import 'server-only';
+import { replicaSafe } from '../replica';
 import { db } from '../db';
 import { rows as run } from '../sql/kysely';
 import { selectIncidentOutcomes } from '../sql/outcomes';
@@ -119,7 +120,10 @@ function readScope(reader: Actor): Prisma.OutcomeRecordWhereInput | null {
 export type OutcomePage = { items: OutcomeView[]; nextCursor: string | null };
 
 /** Newest first (occurredAt, then id), a page at a time. */
-export async function listOutcomes(reader: Actor, query: Partial<OutcomeQuery> = {}): Promise<Result<OutcomePage>> {
+export const listOutcomes = replicaSafe(async function listOutcomes(
+  reader: Actor,
+  query: Partial<OutcomeQuery> = {},
+): Promise<Result<OutcomePage>> {
   const scope = readScope(reader);
   if (!scope) return fail('forbidden');
   const limit = pageSize(query.limit, OUTCOME_PAGE_DEFAULT, OUTCOME_PAGE_MAX);
@@ -155,35 +159,41 @@ export async function listOutcomes(reader: Actor, query: Partial<OutcomeQuery> =
   return ok(
     keysetPage(rows, limit, (last) => encodeOutcomeCursor({ occurredAt: last.occurredAt, id: last.id }), toView),
   );
-}
+});
 
 /** One record; another organization's record is as absent as one that never existed. */
-export async function getOutcome(reader: Actor, id: string): Promise<Result<OutcomeView>> {
+export const getOutcome = replicaSafe(async function getOutcome(
+  reader: Actor,
+  id: string,
+): Promise<Result<OutcomeView>> {
   const scope = readScope(reader);
   if (!scope) return fail('forbidden');
   if (!isUuid(id)) return fail('not_found');
   const row = await db.outcomeRecord.findFirst({ where: { AND: [scope, { id }] }, select: viewSelect });
   return row ? ok(toView(row)) : fail('not_found');
-}
+});
 
 /**
  * Every record of some request references, oldest first, with its receipt order (for "later").
  * On the pool: the incident page, its API and the list's findings all start here.
  */
-export async function listIncidentOutcomes(
+export const listIncidentOutcomes = replicaSafe(async function listIncidentOutcomes(
   reader: Actor,
   requestRef: string | string[],
-  max = 5_000,
+  max: number = 5_000,
 ): Promise<Result<(OutcomeView & { seq: number })[]>> {
   const scope = readableOrganization(reader);
   if (!scope) return fail('forbidden');
   const refs = typeof requestRef === 'string' ? [requestRef] : requestRef;
   const rows = await run(selectIncidentOutcomes(refs, scope.organization, max));
   return ok(rows.map(({ receivedSeq, ...r }) => ({ ...toView(r), seq: Number(receivedSeq) })));
-}
+});
 
 /** The request reference a support person's search term points at: a reference, key, event or grant id. */
-export async function findOutcomeRequestRef(reader: Actor, term: string): Promise<string | null> {
+export const findOutcomeRequestRef = replicaSafe(async function findOutcomeRequestRef(
+  reader: Actor,
+  term: string,
+): Promise<string | null> {
   const scope = readScope(reader);
   if (!scope) return null;
   // One indexed lookup at a time, most likely first: an OR across columns would scan the table.
@@ -196,4 +206,4 @@ export async function findOutcomeRequestRef(reader: Actor, term: string): Promis
     if (hit) return hit.requestRef;
   }
   return null;
-}
+});

@@ -13,14 +13,15 @@ import {
 import type pg from 'pg';
 import type { DB } from '@/lib/generated/kysely/database';
 import type { PrismaClient } from '@/lib/generated/prisma/client';
-import { pool, type Tx } from '../db';
+import { pool, readPool, type Tx } from '../db';
 
 /**
  * The one typed helper for the statements Prisma cannot say (STYLE.md §13). Every such statement
  * lives in lib/server/data/sql/<concept>.ts, written with Kysely's builder where it can say it and
  * with its `sql` template where it cannot; table and column types come from DB, which prisma-kysely
  * generates from prisma/schema.prisma. Built here, run with `rows`/`affected` on:
- *   - nothing: the process's pool (lib/server/data/db.ts, its timeouts included);
+ *   - nothing: the process's pool (lib/server/data/db.ts, its timeouts included); for `rows`
+ *     inside a replicaSafe() read (replica.ts), the replica's pool;
  *   - a pg.Pool, PoolClient or Client: another pool (logPool), one held connection (a BEGIN…COMMIT
  *     on it) or a session of its own (db.ts sessionClient);
  *   - Prisma (`db` or a transaction `Tx`), so a statement joins the transaction it belongs to, or
@@ -53,7 +54,7 @@ const compile = <R>(q: Statement<R>): CompiledQuery<R> => ('isRawBuilder' in q ?
 const isTx = (on: On): on is Tx | PrismaClient => typeof (on as Partial<Tx>).$queryRawUnsafe === 'function';
 
 /** Runs a statement and answers its rows. */
-export async function rows<R>(q: Statement<R>, on: On = pool()): Promise<R[]> {
+export async function rows<R>(q: Statement<R>, on: On = readPool()): Promise<R[]> {
   const c = compile(q);
   if (isTx(on)) return on.$queryRawUnsafe<R[]>(c.sql, ...c.parameters);
   return (await on.query(c.sql, c.parameters as unknown[])).rows as R[];
