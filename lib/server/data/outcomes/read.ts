@@ -12,7 +12,7 @@ import {
   OUTCOME_PAGE_MAX,
   type OutcomeQuery,
 } from '@/lib/outcomes/query';
-import type { Category, Classification, Delivery, Observed, ToolAnnotations } from '@/lib/outcomes/schemas';
+import type { Category, Classification, Delivery, Observed, TaskStatus, ToolAnnotations } from '@/lib/outcomes/schemas';
 import { keysetPage, keysetQuery, pageSize } from '@/lib/pagination/keyset';
 import { fail, ok, type Result } from '@/lib/result';
 import { classificationSelect, toClassification } from './rows';
@@ -206,7 +206,7 @@ export async function findOutcomeRequestRef(reader: Actor, term: string): Promis
 export type TaskRecordView = {
   id: string;
   occurredAt: Date;
-  status: string | null;
+  status: TaskStatus | null;
   expired: boolean;
   delivery: Delivery;
   category: Category;
