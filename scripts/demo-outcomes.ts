@@ -6,12 +6,13 @@ import type { Story } from './lib/demo-story-kit';
 import { transportStories } from './lib/demo-stories-transport';
 import { toolStories } from './lib/demo-stories-tools';
 import { gatewayStories } from './lib/demo-stories-gateway';
+import { taskStories } from './lib/demo-stories-tasks';
 
 // billing-mcp and orders-mcp are trusted by the demo seed; crm-mcp is not, so its read-only
 // hints are display-only and its tools count as writes.
 export const DEMO_TRUSTED_SERVERS = ['billing-mcp', 'orders-mcp'];
 
-const stories: Story[] = [...transportStories, ...toolStories, ...gatewayStories];
+const stories: Story[] = [...transportStories, ...toolStories, ...gatewayStories, ...taskStories];
 
 // A small deterministic generator, so every machine gets the same demo data.
 function prng(seed: number) {
@@ -48,7 +49,10 @@ function recordsOf(story: Story, start: number, suffix = ''): Outcome[] {
       grantId: step.grantId,
       argsDigest: digest(step.args ?? step.summary),
       summary: step.summary,
-      observed: step.observed,
+      // A repeat of a task story is another task: its own task id.
+      observed: step.observed.task
+        ? { ...step.observed, task: { ...step.observed.task, id: step.observed.task.id + suffix } }
+        : step.observed,
     };
   });
 }
