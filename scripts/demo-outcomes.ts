@@ -12,7 +12,8 @@ import { taskStories } from './lib/demo-stories-tasks';
 // hints are display-only and its tools count as writes.
 export const DEMO_TRUSTED_SERVERS = ['billing-mcp', 'orders-mcp'];
 
-const stories: Story[] = [...transportStories, ...toolStories, ...gatewayStories, ...taskStories];
+// Task stories first: older than the others, so the newest records stay the classic ones.
+const stories: Story[] = [...taskStories, ...transportStories, ...toolStories, ...gatewayStories];
 
 // A small deterministic generator, so every machine gets the same demo data.
 function prng(seed: number) {
