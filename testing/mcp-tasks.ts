@@ -23,7 +23,7 @@ export interface TaskServerOptions {
   pollIntervalMs?: number;
 }
 
-function createTaskMcpServer(store: InMemoryTaskStore, options: TaskServerOptions): McpServer {
+export function createTaskMcpServer(store = new InMemoryTaskStore(), options: TaskServerOptions = {}): McpServer {
   const server = new McpServer(
     { name: TASK_SERVER_NAME, version: '1.0.0' },
     {
