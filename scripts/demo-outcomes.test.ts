@@ -70,6 +70,8 @@ describe('demo outcome records', () => {
       ['tsk_demo_export_5140', 'working', 'unknown', 'task_expired'],
     ]);
     expect(story('req_task_export_5141').map((s) => s[3])).toEqual(['task_running', 'task_cancelled']);
+    // A task's later status is the same attempt seen again, not a retry.
+    expect(records.filter((r) => r.requestRef === 'req_task_ledger_5120').map((r) => r.attempt)).toEqual([1, 1]);
     expect(story('req_refund_4520')).toEqual([[null, null, 'unknown', 'invalid_arguments']]);
     // Repeats are other tasks: no task id is shared across request references.
     const refsOf = new Map<string, Set<string>>();

@@ -31,7 +31,10 @@ function recordsOf(story: Story, start: number, suffix = ''): Outcome[] {
   return story.steps.map((step, i) => {
     at += step.afterMs ?? 0;
     const attemptKey = step.key ?? `${step.tool.server}/${step.tool.name}/${step.summary}`;
-    attempts.set(attemptKey, (attempts.get(attemptKey) ?? 0) + 1);
+    // A later status of the same task is the same attempt, seen again.
+    const sameTask =
+      step.observed.task != null && story.steps.slice(0, i).some((s) => s.observed.task?.id === step.observed.task?.id);
+    if (!sameTask) attempts.set(attemptKey, (attempts.get(attemptKey) ?? 0) + 1);
     return {
       eventId: `demo_${story.ref}${suffix}_${i}`,
       occurredAt: new Date(at).toISOString(),
