@@ -32,6 +32,16 @@ test.describe('incidents', () => {
     expect(text).toContain('Redacted report');
   });
 
+  test('the timeline shows each task status seen, the current one last', async ({ page }) => {
+    await signIn(page, 'support');
+    await page.goto('/incidents/req_task_prices_5133');
+    const tasks = page.getByTestId('timeline-task');
+    await expect(tasks).toHaveText(['task working', 'task input required']);
+    await expect(page.getByTestId('timeline-entry').last()).toContainText(
+      "Answer the task's input request, then poll the task (tasks/get); never call the tool again.",
+    );
+  });
+
   test('an idempotency key finds its incident; an unknown unsafe write shows in the unknown list', async ({ page }) => {
     await signIn(page, 'reviewer');
     await page.goto('/incidents?q=cancel-8003');

@@ -38,6 +38,39 @@ test.describe('outcome log', () => {
     await expect(rows.nth(2).getByTestId('delivery-badge')).toHaveText('Unknown');
   });
 
+  test("a task record shows the task's current status, its history and the classifier version", async ({ page }) => {
+    await signIn(page, 'support');
+    await page.goto('/outcomes?requestRef=req_task_ledger_5120');
+    const rows = page.getByTestId('outcome-row');
+    await expect(rows).toHaveCount(2);
+    // Newest first: open the older record, the task still working when it was seen.
+    await rows.nth(1).getByRole('link').first().click();
+    await expect(page.getByTestId('what-happened')).toContainText('runs as an MCP task that has not finished');
+    await expect(page.getByTestId('next-step')).toHaveText(
+      'Poll the task (tasks/get) until it ends; never call the tool again.',
+    );
+    await expect(page.getByTestId('classifier-version')).toHaveText('2');
+    await expect(page.getByTestId('task-current')).toHaveText('Current status: completed');
+    const history = page.getByTestId('task-history').locator('li');
+    await expect(history).toHaveCount(2);
+    await expect(history.nth(0)).toContainText('working (this record)');
+    // The later record of the same task is one click away.
+    await history.nth(1).getByRole('link', { name: 'completed' }).click();
+    await expect(page.getByTestId('what-happened')).toContainText('ran and completed successfully');
+  });
+
+  test('an expired task and the folded -32602 on a write say to check state first', async ({ page }) => {
+    await signIn(page, 'support');
+    await page.goto('/outcomes?requestRef=req_task_export_5140');
+    await page.getByTestId('outcome-row').first().getByRole('link').first().click();
+    await expect(page.getByTestId('task-current')).toHaveText('Current status: expired (last seen working)');
+    await expect(page.getByTestId('next-step')).toContainText('Check the current state first');
+    await page.goto('/outcomes?requestRef=req_refund_4520');
+    await page.getByTestId('outcome-row').first().getByRole('link').first().click();
+    await expect(page.getByTestId('what-happened')).toContainText('ended in error -32602');
+    await expect(page.getByTestId('task-current')).toHaveCount(0);
+  });
+
   test('masked free text: the email in a summary is shown by its kind only', async ({ page }) => {
     await signIn(page, 'support');
     await page.goto('/outcomes?requestRef=req_crm_9100');

@@ -51,4 +51,33 @@ describe('demo outcome records', () => {
     expect(Math.min(...times)).toBeGreaterThan(now - 8 * 24 * 3_600_000);
     expect(Math.max(...times)).toBeLessThanOrEqual(now);
   });
+
+  it('include MCP tasks (completed, still running, expired, cancelled) and a folded -32602 on a write', () => {
+    const story = (ref: string) =>
+      classified
+        .filter(({ r }) => r.requestRef === ref)
+        .map(({ r, c }) => [r.observed.task?.id ?? null, r.observed.task?.status ?? null, c.delivery, c.category]);
+    expect(story('req_task_ledger_5120')).toEqual([
+      ['tsk_demo_ledger_5120', 'working', 'unknown', 'task_running'],
+      ['tsk_demo_ledger_5120', 'completed', 'completed', 'ok'],
+    ]);
+    expect(story('req_task_prices_5133')).toEqual([
+      ['tsk_demo_prices_5133', 'working', 'unknown', 'task_running'],
+      ['tsk_demo_prices_5133', 'input_required', 'unknown', 'task_input_required'],
+    ]);
+    expect(story('req_task_export_5140')).toEqual([
+      ['tsk_demo_export_5140', 'working', 'unknown', 'task_running'],
+      ['tsk_demo_export_5140', 'working', 'unknown', 'task_expired'],
+    ]);
+    expect(story('req_task_export_5141').map((s) => s[3])).toEqual(['task_running', 'task_cancelled']);
+    // A task's later status is the same attempt seen again, not a retry.
+    expect(records.filter((r) => r.requestRef === 'req_task_ledger_5120').map((r) => r.attempt)).toEqual([1, 1]);
+    expect(story('req_refund_4520')).toEqual([[null, null, 'unknown', 'invalid_arguments']]);
+    // Repeats are other tasks: no task id is shared across request references.
+    const refsOf = new Map<string, Set<string>>();
+    for (const r of records)
+      if (r.observed.task)
+        refsOf.set(r.observed.task.id, (refsOf.get(r.observed.task.id) ?? new Set()).add(r.requestRef));
+    expect([...refsOf.values()].every((refs) => refs.size === 1)).toBe(true);
+  });
 });

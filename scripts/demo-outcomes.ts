@@ -6,12 +6,14 @@ import type { Story } from './lib/demo-story-kit';
 import { transportStories } from './lib/demo-stories-transport';
 import { toolStories } from './lib/demo-stories-tools';
 import { gatewayStories } from './lib/demo-stories-gateway';
+import { taskStories } from './lib/demo-stories-tasks';
 
 // billing-mcp and orders-mcp are trusted by the demo seed; crm-mcp is not, so its read-only
 // hints are display-only and its tools count as writes.
 export const DEMO_TRUSTED_SERVERS = ['billing-mcp', 'orders-mcp'];
 
-const stories: Story[] = [...transportStories, ...toolStories, ...gatewayStories];
+// Task stories first: older than the others, so the newest records stay the classic ones.
+const stories: Story[] = [...taskStories, ...transportStories, ...toolStories, ...gatewayStories];
 
 // A small deterministic generator, so every machine gets the same demo data.
 function prng(seed: number) {
@@ -29,7 +31,10 @@ function recordsOf(story: Story, start: number, suffix = ''): Outcome[] {
   return story.steps.map((step, i) => {
     at += step.afterMs ?? 0;
     const attemptKey = step.key ?? `${step.tool.server}/${step.tool.name}/${step.summary}`;
-    attempts.set(attemptKey, (attempts.get(attemptKey) ?? 0) + 1);
+    // A later status of the same task is the same attempt, seen again.
+    const sameTask =
+      step.observed.task != null && story.steps.slice(0, i).some((s) => s.observed.task?.id === step.observed.task?.id);
+    if (!sameTask) attempts.set(attemptKey, (attempts.get(attemptKey) ?? 0) + 1);
     return {
       eventId: `demo_${story.ref}${suffix}_${i}`,
       occurredAt: new Date(at).toISOString(),
@@ -48,7 +53,10 @@ function recordsOf(story: Story, start: number, suffix = ''): Outcome[] {
       grantId: step.grantId,
       argsDigest: digest(step.args ?? step.summary),
       summary: step.summary,
-      observed: step.observed,
+      // A repeat of a task story is another task: its own task id.
+      observed: step.observed.task
+        ? { ...step.observed, task: { ...step.observed.task, id: step.observed.task.id + suffix } }
+        : step.observed,
     };
   });
 }

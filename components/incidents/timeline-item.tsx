@@ -5,7 +5,7 @@ import { Badge } from '@/components/ui/card';
 import { formatDate } from '@/lib/format';
 import type { IncidentTimelineEntry } from '@/lib/incidents/timeline';
 import { timelineKindLabel } from '@/lib/incidents/types';
-import { isUnknownWrite } from '@/lib/outcomes/present';
+import { isUnknownWrite, taskStatusLabel } from '@/lib/outcomes/present';
 
 // Each kind its own mark and colour; the kind is also written out, so colour is never the only cue.
 function marker(e: IncidentTimelineEntry): { glyph: string; className: string } {
@@ -83,6 +83,15 @@ function Body({ e, position }: { e: IncidentTimelineEntry; position: (recordId: 
               </span>
             ) : null}
             {e.approvalId ? approvalLink(e.approvalId) : null}
+            {e.task ? (
+              <span
+                className="rounded bg-sky-50 px-1.5 py-0.5 font-mono text-xs text-sky-800 ring-1 ring-inset ring-sky-200"
+                data-testid="timeline-task"
+                title={`MCP task ${e.task.id}`}
+              >
+                task {taskStatusLabel(e.task)}
+              </span>
+            ) : null}
           </div>
           {e.detail ? <p className="mt-1 text-sm text-slate-800">{e.detail}</p> : null}
           <p className="mt-0.5 text-xs text-slate-600">

@@ -11,7 +11,7 @@ import {
   type JSONRPCResultResponse,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Observed } from '../outcomes/schemas';
+import { taskStatuses, type Observed, type TaskStatus } from '../outcomes/schemas';
 import { obtainGrant, type GrantOutcome } from '../mcp/approvals';
 import { approvalKey } from '../mcp/countersign-client';
 import { argsDigest } from '../mcp/digest';
@@ -35,9 +35,18 @@ interface Forwarded {
   t0: number;
 }
 
+// A call the server turned into an MCP task: later tasks/get, tasks/result and tasks/cancel
+// answers about it are observed too, each new status a record with the task id.
+interface TaskCall extends Forwarded {
+  taskId: string;
+  status: TaskStatus;
+}
+
 export class ToolCalls {
   private forwarded = new Map<Id, Forwarded>();
   private held = new Map<Id, AbortController>();
+  private tasks = new Map<string, TaskCall>();
+  private taskRequests = new Map<Id, { taskId: string; method: string }>();
 
   constructor(private readonly relay: Relay) {}
 
@@ -97,10 +106,93 @@ export class ToolCalls {
     if (error) this.finish(request.id, fromError(error, trace, 'tools/call'), upstreamError(request.id));
   }
 
+  /** The client asks about a task (tasks/get, tasks/result, tasks/cancel): its answer is observed. */
+  taskRequest(request: JSONRPCRequest): void {
+    const taskId = (request.params as { taskId?: unknown } | undefined)?.taskId;
+    if (typeof taskId === 'string' && this.tasks.has(taskId)) {
+      this.taskRequests.set(request.id, { taskId, method: request.method });
+    }
+  }
+
+  /**
+   * A server's answer about a task the gateway saw created: a new status, the terminal result, or
+   * "not found" (the task is gone: expired) is reported. Passed on unchanged by the relay.
+   */
+  observeTaskAnswer(message: JSONRPCResultResponse | JSONRPCErrorResponse): void {
+    const asked = this.taskRequests.get(message.id as Id);
+    if (!asked) return;
+    this.taskRequests.delete(message.id as Id);
+    const task = this.tasks.get(asked.taskId);
+    if (!task) return;
+    const taskOf = (status: TaskStatus, expired = false) => ({
+      id: task.taskId.slice(0, 200),
+      status,
+      ...(expired ? { expired: true } : {}),
+    });
+    if (asked.method === 'tasks/result') {
+      // The terminal answer: classified by what it says, never by the status alone.
+      const observed: Observed = isJSONRPCErrorResponse(message)
+        ? { ...fromError(new McpError(message.error.code, ''), newTrace(), 'tools/call') }
+        : fromResult(message.result as CallToolResult, task.tool, null).observed;
+      const isError = isJSONRPCErrorResponse(message) || (message.result as CallToolResult).isError === true;
+      const status: TaskStatus = TERMINAL.has(task.status) ? task.status : isError ? 'failed' : 'completed';
+      this.tasks.delete(task.taskId);
+      return this.report(task, { ...observed, task: taskOf(status) });
+    }
+    if (isJSONRPCErrorResponse(message)) {
+      // tasks/get (or cancel) no longer finds it before a terminal status: expired.
+      if (message.error.code === -32602 && !TERMINAL.has(task.status)) {
+        this.tasks.delete(task.taskId);
+        this.report(task, { sent: true, task: taskOf(task.status, true) });
+      }
+      return;
+    }
+    const status = (message.result as { status?: unknown }).status;
+    if (!isTaskStatus(status) || status === task.status) return;
+    task.status = status;
+    // completed waits for tasks/result (the SDK always reads it). failed is reported as seen, with
+    // nothing else (the status alone decides nothing: unknown for a write); SDK clients do not
+    // read a failed task's result, and if one does, that answer is a further record.
+    if (status === 'completed') return;
+    if (status === 'cancelled') this.tasks.delete(task.taskId);
+    this.report(task, { sent: true, task: taskOf(status) });
+  }
+
+  private report(call: Forwarded, observed: Observed): void {
+    this.relay.ctx.reporter.enqueue(
+      gatewayRecord(this.relay.ctx, {
+        name: call.name,
+        tool: call.tool,
+        meta: call.meta,
+        digest: call.digest,
+        observed,
+        startedAt: new Date(),
+        durationMs: Math.round(performance.now() - call.t0),
+        grantId: call.grantId,
+      }),
+    );
+  }
+
   /** A server's answer to a forwarded call: observed, reported, passed on. True when it was one. */
   answered(message: JSONRPCResultResponse | JSONRPCErrorResponse): boolean {
     const call = this.forwarded.get(message.id as Id);
-    if (!call) return false;
+    if (!call) {
+      this.observeTaskAnswer(message);
+      return false;
+    }
+    const created = isJSONRPCErrorResponse(message) ? null : createdTask(message.result);
+    if (created) {
+      // The server made the call a task: it was accepted and runs; its outcome comes later.
+      // Bounded: a client that never asks again leaves its oldest tasks forgotten, not kept forever.
+      if (this.tasks.size >= MAX_TASKS) this.tasks.delete(this.tasks.keys().next().value!);
+      this.tasks.set(created.taskId, { ...call, taskId: created.taskId, status: created.status });
+      this.finish(
+        message.id as Id,
+        { sent: true, task: { id: created.taskId.slice(0, 200), status: created.status } },
+        message,
+      );
+      return true;
+    }
     if (isJSONRPCErrorResponse(message)) {
       const observed = fromError(new McpError(message.error.code, ''), newTrace(), 'tools/call');
       this.finish(message.id as Id, observed, message);
@@ -124,6 +216,8 @@ export class ToolCalls {
   }
 
   connectionClosed(side: 'client' | 'server' | 'gateway'): void {
+    this.taskRequests.clear();
+    this.tasks.clear();
     for (const controller of this.held.values()) controller.abort();
     for (const id of [...this.forwarded.keys()]) {
       const error: JSONRPCMessage | null = side === 'client' ? null : upstreamError(id);
@@ -286,5 +380,17 @@ const upstreamError = (id: Id): JSONRPCMessage => ({
   id,
   error: { code: -32603, message: 'The gateway could not reach the MCP server; the call may not have been sent.' },
 });
+
+const MAX_TASKS = 1000;
+const TASK_STATUSES = new Set<string>(taskStatuses);
+const TERMINAL = new Set<TaskStatus>(['completed', 'failed', 'cancelled']);
+const isTaskStatus = (v: unknown): v is TaskStatus => typeof v === 'string' && TASK_STATUSES.has(v);
+
+/** The task of a CreateTaskResult (a tools/call answered with a task instead of a result). */
+function createdTask(result: unknown): { taskId: string; status: TaskStatus } | null {
+  if (!isRecord(result) || Array.isArray(result.content) || !isRecord(result.task)) return null;
+  const { taskId, status } = result.task;
+  return typeof taskId === 'string' && taskId && isTaskStatus(status) ? { taskId, status } : null;
+}
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

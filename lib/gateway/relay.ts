@@ -71,6 +71,8 @@ export class Relay {
   private fromClient(message: JSONRPCMessage): void {
     if (isJSONRPCRequest(message)) {
       if (message.method === 'tools/call') return void this.calls.handle(message);
+      if (message.method === 'tasks/get' || message.method === 'tasks/result' || message.method === 'tasks/cancel')
+        this.calls.taskRequest(message);
       if (message.method === 'tools/list') this.listing.set(message.id, { first: !message.params?.cursor });
       if (message.method === 'initialize') this.initializeId = message.id;
     } else if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') {

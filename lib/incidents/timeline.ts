@@ -14,7 +14,7 @@
 //   freshly redeemed grant reads after the redemption.
 import { effectiveStatus } from '@/lib/approvals/view';
 import type { ApprovalStatus, DecisionKind } from '@/lib/approvals/schemas';
-import type { Classification } from '@/lib/outcomes/schemas';
+import type { Classification, ObservedTask } from '@/lib/outcomes/schemas';
 import { callName, type IncidentRecord, type TimelineKind } from './types';
 
 /** An approval request of the incident with everything that happened to it, as stored. */
@@ -63,6 +63,8 @@ export type OutcomeEntry = Entry<
     attempt: number | null;
     grantId: string | null;
     classification: Classification;
+    /** The MCP task this record saw, if the call ran as one: its id and the status then. */
+    task: ObservedTask | null;
   }
 >;
 export type ApprovalRequestedEntry = Entry<
@@ -133,6 +135,7 @@ export function outcomeEntry(r: IncidentRecord, approvalId: string | null = null
     attempt: r.attempt ?? null,
     grantId: r.grantId ?? null,
     classification: r.classification,
+    task: r.observed?.task ?? null,
   };
 }
 

@@ -3,7 +3,7 @@
 // An `IncidentRecord` is a structural subset of a stored outcome record as read back
 // (`OutcomeView` in lib/server/data/outcomes.ts) plus `seq`, the order the console received it in,
 // which the caller supplies (e.g. the received sequence, or the index by receivedAt).
-import type { Classification, ToolAnnotations } from '@/lib/outcomes/schemas';
+import type { Classification, ObservedTask, ToolAnnotations } from '@/lib/outcomes/schemas';
 
 export type IncidentRecord = {
   id: string;
@@ -22,6 +22,8 @@ export type IncidentRecord = {
   grantId?: string | null;
   summary?: string | null;
   classification: Classification;
+  /** What the caller saw; only the MCP task (its id and the status seen) is read here. */
+  observed?: { task?: ObservedTask | null };
 };
 
 export type IncidentPolicy = {

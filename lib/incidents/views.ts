@@ -2,7 +2,7 @@
 // wire. Documented by GET /api/v1/openapi.json and checked against the API e2e suite's answers. Pure.
 import { z } from 'zod';
 import { approvalStatuses, decisionKinds } from '@/lib/approvals/schemas';
-import { classificationSchema } from '@/lib/outcomes/schemas';
+import { classificationSchema, taskSchema } from '@/lib/outcomes/schemas';
 import { wireInstant } from '@/lib/outcomes/views';
 import { findingKinds } from './types';
 
@@ -23,6 +23,7 @@ export const timelineEntrySchema = z.discriminatedUnion('kind', [
     attempt: z.number().int().nullable(),
     grantId: z.string().nullable(),
     classification: classificationSchema,
+    task: taskSchema.nullable().meta({ description: 'The MCP task this record saw (its id and the status then).' }),
   }),
   entry('approval_requested', {
     approvalId: z.string(),

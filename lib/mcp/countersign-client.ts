@@ -57,6 +57,11 @@ export interface CallOptions {
   attempt?: number;
   signal?: AbortSignal;
   timeoutMs?: number;
+  /**
+   * Run the call as an MCP task where the tool allows it (tools requiring tasks always run as
+   * one). Each status seen is reported as its own record with the task's id.
+   */
+  task?: boolean | { ttlMs?: number };
 }
 
 export interface GuardedCallResult {
@@ -163,6 +168,12 @@ export class CountersignClient {
         timeoutMs: call.timeoutMs ?? this.options.timeoutMs,
         signal: call.signal,
         lostConnectionGraceMs: this.options.lostConnectionGraceMs,
+        task: {
+          prefer: call.task != null && call.task !== false,
+          ttlMs: typeof call.task === 'object' ? call.task.ttlMs : undefined,
+          // The creation and each status change: a record each, linked by the task's id.
+          onStatus: (seen) => void this.finish(params.name, tool, digest, call, attempt, seen, grant?.grantId),
+        },
       },
     );
     const done = this.finish(params.name, tool, digest, call, attempt, observation, grant?.grantId);

@@ -11,6 +11,7 @@ import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol
 import type { Observed } from '../outcomes/schemas';
 import { loadToolCatalog, type ToolCatalog } from './catalog';
 import { callStatus, fromError, fromReceivedButRefused, fromResult, withStatus } from './observed';
+import { observeTaskCall, runsAsTask, type TaskCallOptions } from './observe-task';
 import { hookTransportErrors, newTrace, traces, type Trace } from './trace';
 
 export { observingFetch } from './trace';
@@ -47,6 +48,12 @@ export interface ObserveCallOptions {
    * calling the connection lost (default 1 s).
    */
   lostConnectionGraceMs?: number;
+  /**
+   * Run the call as an MCP task (SDK experimental tasks API) when the tool supports it; a tool
+   * whose `execution.taskSupport` is `required` always runs as one. `onStatus` sees the creation
+   * and each status change; the answer is the terminal observation.
+   */
+  task?: TaskCallOptions | boolean;
 }
 
 /** Runs `client.callTool(params)` once and observes it. Never throws for the call's own failures. */
@@ -87,6 +94,29 @@ export async function observeToolCall(
     received = r as CallToolResult;
     return true;
   });
+
+  const preferTask = options.task === true || (typeof options.task === 'object' && options.task.prefer === true);
+  if (runsAsTask(options.catalog, params.name, preferTask)) {
+    try {
+      return await observeTaskCall(
+        client,
+        params,
+        {
+          catalog: options.catalog,
+          trace,
+          signal: internal.signal,
+          timeoutMs: options.timeoutMs,
+          clock,
+          abortedAs: () => aborted,
+        },
+        typeof options.task === 'object' ? options.task : {},
+      );
+    } finally {
+      settled = true;
+      clearTimeout(graceTimer);
+      options.signal?.removeEventListener('abort', onCallerAbort);
+    }
+  }
 
   try {
     const result = (await traces.run(trace, () =>

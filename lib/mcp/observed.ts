@@ -109,7 +109,7 @@ export function withStatus(observed: Observed, httpStatus: number | null): Obser
 }
 
 // The HTTP status of the POST that carried this JSON-RPC request (null in-memory, or never answered).
-function statusOf(trace: Trace, rpcMethod: string): number | null {
+export function statusOf(trace: Trace, rpcMethod: string): number | null {
   return [...trace.exchanges].reverse().find((x) => x.rpcMethod === rpcMethod)?.status ?? null;
 }
 export const callStatus = (trace: Trace) => statusOf(trace, 'tools/call');

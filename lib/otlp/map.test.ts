@@ -2,6 +2,7 @@
 // hand-written record each must become out (no database).
 import { describe, expect, it } from 'vitest';
 import { decodeJson, type AttrValue, type OtlpSpan } from './decode';
+import { classifyRecord } from '@/lib/outcomes/classify';
 import { mapSpan } from './map';
 import { rejectionMessage } from './response';
 import { validateRecord } from './validate';
@@ -247,5 +248,75 @@ it('OTLP/JSON: the spec example shape decodes; arguments are not kept', () => {
       ['x', { other: 'array' }],
     ]),
     resource: new Map([['service.name', 'support-bot']]),
+  });
+});
+
+// DESIGN.md "Telemetry in": mapped spans are classified by the same classifier, version 2 rows
+// included. Expected verdicts hand-written from DESIGN.md's table.
+describe('mapped spans through the shared classifier', () => {
+  const WRITE = { 'countersign.tool.read_only_hint': false };
+  const READ = { 'countersign.tool.read_only_hint': true };
+  it.each<[string, Record<string, AttrValue>, boolean, [string, string, string, string]]>([
+    [
+      'error.type -32022 (unsupported protocol version)',
+      { 'error.type': '-32022' },
+      false,
+      ['protocol', 'rejected', 'protocol_error', 'no'],
+    ],
+    [
+      'rpc.response.status_code -32020',
+      { 'rpc.response.status_code': '-32020', 'error.type': '-32020' },
+      false,
+      ['protocol', 'rejected', 'protocol_error', 'no'],
+    ],
+    ['error.type -32021', { 'error.type': '-32021' }, false, ['protocol', 'rejected', 'protocol_error', 'no']],
+    [
+      'the folded -32602 on a write',
+      { ...WRITE, 'error.type': 'tool_error', 'rpc.response.status_code': '-32602' },
+      true,
+      ['tool', 'unknown', 'invalid_arguments', 'after_state_check'],
+    ],
+    [
+      'the folded -32602 on a write of an untrusted server claiming read-only',
+      { ...READ, 'error.type': 'tool_error', 'rpc.response.status_code': '-32602' },
+      false,
+      ['tool', 'unknown', 'invalid_arguments', 'after_state_check'],
+    ],
+    [
+      'the folded -32602 on a trusted read',
+      { ...READ, 'error.type': 'tool_error', 'rpc.response.status_code': '-32602' },
+      true,
+      ['protocol', 'rejected', 'invalid_arguments', 'after_correction'],
+    ],
+    [
+      'a plain -32602 (no tool_error) on a write',
+      { ...WRITE, 'error.type': '-32602' },
+      true,
+      ['protocol', 'rejected', 'invalid_arguments', 'after_correction'],
+    ],
+    [
+      'a task still working',
+      { ...WRITE, 'countersign.task.id': 'tsk_1', 'countersign.task.status': 'working' },
+      true,
+      ['tool', 'unknown', 'task_running', 'after_state_check'],
+    ],
+    [
+      'a task that completed, span ended cleanly',
+      { ...WRITE, 'countersign.task.id': 'tsk_1', 'countersign.task.status': 'completed' },
+      true,
+      ['none', 'completed', 'ok', 'no'],
+    ],
+    [
+      'a task cancelled',
+      { ...WRITE, 'countersign.task.id': 'tsk_1', 'countersign.task.status': 'cancelled' },
+      true,
+      ['tool', 'unknown', 'task_cancelled', 'after_state_check'],
+    ],
+  ])('%s', (_name, attrs, trusted, [boundary, delivery, category, retry]) => {
+    const out = mapSpan(span({ ...required, ...attrs }));
+    if (out.kind !== 'record') throw new Error(`not a record: ${JSON.stringify(out)}`);
+    const valid = validateRecord(out.record);
+    if (!valid.ok) throw new Error(valid.reason);
+    expect(classifyRecord(valid.record, trusted)).toMatchObject({ boundary, delivery, category, retry });
   });
 });

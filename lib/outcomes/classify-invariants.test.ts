@@ -38,6 +38,21 @@ describe('classifyOutcome: invariants over generated observations', () => {
                   clientError,
                   result,
                 });
+  // Version 2: tasks and resultType over a smaller set (the full product is too large).
+  for (const task of [
+    { id: 't', status: 'working' as const },
+    { id: 't', status: 'input_required' as const },
+    { id: 't', status: 'working' as const, expired: true },
+    { id: 't', status: 'completed' as const },
+    { id: 't', status: 'failed' as const },
+    { id: 't', status: 'cancelled' as const },
+  ])
+    for (const httpStatus of [null, 200, 401, 500])
+      for (const jsonRpcErrorCode of [null, -32602, -32603, -32022])
+        for (const clientError of [null, ...clientErrors])
+          for (const result of results)
+            for (const resultType of [null, 'task' as const, 'input_required' as const])
+              observations.push({ sent: true, httpStatus, jsonRpcErrorCode, clientError, result, task, resultType });
   const callers = [
     { annotations: { readOnlyHint: true }, serverTrusted: true },
     { annotations: { readOnlyHint: true }, serverTrusted: false },

@@ -11,7 +11,12 @@ const UNCERTAIN = new Set<Category>([
   'connection_lost',
   'cancelled',
   'no_response',
+  'task_cancelled',
+  'task_expired',
 ]);
+
+// A task the server is still running: the only safe next step is to ask the task.
+const RUNNING = new Set<Category>(['task_running', 'task_input_required']);
 
 function isUncertainCategory(category: Category): boolean {
   return UNCERTAIN.has(category);
@@ -45,11 +50,26 @@ const REASONS: Record<Category, string> = {
   tool_error: 'the tool reported an error without a category',
   output_schema_violation: 'its structured result was missing or broke the declared schema',
   ok: 'it succeeded',
+  task_running: 'its task is still working',
+  task_input_required: 'its task is waiting for input',
+  task_cancelled: 'its task was cancelled before it finished',
+  task_expired: 'its task expired before a final status was seen',
 };
+
+// v.category invalid_arguments with delivery unknown is only ever the folded -32602 on a write.
+const isFoldedInvalidArguments = (v: Verdict) => v.category === 'invalid_arguments' && v.delivery === 'unknown';
 
 export function describe(v: Verdict, readOnly: boolean, toolName?: string | null): string {
   const call = toolName ? `The call to ${toolName}` : 'The call';
   const reason = REASONS[v.category];
+  if (RUNNING.has(v.category)) {
+    return readOnly
+      ? `${call} runs as an MCP task that has not finished (${reason}); it is read-only, so nothing is being changed.`
+      : `${call} runs as an MCP task that has not finished (${reason}): it may already have taken effect.`;
+  }
+  if (isFoldedInvalidArguments(v)) {
+    return `${call} ended in error -32602, which SDKs use both for invalid arguments (nothing ran) and for a result that failed the server's own output schema (it ran): it may have taken effect.`;
+  }
   switch (v.delivery) {
     case 'never_sent':
       return `${call} was never sent (${reason}): nothing was done.`;
@@ -83,7 +103,7 @@ const NEXT_STEPS: Partial<Record<Category, string>> = {
   protocol_error: 'Fix the integration; an unchanged retry fails the same way.',
   invalid_arguments: 'Correct the input, then call again.',
   unknown_tool: 'Correct the tool name or input; never substitute a broader tool.',
-  input_required: 'Wait for the requested human input, then retry.',
+  input_required: 'Answer the input requests (a person may need to), then send the same call again.',
   validation: 'Correct the input, then call again.',
   denied: 'Stop: do not retry or look for another route.',
   not_found: 'Ask for a corrected identifier.',
@@ -91,7 +111,15 @@ const NEXT_STEPS: Partial<Record<Category, string>> = {
   output_schema_violation: "Do not treat the content as evidence; report it to the tool's owner.",
 };
 
+const POLL_TASK = 'Poll the task (tasks/get) until it ends; never call the tool again.';
+const ANSWER_TASK = "Answer the task's input request, then poll the task (tasks/get); never call the tool again.";
+const FOLDED_CHECK_STATE =
+  'Check the current state first: the call may have run. Replay only with the same idempotency key and the same input.';
+
 export function nextStepFor(v: Verdict, readOnly: boolean): string {
+  if (v.category === 'task_running') return POLL_TASK;
+  if (v.category === 'task_input_required') return ANSWER_TASK;
+  if (isFoldedInvalidArguments(v)) return FOLDED_CHECK_STATE;
   if (v.delivery === 'never_sent' && v.retry !== 'after_approval') {
     return v.retry === 'backoff'
       ? 'Nothing was sent; retry with bounded backoff.'

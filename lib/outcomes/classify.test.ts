@@ -63,9 +63,158 @@ const TABLE: [string, Observed, Expected, Expected?][] = [
     e('protocol', 'rejected', 'invalid_arguments', 'after_correction'),
   ],
   [
+    // Version 2: on a write the folded code may be the SDK's post-handler output check.
     '-32602 folded by an SDK into an isError result',
     sent({ httpStatus: 200, jsonRpcErrorCode: -32602, result: { isError: true } }),
+    e('tool', 'unknown', 'invalid_arguments', 'after_state_check'),
     e('protocol', 'rejected', 'invalid_arguments', 'after_correction'),
+  ],
+  [
+    'near miss: -32602 with a clean (non-error) result is not folded',
+    sent({ jsonRpcErrorCode: -32602, result: { isError: false, outputValidation: 'valid' } }),
+    e('protocol', 'rejected', 'invalid_arguments', 'after_correction'),
+  ],
+  [
+    'near miss: -32603 folded into an isError result stays internal',
+    sent({ jsonRpcErrorCode: -32603, result: { isError: true } }),
+    e('protocol', 'unknown', 'internal', 'after_state_check'),
+    e('protocol', 'rejected', 'internal', 'backoff'),
+  ],
+  [
+    'folded -32602 declared as an unknown tool: nothing ran',
+    sent({ jsonRpcErrorCode: -32602, result: { isError: true, errorCategory: 'unknown_tool' } }),
+    e('protocol', 'rejected', 'unknown_tool', 'after_correction'),
+  ],
+  ...[-32020, -32021, -32022].map((code): [string, Observed, Expected] => [
+    `JSON-RPC ${code} (2026-07-28)`,
+    sent({ httpStatus: 200, jsonRpcErrorCode: code }),
+    e('protocol', 'rejected', 'protocol_error', 'no'),
+  ]),
+  [
+    'near miss: -32023 is no known protocol code',
+    sent({ jsonRpcErrorCode: -32023 }),
+    e('protocol', 'unknown', 'internal', 'after_state_check'),
+    e('protocol', 'rejected', 'internal', 'backoff'),
+  ],
+  [
+    'resultType input_required (2026-07-28 multi round-trip)',
+    sent({ httpStatus: 200, resultType: 'input_required' }),
+    e('protocol', 'rejected', 'input_required', 'after_input'),
+  ],
+  [
+    'near miss: resultType complete with a result is the result',
+    sent({ resultType: 'complete', result: { isError: false, outputValidation: 'valid' } }),
+    e('none', 'completed', 'ok', 'no'),
+  ],
+  [
+    'near miss: resultType complete and nothing else is no response',
+    sent({ resultType: 'complete' }),
+    e('client', 'unknown', 'no_response', 'after_state_check'),
+    e('client', 'unknown', 'no_response', 'backoff'),
+  ],
+  [
+    'task created, working',
+    sent({ resultType: 'task', task: { id: 't1', status: 'working' } }),
+    e('tool', 'unknown', 'task_running', 'after_state_check'),
+  ],
+  [
+    'task input_required',
+    sent({ task: { id: 't1', status: 'input_required' } }),
+    e('tool', 'unknown', 'task_input_required', 'after_state_check'),
+  ],
+  [
+    'task working, polled through an HTTP 503: the task still runs',
+    sent({ httpStatus: 503, task: { id: 't1', status: 'working' } }),
+    e('tool', 'unknown', 'task_running', 'after_state_check'),
+  ],
+  [
+    'task completed with a valid result',
+    sent({ task: { id: 't1', status: 'completed' }, result: { isError: false, outputValidation: 'valid' } }),
+    e('none', 'completed', 'ok', 'no'),
+  ],
+  [
+    'task completed with a result breaking the schema',
+    sent({ task: { id: 't1', status: 'completed' }, result: { isError: false, outputValidation: 'invalid' } }),
+    e('tool', 'completed', 'output_schema_violation', 'no'),
+  ],
+  [
+    'task completed with an isError result declaring conflict',
+    sent({ task: { id: 't1', status: 'completed' }, result: { isError: true, errorCategory: 'REVISION_CONFLICT' } }),
+    e('tool', 'rejected', 'conflict', 'after_state_check'),
+  ],
+  [
+    'task completed, result not read: the status alone decides nothing',
+    sent({ task: { id: 't1', status: 'completed' } }),
+    e('client', 'unknown', 'no_response', 'after_state_check'),
+    e('client', 'unknown', 'no_response', 'backoff'),
+  ],
+  [
+    'near miss: task completed, reported with an HTTP 500: no refusal, no trusted answer',
+    sent({ httpStatus: 500, task: { id: 't1', status: 'completed' }, result: { isError: false } }),
+    e('client', 'unknown', 'no_response', 'after_state_check'),
+    e('client', 'unknown', 'no_response', 'backoff'),
+  ],
+  [
+    'task completed, result read over HTTP 200',
+    sent({ httpStatus: 200, task: { id: 't1', status: 'completed' }, result: { isError: false } }),
+    e('none', 'completed', 'ok', 'no'),
+  ],
+  [
+    'task failed with a JSON-RPC -32603 (2026-07-28)',
+    sent({ task: { id: 't1', status: 'failed' }, jsonRpcErrorCode: -32603 }),
+    e('protocol', 'unknown', 'internal', 'after_state_check'),
+    e('protocol', 'rejected', 'internal', 'backoff'),
+  ],
+  [
+    'task failed with a JSON-RPC -32602 alone (2026-07-28)',
+    sent({ task: { id: 't1', status: 'failed' }, jsonRpcErrorCode: -32602 }),
+    e('protocol', 'rejected', 'invalid_arguments', 'after_correction'),
+  ],
+  [
+    'task failed with an isError result declaring validation (2025-11-25)',
+    sent({ task: { id: 't1', status: 'failed' }, result: { isError: true, errorCategory: 'VALIDATION_ERROR' } }),
+    e('tool', 'rejected', 'validation', 'after_correction'),
+  ],
+  [
+    'task failed with an isError result, no category (2025-11-25)',
+    sent({ task: { id: 't1', status: 'failed' }, result: { isError: true } }),
+    e('tool', 'unknown', 'tool_error', 'after_state_check'),
+    e('tool', 'rejected', 'tool_error', 'backoff'),
+  ],
+  [
+    'task failed with the folded -32602',
+    sent({ task: { id: 't1', status: 'failed' }, jsonRpcErrorCode: -32602, result: { isError: true } }),
+    e('tool', 'unknown', 'invalid_arguments', 'after_state_check'),
+    e('protocol', 'rejected', 'invalid_arguments', 'after_correction'),
+  ],
+  [
+    'near miss: task failed, nothing else reported: never inferred from the status',
+    sent({ task: { id: 't1', status: 'failed' } }),
+    e('client', 'unknown', 'no_response', 'after_state_check'),
+    e('client', 'unknown', 'no_response', 'backoff'),
+  ],
+  [
+    'task cancelled',
+    sent({ task: { id: 't1', status: 'cancelled' } }),
+    e('tool', 'unknown', 'task_cancelled', 'after_state_check'),
+    e('tool', 'rejected', 'task_cancelled', 'backoff'),
+  ],
+  [
+    'task expired while working (TTL passed, tasks/get not found)',
+    sent({ task: { id: 't1', status: 'working', expired: true } }),
+    e('tool', 'unknown', 'task_expired', 'after_state_check'),
+    e('tool', 'rejected', 'task_expired', 'backoff'),
+  ],
+  [
+    'task expired while waiting for input',
+    sent({ task: { id: 't1', status: 'input_required', expired: true } }),
+    e('tool', 'unknown', 'task_expired', 'after_state_check'),
+    e('tool', 'rejected', 'task_expired', 'backoff'),
+  ],
+  [
+    'near miss: expired false is still running',
+    sent({ task: { id: 't1', status: 'working', expired: false } }),
+    e('tool', 'unknown', 'task_running', 'after_state_check'),
   ],
   [
     '-32602 declared as an unknown tool',
@@ -187,9 +336,39 @@ describe('classifyOutcome: precedence', () => {
       { category: 'upstream_failure', delivery: 'unknown' },
     ],
     [
-      'a JSON-RPC code beats the result an SDK folded it into',
+      'a JSON-RPC code beats the result an SDK folded it into (a write: unknown, version 2)',
       sent({ jsonRpcErrorCode: -32602, result: { isError: true, errorCategory: 'VALIDATION' } }),
-      { boundary: 'protocol', category: 'invalid_arguments' },
+      { boundary: 'tool', delivery: 'unknown', category: 'invalid_arguments' },
+    ],
+    [
+      'a task beats the HTTP status its polling saw',
+      sent({ httpStatus: 401, task: { id: 't1', status: 'input_required' } }),
+      { category: 'task_input_required', delivery: 'unknown' },
+    ],
+    [
+      'a cancelled task beats a later expiry',
+      sent({ task: { id: 't1', status: 'cancelled', expired: true } }),
+      { category: 'task_cancelled' },
+    ],
+    [
+      'a running task beats a client error while polling',
+      sent({ task: { id: 't1', status: 'working' }, clientError: 'timeout' }),
+      { category: 'task_running' },
+    ],
+    [
+      'a completed task with a client error and no result: the client error',
+      sent({ task: { id: 't1', status: 'completed' }, clientError: 'connection_lost' }),
+      { category: 'connection_lost', delivery: 'unknown' },
+    ],
+    [
+      'resultType input_required loses to a JSON-RPC code',
+      sent({ resultType: 'input_required', jsonRpcErrorCode: -32600 }),
+      { category: 'protocol_error' },
+    ],
+    [
+      'resultType input_required loses to an HTTP refusal',
+      sent({ httpStatus: 429, resultType: 'input_required' }),
+      { category: 'rate_limited' },
     ],
     [
       'a received result beats a later client error',

@@ -3,15 +3,25 @@
 // statuses and declared categories only: English messages are never parsed.
 //
 // Precedence when several fields are set (first match wins):
-//   1. Not sent. `sent: false` with no sign of an answer (status, code or result): never_sent.
-//      Any such sign means something did leave the caller, so the record is treated as sent.
-//   2. HTTP status >= 400: admission refused or failed before JSON-RPC ran.
-//   3. JSON-RPC error code. It beats a result because SDKs fold protocol errors into
+//   1. Not sent. `sent: false` with no sign of an answer (status, code, result or task):
+//      never_sent. Any such sign means something did leave the caller, so it counts as sent.
+//   2. A task (version 2). Once a server created a task the call was accepted, so what the
+//      caller saw while polling (an HTTP status, a lost connection) says nothing about the
+//      call itself. Still `working` / `input_required`: task_running / task_input_required.
+//      Expired, or cancelled: task_expired / task_cancelled. Ended `completed` or `failed`:
+//      the rows below for the code or result the caller reports with it, never the status
+//      alone (2025-11-25 and 2026-07-28 disagree on what `failed` means); an HTTP failure
+//      reported with it is no refusal (the task exists) but no trustworthy answer: no_response.
+//   3. HTTP status >= 400: admission refused or failed before JSON-RPC ran.
+//   4. JSON-RPC error code. It beats a result because SDKs fold protocol errors into
 //      `isError` results ("MCP error -32602"): the caller reports the code and the code wins.
-//   4. Tool result: `isError` with its declared category, else output validation.
-//   5. Client error (timeout, connection lost, cancelled). A received answer above is more
+//      A -32602 folded into an `isError` result (both reported) is unknown for a write
+//      (version 2): the SDK uses that code for its own post-handler output check too.
+//   5. `resultType: "input_required"` (2026-07-28 multi round-trip): the server asks first.
+//   6. Tool result: `isError` with its declared category, else output validation.
+//   7. Client error (timeout, connection lost, cancelled). A received answer above is more
 //      specific than a later local failure, but a client error beats silence.
-//   6. Nothing else: no_response.
+//   8. Nothing else: no_response.
 import { describe, nextStepFor } from './classify-wording';
 import { normalizeErrorCategory, type DeclaredCategory } from './error-categories';
 import type {
@@ -21,13 +31,18 @@ import type {
   Delivery,
   Observed,
   ObservedResult,
+  ObservedTask,
   Outcome,
   Retry,
   ToolAnnotations,
 } from './schemas';
 
-/** Stored with each classification so records can be re-derived when the rules change. */
-export const CLASSIFIER_VERSION = 1;
+/**
+ * Stored with each classification so records can be re-derived when the rules change.
+ * 1: the first table. 2: MCP tasks, `resultType: "input_required"`, -32020/-32021/-32022, and
+ * the folded -32602 on a write is unknown.
+ */
+export const CLASSIFIER_VERSION = 2;
 
 export interface ClassifyInput {
   observed: Observed;
@@ -73,9 +88,19 @@ function isReadOnly(annotations: ToolAnnotations | null | undefined, trusted: bo
 
 function decide(o: Observed, readOnly: boolean): Verdict {
   if (!wasSent(o)) return fromNeverSent(o);
+  if (o.task) {
+    const fromStatus = fromTaskStatus(o.task, readOnly);
+    if (fromStatus) return fromStatus;
+  }
+  // A task that ended, reported with an HTTP failure: the call was accepted (the task exists),
+  // so "refused" would be false, and no answer that came with a failure status is trusted.
+  if (o.task && o.httpStatus != null && o.httpStatus >= 400) {
+    return verdict('client', 'unknown', 'no_response', uncertainRetry(readOnly));
+  }
   return (
-    fromHttp(o.httpStatus, o.authError, readOnly) ??
+    (o.task ? null : fromHttp(o.httpStatus, o.authError, readOnly)) ??
     fromJsonRpc(o.jsonRpcErrorCode, o.result, readOnly) ??
+    (o.resultType === 'input_required' ? verdict('protocol', 'rejected', 'input_required', 'after_input') : null) ??
     fromResult(o.result, readOnly) ??
     fromClientError(o.clientError, readOnly) ??
     verdict('client', 'unknown', 'no_response', uncertainRetry(readOnly))
@@ -83,7 +108,19 @@ function decide(o: Observed, readOnly: boolean): Verdict {
 }
 
 function wasSent(o: Observed): boolean {
-  return o.sent || o.httpStatus != null || o.jsonRpcErrorCode != null || o.result != null;
+  return o.sent || o.httpStatus != null || o.jsonRpcErrorCode != null || o.result != null || o.task != null;
+}
+
+// The statuses that decide by themselves. `completed` and `failed` do not: the caller's
+// reported code or result does (null here).
+function fromTaskStatus(task: ObservedTask, readOnly: boolean): Verdict | null {
+  if (task.status === 'completed' || task.status === 'failed') return null;
+  // A task seen cancelled stays cancelled even if it later vanished.
+  if (task.status === 'cancelled') return uncertain('tool', 'task_cancelled', readOnly);
+  if (task.expired) return uncertain('tool', 'task_expired', readOnly);
+  // Running: it may act at any moment, whatever the tool; the task will tell.
+  const category = task.status === 'working' ? 'task_running' : 'task_input_required';
+  return verdict('tool', 'unknown', category, 'after_state_check');
 }
 
 function fromNeverSent(o: Observed): Verdict {
@@ -129,10 +166,21 @@ function fromJsonRpc(
     case -32600:
     case -32601:
       return verdict('protocol', 'rejected', 'protocol_error', 'no');
+    // 2026-07-28: header mismatch, missing client capability, unsupported protocol version.
+    case -32020:
+    case -32021:
+    case -32022:
+      return verdict('protocol', 'rejected', 'protocol_error', 'no');
     case -32602: {
       // MCP reports an unknown tool as -32602 too; only a declared category tells them apart.
-      const unknownTool = normalizeErrorCategory(result?.errorCategory) === 'unknown_tool';
-      return verdict('protocol', 'rejected', unknownTool ? 'unknown_tool' : 'invalid_arguments', 'after_correction');
+      // The tool does not exist, so nothing ran, folded or not.
+      if (normalizeErrorCategory(result?.errorCategory) === 'unknown_tool') {
+        return verdict('protocol', 'rejected', 'unknown_tool', 'after_correction');
+      }
+      // Folded into an isError result, the code may be the SDK's own check of a result the
+      // handler already produced: a write may have run.
+      if (result?.isError && !readOnly) return verdict('tool', 'unknown', 'invalid_arguments', 'after_state_check');
+      return verdict('protocol', 'rejected', 'invalid_arguments', 'after_correction');
     }
     case -32042:
       return verdict('protocol', 'rejected', 'input_required', 'after_input');

@@ -1,5 +1,5 @@
 // How outcome classifications read to people: labels and tones, one table each. Pure.
-import type { Boundary, Category, Delivery, Retry } from './schemas';
+import type { Boundary, Category, Delivery, ObservedTask, Retry } from './schemas';
 
 export type Tone = 'neutral' | 'good' | 'warn' | 'bad' | 'info';
 
@@ -46,3 +46,7 @@ export const categoryLabel = (c: Category) => c.replaceAll('_', ' ');
 
 /** An unknown write is the outcome people must never miss: it may have changed something. */
 export const isUnknownWrite = (c: { delivery: Delivery; readOnly: boolean }) => c.delivery === 'unknown' && !c.readOnly;
+
+/** An MCP task's status as seen by one record, e.g. "working", "expired (last seen working)". */
+export const taskStatusLabel = (t: Pick<ObservedTask, 'status' | 'expired'>) =>
+  t.expired ? `expired (last seen ${t.status.replaceAll('_', ' ')})` : t.status.replaceAll('_', ' ');

@@ -79,6 +79,12 @@ describe('outcomeSchema', () => {
       withObserved({ sent: false, clientBlock: 'approval_required', httpStatus: null, result: null }),
     ],
     ['a folded -32602', withObserved({ jsonRpcErrorCode: -32602, result: { isError: true } })],
+    ['resultType complete', withObserved({ resultType: 'complete' })],
+    ['resultType input_required, no result', withObserved({ resultType: 'input_required', result: null })],
+    ['a created task', withObserved({ resultType: 'task', result: null, task: { id: 'tsk_1', status: 'working' } })],
+    ['a task from 2025-11-25 (no resultType)', withObserved({ task: { id: 'tsk_1', status: 'completed' } })],
+    ['an expired task', withObserved({ result: null, task: { id: 'tsk_1', status: 'working', expired: true } })],
+    ['expired null', withObserved({ task: { id: 'tsk_1', status: 'failed', expired: null } })],
   ])('accepts %s', (_name, value) => {
     expect(outcomeSchema.safeParse(value).success).toBe(true);
   });
@@ -112,6 +118,24 @@ describe('outcomeSchema', () => {
       'a NUL in the error category',
       withObserved({ result: { isError: true, errorCategory: '\u0000' } }),
       'observed.result.errorCategory',
+    ],
+    ['an unknown resultType', withObserved({ resultType: 'partial' }), 'observed.resultType'],
+    ['resultType task without a task', withObserved({ resultType: 'task', result: null }), 'observed.task'],
+    ['input_required with a result', withObserved({ resultType: 'input_required' }), 'observed.result'],
+    ['an unknown task status', withObserved({ task: { id: 't', status: 'done' } }), 'observed.task.status'],
+    ['a task without status', withObserved({ task: { id: 't' } }), 'observed.task.status'],
+    ['a task with an empty id', withObserved({ task: { id: '', status: 'working' } }), 'observed.task.id'],
+    ['a task id over 200', withObserved({ task: { id: 't'.repeat(201), status: 'working' } }), 'observed.task.id'],
+    ['a task with extra fields', withObserved({ task: { id: 't', status: 'working', ttl: 5 } }), 'observed.task'],
+    [
+      'expired after a terminal status',
+      withObserved({ task: { id: 't', status: 'completed', expired: true } }),
+      'observed.task',
+    ],
+    [
+      'a task when nothing was sent',
+      withObserved({ sent: false, httpStatus: null, result: null, task: { id: 't', status: 'working' } }),
+      'observed.task',
     ],
     ['a fractional MCP request id', withField({ mcpRequestId: 1.5 }), 'mcpRequestId'],
     ['an object MCP request id', withField({ mcpRequestId: { id: 1 } }), 'mcpRequestId'],

@@ -51,6 +51,11 @@ export const categories = [
   'tool_error',
   'output_schema_violation',
   'ok',
+  // MCP tasks (classifier version 2)
+  'task_running',
+  'task_input_required',
+  'task_cancelled',
+  'task_expired',
 ] as const;
 export type Category = (typeof categories)[number];
 
@@ -65,6 +70,15 @@ export type AuthError = (typeof authErrors)[number];
 
 export const outputValidations = ['valid', 'invalid', 'not_declared', 'missing'] as const;
 export type OutputValidation = (typeof outputValidations)[number];
+
+/** 2026-07-28 servers say what kind of answer a call got; older ones say nothing (omit it). */
+export const resultTypes = ['complete', 'input_required', 'task'] as const;
+export type ResultType = (typeof resultTypes)[number];
+
+/** An MCP task's statuses (2025-11-25 and the 2026-07-28 tasks extension). */
+export const taskStatuses = ['working', 'input_required', 'completed', 'failed', 'cancelled'] as const;
+export type TaskStatus = (typeof taskStatuses)[number];
+export const terminalTaskStatuses: readonly TaskStatus[] = ['completed', 'failed', 'cancelled'];
 
 // Every string has a ceiling so a record's size is bounded by its schema, not only by the
 // 1 MiB body limit.
@@ -118,6 +132,17 @@ export const resultSchema = z
   .strict();
 export type ObservedResult = z.infer<typeof resultSchema>;
 
+export const taskSchema = z
+  .object({
+    // A server's task id: an identifier, kept as sent (and linked across records by it).
+    id: text(NAME_MAX),
+    status: z.enum(taskStatuses),
+    // True: the TTL passed or tasks/get no longer finds the task, and no terminal status was seen.
+    expired: optional(z.boolean()),
+  })
+  .strict();
+export type ObservedTask = z.infer<typeof taskSchema>;
+
 const observedShape = z
   .object({
     sent: z.boolean(),
@@ -127,6 +152,8 @@ const observedShape = z
     jsonRpcErrorCode: optional(z.number().int()),
     clientError: optional(z.enum(clientErrors)),
     result: optional(resultSchema),
+    resultType: optional(z.enum(resultTypes)),
+    task: optional(taskSchema),
   })
   .strict();
 
@@ -137,12 +164,19 @@ export const observedSchema = observedShape.superRefine((o, ctx) => {
   if (o.sent) {
     if (o.clientBlock != null) issue('clientBlock', 'only allowed when sent is false');
   } else {
-    for (const field of ['httpStatus', 'authError', 'jsonRpcErrorCode', 'result'] as const) {
+    for (const field of ['httpStatus', 'authError', 'jsonRpcErrorCode', 'result', 'resultType', 'task'] as const) {
       if (o[field] != null) issue(field, 'must be absent when sent is false: nothing came back');
     }
   }
   if (o.authError != null && o.httpStatus != null && o.httpStatus !== 401 && o.httpStatus !== 403) {
     issue('authError', 'only allowed with httpStatus 401 or 403');
+  }
+  if (o.resultType === 'task' && o.task == null) issue('task', 'required when resultType is "task"');
+  if (o.resultType === 'input_required' && o.result != null) {
+    issue('result', 'must be absent when resultType is "input_required": the server asked for input instead');
+  }
+  if (o.task?.expired && terminalTaskStatuses.includes(o.task.status)) {
+    issue('task', 'expired is only allowed while the last status seen is working or input_required');
   }
 });
 export type Observed = z.infer<typeof observedSchema>;

@@ -47,6 +47,11 @@ export const outcomeViewSchema = z
     classification: classificationSchema,
     annotationsTrusted: z.boolean(),
     receivedAt: wireInstant,
+    classifierVersion: z
+      .number()
+      .int()
+      .min(1)
+      .meta({ description: 'The classifier version that derived `classification`.' }),
   })
   .meta({ description: 'A stored record: what the caller sent (free text masked), its classification and id.' });
 

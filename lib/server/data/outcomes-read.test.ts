@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { getOutcome, ingestOutcomes, listOutcomes, type OutcomeView } from './outcomes';
+import { getOutcome, ingestOutcomes, listOutcomes, listTaskRecords, type OutcomeView } from './outcomes';
+import { db } from './db';
 import { trustServer } from './trusted-servers';
 import { makeUser, uniq } from '@/testing/factories';
 import { classifyRecord } from '@/lib/outcomes/classify';
@@ -196,6 +197,7 @@ describe('listOutcomes and getOutcome', () => {
       classification: classifyRecord(record, false),
       annotationsTrusted: false,
       receivedAt: expect.any(Date),
+      classifierVersion: 2,
     });
   });
 
@@ -212,5 +214,70 @@ describe('listOutcomes and getOutcome', () => {
     for (const missing of ['00000000-0000-4000-8000-000000000000', 'nope', `${id}x`, "' OR 1=1 --", '']) {
       expect(await getOutcome(key, missing)).toMatchObject({ ok: false, failure: 'not_found' });
     }
+  });
+});
+
+describe("a task's records (listTaskRecords)", () => {
+  it('links the records of one task id, oldest first, within one organization only', async () => {
+    const org = uniq('org');
+    const limited = await makeKey(['outcomes:write', 'outcomes:read'], org);
+    const unlimited = await makeKey();
+    const taskId = uniq('tsk');
+    const at = (min: number) => `2026-11-30T12:0${min}:00Z`;
+    const ingested = value(
+      await ingestOutcomes(
+        limited,
+        batchOf(
+          makeRecord({
+            organization: org,
+            occurredAt: at(2),
+            observed: { sent: true, task: { id: taskId, status: 'completed' }, result: { isError: false } },
+          }),
+          makeRecord({
+            organization: org,
+            occurredAt: at(0),
+            observed: { sent: true, resultType: 'task', task: { id: taskId, status: 'working' } },
+          }),
+          makeRecord({
+            organization: org,
+            occurredAt: at(1),
+            observed: { sent: true, task: { id: taskId, status: 'input_required' } },
+          }),
+          // Another task of the same organization: not linked.
+          makeRecord({
+            organization: org,
+            occurredAt: at(1),
+            observed: { sent: true, task: { id: `${taskId}x`, status: 'working' } },
+          }),
+        ),
+      ),
+    ).records;
+    // The same task id in another organization: never linked.
+    value(
+      await ingestOutcomes(
+        unlimited,
+        batchOf(
+          makeRecord({
+            organization: 'acme',
+            occurredAt: at(3),
+            observed: { sent: true, task: { id: taskId, status: 'cancelled' } },
+          }),
+        ),
+      ),
+    );
+    const row = await db.outcomeRecord.findUniqueOrThrow({ where: { id: ingested[0].id } });
+    expect(row.taskId).toBe(taskId);
+
+    const history = value(await listTaskRecords(unlimited, org, taskId));
+    expect(history.map((h) => [h.id, h.status, h.category])).toEqual([
+      [ingested[1].id, 'working', 'task_running'],
+      [ingested[2].id, 'input_required', 'task_input_required'],
+      [ingested[0].id, 'completed', 'ok'],
+    ]);
+    expect(history.every((h) => h.classifierVersion === 2)).toBe(true);
+    // A key limited to this organization sees the same; asking about another organization: nothing.
+    expect(value(await listTaskRecords(limited, org, taskId))).toHaveLength(3);
+    expect(value(await listTaskRecords(limited, 'acme', taskId))).toEqual([]);
+    expect(value(await listTaskRecords(unlimited, 'acme', taskId)).map((h) => h.status)).toEqual(['cancelled']);
   });
 });

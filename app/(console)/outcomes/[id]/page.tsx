@@ -4,9 +4,9 @@ import { CategoryBadge, DeliveryBadge } from '@/components/outcomes/outcome-badg
 import { Badge, Card } from '@/components/ui/card';
 import { Facts } from '@/components/ui/facts';
 import { formatDate } from '@/lib/format';
-import { boundaryLabel, isUnknownWrite, retryLabel } from '@/lib/outcomes/present';
+import { boundaryLabel, categoryLabel, isUnknownWrite, retryLabel, taskStatusLabel } from '@/lib/outcomes/present';
 import { findApprovalIdForGrant } from '@/lib/server/data/approvals';
-import { getOutcome } from '@/lib/server/data/outcomes';
+import { getOutcome, listTaskRecords } from '@/lib/server/data/outcomes';
 import { requireViewer } from '@/lib/server/http/session';
 
 export const metadata = { title: 'Outcome record' };
@@ -25,6 +25,10 @@ export default async function OutcomePage({ params }: { params: Promise<{ id: st
   const o = r.observed;
   const a = r.tool.annotations;
   const approvalId = await findApprovalIdForGrant(viewer, r.grantId);
+  // The task's history: every record with the same task id in this organization, oldest first.
+  const taskHistory = o.task ? await listTaskRecords(viewer, r.organization, o.task.id) : null;
+  const history = taskHistory?.ok ? taskHistory.value : [];
+  const current = history.at(-1);
 
   return (
     <>
@@ -74,6 +78,9 @@ export default async function OutcomePage({ params }: { params: Promise<{ id: st
               ['Tool result isError', yesNo(o.result?.isError)],
               ['Declared error category', code(o.result?.errorCategory)],
               ['Output validation', code(o.result?.outputValidation)],
+              ['Result type', code(o.resultType)],
+              ['MCP task', o.task ? code(o.task.id) : null],
+              ['Task status seen', o.task ? taskStatusLabel(o.task) : null],
               ['Duration', r.durationMs === null ? null : `${r.durationMs} ms`],
             ]}
           />
@@ -86,9 +93,47 @@ export default async function OutcomePage({ params }: { params: Promise<{ id: st
               ['Category', code(c.category)],
               ['Retry', retryLabel[c.retry]],
               ['Treated as read-only', yesNo(c.readOnly)],
+              [
+                'Classifier version',
+                <span key="v" data-testid="classifier-version">
+                  {r.classifierVersion}
+                </span>,
+              ],
             ]}
           />
         </Card>
+        {o.task ? (
+          <Card
+            title="MCP task"
+            description={`Every record of task ${o.task.id}, oldest first; the last is its current status.`}
+          >
+            <p className="mb-3 text-sm text-slate-800" data-testid="task-current">
+              Current status:{' '}
+              <span className="font-medium">
+                {current?.status
+                  ? taskStatusLabel({ status: current.status, expired: current.expired })
+                  : taskStatusLabel(o.task)}
+              </span>
+            </p>
+            <ol className="space-y-1 text-sm" data-testid="task-history">
+              {history.map((h) => (
+                <li key={h.id} className="flex flex-wrap items-baseline gap-x-2">
+                  <span className="text-xs text-slate-500">{formatDate(h.occurredAt)}</span>
+                  {h.id === r.id ? (
+                    <span className="font-medium text-slate-900">
+                      {h.status ? taskStatusLabel({ status: h.status, expired: h.expired }) : '—'} (this record)
+                    </span>
+                  ) : (
+                    <Link href={`/outcomes/${h.id}`} className="text-indigo-700 hover:underline">
+                      {h.status ? taskStatusLabel({ status: h.status, expired: h.expired }) : '—'}
+                    </Link>
+                  )}
+                  <span className="text-xs text-slate-500">{categoryLabel(h.category)}</span>
+                </li>
+              ))}
+            </ol>
+          </Card>
+        ) : null}
         <Card
           title="Tool annotations"
           description={

@@ -6,6 +6,8 @@ export {
   getOutcome,
   listIncidentOutcomes,
   listOutcomes,
+  listTaskRecords,
   type OutcomePage,
+  type TaskRecordView,
   type OutcomeView,
 } from './read';

@@ -2,7 +2,7 @@ import 'server-only';
 import { replicaSafe } from '../replica';
 import { db } from '../db';
 import { rows as run } from '../sql/kysely';
-import { selectIncidentOutcomes } from '../sql/outcomes';
+import { selectIncidentOutcomes, selectTaskRecords } from '../sql/outcomes';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { authorize } from '@/lib/auth/permissions';
 import { organizationOf, type Actor } from '@/lib/auth/actor';
@@ -13,7 +13,7 @@ import {
   OUTCOME_PAGE_MAX,
   type OutcomeQuery,
 } from '@/lib/outcomes/query';
-import type { Classification, Observed, ToolAnnotations } from '@/lib/outcomes/schemas';
+import type { Category, Classification, Delivery, Observed, TaskStatus, ToolAnnotations } from '@/lib/outcomes/schemas';
 import { keysetPage, keysetQuery, pageSize } from '@/lib/pagination/keyset';
 import { fail, ok, type Result } from '@/lib/result';
 import { classificationSelect, toClassification } from './rows';
@@ -43,6 +43,8 @@ export type OutcomeView = {
   /** Whether the tool's annotations were believed (its server was trusted) when classified. */
   annotationsTrusted: boolean;
   receivedAt: Date;
+  /** The classifier version that derived `classification` (lib/outcomes/classify.ts CLASSIFIER_VERSION). */
+  classifierVersion: number;
 };
 
 // Never the session hash, the content hash or the posting key.
@@ -69,6 +71,7 @@ const viewSelect = {
   observed: true,
   annotationsTrusted: true,
   receivedAt: true,
+  classifierVersion: true,
   ...classificationSelect,
 } satisfies Prisma.OutcomeRecordSelect;
 
@@ -102,6 +105,7 @@ function toView(r: ViewRow): OutcomeView {
     classification: toClassification(r),
     annotationsTrusted: r.annotationsTrusted,
     receivedAt: r.receivedAt,
+    classifierVersion: r.classifierVersion,
   };
 }
 
@@ -206,4 +210,48 @@ export const findOutcomeRequestRef = replicaSafe(async function findOutcomeReque
     if (hit) return hit.requestRef;
   }
   return null;
+});
+
+/** One record of an MCP task, as its history shows it. */
+export type TaskRecordView = {
+  id: string;
+  occurredAt: Date;
+  status: TaskStatus | null;
+  expired: boolean;
+  delivery: Delivery;
+  category: Category;
+  readOnly: boolean;
+  classifierVersion: number;
+};
+
+/**
+ * Every record of one MCP task (same organization, same `observed.task.id`), oldest first: the
+ * task's status history. The last one is its current status. Another organization's task ids
+ * are not looked at, even by a reader who may see every organization.
+ */
+export const listTaskRecords = replicaSafe(async function listTaskRecords(
+  reader: Actor,
+  organization: string,
+  taskId: string,
+  max: number = 200,
+): Promise<Result<TaskRecordView[]>> {
+  const scope = readableOrganization(reader);
+  if (!scope) return fail('forbidden');
+  if (scope.organization !== null && scope.organization !== organization) return ok([]);
+  const rows = await run(selectTaskRecords(organization, taskId, max));
+  return ok(
+    rows.map((r) => {
+      const task = (r.observed as Observed | null)?.task;
+      return {
+        id: r.id,
+        occurredAt: r.occurredAt,
+        status: task?.status ?? null,
+        expired: task?.expired === true,
+        delivery: r.delivery,
+        category: r.category,
+        readOnly: r.readOnly,
+        classifierVersion: r.classifierVersion,
+      };
+    }),
+  );
 });

@@ -53,6 +53,7 @@ export function toRow(r: Outcome, contentHash: string, c: Classification, truste
     grant_id: r.grantId,
     args_digest: r.argsDigest,
     summary: mask(r.summary),
+    task_id: r.observed.task?.id,
     observed: { ...r.observed, result },
     boundary: c.boundary,
     delivery: c.delivery,

@@ -27,6 +27,7 @@ const COLUMNS = {
   grant_id: 'text',
   args_digest: 'text',
   summary: 'text',
+  task_id: 'text',
   observed: 'jsonb',
   boundary: 'outcome_boundary',
   delivery: 'outcome_delivery',
@@ -132,6 +133,7 @@ const VIEW_COLUMNS = [
   'what_happened as whatHappened',
   'next_step as nextStep',
   'received_seq as receivedSeq',
+  'classifier_version as classifierVersion',
 ] as const;
 
 /** Every record of some request references (of one organization, or any), oldest first, at most `max`. */
@@ -141,6 +143,27 @@ export const selectIncidentOutcomes = (refs: string[], organization: string | nu
     .select(VIEW_COLUMNS)
     .where((eb) => eb('request_ref', '=', eb.fn.any(eb.val(refs))))
     .$if(organization !== null, (q) => q.where('organization', '=', organization!))
+    .orderBy('occurred_at')
+    .orderBy('received_seq')
+    .limit(max);
+
+// ── A task's records (lib/server/data/outcomes/read.ts listTaskRecords) ──────────────────────
+
+/** The records of one MCP task in one organization, in the order they happened (index: organization, task_id). */
+export const selectTaskRecords = (organization: string, taskId: string, max: number) =>
+  kysely
+    .selectFrom('outcome_records')
+    .select([
+      'id',
+      'occurred_at as occurredAt',
+      'observed',
+      'delivery',
+      'category',
+      'read_only as readOnly',
+      'classifier_version as classifierVersion',
+    ])
+    .where('organization', '=', organization)
+    .where('task_id', '=', taskId)
     .orderBy('occurred_at')
     .orderBy('received_seq')
     .limit(max);

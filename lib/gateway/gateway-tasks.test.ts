@@ -1,0 +1,123 @@
+// MCP tasks through the gateway: the SDK's real task flow (experimental tasks API) from a client
+// through the Relay to a task server, over InMemoryTransport. The gateway reports the creation,
+// each new status the client's polling saw, the terminal result from tasks/result, and a task
+// tasks/get no longer finds (its TTL passed) as expired; the client sees what it would directly.
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { cli } from '@/lib/auth/actor';
+import { setPolicyRule } from '@/lib/server/data/policy-rules';
+import { trustServer } from '@/lib/server/data/trusted-servers';
+import { Relay } from './relay';
+import { makeApiKey, uniq } from '@/testing/factories';
+import { listIncidentOutcomes } from '@/lib/server/data/outcomes';
+import { consoleActors, testContext, type ConsoleActors, closedAfterEach } from '@/testing/gateway-fixtures';
+import { createTaskMcpServer } from '@/testing/mcp-tasks';
+
+vi.mock('@/lib/server/http/auth', () => ({ auth: async () => null }));
+
+let actors: ConsoleActors;
+beforeAll(async () => {
+  actors = await consoleActors();
+});
+const open = closedAfterEach();
+
+async function setUp() {
+  const server = uniq('tasks');
+  await trustServer(cli, server);
+  await setPolicyRule(cli, { server, tool: null, requiredApprovals: 0 });
+  const t = testContext(actors, server);
+  const mcp = createTaskMcpServer(undefined, { workMs: 60, pollIntervalMs: 20 });
+  const [upSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const [clientSide, downSide] = InMemoryTransport.createLinkedPair();
+  await mcp.connect(serverSide);
+  const relay = new Relay(downSide, upSide, t.ctx);
+  await relay.start();
+  const client = new Client({ name: 'tasks-through-gateway', version: '1.0.0' });
+  await client.connect(clientSide);
+  open.push(async () => {
+    await client.close();
+    await relay.close();
+    await mcp.close();
+    await t.ctx.reporter.close(2000);
+  });
+  await client.listTools();
+  return { t, client };
+}
+
+async function run(client: Client, ref: string, mode: string, ttl?: number) {
+  const messages: string[] = [];
+  const stream = client.experimental.tasks.callToolStream(
+    { name: 'apply_credit', arguments: { account: 'acc_9', mode }, _meta: { 'countersign/requestRef': ref } },
+    CallToolResultSchema,
+    { task: ttl ? { ttl } : {} },
+  );
+  for await (const m of stream) messages.push(m.type === 'taskStatus' ? `status:${m.task.status}` : m.type);
+  return messages;
+}
+
+async function recordsOf(requestRef: string, reporter: { flush(): Promise<unknown> }) {
+  await reporter.flush();
+  const found = await listIncidentOutcomes(await makeApiKey(['outcomes:read']), requestRef);
+  if (!found.ok) throw new Error(found.failure);
+  return found.value.map((r) => ({
+    observed: r.observed,
+    category: r.classification.category,
+    taskId: r.observed.task?.id,
+  }));
+}
+
+const shape = (records: Awaited<ReturnType<typeof recordsOf>>) =>
+  records.map((r) => {
+    const task = (r.observed as { task?: { status: string; expired?: boolean } }).task;
+    return [task ? `${task.status}${task.expired ? ' (expired)' : ''}` : null, r.category];
+  });
+
+describe('gateway, MCP tasks', () => {
+  it('a task that completes: working, then the result from tasks/result (ok)', async () => {
+    const { t, client } = await setUp();
+    const ref = uniq('req');
+    const messages = await run(client, ref, 'complete');
+    expect(messages.at(-1)).toBe('result');
+    const records = await recordsOf(ref, t.ctx.reporter);
+    expect(shape(records)).toEqual([
+      ['working', 'task_running'],
+      ['completed', 'ok'],
+    ]);
+    expect(new Set(records.map((r) => r.taskId)).size).toBe(1);
+    expect(records[0].taskId).toMatch(/^[0-9a-f]{32}$/);
+  });
+
+  it('a task that fails: the status alone is no_response; the isError result from tasks/result decides', async () => {
+    const { t, client } = await setUp();
+    const ref = uniq('req');
+    const messages = await run(client, ref, 'fail');
+    // The SDK's stream stops at the failed status with its own -32603 and reads no result.
+    expect(messages.slice(-2)).toEqual(['status:failed', 'error']);
+    expect(shape(await recordsOf(ref, t.ctx.reporter))).toEqual([
+      ['working', 'task_running'],
+      ['failed', 'no_response'],
+    ]);
+    // A client that reads the failed task's result: that answer decides, as a further record.
+    const taskId = (await recordsOf(ref, t.ctx.reporter))[0].taskId!;
+    const result = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+    expect(result.isError).toBe(true);
+    expect(shape(await recordsOf(ref, t.ctx.reporter))).toEqual([
+      ['working', 'task_running'],
+      ['failed', 'no_response'],
+      ['failed', 'tool_error'],
+    ]);
+  });
+
+  it('a task that outlives its TTL: tasks/get not found, reported expired', async () => {
+    const { t, client } = await setUp();
+    const ref = uniq('req');
+    const messages = await run(client, ref, 'hang', 150);
+    expect(messages.at(-1)).toBe('error');
+    expect(shape(await recordsOf(ref, t.ctx.reporter))).toEqual([
+      ['working', 'task_running'],
+      ['working (expired)', 'task_expired'],
+    ]);
+  });
+});

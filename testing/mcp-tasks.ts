@@ -1,0 +1,131 @@
+// A real MCP server whose tools run as tasks (SDK 1.32 experimental tasks API, InMemoryTaskStore),
+// over InMemoryTransport or Streamable HTTP on 127.0.0.1, and a client connected to it.
+// `apply_credit` (a write, taskSupport required) does what its `mode` argument says:
+//   complete: works `workMs`, then completes with a structured result;
+//   fail:     works `workMs`, then fails with an isError result (2025-11-25);
+//   hang:     never finishes (to be cancelled, or to outlive its TTL).
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { observingFetch } from '@/lib/mcp/observe';
+
+export const TASK_SERVER_NAME = 'tasks-mcp';
+
+export interface TaskServerOptions {
+  workMs?: number;
+  pollIntervalMs?: number;
+}
+
+export function createTaskMcpServer(store = new InMemoryTaskStore(), options: TaskServerOptions = {}): McpServer {
+  const server = new McpServer(
+    { name: TASK_SERVER_NAME, version: '1.0.0' },
+    {
+      capabilities: { tasks: { requests: { tools: { call: {} } }, list: {}, cancel: {} } },
+      taskStore: store,
+    },
+  );
+  server.experimental.tasks.registerToolTask(
+    'apply_credit',
+    {
+      description: 'Applies a credit to an account, as a task',
+      inputSchema: { account: z.string(), mode: z.enum(['complete', 'fail', 'hang']) },
+      outputSchema: { credited: z.boolean(), account: z.string() },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      execution: { taskSupport: 'required' },
+    },
+    {
+      async createTask({ account, mode }, { taskStore, taskRequestedTtl }) {
+        const task = await taskStore.createTask({ ttl: taskRequestedTtl, pollInterval: options.pollIntervalMs ?? 20 });
+        if (mode !== 'hang') {
+          setTimeout(() => {
+            const done =
+              mode === 'complete'
+                ? taskStore.storeTaskResult(task.taskId, 'completed', {
+                    content: [{ type: 'text', text: `Credited ${account}` }],
+                    structuredContent: { credited: true, account },
+                  })
+                : taskStore.storeTaskResult(task.taskId, 'failed', {
+                    content: [{ type: 'text', text: 'The ledger refused the credit' }],
+                    isError: true,
+                  });
+            // Cancelled meanwhile: the store refuses a second terminal status.
+            done.catch(() => {});
+          }, options.workMs ?? 60);
+        }
+        return { task };
+      },
+      getTask: (_args, { taskId, taskStore }) => taskStore.getTask(taskId),
+      getTaskResult: async (_args, { taskId, taskStore }) => (await taskStore.getTaskResult(taskId)) as CallToolResult,
+    },
+  );
+  return server;
+}
+
+export interface TaskHarness {
+  client: Client;
+  close(): Promise<void>;
+}
+
+export async function connectTaskServer(
+  kind: 'in-memory' | 'streamable-http',
+  options: TaskServerOptions = {},
+): Promise<TaskHarness> {
+  const store = new InMemoryTaskStore();
+  const client = new Client({ name: 'tasks-agent', version: '1.0.0' });
+  if (kind === 'in-memory') {
+    const server = createTaskMcpServer(store, options);
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    await client.connect(clientSide);
+    return {
+      client,
+      close: async () => {
+        await client.close();
+        await server.close();
+        store.cleanup();
+      },
+    };
+  }
+  // Stateless Streamable HTTP: a server and transport per request, one task store for all.
+  const http: HttpServer = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      void (async () => {
+        const server = createTaskMcpServer(store, options);
+        const transport = new StreamableHTTPServerTransport({
+          sessionIdGenerator: undefined,
+          enableJsonResponse: true,
+        });
+        res.on('close', () => {
+          void transport.close();
+          void server.close();
+        });
+        await server.connect(transport);
+        const raw = Buffer.concat(chunks).toString('utf8');
+        await transport.handleRequest(req, res, raw ? JSON.parse(raw) : undefined);
+      })().catch(() => {
+        if (!res.headersSent) res.writeHead(500).end();
+      });
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const url = new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`);
+  await client.connect(new StreamableHTTPClientTransport(url, { fetch: observingFetch() }));
+  return {
+    client,
+    close: async () => {
+      await client.close();
+      store.cleanup();
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}
