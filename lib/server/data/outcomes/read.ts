@@ -1,7 +1,7 @@
 import 'server-only';
 import { db } from '../db';
 import { rows as run } from '../sql/kysely';
-import { selectIncidentOutcomes } from '../sql/outcomes';
+import { selectIncidentOutcomes, selectSettlers } from '../sql/outcomes';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { authorize } from '@/lib/auth/permissions';
 import { organizationOf, type Actor } from '@/lib/auth/actor';
@@ -13,6 +13,7 @@ import {
   type OutcomeQuery,
 } from '@/lib/outcomes/query';
 import type { Classification, Observed, ToolAnnotations } from '@/lib/outcomes/schemas';
+import { resolvedNextStep, type Resolution } from '@/lib/outcomes/resolution';
 import { keysetPage, keysetQuery, pageSize } from '@/lib/pagination/keyset';
 import { fail, ok, type Result } from '@/lib/result';
 import { classificationSelect, toClassification } from './rows';
@@ -42,6 +43,8 @@ export type OutcomeView = {
   /** Whether the tool's annotations were believed (its server was trusted) when classified. */
   annotationsTrusted: boolean;
   receivedAt: Date;
+  /** What settled this unknown, or null (DESIGN.md "Resolving an unknown"). */
+  resolution: Resolution | null;
 };
 
 // Never the session hash, the content hash or the posting key.
@@ -68,6 +71,11 @@ const viewSelect = {
   observed: true,
   annotationsTrusted: true,
   receivedAt: true,
+  resolvedAt: true,
+  resolutionBy: true,
+  resolutionVerdict: true,
+  resolvedByRecordId: true,
+  stateCheck: { select: { note: true, who: true } },
   ...classificationSelect,
 } satisfies Prisma.OutcomeRecordSelect;
 
@@ -77,7 +85,39 @@ type ViewRow = Omit<
   'toolAnnotations' | 'mcpRequestId' | 'observed'
 > & { toolAnnotations: unknown; mcpRequestId: unknown; observed: unknown };
 
-function toView(r: ViewRow): OutcomeView {
+/** Who settled what: the settling records' agents (else principals), by id. */
+type Settlers = Map<string, string>;
+
+async function settlersOf(rows: Pick<ViewRow, 'resolvedByRecordId'>[]): Promise<Settlers> {
+  const ids = [...new Set(rows.flatMap((r) => (r.resolvedByRecordId ? [r.resolvedByRecordId] : [])))];
+  if (!ids.length) return new Map();
+  const found = await run(selectSettlers(ids));
+  return new Map(found.map((s) => [s.id, s.agent ?? s.principal]));
+}
+
+function toResolution(r: ViewRow, settlers: Settlers): Resolution | null {
+  if (!r.resolvedAt || !r.resolutionBy || !r.resolutionVerdict) return null;
+  if (r.resolutionBy === 'record') {
+    const who = r.resolvedByRecordId ? settlers.get(r.resolvedByRecordId) : undefined;
+    return {
+      by: 'record',
+      verdict: r.resolutionVerdict,
+      recordId: r.resolvedByRecordId ?? undefined,
+      at: r.resolvedAt,
+      ...(who ? { who } : {}),
+    };
+  }
+  return {
+    by: 'state_check',
+    verdict: r.resolutionVerdict,
+    at: r.resolvedAt,
+    ...(r.stateCheck ? { who: r.stateCheck.who, note: r.stateCheck.note } : {}),
+  };
+}
+
+function toView(r: ViewRow, settlers: Settlers = new Map()): OutcomeView {
+  const resolution = toResolution(r, settlers);
+  const classification = toClassification(r);
   return {
     id: r.id,
     eventId: r.eventId,
@@ -98,9 +138,11 @@ function toView(r: ViewRow): OutcomeView {
     argsDigest: r.argsDigest,
     summary: r.summary,
     observed: r.observed as Observed,
-    classification: toClassification(r),
+    // A settled record's next step says what settled it, never "retry".
+    classification: resolution ? { ...classification, nextStep: resolvedNextStep(resolution) } : classification,
     annotationsTrusted: r.annotationsTrusted,
     receivedAt: r.receivedAt,
+    resolution,
   };
 }
 
@@ -143,6 +185,9 @@ export async function listOutcomes(reader: Actor, query: Partial<OutcomeQuery> =
         principal: query.principal,
         occurredAt: { gte: query.from, lt: query.to },
       },
+      query.resolution === undefined
+        ? {}
+        : { delivery: 'unknown', resolvedAt: query.resolution === 'resolved' ? { not: null } : null },
       page.where,
     ],
   };
@@ -152,8 +197,14 @@ export async function listOutcomes(reader: Actor, query: Partial<OutcomeQuery> =
     take: page.take,
     select: viewSelect,
   });
+  const settlers = await settlersOf(rows);
   return ok(
-    keysetPage(rows, limit, (last) => encodeOutcomeCursor({ occurredAt: last.occurredAt, id: last.id }), toView),
+    keysetPage(
+      rows,
+      limit,
+      (last) => encodeOutcomeCursor({ occurredAt: last.occurredAt, id: last.id }),
+      (r) => toView(r, settlers),
+    ),
   );
 }
 
@@ -163,7 +214,19 @@ export async function getOutcome(reader: Actor, id: string): Promise<Result<Outc
   if (!scope) return fail('forbidden');
   if (!isUuid(id)) return fail('not_found');
   const row = await db.outcomeRecord.findFirst({ where: { AND: [scope, { id }] }, select: viewSelect });
-  return row ? ok(toView(row)) : fail('not_found');
+  return row ? ok(toView(row, await settlersOf([row]))) : fail('not_found');
+}
+
+/**
+ * One record for whoever just changed it (the state check's answer: an outcomes:write key may
+ * not read the list, but gets back the record it resolved), within its organization (null: any).
+ */
+export async function getOutcomeForWriter(id: string, organization: string | null): Promise<OutcomeView | null> {
+  const row = await db.outcomeRecord.findFirst({
+    where: { id, ...(organization === null ? {} : { organization }) },
+    select: viewSelect,
+  });
+  return row ? toView(row, await settlersOf([row])) : null;
 }
 
 /**
@@ -179,7 +242,13 @@ export async function listIncidentOutcomes(
   if (!scope) return fail('forbidden');
   const refs = typeof requestRef === 'string' ? [requestRef] : requestRef;
   const rows = await run(selectIncidentOutcomes(refs, scope.organization, max));
-  return ok(rows.map(({ receivedSeq, ...r }) => ({ ...toView(r), seq: Number(receivedSeq) })));
+  const settlers = await settlersOf(rows);
+  return ok(
+    rows.map(({ receivedSeq, checkNote, checkWho, ...r }) => ({
+      ...toView({ ...r, stateCheck: checkWho === null ? null : { note: checkNote!, who: checkWho } }, settlers),
+      seq: Number(receivedSeq),
+    })),
+  );
 }
 
 /** The request reference a support person's search term points at: a reference, key, event or grant id. */
