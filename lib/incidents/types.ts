@@ -4,6 +4,7 @@
 // (`OutcomeView` in lib/server/data/outcomes.ts) plus `seq`, the order the console received it in,
 // which the caller supplies (e.g. the received sequence, or the index by receivedAt).
 import type { Classification, ToolAnnotations } from '@/lib/outcomes/schemas';
+import type { Resolution } from '@/lib/outcomes/resolution';
 
 export type IncidentRecord = {
   id: string;
@@ -22,6 +23,8 @@ export type IncidentRecord = {
   grantId?: string | null;
   summary?: string | null;
   classification: Classification;
+  /** What settled this record if it was an unknown (DESIGN.md "Resolving an unknown"). */
+  resolution?: Resolution | null;
 };
 
 export type IncidentPolicy = {
