@@ -14,6 +14,7 @@ export const actions = [
   'outcomes.read',
   'outcomes.write',
   'outcomes.state_check',
+  'outcomes.reclassify',
   'incidents.read',
   'incidents.export',
   'approvals.read',
@@ -87,6 +88,8 @@ const systemGrants = [
   'policy.manage',
   // A sign-in through the identity provider creates or refreshes the person (lib/server/data/users-sso.ts).
   'users.provision',
+  // `outcomes:reclassify`, and the first start after an upgrade.
+  'outcomes.reclassify',
 ] as const satisfies readonly Action[];
 
 type RoleAction = (typeof roleGrants)[Role][number];
