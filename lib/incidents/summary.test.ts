@@ -204,7 +204,7 @@ describe('summarizeIncident: resolved unknowns (DESIGN.md "Resolving an unknown"
       unknown: [],
       notDone: [],
       done: [
-        'refund_payment on billing-mcp: Refund 40.00 EUR on order 4411 (key refund-4411-v1; it happened, resolved by a state check (Ana (ana@example.test)))',
+        'refund_payment on billing-mcp: Refund 40.00 EUR on order 4411 (key refund-4411-v1; it happened, resolved by a state check (Ana (ana@example.test)): n)',
       ],
     });
   });

@@ -46,7 +46,12 @@ function describe(attempts: IncidentRecord[]): { list: 'done' | 'notDone' | 'unk
   const success = attempts.find((r) => isOk(r.classification));
   const settled = attempts.filter((r) => r.resolution && mayHaveActed(r.classification));
   const resolvedAs = settled.length
-    ? settled.map((r) => `${verdictLabel[r.resolution!.verdict]}, resolved ${resolvedHow(r.resolution!)}`).join('; ')
+    ? settled
+        .map((r) => {
+          const note = oneLine(r.resolution!.note);
+          return `${verdictLabel[r.resolution!.verdict]}, resolved ${resolvedHow(r.resolution!)}${note ? `: ${note}` : ''}`;
+        })
+        .join('; ')
     : null;
   const happened = settled.find((r) => r.resolution!.verdict === 'happened');
   if (happened && !success) {
