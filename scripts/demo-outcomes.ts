@@ -6,12 +6,13 @@ import type { Story } from './lib/demo-story-kit';
 import { transportStories } from './lib/demo-stories-transport';
 import { toolStories } from './lib/demo-stories-tools';
 import { gatewayStories } from './lib/demo-stories-gateway';
+import { resolutionStories } from './lib/demo-stories-resolution';
 
 // billing-mcp and orders-mcp are trusted by the demo seed; crm-mcp is not, so its read-only
 // hints are display-only and its tools count as writes.
 export const DEMO_TRUSTED_SERVERS = ['billing-mcp', 'orders-mcp'];
 
-const stories: Story[] = [...transportStories, ...toolStories, ...gatewayStories];
+const stories: Story[] = [...transportStories, ...toolStories, ...gatewayStories, ...resolutionStories];
 
 // A small deterministic generator, so every machine gets the same demo data.
 function prng(seed: number) {

@@ -99,7 +99,7 @@ export const apiRoutes: RouteEntry[] = [
         tag: 'Outcomes',
         action: 'outcomes.state_check',
         body: stateCheckBodySchema,
-        bodyExample: { verdict: 'did_not_happen', note: 'No refund for order 4411 in the payment provider.' },
+        bodyExample: ex.stateCheckExample,
         answers: [{ status: 200, description: 'The record, resolved.', schema: outcomeViewSchema }],
         failures: ['not_found', 'conflict'],
       },

@@ -196,6 +196,7 @@ describe('listOutcomes and getOutcome', () => {
       classification: classifyRecord(record, false),
       annotationsTrusted: false,
       receivedAt: expect.any(Date),
+      resolution: null,
     });
   });
 
