@@ -19,7 +19,7 @@ const who = (actor: Actor): string => {
     case 'system':
       return actor.name;
     default:
-      return actor.name && actor.name !== actor.email ? `${actor.name} (${actor.email})` : actor.email;
+      return actor.name && actor.name !== actor.email ? `${actor.name}, ${actor.email}` : actor.email;
   }
 };
 
