@@ -38,7 +38,20 @@ const COLUMNS = {
   classifier_version: 'int4',
   annotations_trusted: 'bool',
   content_hash: 'text',
-} as const satisfies Record<Exclude<keyof OutcomeRecord, 'id' | 'api_key_id' | 'received_at' | 'received_seq' | 'resolved_at' | 'resolution_by' | 'resolution_verdict' | 'resolved_by_record_id'>, string>;
+} as const satisfies Record<
+  Exclude<
+    keyof OutcomeRecord,
+    | 'id'
+    | 'api_key_id'
+    | 'received_at'
+    | 'received_seq'
+    | 'resolved_at'
+    | 'resolution_by'
+    | 'resolution_verdict'
+    | 'resolved_by_record_id'
+  >,
+  string
+>;
 
 /** One row of json_to_recordset: its keys are the table's columns (DB), absent when NULL. */
 export type IngestRow = { -readonly [K in keyof typeof COLUMNS]?: unknown } & {
