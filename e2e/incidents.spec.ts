@@ -27,7 +27,7 @@ test.describe('incidents', () => {
     ]);
     expect(download.suggestedFilename()).toBe('incident-req_refund_5120.md');
     const text = readFileSync((await download.path())!, 'utf8');
-    expect(text).toContain('# Incident req\\_refund\\_5120');
+    expect(text).toContain('# Incident `req_refund_5120`');
     expect(text).toMatch(/## Findings \(\d+\)/);
     expect(text).toContain('Redacted report');
   });

@@ -6,8 +6,12 @@ test.describe('outcome log', () => {
   test('support filters to unknown-outcome writes, opens one and reads what was and was not done', async ({ page }) => {
     await signIn(page, 'support');
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Outcomes' }).click();
-    await page.getByRole('navigation', { name: 'Quick views' }).getByRole('link', { name: 'Unknown writes' }).click();
-    await expect(page).toHaveURL(/delivery=unknown/);
+    // Unresolved ones: a resolved unknown's next step says what settled it, not "check state".
+    await page
+      .getByRole('navigation', { name: 'Quick views' })
+      .getByRole('link', { name: 'Unresolved unknown writes', exact: true })
+      .click();
+    await expect(page).toHaveURL(/resolution=unresolved/);
     const rows = page.getByTestId('outcome-row');
     await expect(rows.first()).toBeVisible();
     const count = await rows.count();

@@ -20,6 +20,7 @@ const usage = `Usage: npm run cli -- <command> [options]
   servers:trust  --name S                             annotations from S are trusted
   policy:set     --server S [--tool T] --approvals 0|1|2|blocked   approvals a server's tool (or all its tools) needs
   audit:verify                                        recomputes the audit chain
+  outcomes:reclassify [--batch N]                     re-derives stored classifications with the current classifier
   retention:purge                                     deletes outcome records older than ${RETENTION_ENV} (default 90 days)`;
 
 class UsageError extends Error {}
@@ -82,6 +83,7 @@ async function main(argv: string[]): Promise<void> {
       server: { type: 'string' },
       tool: { type: 'string' },
       approvals: { type: 'string' },
+      batch: { type: 'string' },
     },
   });
   const known = [
@@ -92,6 +94,7 @@ async function main(argv: string[]): Promise<void> {
     'policy:set',
     'audit:verify',
     'retention:purge',
+    'outcomes:reclassify',
   ];
   if (!known.includes(command)) throw new UsageError(`Unknown command "${command}".\n\n${usage}`);
 
@@ -104,6 +107,10 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
   }
+
+  const batchSize = values.batch === undefined ? undefined : Number(values.batch);
+  if (batchSize !== undefined && !(Number.isInteger(batchSize) && batchSize >= 1 && batchSize <= 50_000))
+    throw new UsageError('--batch: must be a whole number from 1 to 50000');
 
   const database = await resolveDatabase();
   process.env.DATABASE_URL = database.url;
@@ -196,6 +203,13 @@ async function main(argv: string[]): Promise<void> {
           throw new UsageError(
             `Audit chain BROKEN at entry ${result.firstBrokenEntry}: ${result.reason} (${result.entries} entries verified before it)`,
           );
+        break;
+      }
+      case 'outcomes:reclassify': {
+        const { reclassifyOutcomes, describeReclassify } = await import('@/lib/server/data/reclassify');
+        const done = await reclassifyOutcomes(cli, { batchSize });
+        if (!done.ok) failWith(done);
+        console.log(describeReclassify(done.value));
         break;
       }
       case 'retention:purge': {

@@ -7,13 +7,14 @@ import { transportStories } from './lib/demo-stories-transport';
 import { toolStories } from './lib/demo-stories-tools';
 import { gatewayStories } from './lib/demo-stories-gateway';
 import { taskStories } from './lib/demo-stories-tasks';
+import { resolutionStories } from './lib/demo-stories-resolution';
 
 // billing-mcp and orders-mcp are trusted by the demo seed; crm-mcp is not, so its read-only
 // hints are display-only and its tools count as writes.
 export const DEMO_TRUSTED_SERVERS = ['billing-mcp', 'orders-mcp'];
 
 // Task stories first: older than the others, so the newest records stay the classic ones.
-const stories: Story[] = [...taskStories, ...transportStories, ...toolStories, ...gatewayStories];
+const stories: Story[] = [...taskStories, ...transportStories, ...toolStories, ...gatewayStories, ...resolutionStories];
 
 // A small deterministic generator, so every machine gets the same demo data.
 function prng(seed: number) {

@@ -52,8 +52,27 @@ async function seedDemoOutcomes(now: number): Promise<void> {
         `seeding demo outcomes: ${result.failure} ${result.detail ?? ''} ${JSON.stringify(result.errors ?? [])}`,
       );
   }
+  await seedDemoStateChecks(key.value.key.id);
   const admin = await findUserByEmail(demoUsers[0].email);
   if (admin) await revokeApiKey(admin, key.value.key.id);
+}
+
+/** The demo's state checks (scripts/lib/demo-stories-resolution.ts), by the demo people. */
+async function seedDemoStateChecks(apiKeyId: string): Promise<void> {
+  const { db } = await import('@/lib/server/data/db');
+  const { recordStateCheck } = await import('@/lib/server/data/outcomes');
+  const { findUserByEmail } = await import('@/lib/server/data/users');
+  const { DEMO_STATE_CHECKS } = await import('./lib/demo-stories-resolution');
+  for (const check of DEMO_STATE_CHECKS) {
+    const record = await db.outcomeRecord.findUnique({
+      where: { apiKeyId_eventId: { apiKeyId, eventId: check.eventId } },
+      select: { id: true },
+    });
+    const person = await findUserByEmail(check.by);
+    if (!record || !person) continue;
+    const done = await recordStateCheck(person, record.id, { verdict: check.verdict, note: check.note });
+    if (!done.ok && done.failure !== 'conflict') throw new Error(`seeding a state check: ${done.failure}`);
+  }
 }
 
 export function printDemoSignIn(): void {

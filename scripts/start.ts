@@ -33,10 +33,23 @@ async function main() {
         '[seed] no users yet: create an admin with `npm run cli -- users:create --email you@example.com --role admin`',
       );
   }
+  // The first start after an upgrade of the classifier re-derives stored classifications, once,
+  // in the background (resumable: a run stopped with the server continues on the next start).
+  const { needsReclassify } = await import('@/lib/server/data/reclassify');
+  const reclassify = await needsReclassify();
   const { closeDb } = await import('@/lib/server/data/db');
   await closeDb();
 
   ensureBuild();
+  if (reclassify) {
+    console.log('[reclassify] stored classifications are older than the classifier: re-deriving in the background');
+    const child = spawn(
+      path.resolve('node_modules/.bin/tsx'),
+      ['--conditions=react-server', 'scripts/cli.ts', 'outcomes:reclassify'],
+      { stdio: 'inherit', env: { ...process.env, DATABASE_URL: database.url, AUTH_SECRET: database.authSecret } },
+    );
+    child.on('exit', (code) => code && console.error(`[reclassify] stopped (exit ${code}); the next start resumes it`));
+  }
   const port = process.env.PORT || '3000';
   const server = spawn(path.resolve('node_modules/.bin/next'), ['start', '-p', port], {
     stdio: 'inherit',

@@ -10,6 +10,8 @@ import { requiredApprovalsFor, WHOLE_SERVER } from '@/lib/approvals/policy';
 import { approvalRequestSchema, type ApprovalRequestBody } from '@/lib/approvals/schemas';
 import { canonicalJson } from '@/lib/json/canonical';
 import { outcomeBatchSchema, type Outcome } from '@/lib/outcomes/schemas';
+import { classifyRecord } from '@/lib/outcomes/classify';
+import { stateCheckBodySchema } from '@/lib/outcomes/resolution';
 
 export type Decision = 'approve' | 'deny' | 'never';
 
@@ -44,6 +46,12 @@ export type FakePolicy = {
 
 export function fakeCountersign(options: { decide?: (approval: FakeApproval) => Decision } & FakePolicy = {}) {
   const outcomes: Outcome[] = [];
+  // What the console stores per record: its id, delivery, and a resolution once checked.
+  const stored = new Map<
+    string,
+    { id: string; record: Outcome; delivery: string; resolution: Record<string, unknown> | null }
+  >();
+  const storedById = new Map<string, string>();
   const approvals = new Map<string, FakeApproval>();
   const byKey = new Map<string, FakeApproval>();
   let down = false;
@@ -181,7 +189,35 @@ export function fakeCountersign(options: { decide?: (approval: FakeApproval) => 
       const parsed = outcomeBatchSchema.safeParse(body);
       if (!parsed.success) return invalid(parsed.error.issues);
       outcomes.push(...parsed.data.records);
-      return json(200, { accepted: parsed.data.records.length, duplicates: 0, records: [] });
+      const trusted = new Set(options.trustedServers ?? []);
+      const records = parsed.data.records.map((r) => {
+        let s = stored.get(r.eventId);
+        const classification = classifyRecord(r, trusted.has(r.server));
+        if (!s) {
+          s = { id: randomUUID(), record: r, delivery: classification.delivery, resolution: null };
+          stored.set(r.eventId, s);
+          storedById.set(s.id, r.eventId);
+        }
+        return { eventId: r.eventId, id: s.id, classification };
+      });
+      return json(200, { accepted: parsed.data.records.length, duplicates: 0, records });
+    }
+    const check = /^\/api\/v1\/outcomes\/([^/]+)\/state-check$/.exec(url.pathname);
+    if (method === 'POST' && check) {
+      const eventId = storedById.get(check[1]);
+      const s = eventId ? stored.get(eventId) : undefined;
+      if (!s) return problem(404, 'not_found');
+      const parsed = stateCheckBodySchema.safeParse(body);
+      if (!parsed.success) return invalid(parsed.error.issues);
+      if (s.delivery !== 'unknown' || s.resolution) return problem(409, 'conflict');
+      s.resolution = {
+        by: 'state_check',
+        verdict: parsed.data.verdict,
+        at: now(),
+        who: 'API key',
+        note: parsed.data.note,
+      };
+      return json(200, { id: s.id, eventId: s.record.eventId, resolution: s.resolution });
     }
     if (method === 'POST' && url.pathname === '/api/v1/approvals') {
       const key = headers.get('idempotency-key');
@@ -224,6 +260,8 @@ export function fakeCountersign(options: { decide?: (approval: FakeApproval) => 
     fetch,
     outcomes,
     approvals,
+    /** The resolution each record got from a state check, by eventId. */
+    resolutionOf: (eventId: string) => stored.get(eventId)?.resolution ?? null,
     setDown(value: boolean) {
       down = value;
     },

@@ -45,7 +45,7 @@ function Window({ title, stats, params }: { title: string; stats: OverviewStats[
         <span className="font-semibold text-rose-700" data-testid="unknown-writes-count">
           {stats.unknownWrites}
         </span>{' '}
-        unknown-outcome writes: each may have changed something, check state before any retry.
+        unresolved unknown-outcome writes: each may have changed something, check state before any retry.
       </p>
       {stats.byCategory.length ? (
         <ul className="mt-3 flex flex-wrap gap-x-4 gap-y-1 text-xs text-slate-600">
@@ -66,7 +66,7 @@ export default async function OverviewPage() {
   const viewer = await requireViewer();
   const [stats, unknown, recentRefs] = await Promise.all([
     getOverviewStats(viewer),
-    listOutcomes(viewer, { delivery: 'unknown', readOnly: false, limit: 8 }),
+    listOutcomes(viewer, { resolution: 'unresolved', readOnly: false, limit: 8 }),
     listRecentRequestRefs(viewer, RECENT_REFS),
   ]);
   const recentFindings = await countRecentFindings(viewer, recentRefs);
@@ -137,11 +137,11 @@ export default async function OverviewPage() {
           <DeliveryChart series={stats.value.series} />
         </Card>
         <Card
-          title="Latest unknown-outcome writes"
+          title="Latest unresolved unknown writes"
           description="Sent, with no trustworthy answer: they may have taken effect."
           actions={
             <Link
-              href="/outcomes?delivery=unknown&readOnly=false"
+              href="/outcomes?resolution=unresolved&readOnly=false"
               className="text-sm font-medium text-indigo-600 hover:text-indigo-500"
             >
               All →

@@ -90,6 +90,15 @@ export function OutcomeFilters({ values }: { values: Values }) {
             ['true', 'Trusted reads'],
           ]}
         />
+        <Choice
+          name="resolution"
+          label="Unknowns"
+          values={values}
+          options={[
+            ['unresolved', 'Unresolved: check before repeating'],
+            ['resolved', 'Resolved (later record or state check)'],
+          ]}
+        />
         <Text name="tool" label="Tool" values={values} />
         <Text name="server" label="Server" values={values} />
         <Text name="organization" label="Organization" values={values} />

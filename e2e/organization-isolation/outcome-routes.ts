@@ -58,6 +58,33 @@ export const outcomeRoutes: Row[] = [
     otherStatus: 404,
   },
   {
+    // The seeded records completed: a's own is 409 (not unknown, so nothing to check); b's is as
+    // absent as a record that never existed, and stays unresolved.
+    route: 'POST /api/v1/outcomes/{id}/state-check',
+    own: () => ({
+      method: 'POST',
+      path: `/api/v1/outcomes/${seeded.a.outcomeId}/state-check`,
+      data: { verdict: 'happened', note: 'isolation probe' },
+    }),
+    other: () => ({
+      method: 'POST',
+      path: `/api/v1/outcomes/${seeded.b.outcomeId}/state-check`,
+      data: { verdict: 'happened', note: 'isolation probe' },
+    }),
+    absent: () => ({
+      method: 'POST',
+      path: `/api/v1/outcomes/${ABSENT_UUID}/state-check`,
+      data: { verdict: 'happened', note: 'isolation probe' },
+    }),
+    ownStatus: 409,
+    otherStatus: 404,
+    check: async (own) => {
+      expect(own.json()).toMatchObject({ code: 'conflict' });
+      const b = await call(adminToken, 'GET', `/api/v1/outcomes/${seeded.b.outcomeId}`);
+      expect((b.json() as { resolution: unknown }).resolution).toBeNull();
+    },
+  },
+  {
     route: 'GET /api/v1/outcomes (the whole list)',
     own: () => ({ method: 'GET', path: '/api/v1/outcomes?limit=200' }),
     other: () => ({ method: 'GET', path: `/api/v1/outcomes?organization=${ORG.b}` }),

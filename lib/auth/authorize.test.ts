@@ -39,6 +39,8 @@ const table: Record<Action, string> = {
   'identity.read': '     1 1 1   1 1 1 1   0',
   'outcomes.read': '     1 1 1   0 1 0 0   0',
   'outcomes.write': '    0 0 0   1 0 0 0   0',
+  'outcomes.state_check': '1 1 1   1 0 0 0   0',
+  'outcomes.reclassify': ' 0 0 0   0 0 0 0   1',
   'incidents.read': '    1 1 1   0 1 0 0   0',
   'incidents.export': '  1 1 1   0 1 0 0   0',
   'approvals.read': '    1 1 1   0 0 1 1   0',

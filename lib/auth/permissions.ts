@@ -13,6 +13,8 @@ export const actions = [
   'identity.read',
   'outcomes.read',
   'outcomes.write',
+  'outcomes.state_check',
+  'outcomes.reclassify',
   'incidents.read',
   'incidents.export',
   'approvals.read',
@@ -40,6 +42,8 @@ const everyone = [
   'console.view',
   'identity.read',
   'outcomes.read',
+  // DESIGN.md "Resolving an unknown": support, reviewer or admin.
+  'outcomes.state_check',
   'incidents.read',
   'incidents.export',
   'approvals.read',
@@ -68,7 +72,7 @@ const roleGrants = {
 } as const satisfies Record<Role, readonly Action[]>;
 
 const scopeGrants = {
-  'outcomes:write': ['identity.read', 'outcomes.write'],
+  'outcomes:write': ['identity.read', 'outcomes.write', 'outcomes.state_check'],
   'outcomes:read': ['identity.read', 'outcomes.read', 'incidents.read', 'incidents.export'],
   'approvals:request': ['identity.read', 'approvals.read', 'approvals.request', 'policy.evaluate'],
   'grants:redeem': ['identity.read', 'approvals.read', 'grants.redeem'],
@@ -84,6 +88,8 @@ const systemGrants = [
   'policy.manage',
   // A sign-in through the identity provider creates or refreshes the person (lib/server/data/users-sso.ts).
   'users.provision',
+  // `outcomes:reclassify`, and the first start after an upgrade.
+  'outcomes.reclassify',
 ] as const satisfies readonly Action[];
 
 type RoleAction = (typeof roleGrants)[Role][number];

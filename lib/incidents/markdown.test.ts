@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeMarkdown, incidentMarkdown, type IncidentReport } from './markdown';
+import { codeSpan, escapeMarkdown, incidentMarkdown, type IncidentReport } from './markdown';
 import type { Finding } from './types';
 
 describe('escapeMarkdown', () => {
@@ -102,7 +102,7 @@ describe('incidentMarkdown', () => {
   const lines = md.split('\n');
 
   it('has a heading, the one sentence, the three lists, findings and a timeline', () => {
-    expect(lines[0]).toBe('# Incident req\\_refund\\_5120');
+    expect(lines[0]).toBe('# Incident `req_refund_5120`');
     expect(md).toContain('\n1 operation done, 1 unknown: check before repeating refund\\_payment.\n');
     for (const heading of [
       '## Done (1)',
@@ -121,8 +121,8 @@ describe('incidentMarkdown', () => {
   it('lists findings by severity, with their kind and records', () => {
     const found = lines.filter((l) => l.startsWith('- **'));
     expect(found).toEqual([
-      '- **High**: Unsafe replay. Replayed with another key. Records: r1, r2.',
-      '- **Medium**: Unbounded retry. Tried 5 times. Records: r3.',
+      '- **High**: Unsafe replay. Replayed with another key. Records: `r1`, `r2`.',
+      '- **Medium**: Unbounded retry. Tried 5 times. Records: `r3`.',
     ]);
   });
 
@@ -151,8 +151,10 @@ describe('incidentMarkdown', () => {
         { at: new Date('2026-11-30T12:00:00Z'), kind: 'outcome', status: hostile, title: hostile, detail: hostile },
       ],
     });
-    expect(evil.split('\n')[0]).toBe('# Incident req \\# pwned \\<b\\>');
-    expect(evil).not.toMatch(/(^|[^\\])[<[]/m);
+    expect(evil.split('\n')[0]).toBe('# Incident `req # pwned <b>`');
+    // Inside a code span nothing is HTML or a link; outside, nothing opens one.
+    const outsideCode = evil.replace(/(`+)[^`]*?\1/g, '');
+    expect(outsideCode).not.toMatch(/(^|[^\\])[<[]/m);
     expect(evil).not.toMatch(/(^|[^\\])https?:\/\//m);
     expect(evil).not.toContain('\n| --- |\n<');
     const rows = evil
@@ -161,6 +163,39 @@ describe('incidentMarkdown', () => {
     expect(rows).toHaveLength(1);
     expect(cells(rows[0])).toHaveLength(4);
     expect(evil).toContain('\n- \\- \\[x\\](http\\://e.example)\n');
+  });
+
+  it('shows identifiers as code spans wherever they occur, as typed (request reference, keys, ids)', () => {
+    const out = incidentMarkdown({
+      requestRef: 'req_8f2c_77',
+      summary: {
+        done: [],
+        notDone: [],
+        unknown: [
+          'refund_payment on billing-mcp (timeout; key refund_4411_v1): it may have taken effect; check before repeating',
+        ],
+      },
+      findings: [finding({ explanation: 'Replayed refund_4411_v1 under a new key.', recordIds: ['rec_1'] })],
+      timeline: [
+        { at: new Date('2026-11-30T12:00:00Z'), kind: 'outcome', title: 'evt_a|b', detail: 'key refund_4411_v1' },
+      ],
+      identifiers: ['refund_4411_v1', 'evt_a|b', 'rec_1'],
+    });
+    expect(out).toContain(
+      '\n- refund\\_payment on billing-mcp (timeout; key `refund_4411_v1`): it may have taken effect; check before repeating\n',
+    );
+    expect(out).toContain('Replayed `refund_4411_v1` under a new key. Records: `rec_1`.');
+    expect(out).toContain('| `evt_a\\|b` | key `refund_4411_v1` |');
+  });
+
+  it.each([
+    ['plain', 'req_1', '`req_1`'],
+    ['a backtick inside', 'a`b', '``a`b``'],
+    ['starting with a backtick', '`ab', '`` `ab ``'],
+    ['a line break', 'a\nb', '`a b`'],
+    ['a pipe', 'a|b', '`a\\|b`'],
+  ])('codeSpan: %s', (_, id, expected) => {
+    expect(codeSpan(id)).toBe(expected);
   });
 
   it('shows an invalid date as a dash, and never reorders what it was given', () => {

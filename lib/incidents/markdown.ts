@@ -16,6 +16,12 @@ export type IncidentReport = {
   findings: readonly Finding[];
   /** Oldest first, as the caller ordered it. */
   timeline: readonly TimelineEntry[];
+  /**
+   * Identifiers (idempotency keys, record, event and grant ids) shown as code spans wherever
+   * they occur, so a report pasted into a plain-text ticket still holds them as typed. The
+   * request reference always is one.
+   */
+  identifiers?: readonly string[];
 };
 
 // Bidirectional overrides and zero-width characters can make text read other than it is.
@@ -42,6 +48,38 @@ export function escapeMarkdown(text: string | null | undefined): string {
   );
 }
 
+/**
+ * An identifier as a CommonMark code span: literal, as typed, searchable. The fence is one
+ * backtick longer than any run inside it; `|` is escaped (GFM table cells end on it, even inside
+ * code); line breaks and invisible characters cannot be in it.
+ */
+export function codeSpan(id: string): string {
+  const text = id.replace(INVISIBLE, '').replace(CONTROL, ' ').replace(/\|/g, '\\|');
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = text.startsWith('`') || text.endsWith('`') || /^ .* $/.test(text) ? ' ' : '';
+  return `${fence}${pad}${text}${pad}${fence}`;
+}
+
+/** One line of literal text in which the identifiers are code spans and the rest is escaped. */
+function literal(text: string | null | undefined, ids: readonly string[]): string {
+  const line = (text ?? '').replace(INVISIBLE, '').replace(CONTROL, ' ').replace(/\s+/g, ' ').trim();
+  const usable = [...new Set(ids)].filter((id) => id.length >= 3 && line.includes(id));
+  if (!usable.length) return escapeMarkdown(line);
+  usable.sort((a, b) => b.length - a.length);
+  const pattern = new RegExp(`(${usable.map((id) => id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`);
+  return line
+    .split(pattern)
+    .map((part, i) => {
+      if (i % 2) return codeSpan(part);
+      // escapeMarkdown trims: keep the spaces around the identifiers.
+      const lead = /^\s/.test(part) ? ' ' : '';
+      const trail = /\s$/.test(part) && part.trim() ? ' ' : '';
+      return lead + escapeMarkdown(part) + trail;
+    })
+    .join('');
+}
+
 const SEVERITY_ORDER: Severity[] = ['high', 'medium', 'low'];
 const severityLabel: Record<Severity, string> = { high: 'High', medium: 'Medium', low: 'Low' };
 
@@ -52,18 +90,25 @@ export function incidentMarkdown(report: IncidentReport): string {
   );
   // In the order given: the timeline builder orders it (causes before effects when clocks disagree).
   const timeline = report.timeline;
+  const ids = [report.requestRef, ...(report.identifiers ?? [])];
+  const text = (t: string | null | undefined) => literal(t, ids);
+  const bullets = (items: readonly string[]) => items.map((item) => `- ${text(item)}`);
+  const cell = (t: string) => text(t) || ' ';
   const lines = [
-    `# Incident ${escapeMarkdown(report.requestRef)}`,
+    `# Incident ${codeSpan(report.requestRef)}`,
     '',
-    escapeMarkdown(report.sentence ?? oneSentence(summary)),
+    text(report.sentence ?? oneSentence(summary)),
     '',
     '_Redacted report: no credentials, tool arguments or raw results._',
     '',
     ...section(`Done (${summary.done.length})`, bullets(summary.done)),
     ...section(`Not done (${summary.notDone.length})`, bullets(summary.notDone)),
     ...section(`Unknown: check before repeating (${summary.unknown.length})`, bullets(summary.unknown)),
-    ...section(`Findings (${findings.length})`, findings.map(findingLine)),
-    ...section(`Timeline (${timeline.length})`, timelineTable(timeline)),
+    ...section(
+      `Findings (${findings.length})`,
+      findings.map((f) => findingLine(f, text)),
+    ),
+    ...section(`Timeline (${timeline.length})`, timelineTable(timeline, cell)),
   ];
   return `${lines.join('\n').trimEnd()}\n`;
 }
@@ -72,17 +117,15 @@ function section(title: string, body: string[]): string[] {
   return [`## ${title}`, '', ...(body.length ? body : ['_None._']), ''];
 }
 
-const bullets = (items: readonly string[]) => items.map((item) => `- ${escapeMarkdown(item)}`);
-
-function findingLine(f: Finding): string {
-  const ids = f.recordIds.map(escapeMarkdown).join(', ');
+function findingLine(f: Finding, text: (t: string) => string): string {
+  const ids = f.recordIds.map(codeSpan).join(', ');
   return (
     `- **${severityLabel[f.severity]}**: ${findingLabel[f.kind] ?? escapeMarkdown(f.kind)}. ` +
-    `${escapeMarkdown(f.explanation)} Records: ${ids}.`
+    `${text(f.explanation)} Records: ${ids}.`
   );
 }
 
-function timelineTable(entries: readonly TimelineEntry[]): string[] {
+function timelineTable(entries: readonly TimelineEntry[], cell: (t: string) => string): string[] {
   if (!entries.length) return [];
   return [
     '| Time (UTC) | Kind | What | Detail |',
@@ -93,9 +136,6 @@ function timelineTable(entries: readonly TimelineEntry[]): string[] {
 
 // The label is ours; an unexpected kind and the status are escaped with the rest of the cell.
 const kindCell = (e: TimelineEntry) => `${timelineKindLabel[e.kind] ?? e.kind}${e.status ? ` (${e.status})` : ''}`;
-
-// An empty cell is fine in GFM, but a lone space keeps the row readable as plain text.
-const cell = (text: string) => escapeMarkdown(text) || ' ';
 
 // Seconds and milliseconds matter: retries a few hundred milliseconds apart are a finding.
 function at(d: Date): string {

@@ -186,3 +186,61 @@ describe('oneSentence', () => {
     expect(oneSentence(summary)).toBe(expected);
   });
 });
+
+describe('summarizeIncident: resolved unknowns (DESIGN.md "Resolving an unknown")', () => {
+  const at = new Date('2026-11-30T12:05:00Z');
+  const unknownRefund = () => story(refund({ obs: 'timeout', key: 'refund-4411-v1' }));
+
+  it('an unresolved unknown is "check before repeating"', () => {
+    expect(summarizeIncident(unknownRefund()).unknown).toHaveLength(1);
+  });
+
+  it('a state check that found it happened moves it to done, saying how and by whom', () => {
+    const [r] = unknownRefund();
+    const s = summarizeIncident([
+      { ...r, resolution: { by: 'state_check', verdict: 'happened', at, who: 'Ana (ana@example.test)', note: 'n' } },
+    ]);
+    expect(s).toMatchObject({
+      unknown: [],
+      notDone: [],
+      done: [
+        'refund_payment on billing-mcp: Refund 40.00 EUR on order 4411 (key refund-4411-v1; it happened, resolved by a state check (Ana (ana@example.test)): n)',
+      ],
+    });
+  });
+
+  it('a state check that found it did not happen moves it to not done', () => {
+    const [r] = unknownRefund();
+    const s = summarizeIncident([
+      { ...r, resolution: { by: 'state_check', verdict: 'did_not_happen', at, who: 'Bo' } },
+    ]);
+    expect(s).toMatchObject({
+      unknown: [],
+      done: [],
+      notDone: [
+        'refund_payment on billing-mcp: Refund 40.00 EUR on order 4411 (key refund-4411-v1; it did not happen, resolved by a state check (Bo))',
+      ],
+    });
+  });
+
+  it('resolved by a later refusal of the same operation: not done, naming the record', () => {
+    const [u, later] = story(
+      refund({ obs: 'timeout', key: 'refund-4411-v1' }),
+      refund({ obs: 'validation', key: 'refund-4411-v1' }),
+    );
+    const s = summarizeIncident([
+      { ...u, resolution: { by: 'record', verdict: 'did_not_happen', recordId: later.id, at, who: 'support-bot' } },
+      later,
+    ]);
+    expect(s.unknown).toEqual([]);
+    expect(s.notDone).toEqual([
+      'refund_payment on billing-mcp: Refund 40.00 EUR on order 4411 (refused: validation; 2 attempts; it did not happen, resolved by a later record (support-bot))',
+    ]);
+  });
+
+  it('one attempt resolved as not done, a later one still unknown: still check before repeating', () => {
+    const [a, b] = story(refund({ obs: 'timeout', key: 'k' }), refund({ obs: 'timeout', key: 'k' }));
+    const s = summarizeIncident([{ ...a, resolution: { by: 'state_check', verdict: 'did_not_happen', at } }, b]);
+    expect(s.unknown).toHaveLength(1);
+  });
+});

@@ -10,7 +10,12 @@
 //   that got no usable answer (unknown, or a result breaking its schema) is not done either,
 //   since a read changes nothing.
 // - An operation without a key whose write may have run more than once says so.
+// - A resolved unknown (a later record of the same operation, or a state check) is no longer
+//   unknown: "happened" makes the operation done, "did not happen" leaves it to the other attempts;
+//   the sentence says how it was resolved and by whom. Only unresolved unknowns are "check before
+//   repeating".
 import type { Classification } from '@/lib/outcomes/schemas';
+import { resolvedHow, verdictLabel } from '@/lib/outcomes/resolution';
 import { callName, groupBy, inTimeOrder, operationKey, type IncidentRecord, type IncidentSummary } from './types';
 
 export type { IncidentSummary };
@@ -39,6 +44,19 @@ function describe(attempts: IncidentRecord[]): { list: 'done' | 'notDone' | 'unk
   const key = first.idempotencyKey ? `key ${first.idempotencyKey}` : null;
 
   const success = attempts.find((r) => isOk(r.classification));
+  const settled = attempts.filter((r) => r.resolution && mayHaveActed(r.classification));
+  const resolvedAs = settled.length
+    ? settled
+        .map((r) => {
+          const note = oneLine(r.resolution!.note);
+          return `${verdictLabel[r.resolution!.verdict]}, resolved ${resolvedHow(r.resolution!)}${note ? `: ${note}` : ''}`;
+        })
+        .join('; ')
+    : null;
+  const happened = settled.find((r) => r.resolution!.verdict === 'happened');
+  if (happened && !success) {
+    return { list: 'done', sentence: head + paren(count, key, resolvedAs) };
+  }
   if (success) {
     const acted = attempts.filter((r) => isOk(r.classification) || mayHaveActed(r.classification)).length;
     const twice =
@@ -46,7 +64,7 @@ function describe(attempts: IncidentRecord[]): { list: 'done' | 'notDone' | 'unk
     return { list: 'done', sentence: head + paren(success.classification.readOnly ? 'read' : null, count, twice) };
   }
 
-  const uncertain = attempts.filter((r) => mayHaveActed(r.classification)).at(-1);
+  const uncertain = attempts.filter((r) => mayHaveActed(r.classification) && !r.resolution).at(-1);
   if (uncertain) {
     const c = uncertain.classification;
     const why = ranUnclear(c) ? 'it ran, but its result is no evidence of what was done' : 'it may have taken effect';
@@ -56,8 +74,11 @@ function describe(attempts: IncidentRecord[]): { list: 'done' | 'notDone' | 'unk
     };
   }
 
-  const c = attempts.at(-1)!.classification;
-  return { list: 'notDone', sentence: head + paren(`${notDoneAs(c)}: ${label(c.category)}`, count) };
+  // Every attempt that may have acted was resolved as not done: the operation is not done.
+  const last = attempts.at(-1)!;
+  if (last.resolution) return { list: 'notDone', sentence: head + paren(count, key, resolvedAs) };
+  const c = last.classification;
+  return { list: 'notDone', sentence: head + paren(`${notDoneAs(c)}: ${label(c.category)}`, count, resolvedAs) };
 }
 
 function notDoneAs(c: Classification): string {

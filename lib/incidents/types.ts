@@ -4,6 +4,7 @@
 // (`OutcomeView` in lib/server/data/outcomes.ts) plus `seq`, the order the console received it in,
 // which the caller supplies (e.g. the received sequence, or the index by receivedAt).
 import type { Classification, ObservedTask, ToolAnnotations } from '@/lib/outcomes/schemas';
+import type { Resolution } from '@/lib/outcomes/resolution';
 
 export type IncidentRecord = {
   id: string;
@@ -24,6 +25,8 @@ export type IncidentRecord = {
   classification: Classification;
   /** What the caller saw; only the MCP task (its id and the status seen) is read here. */
   observed?: { task?: ObservedTask | null };
+  /** What settled this record if it was an unknown (DESIGN.md "Resolving an unknown"). */
+  resolution?: Resolution | null;
 };
 
 export type IncidentPolicy = {

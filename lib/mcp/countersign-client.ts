@@ -13,7 +13,7 @@ import {
   type ToolAnnotations,
 } from '../outcomes/schemas';
 import { obtainGrant, type ApprovalWaitOptions, type GrantOutcome } from './approvals';
-import type { CountersignEndpoint } from './countersign-http';
+import { callApi, type CountersignEndpoint } from './countersign-http';
 import { argsDigest, hashParts } from './digest';
 import type { ToolCatalog } from './catalog';
 import { observeToolCall, prepareSession, type Observation, type SessionReady } from './observe';
@@ -97,6 +97,25 @@ export class CountersignClient {
   /** Forgets the tool catalog (e.g. on `notifications/tools/list_changed`); the next call lists again. */
   refreshTools(): void {
     this.catalog = null;
+  }
+
+  /**
+   * Posts a state check's verdict on an uncertain call (API.md `POST /api/v1/outcomes/{id}/state-check`)
+   * once its record is stored: the console then shows it resolved. Answers the HTTP status (null:
+   * the record's id is not known, or the network failed); a 409 means something settled it first.
+   */
+  async reportStateCheck(
+    record: Outcome,
+    verdict: 'happened' | 'did_not_happen',
+    note: string,
+  ): Promise<number | null> {
+    await this.reporter.flush();
+    const id = this.reporter.idOf(record.eventId);
+    if (!id) return null;
+    const res = await callApi(this.options, 'POST', `/api/v1/outcomes/${encodeURIComponent(id)}/state-check`, {
+      body: { verdict, note },
+    });
+    return res.kind === 'response' ? res.status : null;
   }
 
   async callTool(

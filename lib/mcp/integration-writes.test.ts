@@ -115,7 +115,7 @@ describe.each(['in-memory', 'streamable-http'] as const)('over %s', (kind) => {
   });
 
   it('retry helper: after the unknown, a state check that finds the write done stops; replays reuse the key and input and the server writes once', async () => {
-    const { harness, wrap } = await setup(kind);
+    const { harness, wrap, countersign } = await setup(kind);
     const agent = wrap();
     const params = {
       name: 'issue_credit',
@@ -136,8 +136,13 @@ describe.each(['in-memory', 'streamable-http'] as const)('over %s', (kind) => {
             : 'unknown',
       },
     );
-    expect(checked).toMatchObject({ stopped: 'state_done', state: 'done' });
+    expect(checked).toMatchObject({ stopped: 'state_done', state: 'done', stateReported: 200 });
     expect(checked.attempts).toHaveLength(1);
+    // The verdict was posted (API.md state-check): the unknown is resolved as happened.
+    expect(countersign.resolutionOf(checked.final.record.eventId)).toMatchObject({
+      by: 'state_check',
+      verdict: 'happened',
+    });
 
     // A state check that cannot see the write says "not done": every replay reuses the key and the
     // input, each with its own grant, and the server credits once.
@@ -156,6 +161,8 @@ describe.each(['in-memory', 'streamable-http'] as const)('over %s', (kind) => {
       },
     );
     expect(replayed.stopped).toBe('succeeded');
+    expect(replayed.stateReported).toBe(200);
+    expect(countersign.resolutionOf(replayed.attempts[0].record.eventId)).toMatchObject({ verdict: 'did_not_happen' });
     expect(replayed.attempts.length).toBeGreaterThanOrEqual(2);
     expect(replayed.attempts.map((a) => a.record.attempt)).toEqual(replayed.attempts.map((_, i) => i + 1));
     expect(new Set(replayed.attempts.map((a) => `${a.record.idempotencyKey} ${a.record.argsDigest}`)).size).toBe(1);

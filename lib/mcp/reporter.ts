@@ -67,6 +67,8 @@ export class OutcomeReporter {
   private readonly initialMs: number;
   private readonly maxMs: number;
   private buffer: Outcome[] = [];
+  /** The stored ids of sent records, by eventId (for the state check: lib/mcp/retry.ts). */
+  private readonly ids = new Map<string, string>();
   private inflight: Outcome[] = [];
   private sending: Promise<'ok' | 'failed' | 'empty'> | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -105,6 +107,17 @@ export class OutcomeReporter {
   }
 
   /** Sends everything buffered now, ignoring any backoff wait; stops at the first failed attempt. */
+  /** The id Countersign stored a sent record under, once its batch was answered. */
+  idOf(eventId: string): string | undefined {
+    return this.ids.get(eventId);
+  }
+
+  private remember(eventId: string, id: string): void {
+    this.ids.set(eventId, id);
+    // Bounded: only recent records are ever checked.
+    if (this.ids.size > 10_000) this.ids.delete(this.ids.keys().next().value!);
+  }
+
   async flush(): Promise<FlushResult> {
     this.clearTimer();
     for (;;) {
@@ -171,7 +184,13 @@ export class OutcomeReporter {
       res = { kind: 'network_error', error };
     }
     if (res.kind === 'response' && res.status >= 200 && res.status < 300) {
-      const body = res.body as { accepted?: number; duplicates?: number } | null;
+      const body = res.body as {
+        accepted?: number;
+        duplicates?: number;
+        records?: { eventId?: unknown; id?: unknown }[];
+      } | null;
+      for (const r of Array.isArray(body?.records) ? body.records : [])
+        if (typeof r?.eventId === 'string' && typeof r.id === 'string') this.remember(r.eventId, r.id);
       this.counters.sent += batch.length;
       this.counters.duplicates += typeof body?.duplicates === 'number' ? body.duplicates : 0;
       this.inflight = [];

@@ -56,6 +56,8 @@ export interface RetryOutcome {
   stopped: RetryStop;
   /** Set when a state check ran: what it said last. */
   state?: StateCheckVerdict;
+  /** The HTTP status of posting that verdict to Countersign (null: not posted or no answer). */
+  stateReported?: number | null;
 }
 
 interface ToolCaller {
@@ -63,7 +65,18 @@ interface ToolCaller {
     params: { name: string; arguments?: Record<string, unknown> },
     call: CallOptions,
   ): Promise<GuardedCallResult>;
+  /** CountersignClient's: posts the verdict on the uncertain record (API.md state-check). */
+  reportStateCheck?(
+    record: GuardedCallResult['record'],
+    verdict: 'happened' | 'did_not_happen',
+    note: string,
+  ): Promise<number | null>;
 }
+
+const STATE_NOTE: Record<'done' | 'not_done', string> = {
+  done: "The retry helper's state check found the write in effect; it was not repeated.",
+  not_done: "The retry helper's state check found no trace of the write; it is repeated with the same key and input.",
+};
 
 export async function callToolWithRetry(
   caller: ToolCaller,
@@ -78,6 +91,7 @@ export async function callToolWithRetry(
   const first = call.attempt ?? 1;
   const attempts: GuardedCallResult[] = [];
   let state: StateCheckVerdict | undefined;
+  let stateReported: number | null | undefined;
 
   for (let n = 1; ; n++) {
     const result = await caller.callTool(
@@ -90,6 +104,7 @@ export async function callToolWithRetry(
       attempts,
       stopped,
       ...(state ? { state } : {}),
+      ...(stateReported !== undefined ? { stateReported } : {}),
     });
 
     const step = retryStep(result.classification);
@@ -99,6 +114,11 @@ export async function callToolWithRetry(
     if (step === 'check_state') {
       if (!policy.stateCheck) return done('no_state_check');
       state = await policy.stateCheck(result);
+      // The verdict resolves the unknown in Countersign, so nobody checks it again by hand.
+      if (state !== 'unknown' && caller.reportStateCheck)
+        stateReported = await caller
+          .reportStateCheck(result.record, state === 'done' ? 'happened' : 'did_not_happen', STATE_NOTE[state])
+          .catch(() => null);
       if (state === 'done') return done('state_done');
       if (state === 'unknown') return done('state_unknown');
     }

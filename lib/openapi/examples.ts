@@ -84,3 +84,8 @@ export const otlpJsonExample = {
     },
   ],
 };
+
+export const stateCheckExample = {
+  verdict: 'did_not_happen',
+  note: 'No refund for order 4411 in the payment provider.',
+};

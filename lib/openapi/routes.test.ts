@@ -9,6 +9,7 @@ import * as incidentQuery from '@/lib/incidents/query';
 import * as serverSchemas from '@/lib/mcp-servers/schemas';
 import * as outcomeQuery from '@/lib/outcomes/query';
 import * as outcomeSchemas from '@/lib/outcomes/schemas';
+import * as resolutionSchemas from '@/lib/outcomes/resolution';
 import { apiRoutes, methods } from './routes';
 import * as ex from './examples';
 
@@ -21,6 +22,7 @@ const schemaModules: Record<string, Record<string, unknown>> = {
   '@/lib/mcp-servers/schemas': serverSchemas,
   '@/lib/outcomes/query': outcomeQuery,
   '@/lib/outcomes/schemas': outcomeSchemas,
+  '@/lib/outcomes/resolution': resolutionSchemas,
 };
 
 function routeFiles(dir: string): string[] {
@@ -121,6 +123,7 @@ describe('the examples', () => {
     ['redeem', approvalSchemas.redeemSchema, ex.redeemExample],
     ['trust', serverSchemas.trustServerSchema, ex.trustServerExample],
     ['policy evaluate', approvalSchemas.policyEvaluateSchema, ex.policyEvaluateExample],
+    ['state check', resolutionSchemas.stateCheckBodySchema, ex.stateCheckExample],
   ];
   it.each(cases)('the %s example is accepted by its schema', (_, schema, example) => {
     expect(schema.safeParse(example).success).toBe(true);

@@ -12,6 +12,7 @@ import { incidentBodySchema } from '@/lib/incidents/views';
 import { trustServerSchema, trustedServerViewSchema } from '@/lib/mcp-servers/schemas';
 import { outcomeQuerySchema } from '@/lib/outcomes/query';
 import { outcomeBatchSchema } from '@/lib/outcomes/schemas';
+import { stateCheckBodySchema } from '@/lib/outcomes/resolution';
 import { ingestResponseSchema, outcomePageSchema, outcomeViewSchema } from '@/lib/outcomes/views';
 import * as ex from './examples';
 import { exportTraceServiceRequestSchema, exportTraceServiceResponseSchema } from './otlp';
@@ -84,6 +85,23 @@ export const apiRoutes: RouteEntry[] = [
         action: 'outcomes.read',
         answers: [{ status: 200, description: 'The record.', schema: outcomeViewSchema }],
         failures: ['not_found'],
+      },
+    },
+  },
+  {
+    path: '/outcomes/{id}/state-check',
+    params: { id },
+    operations: {
+      POST: {
+        summary: 'Record a state check on an unknown',
+        description:
+          'Support, reviewers and admins (token or session) and API keys with outcomes:write: whether the write of an unresolved unknown record took effect, with a note (≤ 500, masked). Audited as outcome.state_check. 409 when the record is not an unresolved unknown, naming what resolved it, by whom and when.',
+        tag: 'Outcomes',
+        action: 'outcomes.state_check',
+        body: stateCheckBodySchema,
+        bodyExample: ex.stateCheckExample,
+        answers: [{ status: 200, description: 'The record, resolved.', schema: outcomeViewSchema }],
+        failures: ['not_found', 'conflict'],
       },
     },
   },

@@ -40,6 +40,9 @@ export const outcomeQuerySchema = z
     retry: param(z.enum(retryValues)),
     // "Unknown writes" are `delivery=unknown&readOnly=false`: read-only as classified (trusted hint).
     readOnly: param(z.enum(['true', 'false']).transform((v) => v === 'true')),
+    // Unknown records that something settled, or not yet (DESIGN.md "Resolving an unknown"):
+    // implies delivery=unknown; with readOnly=false, the unknown writes.
+    resolution: param(z.enum(['resolved', 'unresolved'])),
     tool: param(name),
     server: param(name),
     organization: param(name),

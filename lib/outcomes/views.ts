@@ -3,6 +3,7 @@
 // answer of the API e2e suite. Pure.
 import { z } from 'zod';
 import { classificationSchema, observedSchema, toolAnnotationsSchema } from './schemas';
+import { stateVerdicts } from './resolution';
 
 /** An instant as JSON carries a Date: `toISOString`'s text. */
 export const wireInstant = z.iso.datetime().meta({ example: '2026-11-30T12:00:00.000Z' });
@@ -22,6 +23,17 @@ export const ingestResponseSchema = z
     records: z.array(ingestedRecordSchema),
   })
   .meta({ description: 'What was stored: new records are accepted, re-sent ones duplicates; both listed.' });
+
+export const resolutionSchema = z
+  .strictObject({
+    by: z.enum(['record', 'state_check']),
+    verdict: z.enum(stateVerdicts),
+    recordId: z.uuid().optional().meta({ description: 'The later record that settled it (by = record).' }),
+    at: wireInstant,
+    who: z.string().optional().meta({ description: 'Who checked, or the agent of the settling record.' }),
+    note: z.string().optional().meta({ description: "The state check's note, masked." }),
+  })
+  .meta({ description: 'What settled this unknown (DESIGN.md "Resolving an unknown").' });
 
 export const outcomeViewSchema = z
   .strictObject({
@@ -52,6 +64,7 @@ export const outcomeViewSchema = z
       .int()
       .min(1)
       .meta({ description: 'The classifier version that derived `classification`.' }),
+    resolution: resolutionSchema.nullable().meta({ description: 'null unless an unknown that something settled.' }),
   })
   .meta({ description: 'A stored record: what the caller sent (free text masked), its classification and id.' });
 

@@ -25,6 +25,8 @@ const asUtc = (v: string | undefined) => (v && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/
 const quickViews: { label: string; params: Record<string, string> }[] = [
   { label: 'All', params: {} },
   { label: 'Unknown writes', params: { delivery: 'unknown', readOnly: 'false' } },
+  { label: 'Unresolved unknown writes', params: { resolution: 'unresolved', readOnly: 'false' } },
+  { label: 'Resolved unknown writes', params: { resolution: 'resolved', readOnly: 'false' } },
   { label: 'Never sent', params: { delivery: 'never_sent' } },
   { label: 'Rejected', params: { delivery: 'rejected' } },
   { label: 'Completed', params: { delivery: 'completed' } },

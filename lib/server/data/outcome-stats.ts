@@ -62,7 +62,7 @@ export const getOverviewStats = replicaSafe(async function getOverviewStats(
       const n = pick(g);
       byDelivery[g.delivery] += n;
       byCategory.set(g.category, (byCategory.get(g.category) ?? 0) + n);
-      if (g.delivery === 'unknown' && !g.read_only) unknownWrites += n;
+      if (g.unresolved && !g.read_only) unknownWrites += n;
     }
     const total = Object.values(byDelivery).reduce((a, b) => a + b, 0);
     return {

@@ -198,6 +198,7 @@ describe('listOutcomes and getOutcome', () => {
       annotationsTrusted: false,
       receivedAt: expect.any(Date),
       classifierVersion: 2,
+      resolution: null,
     });
   });
 

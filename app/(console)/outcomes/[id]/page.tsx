@@ -8,6 +8,9 @@ import { boundaryLabel, categoryLabel, isUnknownWrite, retryLabel, taskStatusLab
 import { findApprovalIdForGrant } from '@/lib/server/data/approvals';
 import { getOutcome, listTaskRecords } from '@/lib/server/data/outcomes';
 import { requireViewer } from '@/lib/server/http/session';
+import { StateCheckForm } from '@/components/outcomes/state-check-form';
+import { authorize } from '@/lib/auth/permissions';
+import { resolvedHow, verdictLabel } from '@/lib/outcomes/resolution';
 
 export const metadata = { title: 'Outcome record' };
 
@@ -51,7 +54,7 @@ export default async function OutcomePage({ params }: { params: Promise<{ id: st
       </div>
 
       <div
-        className={`mb-6 rounded-lg p-5 ring-1 ring-inset ${isUnknownWrite(c) ? 'bg-rose-50 ring-rose-200' : c.delivery === 'completed' && c.category === 'ok' ? 'bg-emerald-50 ring-emerald-200' : 'bg-amber-50 ring-amber-200'}`}
+        className={`mb-6 rounded-lg p-5 ring-1 ring-inset ${isUnknownWrite(c) && !r.resolution ? 'bg-rose-50 ring-rose-200' : c.delivery === 'completed' && c.category === 'ok' ? 'bg-emerald-50 ring-emerald-200' : 'bg-amber-50 ring-amber-200'}`}
       >
         <p className="text-xs font-semibold uppercase tracking-wide text-slate-600">What was and was not done</p>
         <p className="mt-1 text-base font-medium text-slate-900" data-testid="what-happened">
@@ -64,6 +67,44 @@ export default async function OutcomePage({ params }: { params: Promise<{ id: st
           {c.nextStep}
         </p>
       </div>
+
+      {r.resolution ? (
+        <div className="mb-6" data-testid="resolution">
+          <Card
+            title={`Resolved: ${verdictLabel[r.resolution.verdict]}`}
+            description={`${resolvedHow(r.resolution)[0].toUpperCase()}${resolvedHow(r.resolution).slice(1)}, ${formatDate(r.resolution.at)}.`}
+            actions={
+              <Badge tone={r.resolution.verdict === 'happened' ? 'good' : 'warn'}>
+                {r.resolution.by === 'record' ? 'Later record' : 'State check'}
+              </Badge>
+            }
+          >
+            {r.resolution.note ? (
+              <p className="text-sm text-slate-800" data-testid="resolution-note">
+                {r.resolution.note}
+              </p>
+            ) : null}
+            {r.resolution.recordId ? (
+              <Link
+                href={`/outcomes/${r.resolution.recordId}`}
+                className="font-mono text-xs text-indigo-700 hover:underline"
+                data-testid="resolution-record"
+              >
+                {r.resolution.recordId} (the settling record)
+              </Link>
+            ) : null}
+          </Card>
+        </div>
+      ) : isUnknownWrite(c) && authorize(viewer, 'outcomes.state_check') ? (
+        <div className="mb-6">
+          <Card
+            title="State check"
+            description="Check the system this tool writes to, then record what you found. Nobody will be told to check again."
+          >
+            <StateCheckForm id={r.id} />
+          </Card>
+        </div>
+      ) : null}
 
       <div className="grid gap-6 lg:grid-cols-2">
         <Card title="What the caller observed">

@@ -103,6 +103,9 @@ export function incidentReport(incident: IncidentView): string {
     summary: incident.summary,
     findings: incident.findings,
     timeline: timelineReportRows(incident.timeline),
+    identifiers: incident.records.flatMap((r) =>
+      [r.idempotencyKey, r.id, r.eventId, r.grantId].filter((x): x is string => !!x),
+    ),
   });
 }
 

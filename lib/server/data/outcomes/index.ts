@@ -1,5 +1,6 @@
 // Outcome records: ingestion (the hot path, on the pool) and reading (DESIGN.md "Outcome log").
 export { ingestOutcomes } from './ingest';
+export { recordStateCheck } from './state-check';
 export type { IngestedRecord, IngestResponse } from './rows';
 export {
   findOutcomeRequestRef,

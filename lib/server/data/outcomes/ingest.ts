@@ -10,6 +10,7 @@ import { fail, ok, type FieldError, type Result } from '@/lib/result';
 import { keyedHash, reused, toClassification, toRow, type IngestResponse } from './rows';
 import { BEGIN, COMMIT, ROLLBACK, rows as run } from '../sql/kysely';
 import { insertOutcomeRows, selectStoredOutcomes, selectTrustedServers, type IngestRow } from '../sql/outcomes';
+import { lockOperations, operationLockKeys, resolveByLaterRecords } from '../sql/resolution';
 
 /**
  * Stores a batch whole or not at all (API.md, "Outcome records"), idempotent per API key and
@@ -105,8 +106,12 @@ async function storeRows(
   // One row is one atomic statement with nothing to undo if it clashes: no transaction needed
   // (two round trips fewer for the commonest post). On any error the caller discards the
   // connection, which rolls a transaction back: no ROLLBACK queued behind a stuck statement.
-  const transaction = rows.length > 1;
+  // A record that may settle an unknown, or be settled (it has a key and a digest), is resolved
+  // in the same transaction, under its operation's lock (sql/resolution.ts).
+  const operations = operationLockKeys(rows);
+  const transaction = rows.length > 1 || operations.length > 0;
   if (transaction) await run(BEGIN, conn);
+  if (operations.length) await run(lockOperations(operations), conn);
   const stored: Stored = new Map();
   let pending = rows;
   // A row that conflicted can be gone by the time it is read (the retention purge deleted it):
@@ -136,6 +141,10 @@ async function storeRows(
     for (const e of existing)
       stored.set(e.event_id, { id: e.id, inserted: false, classification: toClassification(e) });
     pending = conflicting.filter((r) => !stored.has(r.event_id));
+  }
+  if (operations.length) {
+    const fresh = [...stored.values()].filter((s) => s.inserted).map((s) => s.id);
+    if (fresh.length) await run(resolveByLaterRecords(fresh), conn);
   }
   if (transaction) await run(COMMIT, conn);
   return stored;

@@ -2,7 +2,7 @@ import 'server-only';
 import { replicaSafe } from '../replica';
 import { db } from '../db';
 import { rows as run } from '../sql/kysely';
-import { selectIncidentOutcomes, selectTaskRecords } from '../sql/outcomes';
+import { selectIncidentOutcomes, selectSettlers, selectTaskRecords } from '../sql/outcomes';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { authorize } from '@/lib/auth/permissions';
 import { organizationOf, type Actor } from '@/lib/auth/actor';
@@ -14,6 +14,7 @@ import {
   type OutcomeQuery,
 } from '@/lib/outcomes/query';
 import type { Category, Classification, Delivery, Observed, TaskStatus, ToolAnnotations } from '@/lib/outcomes/schemas';
+import { resolvedNextStep, type Resolution } from '@/lib/outcomes/resolution';
 import { keysetPage, keysetQuery, pageSize } from '@/lib/pagination/keyset';
 import { fail, ok, type Result } from '@/lib/result';
 import { classificationSelect, toClassification } from './rows';
@@ -45,6 +46,8 @@ export type OutcomeView = {
   receivedAt: Date;
   /** The classifier version that derived `classification` (lib/outcomes/classify.ts CLASSIFIER_VERSION). */
   classifierVersion: number;
+  /** What settled this unknown, or null (DESIGN.md "Resolving an unknown"). */
+  resolution: Resolution | null;
 };
 
 // Never the session hash, the content hash or the posting key.
@@ -72,6 +75,11 @@ const viewSelect = {
   annotationsTrusted: true,
   receivedAt: true,
   classifierVersion: true,
+  resolvedAt: true,
+  resolutionBy: true,
+  resolutionVerdict: true,
+  resolvedByRecordId: true,
+  stateCheck: { select: { note: true, who: true } },
   ...classificationSelect,
 } satisfies Prisma.OutcomeRecordSelect;
 
@@ -81,7 +89,39 @@ type ViewRow = Omit<
   'toolAnnotations' | 'mcpRequestId' | 'observed'
 > & { toolAnnotations: unknown; mcpRequestId: unknown; observed: unknown };
 
-function toView(r: ViewRow): OutcomeView {
+/** Who settled what: the settling records' agents (else principals), by id. */
+type Settlers = Map<string, string>;
+
+async function settlersOf(rows: Pick<ViewRow, 'resolvedByRecordId'>[]): Promise<Settlers> {
+  const ids = [...new Set(rows.flatMap((r) => (r.resolvedByRecordId ? [r.resolvedByRecordId] : [])))];
+  if (!ids.length) return new Map();
+  const found = await run(selectSettlers(ids));
+  return new Map(found.map((s) => [s.id, s.agent ?? s.principal]));
+}
+
+function toResolution(r: ViewRow, settlers: Settlers): Resolution | null {
+  if (!r.resolvedAt || !r.resolutionBy || !r.resolutionVerdict) return null;
+  if (r.resolutionBy === 'record') {
+    const who = r.resolvedByRecordId ? settlers.get(r.resolvedByRecordId) : undefined;
+    return {
+      by: 'record',
+      verdict: r.resolutionVerdict,
+      recordId: r.resolvedByRecordId ?? undefined,
+      at: r.resolvedAt,
+      ...(who ? { who } : {}),
+    };
+  }
+  return {
+    by: 'state_check',
+    verdict: r.resolutionVerdict,
+    at: r.resolvedAt,
+    ...(r.stateCheck ? { who: r.stateCheck.who, note: r.stateCheck.note } : {}),
+  };
+}
+
+function toView(r: ViewRow, settlers: Settlers = new Map()): OutcomeView {
+  const resolution = toResolution(r, settlers);
+  const classification = toClassification(r);
   return {
     id: r.id,
     eventId: r.eventId,
@@ -102,10 +142,12 @@ function toView(r: ViewRow): OutcomeView {
     argsDigest: r.argsDigest,
     summary: r.summary,
     observed: r.observed as Observed,
-    classification: toClassification(r),
+    // A settled record's next step says what settled it, never "retry".
+    classification: resolution ? { ...classification, nextStep: resolvedNextStep(resolution) } : classification,
     annotationsTrusted: r.annotationsTrusted,
     receivedAt: r.receivedAt,
     classifierVersion: r.classifierVersion,
+    resolution,
   };
 }
 
@@ -151,6 +193,9 @@ export const listOutcomes = replicaSafe(async function listOutcomes(
         principal: query.principal,
         occurredAt: { gte: query.from, lt: query.to },
       },
+      query.resolution === undefined
+        ? {}
+        : { delivery: 'unknown', resolvedAt: query.resolution === 'resolved' ? { not: null } : null },
       page.where,
     ],
   };
@@ -160,8 +205,14 @@ export const listOutcomes = replicaSafe(async function listOutcomes(
     take: page.take,
     select: viewSelect,
   });
+  const settlers = await settlersOf(rows);
   return ok(
-    keysetPage(rows, limit, (last) => encodeOutcomeCursor({ occurredAt: last.occurredAt, id: last.id }), toView),
+    keysetPage(
+      rows,
+      limit,
+      (last) => encodeOutcomeCursor({ occurredAt: last.occurredAt, id: last.id }),
+      (r) => toView(r, settlers),
+    ),
   );
 });
 
@@ -174,8 +225,20 @@ export const getOutcome = replicaSafe(async function getOutcome(
   if (!scope) return fail('forbidden');
   if (!isUuid(id)) return fail('not_found');
   const row = await db.outcomeRecord.findFirst({ where: { AND: [scope, { id }] }, select: viewSelect });
-  return row ? ok(toView(row)) : fail('not_found');
+  return row ? ok(toView(row, await settlersOf([row]))) : fail('not_found');
 });
+
+/**
+ * One record for whoever just changed it (the state check's answer: an outcomes:write key may
+ * not read the list, but gets back the record it resolved), within its organization (null: any).
+ */
+export async function getOutcomeForWriter(id: string, organization: string | null): Promise<OutcomeView | null> {
+  const row = await db.outcomeRecord.findFirst({
+    where: { id, ...(organization === null ? {} : { organization }) },
+    select: viewSelect,
+  });
+  return row ? toView(row, await settlersOf([row])) : null;
+}
 
 /**
  * Every record of some request references, oldest first, with its receipt order (for "later").
@@ -190,7 +253,13 @@ export const listIncidentOutcomes = replicaSafe(async function listIncidentOutco
   if (!scope) return fail('forbidden');
   const refs = typeof requestRef === 'string' ? [requestRef] : requestRef;
   const rows = await run(selectIncidentOutcomes(refs, scope.organization, max));
-  return ok(rows.map(({ receivedSeq, ...r }) => ({ ...toView(r), seq: Number(receivedSeq) })));
+  const settlers = await settlersOf(rows);
+  return ok(
+    rows.map(({ receivedSeq, checkNote, checkWho, ...r }) => ({
+      ...toView({ ...r, stateCheck: checkWho === null ? null : { note: checkNote!, who: checkWho } }, settlers),
+      seq: Number(receivedSeq),
+    })),
+  );
 });
 
 /** The request reference a support person's search term points at: a reference, key, event or grant id. */

@@ -39,7 +39,20 @@ const COLUMNS = {
   classifier_version: 'int4',
   annotations_trusted: 'bool',
   content_hash: 'text',
-} as const satisfies Record<Exclude<keyof OutcomeRecord, 'id' | 'api_key_id' | 'received_at' | 'received_seq'>, string>;
+} as const satisfies Record<
+  Exclude<
+    keyof OutcomeRecord,
+    | 'id'
+    | 'api_key_id'
+    | 'received_at'
+    | 'received_seq'
+    | 'resolved_at'
+    | 'resolution_by'
+    | 'resolution_verdict'
+    | 'resolved_by_record_id'
+  >,
+  string
+>;
 
 /** One row of json_to_recordset: its keys are the table's columns (DB), absent when NULL. */
 export type IngestRow = { -readonly [K in keyof typeof COLUMNS]?: unknown } & {
@@ -134,15 +147,21 @@ const VIEW_COLUMNS = [
   'next_step as nextStep',
   'received_seq as receivedSeq',
   'classifier_version as classifierVersion',
+  'resolved_at as resolvedAt',
+  'resolution_by as resolutionBy',
+  'resolution_verdict as resolutionVerdict',
+  'resolved_by_record_id as resolvedByRecordId',
 ] as const;
 
 /** Every record of some request references (of one organization, or any), oldest first, at most `max`. */
 export const selectIncidentOutcomes = (refs: string[], organization: string | null, max: number) =>
   kysely
     .selectFrom('outcome_records')
-    .select(VIEW_COLUMNS)
+    .leftJoin('outcome_state_checks as c', 'c.record_id', 'outcome_records.id')
+    .select(VIEW_COLUMNS.map((c) => `outcome_records.${c}` as `outcome_records.${typeof c}`))
+    .select(['c.note as checkNote', 'c.who as checkWho'])
     .where((eb) => eb('request_ref', '=', eb.fn.any(eb.val(refs))))
-    .$if(organization !== null, (q) => q.where('organization', '=', organization!))
+    .$if(organization !== null, (q) => q.where('outcome_records.organization', '=', organization!))
     .orderBy('occurred_at')
     .orderBy('received_seq')
     .limit(max);
@@ -167,3 +186,10 @@ export const selectTaskRecords = (organization: string, taskId: string, max: num
     .orderBy('occurred_at')
     .orderBy('received_seq')
     .limit(max);
+
+/** The records that settled unknowns (lib/server/data/outcomes/read.ts): who sent them. */
+export const selectSettlers = (ids: string[]) =>
+  kysely
+    .selectFrom('outcome_records')
+    .select(['id', 'agent', 'principal'])
+    .where((eb) => eb('id', '=', eb.fn.any(eb.val(ids))));

@@ -1,0 +1,108 @@
+import 'server-only';
+import { sql } from './kysely';
+
+// Resolving an unknown (DESIGN.md "Resolving an unknown"): the SQL that decides which records
+// settle which, run inside the ingest transaction (lib/server/data/outcomes/ingest.ts), by
+// `outcomes:reclassify` after it changed a delivery, and the state check's conditional update
+// (lib/server/data/outcomes/state-check.ts).
+
+const alias = (a: 'u' | 's') => sql.raw(a);
+
+/**
+ * THE one definition of "the same operation": two records of one organization, server and tool
+ * under the same idempotency key AND the same argument digest. A missing key or digest never
+ * matches (NULL = NULL is not true), nor do other arguments under the same key: near misses
+ * never resolve.
+ *
+ * HOOK (task id): when outcome_records gains `task_id`, the same task is the same operation too:
+ *   OR (u.organization = s.organization AND u.task_id IS NOT NULL AND u.task_id = s.task_id)
+ * added here, and `task_id` to operationLockKeys below and to resolveByLaterRecords' `fresh`.
+ */
+export const sameOperation = (u = alias('u'), s = alias('s')) => sql<boolean>`(
+  ${u}.organization = ${s}.organization AND ${u}.server = ${s}.server AND ${u}.tool_name = ${s}.tool_name
+  AND ${u}.idempotency_key = ${s}.idempotency_key AND ${u}.args_digest = ${s}.args_digest)`;
+
+/**
+ * Refusals that settle an earlier unknown: the tool itself looked at the request and said no
+ * (the same input was not acceptable, the target does not exist, its policy denies it). Not
+ * admission or protocol refusals (a 401 or 429 says nothing about the earlier call; a folded
+ * -32602 may follow a handler that ran), nor a tool's conflict, unavailable or rate limit.
+ */
+export const SETTLING_REFUSALS = ['validation', 'not_found', 'denied'] as const;
+
+/** Whether record `s` settles its operation: it completed, or the tool refused it outright. */
+export const settles = (s = alias('s')) => sql<boolean>`(
+  ${s}.delivery = 'completed'
+  OR (${s}.delivery = 'rejected' AND ${s}.boundary = 'tool'
+      AND ${s}.category::text = ANY(${sql.val([...SETTLING_REFUSALS])}::text[])))`;
+
+/** "Later" (DESIGN.md): by occurredAt, ties broken by the order the console received them. */
+const later = (s = alias('s'), u = alias('u')) =>
+  sql<boolean>`(${s}.occurred_at, ${s}.received_seq) > (${u}.occurred_at, ${u}.received_seq)`;
+
+/**
+ * The keys of the operations these rows belong to, for pg_advisory_xact_lock: two batches that
+ * carry an unknown and its settler at the same moment serialize, so neither commits without
+ * seeing the other (read committed would otherwise let both miss).
+ */
+export function operationLockKeys(
+  rows: { organization?: unknown; idempotency_key?: unknown; args_digest?: unknown }[],
+) {
+  const keys = rows.flatMap((r) =>
+    r.idempotency_key && r.args_digest ? [JSON.stringify([r.organization, r.idempotency_key])] : [],
+  );
+  return [...new Set(keys)].sort();
+}
+
+/** Takes the operations' locks, in one order for every transaction (no deadlock). */
+export const lockOperations = (keys: string[]) => sql`
+  SELECT pg_advisory_xact_lock(h) FROM (
+    SELECT DISTINCT hashtextextended(k, 13) AS h FROM unnest(${keys}::text[]) AS k ORDER BY h
+  ) AS locks`;
+
+/**
+ * Resolves every unresolved unknown that one of these records settles, or that an already stored
+ * later record settles (records arrive out of order): each by its earliest later settler.
+ * Answers the records it resolved.
+ */
+export const resolveByLaterRecords = (ids: string[]) => sql<{ id: string; resolved_by_record_id: string }>`
+  WITH fresh AS MATERIALIZED (
+    SELECT * FROM outcome_records
+    WHERE id = ANY(${ids}::uuid[]) AND idempotency_key IS NOT NULL AND args_digest IS NOT NULL
+  ), pairs AS (
+    SELECT u.id AS unknown_id, s.id AS settler_id, s.delivery AS settled_as, s.occurred_at, s.received_seq
+    FROM fresh u JOIN outcome_records s ON ${sameOperation()} AND ${later()} AND ${settles()}
+    WHERE u.delivery = 'unknown' AND u.resolved_at IS NULL
+    UNION ALL
+    SELECT u.id, s.id, s.delivery, s.occurred_at, s.received_seq
+    FROM fresh s JOIN outcome_records u ON ${sameOperation()} AND ${later()}
+    WHERE ${settles()} AND u.delivery = 'unknown' AND u.resolved_at IS NULL
+  ), earliest AS (
+    SELECT DISTINCT ON (unknown_id) unknown_id, settler_id, settled_as
+    FROM pairs ORDER BY unknown_id, occurred_at, received_seq
+  )
+  UPDATE outcome_records r
+  SET resolved_at = now(), resolution_by = 'record', resolved_by_record_id = e.settler_id,
+      resolution_verdict = (CASE WHEN e.settled_as = 'completed' THEN 'happened' ELSE 'did_not_happen' END)::state_verdict
+  FROM earliest e
+  WHERE r.id = e.unknown_id AND r.resolved_at IS NULL AND r.delivery = 'unknown'
+  RETURNING r.id, r.resolved_by_record_id`;
+
+/**
+ * The state check's claim: resolves the record only while it is an unresolved unknown of a
+ * readable organization (null: any). Row-locking: of two at once, the second sees the first's
+ * commit and updates nothing.
+ */
+export const claimByStateCheck = (
+  id: string,
+  organization: string | null,
+  verdict: 'happened' | 'did_not_happen',
+) => sql<{
+  id: string;
+  organization: string;
+}>`
+  UPDATE outcome_records
+  SET resolved_at = now(), resolution_by = 'state_check', resolution_verdict = ${verdict}::state_verdict
+  WHERE id = ${id}::uuid AND delivery = 'unknown' AND resolved_at IS NULL
+    AND (${organization}::text IS NULL OR organization = ${organization}::text)
+  RETURNING id, organization`;
