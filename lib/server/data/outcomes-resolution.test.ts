@@ -139,6 +139,64 @@ describe('resolution by a later record of the same operation', () => {
   });
 });
 
+describe('resolution by a later record of the same MCP task', () => {
+  const task = (id: string, status: string, rest: Partial<Observed> = {}): Observed =>
+    ({ sent: true, ...rest, task: { id, status } }) as Observed;
+  // [name, the later record (task id 'same' or 'other', status, observation), its overrides, verdict]
+  const cases: [string, 'same' | 'other', string, Partial<Observed>, Partial<Outcome>, 'happened' | null][] = [
+    [
+      'the task completed with a result',
+      'same',
+      'completed',
+      { httpStatus: 200, result: { isError: false } },
+      {},
+      'happened',
+    ],
+    ['the task still working: says nothing', 'same', 'working', {}, {}, null],
+    [
+      'near miss: another task completed',
+      'other',
+      'completed',
+      { httpStatus: 200, result: { isError: false } },
+      {},
+      null,
+    ],
+    [
+      'near miss: the same task id in another organization',
+      'same',
+      'completed',
+      { httpStatus: 200, result: { isError: false } },
+      { organization: 'globex' },
+      null,
+    ],
+  ];
+  for (const [name, which, status, rest, over, verdict] of cases) {
+    it(`${name} → ${verdict ?? 'still unresolved'}`, async () => {
+      const key = await makeKey();
+      const id = uniq('task');
+      // No idempotency key or digest: only the task links the two.
+      const base = { requestRef: uniq('req'), idempotencyKey: undefined, argsDigest: undefined, agent: 'support-bot' };
+      const [running] = await post(
+        key,
+        makeRecord({ ...base, occurredAt: '2026-11-30T12:00:00Z', observed: task(id, 'working') }),
+      );
+      expect(value(await getOutcome(key, running)).classification.delivery).toBe('unknown');
+      const [later] = await post(
+        key,
+        makeRecord({
+          ...base,
+          occurredAt: '2026-11-30T12:01:00Z',
+          observed: task(which === 'same' ? id : uniq('task'), status, rest),
+          ...over,
+        }),
+      );
+      const view = value(await getOutcome(key, running));
+      if (verdict === null) expect(view.resolution).toBeNull();
+      else expect(view.resolution).toMatchObject({ by: 'record', verdict, recordId: later });
+    });
+  }
+});
+
 describe('state checks', () => {
   const body = (verdict: string, note: unknown = 'Checked the payment provider: no refund for order 4411.') =>
     stateCheckBodySchema.safeParse({ verdict, note });

@@ -10,17 +10,15 @@ const alias = (a: 'u' | 's') => sql.raw(a);
 
 /**
  * THE one definition of "the same operation": two records of one organization, server and tool
- * under the same idempotency key AND the same argument digest. A missing key or digest never
- * matches (NULL = NULL is not true), nor do other arguments under the same key: near misses
- * never resolve.
- *
- * HOOK (task id): when outcome_records gains `task_id`, the same task is the same operation too:
- *   OR (u.organization = s.organization AND u.task_id IS NOT NULL AND u.task_id = s.task_id)
- * added here, and `task_id` to operationLockKeys below and to resolveByLaterRecords' `fresh`.
+ * under the same idempotency key AND the same argument digest, or two records of one
+ * organization's MCP task (the same task id: its later statuses and its result). A missing key,
+ * digest or task id never matches (NULL = NULL is not true), nor do other arguments under the
+ * same key or another task: near misses never resolve.
  */
 export const sameOperation = (u = alias('u'), s = alias('s')) => sql<boolean>`(
-  ${u}.organization = ${s}.organization AND ${u}.server = ${s}.server AND ${u}.tool_name = ${s}.tool_name
-  AND ${u}.idempotency_key = ${s}.idempotency_key AND ${u}.args_digest = ${s}.args_digest)`;
+  (${u}.organization = ${s}.organization AND ${u}.server = ${s}.server AND ${u}.tool_name = ${s}.tool_name
+   AND ${u}.idempotency_key = ${s}.idempotency_key AND ${u}.args_digest = ${s}.args_digest)
+  OR (${u}.organization = ${s}.organization AND ${u}.task_id = ${s}.task_id))`;
 
 /**
  * Refusals that settle an earlier unknown: the tool itself looked at the request and said no
@@ -46,11 +44,12 @@ const later = (s = alias('s'), u = alias('u')) =>
  * seeing the other (read committed would otherwise let both miss).
  */
 export function operationLockKeys(
-  rows: { organization?: unknown; idempotency_key?: unknown; args_digest?: unknown }[],
+  rows: { organization?: unknown; idempotency_key?: unknown; args_digest?: unknown; task_id?: unknown }[],
 ) {
-  const keys = rows.flatMap((r) =>
-    r.idempotency_key && r.args_digest ? [JSON.stringify([r.organization, r.idempotency_key])] : [],
-  );
+  const keys = rows.flatMap((r) => [
+    ...(r.idempotency_key && r.args_digest ? [JSON.stringify([r.organization, r.idempotency_key])] : []),
+    ...(r.task_id ? [JSON.stringify([r.organization, 'task', r.task_id])] : []),
+  ]);
   return [...new Set(keys)].sort();
 }
 
@@ -68,7 +67,8 @@ export const lockOperations = (keys: string[]) => sql`
 export const resolveByLaterRecords = (ids: string[]) => sql<{ id: string; resolved_by_record_id: string }>`
   WITH fresh AS MATERIALIZED (
     SELECT * FROM outcome_records
-    WHERE id = ANY(${ids}::uuid[]) AND idempotency_key IS NOT NULL AND args_digest IS NOT NULL
+    WHERE id = ANY(${ids}::uuid[])
+      AND ((idempotency_key IS NOT NULL AND args_digest IS NOT NULL) OR task_id IS NOT NULL)
   ), pairs AS (
     SELECT u.id AS unknown_id, s.id AS settler_id, s.delivery AS settled_as, s.occurred_at, s.received_seq
     FROM fresh u JOIN outcome_records s ON ${sameOperation()} AND ${later()} AND ${settles()}
