@@ -4,7 +4,9 @@
 -- a DEFAULT partition for anything outside them. Retention drops whole partitions past the limit
 -- (lib/server/data/retention.ts). What Prisma cannot express lives only here: the partitioning,
 -- the partitions, the two functions and the trigger; schema.prisma says @@id([id, receivedAt])
--- and @@index([apiKeyId, eventId]), which is exactly what Prisma sees of the parent table.
+-- and @@index([apiKeyId, eventId]), which is exactly what Prisma sees of the parent table. The key
+-- leads with organization, the column a per-tenant distribution (Citus) would shard by
+-- (lib/server/data/tenant-keys.test.ts).
 --
 -- An existing database's rows are moved in this transaction: the table is rebuilt from the old
 -- one with LIKE (so columns that earlier migrations added come along), the rows copied with
@@ -122,7 +124,7 @@ DECLARE
 BEGIN
   FOR d IN SELECT * FROM outcome_records_index_definitions ORDER BY name LOOP
     IF d.is_primary THEN
-      ALTER TABLE "outcome_records" ADD CONSTRAINT "outcome_records_pkey" PRIMARY KEY ("id", "received_at");
+      ALTER TABLE "outcome_records" ADD CONSTRAINT "outcome_records_pkey" PRIMARY KEY ("organization", "id", "received_at");
     ELSIF d.name = 'outcome_records_api_key_id_event_id_key' THEN
       CREATE INDEX "outcome_records_api_key_id_event_id_idx" ON "outcome_records"("api_key_id", "event_id");
     ELSIF d.is_unique THEN
