@@ -93,7 +93,8 @@ async function main(): Promise<number> {
   };
   type Phase = { incident: number; list: number; ingest: number; diskPerM: number };
   const measure = async (n: number, label: string): Promise<Phase> => {
-    await c.query('ANALYZE outcome_records');
+    // So no autovacuum of the freshly loaded rows competes with the measurements.
+    await c.query('VACUUM ANALYZE outcome_records');
     const rnd = prng(n);
     const inc: number[] = [];
     const lst: number[] = [];
