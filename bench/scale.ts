@@ -13,7 +13,7 @@
 // loading (event ids are unique by construction). Prints PASS/MISS; exits non-zero on errors only.
 //   BENCH_SCALE_SMALL (2000000)  BENCH_SCALE_LARGE (20000000)
 //   BENCH_SCALE_PURGE_SMALL (1000000)  BENCH_SCALE_PURGE_LARGE (10000000)
-//   BENCH_SCALE_SAMPLES (300)  BENCH_SCALE_INGEST_BATCHES (60)
+//   BENCH_SCALE_SAMPLES (300)  BENCH_SCALE_INGEST_BATCHES (200)
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
@@ -27,7 +27,7 @@ const LARGE = envNumber('BENCH_SCALE_LARGE', 20_000_000);
 const PURGE_SMALL = envNumber('BENCH_SCALE_PURGE_SMALL', 1_000_000);
 const PURGE_LARGE = envNumber('BENCH_SCALE_PURGE_LARGE', 10_000_000);
 const SAMPLES = envNumber('BENCH_SCALE_SAMPLES', 300);
-const INGEST_BATCHES = envNumber('BENCH_SCALE_INGEST_BATCHES', 60);
+const INGEST_BATCHES = envNumber('BENCH_SCALE_INGEST_BATCHES', 200);
 const KEY = '00000000-0000-4000-8000-000000000001';
 const CHUNK = 1_000_000;
 const MONTHS = 12;
