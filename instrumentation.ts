@@ -7,6 +7,9 @@ export async function register() {
   if (process.env.NEXT_RUNTIME !== 'nodejs' || process.env.NEXT_PHASE === 'phase-production-build') return;
   const { startRetentionSchedule } = await import('@/lib/server/jobs/retention');
   startRetentionSchedule();
+  // outcome_records' time partitions, created ahead now and hourly (lib/server/jobs/partitions.ts).
+  const { startPartitionSchedule } = await import('@/lib/server/jobs/partitions');
+  startPartitionSchedule();
   const { startWebhookWorker } = await import('@/lib/server/jobs/webhooks');
   void startWebhookWorker();
 }

@@ -225,7 +225,8 @@ export async function loadLookupData(
     t0 = performance.now();
     await client.query(`SET maintenance_work_mem = '512MB'`);
     for (const c of pk.rows) await client.query(`ALTER TABLE outcome_records ADD CONSTRAINT "${c.name}" ${c.def}`);
-    for (const i of idx.rows) await client.query(i.def);
+    // On the partitioned table pg_indexes says `ON ONLY` (the parent alone): build them on every partition.
+    for (const i of idx.rows) await client.query(i.def.replace(' ON ONLY ', ' ON '));
     timings.indexes = (performance.now() - t0) / 1000;
 
     t0 = performance.now();
@@ -240,7 +241,8 @@ export async function loadLookupData(
     await client.query('CHECKPOINT').catch(() => {}); // needs superuser or pg_checkpoint: best effort
     timings.vacuum = (performance.now() - t0) / 1000;
     const size = await client.query<{ t: string; i: string }>(
-      `SELECT pg_table_size('outcome_records') AS t, pg_indexes_size('outcome_records') AS i`,
+      `SELECT sum(pg_table_size(relid))::bigint AS t, sum(pg_indexes_size(relid))::bigint AS i
+       FROM pg_partition_tree('outcome_records')`,
     );
     timings.tableBytes = Number(size.rows[0].t);
     timings.indexBytes = Number(size.rows[0].i);

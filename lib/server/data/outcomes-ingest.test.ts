@@ -47,7 +47,7 @@ describe('ingestOutcomes (real PostgreSQL)', () => {
       expect(r.classification).toEqual(expected);
       expect(value(await getOutcome(key, r.id)).classification).toEqual(expected);
     }
-    const row = await db.outcomeRecord.findUniqueOrThrow({ where: { id: res.records[0].id } });
+    const row = await db.outcomeRecord.findFirstOrThrow({ where: { id: res.records[0].id } });
     expect(row).toMatchObject({
       apiKeyId: key.kind === 'apiKey' && key.keyId,
       classifierVersion: 2,

@@ -162,6 +162,7 @@ describe('purgeExpiredOutcomes (real PostgreSQL)', () => {
       kept: 2,
       batches: 2,
       batchSize: 5,
+      partitionsDropped: 0,
       completed: true,
     });
     expect(await verifyAuditChain()).toMatchObject({ ok: true });

@@ -1,7 +1,19 @@
 import 'server-only';
 import { db, sessionClient, type Tx } from './db';
 import { rows } from './sql/kysely';
-import { countKeptOutcomes, deleteOutcomeBatch, tryAdvisoryLock } from './sql/retention';
+import {
+  countKeptOutcomes,
+  createKeptTable,
+  deleteOutcomeBatch,
+  dropPartition,
+  partitionRowCount,
+  restoreKeptOutcomes,
+  selectOutcomePartitions,
+  setAsideKeptOutcomes,
+  setLockTimeout,
+  tryAdvisoryLock,
+  type OutcomePartition,
+} from './sql/retention';
 import { appendAudit } from './audit';
 import { dbNow } from './approvals';
 import { authorize } from '@/lib/auth/permissions';
@@ -20,10 +32,17 @@ import { fail, ok, type Result } from '@/lib/result';
 // request reference as a pending, unexpired request (the evidence its reviewers read), or as an
 // approved request whose grant is live (unredeemed, unrevoked, unexpired), and records naming
 // such a grant. They go in the first run after the approval is decided, expires or is used.
+//
+// The table is partitioned by received_at (lib/server/data/partitions.ts): a partition whose
+// whole range is past the cutoff is dropped, after its kept records are set aside and put back
+// (into the default partition, their range having none now), so a month goes in the same time
+// whatever it holds. Batches delete only inside the partition the cutoff falls in and the default
+// partition; the cost of a run follows that boundary, never the table.
 
 export const PURGE_BATCH_DEFAULT = 5_000;
 const PURGE_BATCH_MAX = 50_000;
 const DAY_MS = 86_400_000;
+const DROP_LOCK_TIMEOUT_MS = 5_000;
 
 // Session-level advisory lock (a connection of its own, below): one purge at a time across every
 // instance and the CLI. Any 64-bit constant unique to this lock: "retention".
@@ -53,22 +72,51 @@ export type PurgeReport =
       deleted: number;
       kept: number;
       batches: number;
+      /** Whole partitions dropped; their rows are counted in `deleted` (ANALYZE's count). */
+      partitionsDropped: number;
       durationMs: number;
     };
 
+/** Where batches delete once whole partitions are gone: the one the cutoff falls in, and the default one. */
+const boundaryOf = (partitions: OutcomePartition[], cutoff: Date) =>
+  partitions
+    .filter(
+      (p) => p.lower_bound === null || (p.lower_bound < cutoff && p.upper_bound !== null && p.upper_bound > cutoff),
+    )
+    .map((p) => p.name);
+
+/** Drops a partition entirely past the cutoff, keeping its tied records; answers the rows it removed. */
+async function dropWholePartition(name: string, at: Date): Promise<number> {
+  return db.$transaction(
+    async (tx) => {
+      // The drop locks the whole table: give up (the next run tries again) rather than queue
+      // ingestion behind a long query holding it.
+      await rows(setLockTimeout(DROP_LOCK_TIMEOUT_MS), tx);
+      const [{ n: total }] = await rows(partitionRowCount(name), tx);
+      await rows(createKeptTable(), tx);
+      const [{ n: kept }] = await rows(setAsideKeptOutcomes(name, at), tx);
+      await rows(dropPartition(name), tx);
+      if (kept > 0) await rows(restoreKeptOutcomes(), tx);
+      return Math.max(0, total - kept);
+    },
+    { maxWait: 10_000, timeout: 60_000 },
+  );
+}
+
 /**
- * Deletes up to `batchSize` of the oldest untied records received in [from, cutoff). `from` is
+ * Deletes up to `batchSize` of the oldest untied records of a partition received in [from, cutoff). `from` is
  * where the previous batch of the run ended: the index entries of rows deleted by this run stay
  * until vacuum, and each batch would otherwise walk past all of them again.
  */
 async function deleteBatch(
   tx: Tx,
+  partition: string,
   from: Date | null,
   cutoff: Date,
   at: Date,
   batchSize: number,
 ): Promise<{ n: number; upto: Date | null }> {
-  const [r] = await rows(deleteOutcomeBatch(from ?? new Date(0), cutoff, at, batchSize), tx);
+  const [r] = await rows(deleteOutcomeBatch(partition, from ?? new Date(0), cutoff, at, batchSize), tx);
   return r;
 }
 
@@ -103,42 +151,74 @@ export async function purgeExpiredOutcomes(options: PurgeOptions = {}): Promise<
       actor,
       action: PURGE_ACTION,
       ...AUDIT_TARGET,
-      data: { retentionDays: setting.days, cutoff: cutoff.toISOString(), deleted, kept, batches, batchSize, completed },
+      data: {
+        retentionDays: setting.days,
+        cutoff: cutoff.toISOString(),
+        deleted,
+        kept,
+        batches,
+        batchSize,
+        partitionsDropped: dropped,
+        completed,
+      },
     });
 
     let deleted = 0;
     let batches = 0;
-    let from: Date | null = null;
+    let dropped = 0;
+    const done = (kept: number) => ({
+      ran: true as const,
+      retentionDays: setting.days,
+      cutoff,
+      deleted,
+      kept,
+      batches,
+      partitionsDropped: dropped,
+      durationMs: Date.now() - started,
+    });
     try {
-      for (;;) {
-        // Its connection gone, the lock is gone: another run could be under way.
+      const partitions = await rows(selectOutcomePartitions());
+      for (const p of partitions) {
+        if (p.upper_bound === null || p.upper_bound > cutoff) continue;
         if (!held()) throw new Error('the purge lost its lock (its connection closed); the next run carries on');
-        const step = await db.$transaction(
-          async (tx) => {
-            const { n, upto } = await deleteBatch(tx, from, cutoff, at, batchSize);
-            if (n === batchSize) return { n, upto, kept: null };
-            // The last batch: fewer rows than asked for were left to delete.
-            const kept = await countKept(tx, cutoff, at);
-            if (deleted + n > 0) await appendAudit(tx, entry(deleted + n, kept, batches + (n > 0 ? 1 : 0), true));
-            return { n, upto, kept };
-          },
-          { maxWait: 10_000, timeout: 60_000 },
-        );
-        deleted += step.n;
-        from = step.upto ?? from;
-        if (step.n > 0) batches++;
-        if (step.kept !== null) {
-          return {
-            ran: true as const,
-            retentionDays: setting.days,
-            cutoff,
-            deleted,
-            kept: step.kept,
-            batches,
-            durationMs: Date.now() - started,
-          };
+        deleted += await dropWholePartition(p.name, at);
+        dropped++;
+      }
+      const targets = boundaryOf(partitions, cutoff);
+      if (!targets.length) {
+        // Nothing left to delete a batch at a time: count what is kept and audit, together.
+        const kept = await db.$transaction(async (tx) => {
+          const k = await countKept(tx, cutoff, at);
+          if (deleted > 0) await appendAudit(tx, entry(deleted, k, batches, true));
+          return k;
+        });
+        return done(kept);
+      }
+      for (const [t, partition] of targets.entries()) {
+        const last = t === targets.length - 1;
+        let from: Date | null = null;
+        for (;;) {
+          // Its connection gone, the lock is gone: another run could be under way.
+          if (!held()) throw new Error('the purge lost its lock (its connection closed); the next run carries on');
+          const step = await db.$transaction(
+            async (tx) => {
+              const { n, upto } = await deleteBatch(tx, partition, from, cutoff, at, batchSize);
+              if (n === batchSize || !last) return { n, upto, kept: null };
+              // The last batch: fewer rows than asked for were left to delete.
+              const kept = await countKept(tx, cutoff, at);
+              if (deleted + n > 0) await appendAudit(tx, entry(deleted + n, kept, batches + (n > 0 ? 1 : 0), true));
+              return { n, upto, kept };
+            },
+            { maxWait: 10_000, timeout: 60_000 },
+          );
+          deleted += step.n;
+          from = step.upto ?? from;
+          if (step.n > 0) batches++;
+          if (step.kept !== null) return done(step.kept);
+          if (step.n < batchSize) break;
         }
       }
+      throw new Error('unreachable: the last partition always ends the run');
     } catch (err) {
       if (deleted > 0) {
         await db.$transaction((tx) => appendAudit(tx, entry(deleted, null, batches, false))).catch(() => {});

@@ -70,8 +70,11 @@ const TYPED = sql.raw(
 
 // Receipt order is batch order: sequence numbers are drawn in batch order (a volatile select
 // list is evaluated after ORDER BY)... while rows are inserted sorted by eventId, so concurrent
-// batches sharing event ids wait for each other on the unique key in the same order instead of
-// deadlocking.
+// batches sharing event ids wait for each other on the (api_key_id, event_id) lock in the same
+// order instead of deadlocking. The table is partitioned by received_at, so that pair is one
+// trigger's rule (migration 20261201160000_outcome_records_partitioned): it skips a row whose pair
+// is stored in any partition, as ON CONFLICT DO NOTHING would, after waiting for a concurrent
+// insert of the same pair to commit or roll back.
 /** Inserts the rows not stored yet under this key; answers those it inserted. */
 export const insertOutcomeRows = (apiKeyId: string, rows: IngestRow[]) => sql<
   Pick<Selectable<OutcomeRecord>, 'id' | 'event_id'>
@@ -83,7 +86,6 @@ export const insertOutcomeRows = (apiKeyId: string, rows: IngestRow[]) => sql<
   )
   INSERT INTO outcome_records (api_key_id, ${NAMES}, received_seq)
   SELECT ${apiKeyId}::uuid, ${NAMES}, received_seq FROM input ORDER BY event_id
-  ON CONFLICT (api_key_id, event_id) DO NOTHING
   RETURNING id, event_id`;
 
 /** The stored records under these event ids: their content hash and classification. */

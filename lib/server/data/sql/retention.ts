@@ -2,7 +2,7 @@ import 'server-only';
 import { sql } from './kysely';
 
 // The retention purge (lib/server/data/retention.ts): statements Prisma cannot say (a CTE of live
-// approvals, DELETE by ctid with SKIP LOCKED, a session advisory lock).
+// approvals, DELETE by ctid with SKIP LOCKED, a session advisory lock, dropping partitions).
 
 // Approvals still in play, as (request reference, grant id) pairs; evaluated by each statement.
 const liveApprovals = (at: Date) => sql`
@@ -22,17 +22,18 @@ const untied = sql`
   AND (o.grant_id IS NULL OR o.grant_id NOT IN (SELECT l.grant_id FROM live l WHERE l.grant_id IS NOT NULL))`;
 
 /**
- * Deletes up to `batchSize` of the oldest untied records received in [from, cutoff); answers how
- * many and the latest `received_at` among them.
+ * Deletes up to `batchSize` of the oldest untied records received in [from, cutoff) from one
+ * partition (a ctid addresses a row within its own table only, so never through the parent);
+ * answers how many and the latest `received_at` among them.
  */
-export const deleteOutcomeBatch = (from: Date, cutoff: Date, at: Date, batchSize: number) => sql<{
+export const deleteOutcomeBatch = (partition: string, from: Date, cutoff: Date, at: Date, batchSize: number) => sql<{
   n: number;
   upto: Date | null;
 }>`
   WITH ${liveApprovals(at)},
   deleted AS (
-    DELETE FROM outcome_records WHERE ctid = ANY(ARRAY(
-      SELECT o.ctid FROM outcome_records o
+    DELETE FROM ${sql.table(partition)} WHERE ctid = ANY(ARRAY(
+      SELECT o.ctid FROM ${sql.table(partition)} o
       WHERE o.received_at < ${cutoff}::timestamptz AND o.received_at >= ${from}::timestamptz AND ${untied}
       ORDER BY o.received_at
       LIMIT ${batchSize}::int
@@ -40,6 +41,50 @@ export const deleteOutcomeBatch = (from: Date, cutoff: Date, at: Date, batchSize
     RETURNING received_at
   )
   SELECT count(*)::int AS n, max(received_at) AS upto FROM deleted`;
+
+// ── Whole partitions (migration 20261201160000_outcome_records_partitioned) ──────────────────
+
+export type OutcomePartition = { name: string; lower_bound: Date | null; upper_bound: Date | null };
+
+/** The partitions of outcome_records with their bounds, oldest first; the default one last (null bounds). */
+export const selectOutcomePartitions = () =>
+  sql<OutcomePartition>`SELECT name, lower_bound, upper_bound FROM outcome_records_partitions()`;
+
+/** Waits at most `ms` for a lock in this transaction: a drop gives up rather than hold ingestion up. */
+export const setLockTimeout = (ms: number) =>
+  sql<{ v: string }>`SELECT set_config('lock_timeout', ${`${ms}ms`}, true) AS v`;
+
+/** How many rows a partition holds: the planner's count when ANALYZE has run (no scan), else counted. */
+export const partitionRowCount = (partition: string) => sql<{ n: number; estimated: boolean }>`
+  SELECT CASE WHEN c.reltuples >= 0 THEN c.reltuples::bigint::int
+              ELSE (SELECT count(*)::int FROM ${sql.table(partition)}) END AS n,
+         c.reltuples >= 0 AS estimated
+  FROM pg_class c WHERE c.oid = ${partition}::regclass`;
+
+/** A temporary table, gone at commit, for the records a dropped partition must keep. */
+export const createKeptTable = () => sql`CREATE TEMP TABLE outcome_records_kept (LIKE outcome_records) ON COMMIT DROP`;
+
+/**
+ * Copies there the records of a partition that an approval in play keeps, found through the
+ * partition's request_ref and grant_id indexes: the cost follows the live approvals, not the
+ * partition's size. Answers how many.
+ */
+export const setAsideKeptOutcomes = (partition: string, at: Date) => sql<{ n: number }>`
+  WITH ${liveApprovals(at)},
+  kept AS (
+    INSERT INTO outcome_records_kept
+    SELECT * FROM ${sql.table(partition)} WHERE ctid = ANY(ARRAY(
+      SELECT o.ctid FROM live l JOIN ${sql.table(partition)} o ON o.request_ref = l.request_ref
+      UNION
+      SELECT o.ctid FROM live l JOIN ${sql.table(partition)} o ON o.grant_id = l.grant_id))
+    RETURNING 1
+  )
+  SELECT count(*)::int AS n FROM kept`;
+
+export const dropPartition = (partition: string) => sql`DROP TABLE ${sql.table(partition)}`;
+
+/** The kept records back into the table: their range has no partition now, so into the default one. */
+export const restoreKeptOutcomes = () => sql`INSERT INTO outcome_records SELECT * FROM outcome_records_kept`;
 
 // From the live set through the request_ref and grant_id indexes: as cheap after a run that
 // deleted millions of rows as after one that deleted none.

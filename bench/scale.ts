@@ -1,0 +1,225 @@
+// `npm run bench:scale`: costs that must not grow with the outcome log (issue 15). On a fresh
+// database (bench/lib/setup.ts, dropped afterwards), outcome_records over 12 monthly partitions:
+//   - incident look-up (lib/server/data/sql/outcomes.ts selectIncidentOutcomes) and the outcome
+//     list's first page with filters (lib/server/data/outcomes listOutcomes: organization and
+//     delivery), p95 at SMALL and at LARGE records: LARGE ≤ 1.2× SMALL;
+//   - ingest throughput (the real insert statement, trigger included, batches of 100 in a
+//     transaction) at LARGE ≥ 0.9× at SMALL;
+//   - purge of one month past the limit (lib/server/data/retention purgeExpiredOutcomes) holding
+//     PURGE_SMALL and PURGE_LARGE rows: ratio ≤ 1.5×;
+//   - disk used per million records (every partition, indexes and TOAST included).
+// Every organization has both deliveries (i % 10 and i % 7 independent), so each filter matches.
+// Rows are generated in SQL (INSERT … SELECT generate_series), the uniqueness trigger off while
+// loading (event ids are unique by construction). Prints PASS/MISS; exits non-zero on errors only.
+//   BENCH_SCALE_SMALL (2000000)  BENCH_SCALE_LARGE (20000000)
+//   BENCH_SCALE_PURGE_SMALL (1000000)  BENCH_SCALE_PURGE_LARGE (10000000)
+//   BENCH_SCALE_SAMPLES (300)  BENCH_SCALE_INGEST_BATCHES (200)
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type pg from 'pg';
+import { applyMigrations } from '../scripts/lib/migrations';
+import { envNumber, int, load1, log, machine, ms, prng, runMain, stats, table, verdict } from './lib/report';
+import { benchDatabase, cleanup, connect } from './lib/setup';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SMALL = envNumber('BENCH_SCALE_SMALL', 2_000_000);
+const LARGE = envNumber('BENCH_SCALE_LARGE', 20_000_000);
+const PURGE_SMALL = envNumber('BENCH_SCALE_PURGE_SMALL', 1_000_000);
+const PURGE_LARGE = envNumber('BENCH_SCALE_PURGE_LARGE', 10_000_000);
+const SAMPLES = envNumber('BENCH_SCALE_SAMPLES', 300);
+const INGEST_BATCHES = envNumber('BENCH_SCALE_INGEST_BATCHES', 200);
+const KEY = '00000000-0000-4000-8000-000000000001';
+const CHUNK = 1_000_000;
+const MONTHS = 12;
+
+/** Inserts rows [from, to) received in [start, start + span), spread evenly, 4 records per request. */
+async function load(c: pg.Client, from: number, to: number, start: Date, spanSeconds: number, prefix: string) {
+  await c.query('ALTER TABLE outcome_records DISABLE TRIGGER outcome_records_event_unique');
+  for (let a = from; a < to; a += CHUNK) {
+    const b = Math.min(to, a + CHUNK);
+    const t0 = Date.now();
+    await c.query(
+      `INSERT INTO outcome_records (api_key_id, event_id, occurred_at, request_ref, organization, principal, server,
+         tool_name, observed, boundary, delivery, category, retry, read_only, what_happened, next_step,
+         classifier_version, annotations_trusted, content_hash, received_at, summary, duration_ms)
+       SELECT $1::uuid, $5 || i, t - interval '1 second', $5 || 'req-' || (i / 4), 'org-' || (i % 10), 'user_' || (i % 1000),
+         'mcp-' || (i % 20), 'tool_' || (i % 50), '{"sent":true,"httpStatus":200}'::jsonb, 'none',
+         (CASE WHEN i % 7 = 0 THEN 'rejected' ELSE 'completed' END)::outcome_delivery,
+         (CASE WHEN i % 7 = 0 THEN 'forbidden' ELSE 'ok' END)::outcome_category, 'no', true,
+         'The tool answered.', 'Nothing to do.', 1, true, md5(i::text), t, 'Looked up order ' || i, 40 + i % 200
+       FROM generate_series($2::bigint, $3::bigint - 1) i,
+         LATERAL (SELECT $4::timestamptz + ((i * 7919) % $6::bigint) * interval '1 second' AS t) x`,
+      [KEY, a, b, start, prefix, spanSeconds],
+    );
+    log(`  loaded ${int(b)} (${int((b - a) / ((Date.now() - t0) / 1000))} rows/s, load ${load1()})`);
+  }
+  await c.query('ALTER TABLE outcome_records ENABLE TRIGGER outcome_records_event_unique');
+}
+
+const monthStart = (d: Date, add: number) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + add, 1));
+
+async function main(): Promise<number> {
+  const database = await benchDatabase(root);
+  await applyMigrations(database.url, { warn: () => {} });
+  process.env.DATABASE_URL = database.url;
+  process.env.OUTCOME_RETENTION_DAYS = '400';
+  const c = await connect(database.url);
+  const { rows: ver } = await c.query('SHOW server_version');
+  log(`${machine(ver[0].server_version)}; ${database.where}; load ${load1()}`);
+  log(
+    `sizes: ${int(SMALL)} → ${int(LARGE)} records over ${MONTHS} months; purge ${int(PURGE_SMALL)} → ${int(PURGE_LARGE)}`,
+  );
+
+  const { rows: nowRows } = await c.query<{ now: Date }>('SELECT now() AS now');
+  const now = nowRows[0].now;
+  const first = monthStart(now, -(MONTHS - 1));
+  const end = monthStart(now, 1);
+  await c.query('SELECT outcome_records_ensure_partitions($1, $2, $3)', [first, end, 'month']);
+  // Spread over the first 12 months minus the last hours of the current one (received up to "now").
+  const span = Math.floor((now.getTime() - first.getTime()) / 1000);
+
+  const { rows: rowsOf } = await import('../lib/server/data/sql/kysely');
+  const { insertOutcomeRows, selectIncidentOutcomes } = await import('../lib/server/data/sql/outcomes');
+  const { listOutcomes } = await import('../lib/server/data/outcomes');
+  const { purgeExpiredOutcomes } = await import('../lib/server/data/retention');
+
+  // A key reading every organization, as support's tools do.
+  const reader = {
+    kind: 'apiKey' as const,
+    keyId: KEY,
+    name: 'bench',
+    scopes: ['outcomes:read' as const],
+    organization: null,
+  };
+  type Phase = { incident: number; list: number; ingest: number; diskPerM: number };
+  const measure = async (n: number, label: string): Promise<Phase> => {
+    // So no autovacuum of the freshly loaded rows competes with the measurements.
+    await c.query('VACUUM ANALYZE outcome_records');
+    const rnd = prng(n);
+    const inc: number[] = [];
+    const lst: number[] = [];
+    for (let i = 0; i < SAMPLES; i++) {
+      const ref = `s-req-${Math.floor(rnd() * (n / 4))}`;
+      const t0 = performance.now();
+      await rowsOf(selectIncidentOutcomes([ref], 'org-' + (i % 10), 500), c);
+      inc.push(performance.now() - t0);
+      const t1 = performance.now();
+      const page = await listOutcomes(reader, {
+        organization: `org-${i % 10}`,
+        delivery: i % 2 ? 'rejected' : 'completed',
+        limit: 50,
+      });
+      lst.push(performance.now() - t1);
+      if (!page.ok) throw new Error('listOutcomes failed');
+    }
+    // Ingest: batches of 100 new records through the real statement, each batch a transaction.
+    let stored = 0;
+    const t2 = performance.now();
+    for (let b = 0; b < INGEST_BATCHES; b++) {
+      const batch = Array.from({ length: 100 }, (_, k) => ({
+        event_id: `${label}-ing-${b}-${k}`,
+        occurred_at: new Date().toISOString(),
+        request_ref: `${label}-ing-${b}`,
+        organization: 'org-1',
+        principal: 'user_1',
+        server: 'mcp-1',
+        tool_name: 'tool_1',
+        observed: { sent: true },
+        boundary: 'none',
+        delivery: 'completed',
+        category: 'ok',
+        retry: 'no',
+        read_only: true,
+        what_happened: 'The tool answered.',
+        next_step: 'Nothing to do.',
+        classifier_version: 1,
+        annotations_trusted: true,
+        content_hash: `h-${label}-${b}-${k}`,
+        ord: k,
+      }));
+      await c.query('BEGIN');
+      stored += (await rowsOf(insertOutcomeRows(KEY, batch), c)).length;
+      await c.query('COMMIT');
+    }
+    const ingest = stored / ((performance.now() - t2) / 1000);
+    const { rows: disk } = await c.query<{ bytes: string }>(
+      `SELECT sum(pg_total_relation_size(relid))::bigint AS bytes FROM pg_partition_tree('outcome_records')`,
+    );
+    const incident = stats(inc).p95;
+    const list = stats(lst).p95;
+    const diskPerM = Number(disk[0].bytes) / 2 ** 20 / (n / 1e6);
+    log(
+      `at ${int(n)}: incident p95 ${ms(incident)}, list p95 ${ms(list)}, ingest ${int(ingest)} records/s, ${diskPerM.toFixed(0)} MiB per million (load ${load1()})`,
+    );
+    return { incident, list, ingest, diskPerM };
+  };
+
+  log(`loading ${int(SMALL)}…`);
+  await load(c, 0, SMALL, first, span, 's-');
+  const small = await measure(SMALL, 'small');
+  log(`loading ${int(LARGE - SMALL)} more…`);
+  await load(c, SMALL, LARGE, first, span, 's-');
+  const large = await measure(LARGE, 'large');
+
+  // Purge: a month 24 months back (past 400 days) holding PURGE_* rows, dropped whole.
+  const purgeMonth = monthStart(now, -24);
+  const purge = async (n: number): Promise<number> => {
+    await c.query('SELECT outcome_records_ensure_partitions($1, $2, $3)', [purgeMonth, monthStart(now, -23), 'month']);
+    log(`loading ${int(n)} into one old month…`);
+    await load(c, 0, n, purgeMonth, 27 * 86_400, `p${n}-`);
+    // A month past the limit has long been vacuumed: no autovacuum of fresh rows holding the drop up.
+    await c.query('VACUUM ANALYZE outcome_records');
+    const t0 = performance.now();
+    const r = await purgeExpiredOutcomes({ actor: 'cli' });
+    const took = performance.now() - t0;
+    if (!r.ran || r.partitionsDropped !== 1) throw new Error(`the purge did not drop the month: ${JSON.stringify(r)}`);
+    log(`purge of a month of ${int(n)}: ${ms(took)} (deleted ${int(r.deleted)}, load ${load1()})`);
+    return took;
+  };
+  const purgeSmall = await purge(PURGE_SMALL);
+  const purgeLarge = await purge(PURGE_LARGE);
+
+  const ratio = (a: number, b: number) => a / b;
+  const checks = [
+    [
+      'incident look-up p95',
+      ms(small.incident),
+      ms(large.incident),
+      `${ratio(large.incident, small.incident).toFixed(2)}×`,
+      '≤ 1.2×',
+      verdict(large.incident <= 1.2 * small.incident),
+    ],
+    [
+      'outcome list first page p95',
+      ms(small.list),
+      ms(large.list),
+      `${ratio(large.list, small.list).toFixed(2)}×`,
+      '≤ 1.2×',
+      verdict(large.list <= 1.2 * small.list),
+    ],
+    [
+      'ingest records/s',
+      int(small.ingest),
+      int(large.ingest),
+      `${ratio(large.ingest, small.ingest).toFixed(2)}×`,
+      '≥ 0.9×',
+      verdict(large.ingest >= 0.9 * small.ingest),
+    ],
+    [
+      'purge of a month',
+      ms(purgeSmall),
+      ms(purgeLarge),
+      `${ratio(purgeLarge, purgeSmall).toFixed(2)}×`,
+      '≤ 1.5×',
+      verdict(purgeLarge <= 1.5 * purgeSmall),
+    ],
+    ['disk MiB per million records', small.diskPerM.toFixed(0), large.diskPerM.toFixed(0), '', '', ''],
+  ];
+  console.log(table([['', 'small', 'large', 'ratio', 'target', ''], ...checks]));
+  log(
+    `small = ${int(SMALL)} records (purge ${int(PURGE_SMALL)}), large = ${int(LARGE)} (purge ${int(PURGE_LARGE)}); load ${load1()}`,
+  );
+  return 0;
+}
+
+runMain(main, cleanup);
