@@ -64,8 +64,8 @@ async function seedDemoStateChecks(apiKeyId: string): Promise<void> {
   const { findUserByEmail } = await import('@/lib/server/data/users');
   const { DEMO_STATE_CHECKS } = await import('./lib/demo-stories-resolution');
   for (const check of DEMO_STATE_CHECKS) {
-    const record = await db.outcomeRecord.findUnique({
-      where: { apiKeyId_eventId: { apiKeyId, eventId: check.eventId } },
+    const record = await db.outcomeRecord.findFirst({
+      where: { apiKeyId, eventId: check.eventId },
       select: { id: true },
     });
     const person = await findUserByEmail(check.by);

@@ -266,7 +266,7 @@ describe("a task's records (listTaskRecords)", () => {
         ),
       ),
     );
-    const row = await db.outcomeRecord.findUniqueOrThrow({ where: { id: ingested[0].id } });
+    const row = await db.outcomeRecord.findFirstOrThrow({ where: { id: ingested[0].id } });
     expect(row.taskId).toBe(taskId);
 
     const history = value(await listTaskRecords(unlimited, org, taskId));

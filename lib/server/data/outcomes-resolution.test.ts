@@ -47,7 +47,7 @@ function operation() {
 async function post(key: Actor, ...records: Outcome[]) {
   return value(await ingestOutcomes(key, batchOf(...records))).records.map((r) => r.id);
 }
-const resolutionOf = async (id: string) => (await db.outcomeRecord.findUniqueOrThrow({ where: { id } })).resolvedAt;
+const resolutionOf = async (id: string) => (await db.outcomeRecord.findFirstOrThrow({ where: { id } })).resolvedAt;
 
 describe('resolution by a later record of the same operation', () => {
   // [name, the later record's observation, its overrides, expected verdict or null (no resolution)]
@@ -298,7 +298,7 @@ describe('state checks', () => {
         recordStateCheck(support, unknown, { verdict: 'did_not_happen', note: 'n' }),
         post(key, attempt(1, OK)),
       ]);
-      const row = await db.outcomeRecord.findUniqueOrThrow({ where: { id: unknown } });
+      const row = await db.outcomeRecord.findFirstOrThrow({ where: { id: unknown } });
       expect(row.resolutionBy).toBe(check.ok ? 'state_check' : 'record');
       expect(await db.outcomeStateCheck.count({ where: { recordId: unknown } })).toBe(check.ok ? 1 : 0);
     }

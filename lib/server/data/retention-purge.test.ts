@@ -31,6 +31,22 @@ beforeAll(setUpRetentionActors);
 afterEach(resetRetention);
 
 describe('purgeExpiredOutcomes (real PostgreSQL)', () => {
+  it("deletes a purged record's state check with it, and keeps a kept record's", async () => {
+    const old = await oldRecords(1);
+    const recent = uniq('recent');
+    await ingest(recent, 1);
+    const ids = await Promise.all(
+      [old, recent].map(async (requestRef) => (await db.outcomeRecord.findFirstOrThrow({ where: { requestRef } })).id),
+    );
+    for (const recordId of ids)
+      await db.outcomeStateCheck.create({
+        data: { recordId, organization: 'acme', verdict: 'happened', note: 'checked', actor: 'test', who: 'Test' },
+      });
+    ran(await purgeExpiredOutcomes({ actor: 'test' }));
+    const left = await db.outcomeStateCheck.findMany({ where: { recordId: { in: ids } }, select: { recordId: true } });
+    expect(left.map((c) => c.recordId)).toEqual([ids[1]]);
+  });
+
   it('deletes records received before the cutoff, keeps recent ones, and judges by receipt, not occurredAt', async () => {
     const old = await oldRecords(5);
     const edge = uniq('edge');

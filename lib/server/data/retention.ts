@@ -4,6 +4,7 @@ import { rows } from './sql/kysely';
 import {
   countKeptOutcomes,
   createKeptTable,
+  deleteOrphanedStateChecks,
   deleteOutcomeBatch,
   dropPartition,
   partitionRowCount,
@@ -144,87 +145,92 @@ export async function purgeExpiredOutcomes(options: PurgeOptions = {}): Promise<
   const actor = options.actor ?? 'system';
 
   const report = await withPurgeLock(async (held) => {
-    const started = Date.now();
-    const at = options.now ?? (await dbNow());
-    const cutoff = new Date(at.getTime() - setting.days * DAY_MS);
-    const entry = (deleted: number, kept: number | null, batches: number, completed: boolean) => ({
-      actor,
-      action: PURGE_ACTION,
-      ...AUDIT_TARGET,
-      data: {
+    const purged = await (async () => {
+      const started = Date.now();
+      const at = options.now ?? (await dbNow());
+      const cutoff = new Date(at.getTime() - setting.days * DAY_MS);
+      const entry = (deleted: number, kept: number | null, batches: number, completed: boolean) => ({
+        actor,
+        action: PURGE_ACTION,
+        ...AUDIT_TARGET,
+        data: {
+          retentionDays: setting.days,
+          cutoff: cutoff.toISOString(),
+          deleted,
+          kept,
+          batches,
+          batchSize,
+          partitionsDropped: dropped,
+          completed,
+        },
+      });
+
+      let deleted = 0;
+      let batches = 0;
+      let dropped = 0;
+      const done = (kept: number) => ({
+        ran: true as const,
         retentionDays: setting.days,
-        cutoff: cutoff.toISOString(),
+        cutoff,
         deleted,
         kept,
         batches,
-        batchSize,
         partitionsDropped: dropped,
-        completed,
-      },
-    });
-
-    let deleted = 0;
-    let batches = 0;
-    let dropped = 0;
-    const done = (kept: number) => ({
-      ran: true as const,
-      retentionDays: setting.days,
-      cutoff,
-      deleted,
-      kept,
-      batches,
-      partitionsDropped: dropped,
-      durationMs: Date.now() - started,
-    });
-    try {
-      const partitions = await rows(selectOutcomePartitions());
-      for (const p of partitions) {
-        if (p.upper_bound === null || p.upper_bound > cutoff) continue;
-        if (!held()) throw new Error('the purge lost its lock (its connection closed); the next run carries on');
-        deleted += await dropWholePartition(p.name, at);
-        dropped++;
-      }
-      const targets = boundaryOf(partitions, cutoff);
-      if (!targets.length) {
-        // Nothing left to delete a batch at a time: count what is kept and audit, together.
-        const kept = await db.$transaction(async (tx) => {
-          const k = await countKept(tx, cutoff, at);
-          if (deleted > 0) await appendAudit(tx, entry(deleted, k, batches, true));
-          return k;
-        });
-        return done(kept);
-      }
-      for (const [t, partition] of targets.entries()) {
-        const last = t === targets.length - 1;
-        let from: Date | null = null;
-        for (;;) {
-          // Its connection gone, the lock is gone: another run could be under way.
+        durationMs: Date.now() - started,
+      });
+      try {
+        const partitions = await rows(selectOutcomePartitions());
+        for (const p of partitions) {
+          if (p.upper_bound === null || p.upper_bound > cutoff) continue;
           if (!held()) throw new Error('the purge lost its lock (its connection closed); the next run carries on');
-          const step = await db.$transaction(
-            async (tx) => {
-              const { n, upto } = await deleteBatch(tx, partition, from, cutoff, at, batchSize);
-              if (n === batchSize || !last) return { n, upto, kept: null };
-              // The last batch: fewer rows than asked for were left to delete.
-              const kept = await countKept(tx, cutoff, at);
-              if (deleted + n > 0) await appendAudit(tx, entry(deleted + n, kept, batches + (n > 0 ? 1 : 0), true));
-              return { n, upto, kept };
-            },
-            { maxWait: 10_000, timeout: 60_000 },
-          );
-          deleted += step.n;
-          from = step.upto ?? from;
-          if (step.n > 0) batches++;
-          if (step.kept !== null) return done(step.kept);
-          if (step.n < batchSize) break;
+          deleted += await dropWholePartition(p.name, at);
+          dropped++;
         }
+        const targets = boundaryOf(partitions, cutoff);
+        if (!targets.length) {
+          // Nothing left to delete a batch at a time: count what is kept and audit, together.
+          const kept = await db.$transaction(async (tx) => {
+            const k = await countKept(tx, cutoff, at);
+            if (deleted > 0) await appendAudit(tx, entry(deleted, k, batches, true));
+            return k;
+          });
+          return done(kept);
+        }
+        for (const [t, partition] of targets.entries()) {
+          const last = t === targets.length - 1;
+          let from: Date | null = null;
+          for (;;) {
+            // Its connection gone, the lock is gone: another run could be under way.
+            if (!held()) throw new Error('the purge lost its lock (its connection closed); the next run carries on');
+            const step = await db.$transaction(
+              async (tx) => {
+                const { n, upto } = await deleteBatch(tx, partition, from, cutoff, at, batchSize);
+                if (n === batchSize || !last) return { n, upto, kept: null };
+                // The last batch: fewer rows than asked for were left to delete.
+                const kept = await countKept(tx, cutoff, at);
+                if (deleted + n > 0) await appendAudit(tx, entry(deleted + n, kept, batches + (n > 0 ? 1 : 0), true));
+                return { n, upto, kept };
+              },
+              { maxWait: 10_000, timeout: 60_000 },
+            );
+            deleted += step.n;
+            from = step.upto ?? from;
+            if (step.n > 0) batches++;
+            if (step.kept !== null) return done(step.kept);
+            if (step.n < batchSize) break;
+          }
+        }
+        throw new Error('unreachable: the last partition always ends the run');
+      } catch (err) {
+        if (deleted > 0) {
+          await db.$transaction((tx) => appendAudit(tx, entry(deleted, null, batches, false))).catch(() => {});
+        }
+        throw err;
       }
-      throw new Error('unreachable: the last partition always ends the run');
-    } catch (err) {
-      if (deleted > 0) {
-        await db.$transaction((tx) => appendAudit(tx, entry(deleted, null, batches, false))).catch(() => {});
-      }
-      throw err;
-    }
+    })();
+    // A state check belongs to its record (no foreign key: the table is partitioned).
+    await rows(deleteOrphanedStateChecks());
+    return purged;
   });
   return report ?? { ran: false, reason: 'busy' };
 }

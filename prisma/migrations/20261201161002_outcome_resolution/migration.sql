@@ -47,9 +47,6 @@ CREATE UNIQUE INDEX "reclassify_runs_classifier_version_key" ON "reclassify_runs
 -- CreateIndex
 CREATE INDEX "outcome_records_organization_idempotency_key_args_digest_idx" ON "outcome_records"("organization", "idempotency_key", "args_digest");
 
--- AddForeignKey
-ALTER TABLE "outcome_state_checks" ADD CONSTRAINT "outcome_state_checks_record_id_fkey" FOREIGN KEY ("record_id") REFERENCES "outcome_records"("id") ON DELETE CASCADE ON UPDATE CASCADE;
-
 -- A resolution is whole or absent; by record names the record; only an unknown is resolved.
 ALTER TABLE "outcome_records" ADD CONSTRAINT "outcome_records_resolution_whole" CHECK (
   (resolved_at IS NULL AND resolution_by IS NULL AND resolution_verdict IS NULL AND resolved_by_record_id IS NULL)

@@ -79,7 +79,6 @@ const viewSelect = {
   resolutionBy: true,
   resolutionVerdict: true,
   resolvedByRecordId: true,
-  stateCheck: { select: { note: true, who: true } },
   ...classificationSelect,
 } satisfies Prisma.OutcomeRecordSelect;
 
@@ -87,7 +86,13 @@ const viewSelect = {
 type ViewRow = Omit<
   Prisma.OutcomeRecordGetPayload<{ select: typeof viewSelect }>,
   'toolAnnotations' | 'mcpRequestId' | 'observed'
-> & { toolAnnotations: unknown; mcpRequestId: unknown; observed: unknown };
+> & {
+  toolAnnotations: unknown;
+  mcpRequestId: unknown;
+  observed: unknown;
+  /** The state check that resolved it, if one did (stateChecksOf). */
+  stateCheck?: { note: string; who: string } | null;
+};
 
 /** Who settled what: the settling records' agents (else principals), by id. */
 type Settlers = Map<string, string>;
@@ -97,6 +102,24 @@ async function settlersOf(rows: Pick<ViewRow, 'resolvedByRecordId'>[]): Promise<
   if (!ids.length) return new Map();
   const found = await run(selectSettlers(ids));
   return new Map(found.map((s) => [s.id, s.agent ?? s.principal]));
+}
+
+/**
+ * The rows with the state checks that resolved them. Looked up by record id: outcome_records is
+ * partitioned, so nothing may hold a foreign key to one record.
+ */
+async function withStateChecks<T extends Pick<ViewRow, 'id' | 'resolutionBy'>>(
+  rows: T[],
+): Promise<(T & { stateCheck: { note: string; who: string } | null })[]> {
+  const checked = rows.flatMap((r) => (r.resolutionBy === 'state_check' ? [r.id] : []));
+  const checks = checked.length
+    ? await db.outcomeStateCheck.findMany({
+        where: { recordId: { in: checked } },
+        select: { recordId: true, note: true, who: true },
+      })
+    : [];
+  const byRecord = new Map(checks.map((c) => [c.recordId, { note: c.note, who: c.who }]));
+  return rows.map((r) => ({ ...r, stateCheck: byRecord.get(r.id) ?? null }));
 }
 
 function toResolution(r: ViewRow, settlers: Settlers): Resolution | null {
@@ -199,12 +222,14 @@ export const listOutcomes = replicaSafe(async function listOutcomes(
       page.where,
     ],
   };
-  const rows = await db.outcomeRecord.findMany({
-    where,
-    orderBy: page.orderBy,
-    take: page.take,
-    select: viewSelect,
-  });
+  const rows = await withStateChecks(
+    await db.outcomeRecord.findMany({
+      where,
+      orderBy: page.orderBy,
+      take: page.take,
+      select: viewSelect,
+    }),
+  );
   const settlers = await settlersOf(rows);
   return ok(
     keysetPage(
@@ -224,8 +249,10 @@ export const getOutcome = replicaSafe(async function getOutcome(
   const scope = readScope(reader);
   if (!scope) return fail('forbidden');
   if (!isUuid(id)) return fail('not_found');
-  const row = await db.outcomeRecord.findFirst({ where: { AND: [scope, { id }] }, select: viewSelect });
-  return row ? ok(toView(row, await settlersOf([row]))) : fail('not_found');
+  const found = await db.outcomeRecord.findFirst({ where: { AND: [scope, { id }] }, select: viewSelect });
+  if (!found) return fail('not_found');
+  const [row] = await withStateChecks([found]);
+  return ok(toView(row, await settlersOf([row])));
 });
 
 /**
@@ -233,11 +260,13 @@ export const getOutcome = replicaSafe(async function getOutcome(
  * not read the list, but gets back the record it resolved), within its organization (null: any).
  */
 export async function getOutcomeForWriter(id: string, organization: string | null): Promise<OutcomeView | null> {
-  const row = await db.outcomeRecord.findFirst({
+  const found = await db.outcomeRecord.findFirst({
     where: { id, ...(organization === null ? {} : { organization }) },
     select: viewSelect,
   });
-  return row ? toView(row, await settlersOf([row])) : null;
+  if (!found) return null;
+  const [row] = await withStateChecks([found]);
+  return toView(row, await settlersOf([row]));
 }
 
 /**

@@ -75,7 +75,6 @@ async function explainRefused(id: string, organization: string | null): Promise<
       resolutionBy: true,
       resolutionVerdict: true,
       resolvedByRecordId: true,
-      stateCheck: { select: { who: true, note: true } },
     },
   });
   if (!r) return fail('not_found');
@@ -86,7 +85,10 @@ async function explainRefused(id: string, organization: string | null): Promise<
     );
   if (!r.resolvedAt || !r.resolutionBy || !r.resolutionVerdict)
     return fail('conflict', 'This record changed while the state check was recorded; reload and check again.');
-  let whom: string | undefined = r.stateCheck?.who;
+  let whom: string | undefined =
+    r.resolutionBy === 'state_check'
+      ? (await db.outcomeStateCheck.findUnique({ where: { recordId: id }, select: { who: true } }))?.who
+      : undefined;
   if (r.resolutionBy === 'record' && r.resolvedByRecordId) {
     const [settler] = await run(selectSettlers([r.resolvedByRecordId]));
     whom = settler ? (settler.agent ?? settler.principal) : undefined;

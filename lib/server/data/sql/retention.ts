@@ -81,6 +81,10 @@ export const setAsideKeptOutcomes = (partition: string, at: Date) => sql<{ n: nu
   )
   SELECT count(*)::int AS n FROM kept`;
 
+/** State checks whose record the purge deleted (found through outcome_records' id index). */
+export const deleteOrphanedStateChecks = () => sql`
+  DELETE FROM outcome_state_checks c WHERE NOT EXISTS (SELECT 1 FROM outcome_records r WHERE r.id = c.record_id)`;
+
 export const dropPartition = (partition: string) => sql`DROP TABLE ${sql.table(partition)}`;
 
 /** The kept records back into the table: their range has no partition now, so into the default one. */
