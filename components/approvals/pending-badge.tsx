@@ -2,7 +2,11 @@
 import { useQuery } from '@tanstack/react-query';
 import { approvalKeys } from './query-keys';
 
-/** The number of requests waiting for a decision, kept live in the navigation. */
+/**
+ * How many requests need the viewer's own decision (the queue's first tab), in the navigation.
+ * A decision sets it at once (DecisionForm); the poll only picks up requests others staged or
+ * decided. People who cannot decide get 0 from the server and no badge.
+ */
 export function PendingBadge({ initial }: { initial: number }) {
   const { data } = useQuery({
     queryKey: approvalKeys.pendingCount(),
@@ -18,7 +22,7 @@ export function PendingBadge({ initial }: { initial: number }) {
   return (
     <span
       data-testid="pending-count"
-      aria-label={`${data} pending`}
+      aria-label={`${data} need your decision`}
       className="ml-auto rounded-full bg-amber-400 px-2 py-0.5 text-xs font-semibold text-slate-900 tabular-nums"
     >
       {data}
