@@ -12,18 +12,10 @@ import type { Serialized } from '@/lib/serialize';
 import { approvalKeys } from './query-keys';
 import { RiskBadges } from './risk-badges';
 import { isTypingTarget } from './keys';
+import type { QueueTab } from './queue-tabs';
 
 type Page = Serialized<{ items: ApprovalView[]; nextCursor: string | null }>;
-export type QueueTab = 'needs_my_decision' | 'waiting_on_others' | 'all';
-
-export const queueTabs: { tab: QueueTab; label: string }[] = [
-  { tab: 'needs_my_decision', label: 'Needs my decision' },
-  { tab: 'waiting_on_others', label: 'Waiting on others' },
-  { tab: 'all', label: 'All pending' },
-];
-
-export const queueUrl = (tab: QueueTab) =>
-  `/api/v1/approvals?status=pending&limit=200${tab === 'all' ? '' : `&queue=${tab}`}`;
+const queueUrl = (tab: QueueTab) => `/api/v1/approvals?status=pending&limit=200${tab === 'all' ? '' : `&queue=${tab}`}`;
 
 async function fetchQueue(tab: QueueTab): Promise<Page> {
   const res = await fetch(queueUrl(tab), { headers: { accept: 'application/json' } });

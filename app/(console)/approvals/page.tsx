@@ -1,5 +1,6 @@
 import Link from 'next/link';
-import { ApprovalQueue, queueTabs, type QueueTab } from '@/components/approvals/approval-queue';
+import { ApprovalQueue } from '@/components/approvals/approval-queue';
+import { queueTabs, type QueueTab } from '@/components/approvals/queue-tabs';
 import { PageHeader } from '@/components/ui/card';
 import { cn } from '@/components/ui/cn';
 import { authorize } from '@/lib/auth/permissions';
