@@ -2,7 +2,7 @@
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useEffect, useRef, useState } from 'react';
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { EmptyState, Notice } from '@/components/ui/card';
 import { cn } from '@/components/ui/cn';
 import { useNow } from '@/components/ui/use-now';
@@ -56,6 +56,11 @@ export function ApprovalQueue({ initial, now: serverNow, tab }: { initial: Page;
     initialData: initial,
     refetchInterval: 5_000,
   });
+  // A fresh server render (after a decision, a revisit) is newer than what the cache holds.
+  const queryClient = useQueryClient();
+  useEffect(() => {
+    queryClient.setQueryData(approvalKeys.list(`pending:${tab}`), initial);
+  }, [queryClient, tab, initial]);
   const now = useNow(15_000, serverNow);
   const items = data.items;
   const router = useRouter();

@@ -1,12 +1,10 @@
 'use client';
 import { useActionState, useEffect, useRef, useState } from 'react';
 import { useRouter } from 'next/navigation';
-import { useQueryClient } from '@tanstack/react-query';
 import { decideApprovalAction, type DecideState } from '@/app/(console)/approvals/actions';
 import { Button } from '@/components/ui/button';
 import { Field } from '@/components/ui/field';
 import { Notice } from '@/components/ui/card';
-import { approvalKeys } from './query-keys';
 import { isTypingTarget } from './keys';
 
 type Decision = 'approve' | 'deny';
@@ -22,7 +20,6 @@ export function DecisionForm({ id, version, initial }: { id: string; version: nu
   const [chosen, setChosen] = useState<Decision | null>(initial ?? null);
   const reasonField = useRef<HTMLTextAreaElement>(null);
   const form = useRef<HTMLFormElement>(null);
-  const queryClient = useQueryClient();
   const router = useRouter();
   // After a lost race on a request still pending, decide again from its current version.
   const seen = state.current?.status === 'pending' ? state.current.version : version;
@@ -44,22 +41,7 @@ export function DecisionForm({ id, version, initial }: { id: string; version: nu
     return () => document.removeEventListener('keydown', onKey);
   }, []);
 
-  useEffect(() => {
-    if (state.status !== 'ok') return;
-    // The badge shows the new count at once; the queue lists refetch.
-    queryClient.setQueryData(approvalKeys.pendingCount(), state.value.pendingCount);
-    void queryClient.invalidateQueries({ queryKey: approvalKeys.all, refetchType: 'all' });
-    router.replace(`/approvals/${id}?done=${state.value.decision}`, { scroll: false });
-  }, [state, queryClient, router, id]);
-
   const err = state.status === 'error' ? (state.fields ?? {}) : {};
-  if (state.status === 'ok') {
-    return (
-      <Notice tone="good" testId="decision-recorded">
-        {state.value.decision === 'deny' ? 'You denied this request.' : 'You approved this request.'}
-      </Notice>
-    );
-  }
   return (
     <form ref={form} action={action} className="space-y-3" aria-label="Decide">
       <input type="hidden" name="id" value={id} />

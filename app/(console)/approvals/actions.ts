@@ -1,9 +1,10 @@
 'use server';
 import { revalidatePath } from 'next/cache';
+import { redirect } from 'next/navigation';
 import { z } from 'zod';
 import { decisionSchema, revokeSchema } from '@/lib/approvals/schemas';
 import { runAction } from '@/lib/server/http/action';
-import { countPendingApprovals, decideApproval, getApproval, revokeApproval } from '@/lib/server/data/approvals';
+import { decideApproval, getApproval, revokeApproval } from '@/lib/server/data/approvals';
 import { explainLostDecision } from '@/lib/approvals/present';
 import type { ApprovalStatus } from '@/lib/approvals/schemas';
 import type { Person } from '@/lib/auth/actor';
@@ -14,17 +15,8 @@ import { formatDate } from '@/lib/format';
 const decideInput = decisionSchema.extend({ id: z.uuid() });
 const revokeInput = revokeSchema.extend({ id: z.uuid() });
 
-export type DecisionOutcome = {
-  status: ApprovalStatus;
-  decision: 'approve' | 'deny';
-  approvals: number;
-  requiredApprovals: number;
-  /** The viewer's *needs my decision* count after this decision, for the badge. */
-  pendingCount: number;
-};
-
 /** The request as it is after the attempt: the form decides again from this version while it is pending. */
-export type DecideState = ActionState<DecisionOutcome> & { current?: { status: ApprovalStatus; version: number } };
+export type DecideState = ActionState<never> & { current?: { status: ApprovalStatus; version: number } };
 
 /**
  * A reviewer's decision from the console. On a lost race the answer explains in plain words who
@@ -56,15 +48,8 @@ export async function decideApprovalAction(_prev: unknown, form: FormData): Prom
   }
   revalidatePath('/approvals');
   revalidatePath(`/approvals/${input.id}`);
-  const a = state.value;
-  const value: DecisionOutcome = {
-    status: a.status,
-    decision: input.decision === 'deny' ? 'deny' : 'approve',
-    approvals: a.decisions.filter((d) => d.decision === 'approve').length,
-    requiredApprovals: a.requiredApprovals,
-    pendingCount: await countPendingApprovals(person),
-  };
-  return { ...state, value, current };
+  // The page then confirms what happened and sets the badge: the form is gone once the request settles.
+  redirect(`/approvals/${input.id}?done=${input.decision === 'deny' ? 'deny' : 'approve'}`);
 }
 
 export async function revokeApprovalAction(_prev: unknown, form: FormData) {

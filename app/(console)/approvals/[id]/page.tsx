@@ -10,7 +10,14 @@ import { authorize } from '@/lib/auth/permissions';
 import { statusLabel, statusTone } from '@/lib/approvals/present';
 import { describeSettled } from '@/lib/approvals/view';
 import { formatDate } from '@/lib/format';
-import { getApproval, listApprovals, type ApprovalView, type DecisionView } from '@/lib/server/data/approvals';
+import { BadgeSync } from '@/components/approvals/pending-badge';
+import {
+  countPendingApprovals,
+  getApproval,
+  listApprovals,
+  type ApprovalView,
+  type DecisionView,
+} from '@/lib/server/data/approvals';
 import { listOutcomes } from '@/lib/server/data/outcomes';
 import { requireViewer } from '@/lib/server/http/session';
 
@@ -70,11 +77,11 @@ export default async function ApprovalPage({
         </Link>
       </nav>
       <div className="mb-6 flex flex-wrap items-start justify-between gap-4">
-        <div>
-          <h1 className="font-mono text-lg font-semibold text-slate-900">
+        <div className="min-w-0 flex-1">
+          <h1 className="break-all font-mono text-lg font-semibold text-slate-900">
             {a.tool.name} <span className="text-slate-400">on</span> {a.server}
           </h1>
-          <p className="mt-1 max-w-3xl text-base text-slate-800" data-testid="approval-summary">
+          <p className="mt-1 max-w-3xl break-words text-base text-slate-800" data-testid="approval-summary">
             {a.summary}
           </p>
           <div className="mt-2 flex flex-wrap items-center gap-x-4 gap-y-1 text-sm text-slate-600">
@@ -93,6 +100,7 @@ export default async function ApprovalPage({
       {mine && done ? (
         <div className="mb-6">
           <Notice tone="good" testId="decision-done">
+            <BadgeSync count={await countPendingApprovals(viewer)} />
             {confirmation(a, mine)}{' '}
             <Link href={nextId ? `/approvals/${nextId}` : '/approvals'} className="font-medium underline">
               {nextId ? 'Next request needing your decision →' : 'Back to the queue'}
