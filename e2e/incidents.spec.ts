@@ -42,9 +42,18 @@ test.describe('incidents', () => {
     );
   });
 
-  test('an idempotency key finds its incident; an unknown unsafe write shows in the unknown list', async ({ page }) => {
+  test('a key shared by many incidents lists them all; an unknown unsafe write shows in the unknown list', async ({
+    page,
+  }) => {
     await signIn(page, 'reviewer');
+    // The demo repeats the story in the background (req_silent_8003_NNN) with the same operation key.
     await page.goto('/incidents?q=cancel-8003');
+    await expect(page).toHaveURL(/\/incidents\?q=cancel-8003$/);
+    const matches = page.getByTestId('incident-matches');
+    await expect(matches.getByRole('link', { name: 'req_silent_8003', exact: true })).toBeVisible();
+    expect(await matches.getByTestId('incident-item').count()).toBeGreaterThan(1);
+    await expect(matches.getByTestId('incident-item').first()).toContainText('matched by idempotency key');
+    await matches.getByRole('link', { name: 'req_silent_8003', exact: true }).click();
     await expect(page).toHaveURL(/\/incidents\/req_silent_8003$/);
     await expect(page.getByTestId('list-unknown')).toContainText('cancel_order');
     await expect(page.getByTestId('incident-sentence')).toContainText('cancel_order');

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { signIn, users } from '../testing/e2e';
 
@@ -28,6 +29,10 @@ test.describe('sign-in', () => {
     await expect(page).toHaveURL(/\/sign-in/);
     // The email is kept so the person only retypes the password.
     await expect(page.getByLabel('Email')).toHaveValue(users.admin.email);
+    // The server logs one readable line for it, never a stack trace.
+    const log = readFileSync(process.env.E2E_SERVER_LOG!, 'utf8');
+    expect(log).toContain('[auth] sign-in refused: wrong e-mail or password');
+    expect(log).not.toMatch(/CredentialsSignin/);
   });
 
   test('signed out, every console page redirects to sign-in', async ({ page }) => {

@@ -1,6 +1,6 @@
 // Demo data for the embedded default: people to sign in as. Runs once (only into an empty user table).
 import type { Role } from '@/lib/auth/permissions';
-import { cli } from '@/lib/auth/actor';
+import { cli, type ApiKeyActor } from '@/lib/auth/actor';
 
 export const demoUsers: { email: string; role: Role; name: string; principalId: string }[] = [
   { email: 'admin@countersign.local', role: 'admin', name: 'Ada Admin', principalId: 'user_admin' },
@@ -11,8 +11,9 @@ export const demoUsers: { email: string; role: Role; name: string; principalId: 
 export const DEMO_PASSWORD = 'countersign-demo';
 
 /**
- * Seeds demo users, trusted servers and outcome records when there are no users yet; returns
- * whether it did. Needs DATABASE_URL and AUTH_SECRET set.
+ * Seeds demo users, trusted servers, outcome records and pending approval requests when there are
+ * no users yet; returns whether it did. Everything is audited as the command line (`cli`), except
+ * the demo's one human decision, which is the demo reviewer's. Needs DATABASE_URL and AUTH_SECRET.
  */
 export async function seedDemo(now = Date.now()): Promise<boolean> {
   const { db } = await import('@/lib/server/data/db');
@@ -27,21 +28,21 @@ export async function seedDemo(now = Date.now()): Promise<boolean> {
   return true;
 }
 
-/** Posts the demo stories through the real ingestion path, with a key that is revoked afterwards. */
+/** Posts the demo stories and approval requests through the real paths, with a key revoked afterwards. */
 async function seedDemoOutcomes(now: number): Promise<void> {
   const { createApiKey, revokeApiKey } = await import('@/lib/server/data/credentials');
   const { ingestOutcomes } = await import('@/lib/server/data/outcomes');
   const { trustServer } = await import('@/lib/server/data/trusted-servers');
-  const { findUserByEmail } = await import('@/lib/server/data/users');
   const { DEMO_TRUSTED_SERVERS, demoOutcomes } = await import('./demo-outcomes');
   for (const name of DEMO_TRUSTED_SERVERS) await trustServer(cli, name);
-  const key = await createApiKey(cli, { name: 'demo data (seed)', scopes: ['outcomes:write'] });
+  const scopes = ['outcomes:write' as const, 'approvals:request' as const];
+  const key = await createApiKey(cli, { name: 'demo data (seed)', scopes });
   if (!key.ok) throw new Error(`seeding the demo key: ${key.failure}`);
   const client = {
     kind: 'apiKey' as const,
     keyId: key.value.key.id,
     name: key.value.key.name,
-    scopes: ['outcomes:write' as const],
+    scopes,
     organization: null,
   };
   const records = demoOutcomes(now);
@@ -53,8 +54,33 @@ async function seedDemoOutcomes(now: number): Promise<void> {
       );
   }
   await seedDemoStateChecks(key.value.key.id);
-  const admin = await findUserByEmail(demoUsers[0].email);
-  if (admin) await revokeApiKey(admin, key.value.key.id);
+  await seedDemoApprovals(client);
+  const revoked = await revokeApiKey(cli, key.value.key.id);
+  if (!revoked.ok) throw new Error(`revoking the demo key: ${revoked.failure}`);
+}
+
+async function seedDemoApprovals(client: ApiKeyActor): Promise<void> {
+  const { decideApproval, requestApproval } = await import('@/lib/server/data/approvals');
+  const { findUserByEmail } = await import('@/lib/server/data/users');
+  const { demoApprovals } = await import('./demo-approvals');
+  for (const demo of demoApprovals(demoUsers[2].email)) {
+    const created = await requestApproval(client, demo.key, demo.body);
+    if (!created.ok) throw new Error(`seeding approval ${demo.key}: ${created.failure} ${created.detail ?? ''}`);
+    let version = created.value.approval.version;
+    for (const email of demo.approvedBy ?? []) {
+      const reviewer = await findUserByEmail(email);
+      if (!reviewer) throw new Error(`seeding approval ${demo.key}: no user ${email}`);
+      const reason = 'Checked against the order history (demo data).';
+      const decided = await decideApproval(reviewer, {
+        id: created.value.approval.id,
+        decision: 'approve',
+        reason,
+        version,
+      });
+      if (!decided.ok) throw new Error(`seeding approval ${demo.key}: ${decided.failure} ${decided.detail ?? ''}`);
+      version = decided.value.version;
+    }
+  }
 }
 
 /** The demo's state checks (scripts/lib/demo-stories-resolution.ts), by the demo people. */

@@ -1,9 +1,10 @@
-// `npm start`: database (embedded unless DATABASE_URL), migrations, demo data once, build if needed, serve.
+// `npm start`: database (embedded unless DATABASE_URL), migrations, demo data once, build if needed
+// (at the same time, quietly), serve; the address and the demo sign-in are the last lines printed.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { resolveDatabase } from './lib/database';
 import { applyMigrations } from './lib/migrations';
-import { ensureBuild } from './lib/build';
+import { buildInBackground, buildIsCurrent } from './lib/build';
 import { parseRetentionSetting, RETENTION_ENV } from '@/lib/outcomes/retention';
 import { rateLimitConfig } from '@/lib/ratelimit/config';
 import { identityConfig } from '@/lib/identity/config';
@@ -14,6 +15,17 @@ async function main() {
   parseRetentionSetting(process.env[RETENTION_ENV]);
   rateLimitConfig();
   identityConfig();
+  // The build does not need the database: it runs while the database starts, migrates and seeds.
+  const logFile = path.resolve(process.env.COUNTERSIGN_DATA_DIR || '.data', 'build.log');
+  const buildStarted = Date.now();
+  if (!buildIsCurrent())
+    console.log('[build] building the console in the background (about a minute on 2 cores; quiet unless it fails)…');
+  const build = buildInBackground(process.cwd(), logFile);
+  build.catch(() => {}); // awaited below; a failure must not surface as an unhandled rejection first
+  void build.then((built) => {
+    if (built)
+      console.log(`[build] console built in ${((Date.now() - buildStarted) / 1000).toFixed(1)} s (log: ${logFile})`);
+  });
   const database = await resolveDatabase();
   if (!database.authSecret)
     throw new Error('AUTH_SECRET is required when DATABASE_URL is set (generate one with: openssl rand -base64 32)');
@@ -23,9 +35,9 @@ async function main() {
   if (applied.length) console.log(`[db] applied migrations: ${applied.join(', ')}`);
 
   const { seedDemo, printDemoSignIn } = await import('./seed');
-  if (database.embedded || process.env.COUNTERSIGN_SEED_DEMO === '1') {
-    if (await seedDemo()) console.log('[seed] demo users created');
-    printDemoSignIn();
+  const demo = database.embedded || process.env.COUNTERSIGN_SEED_DEMO === '1';
+  if (demo) {
+    if (await seedDemo()) console.log('[seed] demo users, outcome records and approval requests created');
   } else {
     const { db } = await import('@/lib/server/data/db');
     if ((await db.user.count()) === 0)
@@ -40,7 +52,7 @@ async function main() {
   const { closeDb } = await import('@/lib/server/data/db');
   await closeDb();
 
-  ensureBuild();
+  await build;
   if (reclassify) {
     console.log('[reclassify] stored classifications are older than the classifier: re-deriving in the background');
     const child = spawn(
@@ -55,9 +67,13 @@ async function main() {
     stdio: 'inherit',
     env: { ...process.env, DATABASE_URL: database.url, AUTH_SECRET: database.authSecret, NEXT_TELEMETRY_DISABLED: '1' },
   });
-  console.log(
-    `[start] Countersign on http://localhost:${port} (set-up took ${((Date.now() - started) / 1000).toFixed(1)} s${database.embedded ? ', embedded PostgreSQL' : ''})`,
-  );
+  // Last, once the server answers, so it stays on screen: where to go and how to sign in.
+  void waitUntilServing(port).then((up) => {
+    console.log(
+      `\n[start] Countersign ${up ? 'is ready' : 'is starting'} on http://localhost:${port} (set-up took ${((Date.now() - started) / 1000).toFixed(1)} s${database.embedded ? ', embedded PostgreSQL' : ''})`,
+    );
+    if (demo) printDemoSignIn();
+  });
 
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
@@ -71,6 +87,20 @@ async function main() {
     database.release();
     process.exit(code ?? 0);
   });
+}
+
+async function waitUntilServing(port: string, timeoutMs = 30_000): Promise<boolean> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/sign-in`, { redirect: 'manual' });
+      if (res.status < 500) return true;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  return false;
 }
 
 main().catch((err) => {

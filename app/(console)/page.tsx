@@ -126,11 +126,13 @@ export default async function OverviewPage() {
           }
         >
           <p className="text-sm text-slate-700">
-            <span className="text-2xl font-semibold tabular-nums text-amber-700" data-testid="findings-count">
-              {recentFindings.findings}
-            </span>{' '}
-            findings in <span className="font-semibold tabular-nums">{recentFindings.incidents}</span> incidents.
-            Findings show as ⚠ badges in the outcome list and in full on each incident.
+            <Link href="/incidents#flagged" className="hover:underline" data-testid="findings-link">
+              <span className="text-2xl font-semibold tabular-nums text-amber-700" data-testid="findings-count">
+                {recentFindings.findings}
+              </span>{' '}
+              findings in <span className="font-semibold tabular-nums">{recentFindings.incidents}</span> incidents
+            </Link>
+            . Findings show as ⚠ badges in the outcome list and in full on each incident.
           </p>
         </Card>
         <Card title="Tool calls over the last 7 days" description="Per six hours, by delivery state">

@@ -118,6 +118,13 @@ export const policyRuleIdSchema = z.object({ id: z.uuid() });
 // ── The list query (`GET /api/v1/approvals`, the console's queue) ─────────────────────────────
 
 export const approvalListStatuses = [...approvalStatuses, 'live'] as const;
+
+/**
+ * The reviewer's queues over pending requests: `needs_my_decision` holds what the caller may decide
+ * now (not on their own principal, not decided by them); `waiting_on_others` the rest.
+ */
+export const approvalQueues = ['needs_my_decision', 'waiting_on_others'] as const;
+export type ApprovalQueue = (typeof approvalQueues)[number];
 export type ApprovalListStatus = (typeof approvalListStatuses)[number];
 
 export const APPROVAL_PAGE_DEFAULT = 50;
@@ -148,6 +155,8 @@ const name = boundedString(NAME_MAX);
 export const approvalListQuerySchema = z.strictObject({
   // pending: waiting and not yet expired; live: pending, or approved with a grant still usable.
   status: param(z.enum(approvalListStatuses)),
+  // Pending requests only, split by who must act; combined with any other status it matches nothing.
+  queue: param(z.enum(approvalQueues)),
   server: param(name),
   tool: param(name),
   principal: param(name),

@@ -98,34 +98,34 @@ export function toApprovalView(r: ApprovalRow, now: Date): ApprovalView {
 const iso = (d: Date) => d.toISOString();
 const pastTense: Record<DecisionKind, string> = { approve: 'approved', deny: 'denied' };
 
-export function describeDecisions(decisions: readonly DecisionView[]): string {
-  return decisions.map((d) => `${pastTense[d.decision]} by ${d.reviewer} at ${iso(d.at)}`).join('; ');
+export function describeDecisions(decisions: readonly DecisionView[], when: (d: Date) => string = iso): string {
+  return decisions.map((d) => `${pastTense[d.decision]} by ${d.reviewer} at ${when(d.at)}`).join('; ');
 }
 
 /**
  * Why a request no longer takes decisions, naming who decided what and when: the body of the
- * conflict a reviewer gets when someone else was faster.
+ * conflict a reviewer gets when someone else was faster. Times in ISO 8601 unless `when` formats them for people.
  */
-export function describeSettled(v: ApprovalView): string {
+export function describeSettled(v: ApprovalView, when: (d: Date) => string = iso): string {
   const approvals = v.decisions.filter((d) => d.decision === 'approve').length;
   switch (v.status) {
     case 'approved':
-      return `Already approved: ${describeDecisions(v.decisions)}.`;
+      return `Already approved: ${describeDecisions(v.decisions, when)}.`;
     case 'redeemed':
-      return `Already approved (${describeDecisions(v.decisions)}) and its grant redeemed at ${iso(v.grant!.redeemedAt!)}.`;
+      return `Already approved (${describeDecisions(v.decisions, when)}) and its grant redeemed at ${when(v.grant!.redeemedAt!)}.`;
     case 'denied': {
       const denial = v.decisions.find((d) => d.decision === 'deny');
       return denial
-        ? `Already denied by ${denial.reviewer} at ${iso(denial.at)}: "${denial.reason}".`
-        : `Already denied${v.decidedAt ? ` at ${iso(v.decidedAt)}` : ''}.`;
+        ? `Already denied by ${denial.reviewer} at ${when(denial.at)}: "${denial.reason}".`
+        : `Already denied${v.decidedAt ? ` at ${when(v.decidedAt)}` : ''}.`;
     }
     case 'expired':
-      return `Expired at ${iso(v.expiresAt)} with ${approvals} of ${v.requiredApprovals} approvals${v.decisions.length ? ` (${describeDecisions(v.decisions)})` : ''}.`;
+      return `Expired at ${when(v.expiresAt)} with ${approvals} of ${v.requiredApprovals} approvals${v.decisions.length ? ` (${describeDecisions(v.decisions, when)})` : ''}.`;
     case 'revoked':
-      return `Revoked by ${v.revoked?.by ?? 'an admin'} at ${iso(v.revoked?.at ?? v.expiresAt)}: "${v.revoked?.reason ?? ''}".`;
+      return `Revoked by ${v.revoked?.by ?? 'an admin'} at ${when(v.revoked?.at ?? v.expiresAt)}: "${v.revoked?.reason ?? ''}".`;
     case 'pending':
       return v.decisions.length
-        ? `Still pending: ${describeDecisions(v.decisions)}.`
+        ? `Still pending: ${describeDecisions(v.decisions, when)}.`
         : 'Still pending, with no decisions yet.';
   }
 }

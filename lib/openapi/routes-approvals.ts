@@ -47,7 +47,8 @@ export const approvalRoutes: RouteEntry[] = [
       },
       GET: {
         summary: 'List approval requests',
-        description: 'pending runs soonest-to-expire first; everything else newest first.',
+        description:
+          'pending runs soonest-to-expire first; everything else newest first. queue=needs_my_decision: pending requests the caller may decide now; queue=waiting_on_others: the other pending ones.',
         tag: 'Approvals',
         action: 'approvals.read',
         query: approvalListQuerySchema,
@@ -59,7 +60,9 @@ export const approvalRoutes: RouteEntry[] = [
     path: '/approvals/pending-count',
     operations: {
       GET: {
-        summary: 'How many requests wait for a decision',
+        summary: 'How many requests wait for the caller’s decision',
+        description:
+          'The *needs my decision* queue (GET /approvals?queue=needs_my_decision): pending, not on the caller’s own principal, not already decided by them. 0 for anyone who may not decide.',
         tag: 'Approvals',
         action: 'console.view',
         answers: [{ status: 200, description: 'The count.', schema: pendingCountSchema }],

@@ -43,3 +43,30 @@ export function ensureBuild(root = process.cwd()): void {
   if (res.status !== 0) throw new Error(`next build failed (exit ${res.status ?? res.signal})`);
   console.log(`[build] done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
+
+/**
+ * The same as ensureBuild, in the background and quietly: `npm start` builds while the database
+ * starts, migrates and seeds, and shows the build's own output only when it fails (the log file
+ * keeps it either way). Resolves false when the build was already current.
+ */
+export async function buildInBackground(root = process.cwd(), logFile: string): Promise<boolean> {
+  if (buildIsCurrent(root)) return false;
+  const { spawn } = await import('node:child_process');
+  const { createWriteStream, mkdirSync, readFileSync } = await import('node:fs');
+  mkdirSync(path.dirname(logFile), { recursive: true });
+  const log = createWriteStream(logFile);
+  const child = spawn(path.join(root, 'node_modules', '.bin', 'next'), ['build'], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+  });
+  child.stdout.pipe(log, { end: false });
+  child.stderr.pipe(log, { end: false });
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  await new Promise<void>((resolve) => log.end(resolve));
+  if (code !== 0) {
+    const tail = readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-40).join('\n');
+    throw new Error(`next build failed (exit ${code}); its output is in ${logFile}. The end of it:\n${tail}`);
+  }
+  return true;
+}

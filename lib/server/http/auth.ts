@@ -1,5 +1,5 @@
 import 'server-only';
-import NextAuth, { CredentialsSignin } from 'next-auth';
+import NextAuth, { AuthError, CredentialsSignin } from 'next-auth';
 import Credentials from 'next-auth/providers/credentials';
 import { headers } from 'next/headers';
 import { NextRequest } from 'next/server';
@@ -75,8 +75,32 @@ function atBrowserOrigin(req: NextRequest): NextRequest {
   return origin === seen ? req : new NextRequest(href.replace(seen, origin), req);
 }
 
+/**
+ * A refused password is an everyday event, not a fault: one readable line, no stack trace
+ * (Auth.js's own logger prints one for every wrong password). Anything else as Auth.js would.
+ */
+const logger = {
+  error(error: Error) {
+    const type = error instanceof AuthError ? error.type : error.name;
+    if (type === 'CredentialsSignin') {
+      const code = (error as CredentialsSignin).code;
+      console.warn(
+        code === 'unavailable'
+          ? '[auth] sign-in failed: the database is unavailable'
+          : '[auth] sign-in refused: wrong e-mail or password',
+      );
+      return;
+    }
+    const cause = (error.cause as { err?: unknown } | undefined)?.err;
+    console.error(`[auth][error] ${type}: ${error.message}`);
+    if (cause instanceof Error) console.error('[auth][cause]', cause.stack);
+    else if (error.stack) console.error(error.stack);
+  },
+};
+
 const nextAuth = NextAuth({
   trustHost: true,
+  logger,
   secret: process.env.AUTH_SECRET,
   session: { strategy: 'jwt', maxAge: 8 * 60 * 60 },
   pages: { signIn: '/sign-in', error: '/sign-in/error' },

@@ -5,7 +5,7 @@ import { Button } from '@/components/ui/button';
 import { Badge, EmptyState, Notice, PageHeader } from '@/components/ui/card';
 import { Input, Select } from '@/components/ui/field';
 import { Table, Td } from '@/components/ui/table';
-import { statusLabel, statusTone } from '@/lib/approvals/present';
+import { settledAt, statusLabel, statusTone } from '@/lib/approvals/present';
 import { approvalListQuerySchema, approvalStatuses } from '@/lib/approvals/schemas';
 import { formatDate } from '@/lib/format';
 import { fieldErrors } from '@/lib/result';
@@ -128,7 +128,7 @@ export default async function AuthorizationsPage({ searchParams }: { searchParam
                 </Td>
                 <Td className="text-xs">
                   {history
-                    ? formatDate(a.decidedAt ?? a.revoked?.at ?? a.expiresAt)
+                    ? formatDate(settledAt(a))
                     : formatDate(a.grant?.state === 'active' ? a.grant.expiresAt : a.expiresAt)}
                 </Td>
                 <Td className="text-right">

@@ -10,24 +10,61 @@ import { authorize } from '@/lib/auth/permissions';
 import { statusLabel, statusTone } from '@/lib/approvals/present';
 import { describeSettled } from '@/lib/approvals/view';
 import { formatDate } from '@/lib/format';
-import { getApproval } from '@/lib/server/data/approvals';
+import { BadgeSync } from '@/components/approvals/pending-badge';
+import {
+  countPendingApprovals,
+  getApproval,
+  listApprovals,
+  type ApprovalView,
+  type DecisionView,
+} from '@/lib/server/data/approvals';
 import { listOutcomes } from '@/lib/server/data/outcomes';
 import { requireViewer } from '@/lib/server/http/session';
 
 export const metadata = { title: 'Approval request' };
 
+/** What the viewer's decision did, in a sentence. */
+function confirmation(a: ApprovalView, mine: DecisionView): string {
+  const approvals = a.decisions.filter((d) => d.decision === 'approve').length;
+  if (mine.decision === 'deny')
+    return `You denied this request at ${formatDate(mine.at)}. A denial is final: the agent's call will not run.`;
+  const you = `You approved this request at ${formatDate(mine.at)}.`;
+  if (a.status === 'approved' || a.status === 'redeemed')
+    return `${you} It is approved: the agent may run it once, within ${Math.round(a.grantTtlSeconds / 60)} min.`;
+  if (a.status === 'pending')
+    return `${you} It has ${approvals} of ${a.requiredApprovals} approvals and now waits for another reviewer.`;
+  return `${you} ${describeSettled(a, formatDate)}`;
+}
+
 const yesNo = (v: boolean | null | undefined) => (v === undefined || v === null ? 'not stated' : v ? 'yes' : 'no');
 
-export default async function ApprovalPage({ params }: { params: Promise<{ id: string }> }) {
+type Search = Promise<{ decide?: string | string[]; done?: string | string[] }>;
+const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+
+export default async function ApprovalPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ id: string }>;
+  searchParams: Search;
+}) {
   const viewer = await requireViewer('approvals.read');
   const { id } = await params;
+  const search = await searchParams;
+  const decide = one(search.decide);
+  const initialDecision = decide === 'approve' || decide === 'deny' ? decide : null;
+  const done = one(search.done);
   const found = await getApproval(viewer, id);
   if (!found.ok) notFound();
   const a = found.value;
   const evidence = await listOutcomes(viewer, { requestRef: a.requestRef, readOnly: true, limit: 20 });
   const approvals = a.decisions.filter((d) => d.decision === 'approve').length;
   const ownRequest = viewer.principalId === a.principal;
-  const alreadyDecided = a.decisions.some((d) => d.reviewer === viewer.email);
+  const mine = a.decisions.find((d) => d.reviewer === viewer.email);
+  const alreadyDecided = !!mine;
+  const next =
+    mine && done ? await listApprovals(viewer, { status: 'pending', queue: 'needs_my_decision', limit: 1 }) : null;
+  const nextId = next?.ok ? next.value.items[0]?.id : undefined;
   const revocable =
     authorize(viewer, 'approval.revoke') &&
     (a.status === 'pending' || (a.status === 'approved' && a.grant?.state === 'active'));
@@ -40,19 +77,37 @@ export default async function ApprovalPage({ params }: { params: Promise<{ id: s
         </Link>
       </nav>
       <div className="mb-6 flex flex-wrap items-start justify-between gap-4">
-        <div>
-          <h1 className="font-mono text-lg font-semibold text-slate-900">
+        <div className="min-w-0 flex-1">
+          <h1 className="break-all font-mono text-lg font-semibold text-slate-900">
             {a.tool.name} <span className="text-slate-400">on</span> {a.server}
           </h1>
-          <p className="mt-1 max-w-3xl text-base text-slate-800" data-testid="approval-summary">
+          <p className="mt-1 max-w-3xl break-words text-base text-slate-800" data-testid="approval-summary">
             {a.summary}
           </p>
+          <div className="mt-2 flex flex-wrap items-center gap-x-4 gap-y-1 text-sm text-slate-600">
+            <RiskBadges annotations={a.tool.annotations} trusted={a.annotationsTrusted} />
+            <span className="tabular-nums" data-testid="approval-count">
+              {approvals} of {a.requiredApprovals} approvals
+            </span>
+            {a.status === 'pending' ? <span>Decide before {formatDate(a.expiresAt)}</span> : null}
+          </div>
         </div>
         <span data-testid="approval-status">
           <Badge tone={statusTone[a.status]}>{statusLabel[a.status]}</Badge>
         </span>
       </div>
 
+      {mine && done ? (
+        <div className="mb-6">
+          <Notice tone="good" testId="decision-done">
+            <BadgeSync count={await countPendingApprovals(viewer)} />
+            {confirmation(a, mine)}{' '}
+            <Link href={nextId ? `/approvals/${nextId}` : '/approvals'} className="font-medium underline">
+              {nextId ? 'Next request needing your decision →' : 'Back to the queue'}
+            </Link>
+          </Notice>
+        </div>
+      ) : null}
       <div className="grid gap-6 lg:grid-cols-3">
         <div className="space-y-6 lg:col-span-2">
           <Card title="What will change">
@@ -104,10 +159,10 @@ export default async function ApprovalPage({ params }: { params: Promise<{ id: s
             </div>
             <Facts
               items={[
-                ['readOnlyHint', yesNo(a.tool.annotations?.readOnlyHint)],
-                ['destructiveHint', yesNo(a.tool.annotations?.destructiveHint)],
-                ['idempotentHint', yesNo(a.tool.annotations?.idempotentHint)],
-                ['openWorldHint', yesNo(a.tool.annotations?.openWorldHint)],
+                ['Read-only (hint)', yesNo(a.tool.annotations?.readOnlyHint)],
+                ['Destructive (hint)', yesNo(a.tool.annotations?.destructiveHint)],
+                ['Idempotent (hint)', yesNo(a.tool.annotations?.idempotentHint)],
+                ['Open world (hint)', yesNo(a.tool.annotations?.openWorldHint)],
               ]}
             />
           </Card>
@@ -138,7 +193,8 @@ export default async function ApprovalPage({ params }: { params: Promise<{ id: s
           </Card>
         </div>
 
-        <div className="space-y-6">
+        {/* On a phone the decision comes first, right under the summary: no scrolling to Approve. */}
+        <div className="order-first space-y-6 lg:order-none">
           <Card title="Decision" description={`${approvals} of ${a.requiredApprovals} approvals · one denial is final`}>
             {a.decisions.length ? (
               <ul className="mb-4 space-y-2" data-testid="decisions">
@@ -155,7 +211,7 @@ export default async function ApprovalPage({ params }: { params: Promise<{ id: s
               </ul>
             ) : null}
             {a.status !== 'pending' ? (
-              <Notice tone="info">{describeSettled(a)}</Notice>
+              <Notice tone="info">{describeSettled(a, formatDate)}</Notice>
             ) : !authorize(viewer, 'approval.decide') ? (
               <p className="text-sm text-slate-500">Your role reviews but does not decide.</p>
             ) : ownRequest ? (
@@ -165,7 +221,7 @@ export default async function ApprovalPage({ params }: { params: Promise<{ id: s
             ) : alreadyDecided ? (
               <p className="text-sm text-slate-500">You have decided; it waits for another reviewer.</p>
             ) : (
-              <DecisionForm id={a.id} version={a.version} />
+              <DecisionForm id={a.id} version={a.version} initial={initialDecision} />
             )}
           </Card>
           {a.grant ? (

@@ -10,6 +10,7 @@ import {
   encodeApprovalCursor,
   isUuid,
   type ApprovalListQuery,
+  type ApprovalQueue,
 } from '@/lib/approvals/schemas';
 import { type ApprovalView } from '@/lib/approvals/view';
 import { keysetPage, keysetQuery, pageSize } from '@/lib/pagination/keyset';
@@ -46,6 +47,21 @@ function statusWhere(status: ApprovalListQuery['status'], now: Date): Prisma.App
   }
 }
 
+// What the actor may decide now: a person allowed to decide, not on their own principal, not decided by them.
+function decidableBy(actor: Actor): Prisma.ApprovalRequestWhereInput | null {
+  if (actor.kind === 'apiKey' || actor.kind === 'system' || !authorize(actor, 'approval.decide')) return null;
+  return { principal: { not: actor.principalId }, decisions: { none: { reviewerId: actor.userId } } };
+}
+
+const NOTHING: Prisma.ApprovalRequestWhereInput = { id: { in: [] } };
+
+function queueWhere(actor: Actor, queue: ApprovalQueue | undefined): Prisma.ApprovalRequestWhereInput {
+  if (!queue) return {};
+  const mine = decidableBy(actor);
+  if (queue === 'needs_my_decision') return mine ?? NOTHING;
+  return mine ? { NOT: mine } : {};
+}
+
 /**
  * The queue and its history. `pending` runs soonest-to-expire first; everything else newest
  * first. Reads report expiry by the database clock whether or not the sweep has run.
@@ -57,7 +73,9 @@ export const listApprovals = replicaSafe(async function listApprovals(
   const scope = readScope(reader);
   if (!scope) return fail('forbidden');
   await expireStaleApprovalsNowAndThen();
-  const order = query.status === 'pending' ? 'expires' : 'created';
+  // A queue is a slice of the pending requests.
+  const status = query.queue ? (query.status ?? 'pending') : query.status;
+  const order = status === 'pending' ? 'expires' : 'created';
   const { cursor } = query;
   if (cursor && cursor.order !== order)
     return fail('invalid_input', 'The cursor belongs to another listing.', [
@@ -73,7 +91,8 @@ export const listApprovals = replicaSafe(async function listApprovals(
     where: {
       AND: [
         scope,
-        statusWhere(query.status, now),
+        statusWhere(status, now),
+        status === 'pending' ? queueWhere(reader, query.queue) : query.queue ? NOTHING : {},
         page.where,
         {
           server: query.server,
@@ -98,10 +117,15 @@ export const listApprovals = replicaSafe(async function listApprovals(
   );
 });
 
-/** Requests waiting for a decision now (the queue's badge); 0 for someone who may not see them. */
+/**
+ * Requests waiting for the viewer's own decision now (the queue's badge, the *needs my decision*
+ * tab): 0 for anyone who may not decide, support staff among them.
+ */
 export async function countPendingApprovals(viewer: Actor): Promise<number> {
-  if (!authorize(viewer, 'approvals.read')) return 0;
-  return db.approvalRequest.count({ where: statusWhere('pending', await dbNow()) });
+  const scope = readScope(viewer);
+  const mine = decidableBy(viewer);
+  if (!scope || !mine) return 0;
+  return db.approvalRequest.count({ where: { AND: [scope, statusWhere('pending', await dbNow()), mine] } });
 }
 
 /** The approval a grant belongs to (an outcome record's grantId), or null: also when the reader may not see it. */

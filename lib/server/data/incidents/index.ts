@@ -2,4 +2,12 @@
 export type { IncidentTimelineEntry } from '@/lib/incidents/timeline';
 export type { IncidentApprovalSummary, IncidentView } from './types';
 export { getIncident, incidentApiBody, incidentReport, openIncident, resolveIncidentRef } from './read';
-export { countRecentFindings, findingsByRecord } from './policy';
+export { countRecentFindings, findingsByRecord, summarizeIncidents, type IncidentSummary } from './policy';
+export {
+  listFlaggedIncidents,
+  listRecentIncidents,
+  searchIncidents,
+  PARTIAL_MIN,
+  type IncidentMatch,
+  type IncidentMatchKind,
+} from './search';

@@ -77,6 +77,44 @@ export const findingsByRecord = replicaSafe(async function findingsByRecord(
   return byRecord;
 });
 
+/** One incident as the incidents start page lists it. */
+export type IncidentSummary = {
+  requestRef: string;
+  records: number;
+  lastAt: Date;
+  agent: string | null;
+  principal: string;
+  findings: number;
+  kinds: FindingKind[];
+};
+
+/** Summaries of some incidents, in the order given (references with no readable records are left out). */
+export async function summarizeIncidents(
+  reader: Actor,
+  refs: string[],
+  maxRecords = 20_000,
+): Promise<IncidentSummary[]> {
+  if (!refs.length) return [];
+  const records = await listIncidentOutcomes(reader, refs, maxRecords);
+  if (!records.ok) return [];
+  const policy = await listPolicy(reader, records.value);
+  const byRef = new Map<string, IncidentSummary>();
+  for (const group of groupBy(records.value, (r) => r.requestRef)) {
+    const found = detectFindings(group, policy);
+    const last = group.reduce((a, b) => (b.occurredAt > a.occurredAt ? b : a));
+    byRef.set(last.requestRef, {
+      requestRef: last.requestRef,
+      records: group.length,
+      lastAt: last.occurredAt,
+      agent: last.agent,
+      principal: last.principal,
+      findings: found.length,
+      kinds: [...new Set(found.map((f) => f.kind))],
+    });
+  }
+  return refs.flatMap((r) => byRef.get(r) ?? []);
+}
+
 /** Findings among the given request references (the overview passes the most recently active ones). */
 export const countRecentFindings = replicaSafe(async function countRecentFindings(
   reader: Actor,
