@@ -140,6 +140,32 @@ describe('ingestOutcomes (real PostgreSQL)', () => {
     expect(Date.now() - started).toBeLessThan(15_000);
   });
 
+  // The partitioned table's uniqueness trigger locks per API key, not per record: a lock per
+  // record would take a slot of the shared lock table per row (max_locks_per_transaction ×
+  // max_connections), and a few concurrent batches of 1,000 run out ("out of shared memory").
+  it('storing a batch takes one advisory lock per API key, however many records', async () => {
+    const keys = [await makeKey(), await makeKey()];
+    const requestRef = uniq('req');
+    const held = await db.$transaction(async (tx) => {
+      for (const key of keys)
+        await tx.$executeRawUnsafe(
+          `INSERT INTO outcome_records (api_key_id, event_id, occurred_at, request_ref, organization, principal, server,
+             tool_name, observed, boundary, delivery, category, retry, read_only, what_happened, next_step,
+             classifier_version, annotations_trusted, content_hash)
+           SELECT $1::uuid, $2 || i, now(), $2, 'acme', 'user_1', 'billing-mcp', 'get_order', '{"sent":true}',
+             'client', 'unknown', 'no_response', 'backoff', false, 'w', 'n', 2, false, md5(i::text)
+           FROM generate_series(1, 500) AS i`,
+          key.keyId,
+          requestRef,
+        );
+      const [{ n }] = await tx.$queryRaw<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()`;
+      return n;
+    });
+    expect(held).toBe(2);
+    expect(await countFor(requestRef)).toBe(1000);
+  });
+
   it('refuses people and keys without outcomes:write', async () => {
     const batch = batchOf(makeRecord());
     const admin = await makeUser('admin');

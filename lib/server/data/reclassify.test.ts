@@ -1,6 +1,7 @@
 // `outcomes:reclassify` against real PostgreSQL: re-derives classifications from stored
 // observations, batched and resumable, touching only the classification columns.
 // RECLASSIFY_ROWS sets the size (default 30,000; the figure in the report was taken at 100,000).
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { db } from './db';
 import { reclassifyOutcomes, needsReclassify, describeReclassify } from './reclassify';
@@ -17,12 +18,16 @@ async function plant(n: number) {
   for (let from = 1; from <= n; from += 50_000) await plantRange(from, Math.min(n, from + 49_999));
 }
 
+// One API key for the planted records, as an agent's records have (and one lock: the uniqueness
+// trigger locks per key).
+const PLANTING_KEY = randomUUID();
+
 async function plantRange(from: number, to: number) {
   await db.$executeRawUnsafe(`
     INSERT INTO outcome_records (api_key_id, event_id, occurred_at, request_ref, organization, principal, server,
       tool_name, observed, boundary, delivery, category, retry, read_only, what_happened, next_step,
       classifier_version, annotations_trusted, content_hash, summary, idempotency_key)
-    SELECT gen_random_uuid(), 'evt-' || i, timestamptz '2026-11-01' + i * interval '1 second', 'req-' || (i / 10),
+    SELECT '${PLANTING_KEY}'::uuid, 'evt-' || i, timestamptz '2026-11-01' + i * interval '1 second', 'req-' || (i / 10),
       'acme', 'user_' || (i % 97), 'billing-mcp', 'refund_payment',
       CASE WHEN i % 3 = 0 THEN '{"sent":true,"httpStatus":200,"result":{"isError":false,"outputValidation":"valid"}}'::jsonb
            ELSE '{"sent":true,"clientError":"timeout"}'::jsonb END,

@@ -15,8 +15,12 @@
 -- Uniqueness per (api_key_id, event_id), which ingestion relies on: a unique index on a
 -- partitioned table must include the partition key, and (api_key_id, event_id, received_at) would
 -- let a retry arriving later be stored twice. Instead a BEFORE INSERT trigger takes a
--- transaction-level advisory lock on the pair and skips the row when the pair is stored in any
--- partition: ON CONFLICT (api_key_id, event_id) DO NOTHING, for every writer. The lock makes a
+-- transaction-level advisory lock on the API key and skips the row when the pair is stored in any
+-- partition: ON CONFLICT (api_key_id, event_id) DO NOTHING, for every writer. One lock per key,
+-- not per pair: a transaction re-taking a lock it holds uses no new slot of the shared lock
+-- table, while a lock per row would take a slot per record (a few concurrent batches of 1,000
+-- exhaust max_locks_per_transaction: "out of shared memory"). The price: one key's inserts run
+-- one transaction at a time (other keys' in parallel). The lock makes a
 -- concurrent insert of the same pair wait for the first to commit or roll back, and the check
 -- (a fresh snapshot: the function is VOLATILE, under READ COMMITTED) then sees its row. Under
 -- REPEATABLE READ or SERIALIZABLE the check could miss a pair committed after the snapshot was
@@ -139,7 +143,7 @@ $$;
 -- 6. One (api_key_id, event_id) across every partition (see the top of this file).
 CREATE FUNCTION outcome_records_event_unique() RETURNS trigger LANGUAGE plpgsql VOLATILE AS $$
 BEGIN
-  PERFORM pg_advisory_xact_lock(hashtextextended(NEW.api_key_id::text || '/' || NEW.event_id, 0));
+  PERFORM pg_advisory_xact_lock(hashtextextended('outcome_records/' || NEW.api_key_id::text, 0));
   IF EXISTS (SELECT 1 FROM outcome_records o WHERE o.api_key_id = NEW.api_key_id AND o.event_id = NEW.event_id) THEN
     RETURN NULL;
   END IF;
