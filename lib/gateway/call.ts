@@ -19,7 +19,7 @@ import { fromError, fromResult } from '../mcp/observed';
 import { newTrace } from '../mcp/trace';
 import { approvalUrl } from './context';
 import { settleLocally } from './exchange';
-import { gatewayRecord, type CallMeta } from './record';
+import { gatewayRecord, newEventId, type CallMeta } from './record';
 import type { Relay } from './relay';
 import { gatewayError } from './tool-errors';
 
@@ -51,10 +51,12 @@ export class ToolCalls {
     const meta = callMeta(params._meta, this.relay.sessionRef, name);
     const digest = argsDigest(args);
 
-    const catalog = await this.relay.tools();
+    // The usual case without a wait: the catalog known and its policy fresh.
+    const catalog = this.relay.catalogLoaded ? this.relay.catalog : await this.relay.tools();
     const tool = catalog?.get(name);
-    const policy = catalog ? await ctx.policy.get([...catalog.values()]) : ctx.policy.last();
-    if (policy) this.relay.noticeBlocked([...policy.tools.values()].filter((t) => t.blocked).map((t) => t.name));
+    const list = catalog ? this.relay.toolList() : null;
+    const policy = list ? (ctx.policy.cached(list) ?? (await ctx.policy.get(list))) : ctx.policy.last();
+    if (policy) this.relay.noticeBlocked(policy.blockedKey);
     const verdict = policy?.tools.get(name);
 
     // A tool the server does not list is not ours to judge: it answers "unknown tool" itself.
@@ -97,16 +99,16 @@ export class ToolCalls {
     if (error) this.finish(request.id, fromError(error, trace, 'tools/call'), upstreamError(request.id));
   }
 
-  /** A server's answer to a forwarded call: observed, reported, passed on. True when it was one. */
+  /** A server's answer to a forwarded call: passed on, then observed and reported. True when it was one. */
   answered(message: JSONRPCResultResponse | JSONRPCErrorResponse): boolean {
     const call = this.forwarded.get(message.id as Id);
     if (!call) return false;
     if (isJSONRPCErrorResponse(message)) {
-      const observed = fromError(new McpError(message.error.code, ''), newTrace(), 'tools/call');
-      this.finish(message.id as Id, observed, message);
+      const code = message.error.code;
+      this.finish(message.id as Id, () => fromError(new McpError(code, ''), newTrace(), 'tools/call'), message);
     } else {
-      const { observed } = fromResult(message.result as CallToolResult, call.tool, null);
-      this.finish(message.id as Id, observed, message);
+      const result = message.result as CallToolResult;
+      this.finish(message.id as Id, () => fromResult(result, call.tool, null).observed, message);
     }
     return true;
   }
@@ -131,22 +133,28 @@ export class ToolCalls {
     }
   }
 
-  private finish(id: Id, observed: Observed, answer: JSONRPCMessage | null): void {
+  // The answer goes to the client first; the observation and the record are made after this I/O.
+  private finish(id: Id, observed: Observed | (() => Observed), answer: JSONRPCMessage | null): void {
     const call = this.forwarded.get(id);
     if (!call) return;
     this.forwarded.delete(id);
-    const record = gatewayRecord(this.relay.ctx, {
-      name: call.name,
-      tool: call.tool,
-      meta: call.meta,
-      digest: call.digest,
-      observed,
-      startedAt: call.startedAt,
-      durationMs: Math.round(performance.now() - call.t0),
-      grantId: call.grantId,
-    });
-    this.relay.ctx.reporter.enqueue(record);
-    if (answer) void this.relay.toClient(withMeta(answer, call.meta.requestRef, record.eventId));
+    const durationMs = Math.round(performance.now() - call.t0);
+    const eventId = newEventId();
+    if (answer) void this.relay.toClient(withMeta(answer, call.meta.requestRef, eventId));
+    const ctx = this.relay.ctx;
+    ctx.reporter.enqueueLater(() =>
+      gatewayRecord(ctx, {
+        name: call.name,
+        tool: call.tool,
+        meta: call.meta,
+        digest: call.digest,
+        observed: typeof observed === 'function' ? observed() : observed,
+        startedAt: call.startedAt,
+        durationMs,
+        grantId: call.grantId,
+        eventId,
+      }),
+    );
   }
 
   private async hold(request: JSONRPCRequest, meta: CallMeta, name: string, tool: Tool | undefined, digest: string) {

@@ -1,16 +1,15 @@
 // Streamable HTTP mode: MCP clients connect to http://HOST:PORT/mcp; each MCP session is an SDK
-// server transport towards the client and an SDK client transport towards the server's URL,
-// relayed by one Relay. The client's Authorization header is sent to the server as it came; the
+// server transport towards the client and an HttpUpstream towards the server's URL (keep-alive
+// connections shared by all sessions), relayed by one Relay. The client's Authorization header is sent to the server as it came; the
 // server's 401/403 with its WWW-Authenticate comes back as it was sent. Neither is kept.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { observingFetch } from '../mcp/trace';
 import type { GatewayContext } from './context';
 import { exchanges, newExchange } from './exchange';
+import { HttpUpstream, upstreamAgent } from './http-upstream';
 import { Relay } from './relay';
 
 const MAX_BODY = 4 * 1024 * 1024;
@@ -33,6 +32,7 @@ export interface HttpGateway {
 
 export async function runHttp(ctx: GatewayContext, upstream: URL, host: string, port: number): Promise<HttpGateway> {
   const sessions = new Map<string, Session>();
+  const agent = upstreamAgent(upstream);
 
   function newSession(): Session {
     const transport = new WebStandardStreamableHTTPServerTransport({
@@ -41,22 +41,7 @@ export async function runHttp(ctx: GatewayContext, upstream: URL, host: string, 
       onsessionclosed: (id) => void sessions.delete(id),
     });
     const session: Session = { relay: undefined as unknown as Relay, transport, authorization: null };
-    const fetchUp = observingFetch(async (input, init) => {
-      const exchange = exchanges.getStore();
-      const headers = new Headers(init?.headers);
-      const authorization = exchange ? exchange.authorization : session.authorization;
-      if (authorization) headers.set('authorization', authorization);
-      const post = exchange && init?.method === 'POST';
-      try {
-        const res = await fetch(input, { ...init, headers });
-        if (post && (res.status === 401 || res.status === 403))
-          exchange.settle({ status: res.status, headers: res.headers, body: await res.clone().text() });
-        return res;
-      } finally {
-        if (post) exchange.settle(null);
-      }
-    });
-    const up = new StreamableHTTPClientTransport(upstream, { fetch: fetchUp });
+    const up = new HttpUpstream(upstream, agent, () => session.authorization);
     session.relay = new Relay(transport, up, ctx);
     session.relay.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
@@ -142,6 +127,7 @@ export async function runHttp(ctx: GatewayContext, upstream: URL, host: string, 
     async close() {
       await Promise.allSettled([...sessions.values()].map((s) => s.relay.close()));
       server.closeAllConnections();
+      agent.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

@@ -26,6 +26,8 @@ const OWN_PREFIX = `countersign-gateway-${randomUUID().slice(0, 8)}-`;
 export class Relay {
   readonly catalog = new Map<string, Tool>();
   catalogLoaded = false;
+  /** The catalog's tools as one array, made again only when the catalog changed (the policy cache's key). */
+  private catalogList: Tool[] | null = null;
   private listing = new Map<Id, { first: boolean }>();
   private own = new Map<Id, (message: JSONRPCMessage) => void>();
   private ownSeq = 0;
@@ -133,20 +135,24 @@ export class Relay {
   private async showList(result: ListToolsResult, first: boolean, message: JSONRPCMessage & { id: Id }) {
     if (first) this.catalog.clear();
     for (const tool of result.tools ?? []) this.catalog.set(tool.name, tool);
+    this.catalogList = null;
     if (!result.nextCursor) this.catalogLoaded = true;
-    const policy = await this.ctx.policy.get([...this.catalog.values()]);
-    const blocked = new Set([...(policy?.tools.values() ?? [])].filter((t) => t.blocked).map((t) => t.name));
-    this.shownBlocked = [...blocked].sort().join('\u0000');
+    const policy = await this.ctx.policy.get(this.toolList());
+    const blocked = new Set(policy?.blocked ?? []);
+    this.shownBlocked = policy?.blockedKey ?? '';
     const shown = blocked.size ? { ...result, tools: result.tools.filter((t) => !blocked.has(t.name)) } : result;
     await this.toClient({ ...message, result: shown } as JSONRPCMessage);
   }
 
   /** Tells the client its list changed when the set of blocked tools did (after a policy refresh). */
-  noticeBlocked(blocked: readonly string[]): void {
-    const now = [...blocked].sort().join('\u0000');
+  noticeBlocked(now: string): void {
     if (!this.catalogLoaded || now === this.shownBlocked) return;
     this.shownBlocked = now;
     void this.toClient({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+  }
+
+  toolList(): Tool[] {
+    return (this.catalogList ??= [...this.catalog.values()]);
   }
 
   /** The catalog, listed by the gateway itself when no list has passed yet (or it changed). */
@@ -163,6 +169,7 @@ export class Relay {
     } while (cursor);
     this.catalog.clear();
     for (const [k, v] of tools) this.catalog.set(k, v);
+    this.catalogList = null;
     this.catalogLoaded = true;
     return this.catalog;
   }
