@@ -61,7 +61,10 @@ export class ToolCalls {
 
     // A tool the server does not list is not ours to judge: it answers "unknown tool" itself.
     const unknownTool = catalog !== null && !tool;
-    if (!unknownTool) {
+    // The console never answered (down since the gateway started): a tool the server declares
+    // read-only goes through, its record buffered; anything else fails closed below.
+    const unansweredRead = !policy && tool?.annotations?.readOnlyHint === true;
+    if (!unknownTool && !unansweredRead) {
       if (!verdict) {
         return this.refuse(
           request,
