@@ -2,7 +2,6 @@
 // redeemed right before forwarding, then the call forwarded unchanged and its answer observed with
 // lib/mcp's observation and reported with the tool's annotations. Nothing else is ever done to it.
 import {
-  isJSONRPCErrorResponse,
   McpError,
   type CallToolResult,
   type JSONRPCErrorResponse,
@@ -19,6 +18,7 @@ import { fromError, fromResult } from '../mcp/observed';
 import { newTrace } from '../mcp/trace';
 import { approvalUrl } from './context';
 import { settleLocally } from './exchange';
+import { isErrorResponse } from './messages';
 import { gatewayRecord, newEventId, type CallMeta } from './record';
 import type { Relay } from './relay';
 import { gatewayError } from './tool-errors';
@@ -106,7 +106,7 @@ export class ToolCalls {
   answered(message: JSONRPCResultResponse | JSONRPCErrorResponse): boolean {
     const call = this.forwarded.get(message.id as Id);
     if (!call) return false;
-    if (isJSONRPCErrorResponse(message)) {
+    if (isErrorResponse(message)) {
       const code = message.error.code;
       this.finish(message.id as Id, () => fromError(new McpError(code, ''), newTrace(), 'tools/call'), message);
     } else {

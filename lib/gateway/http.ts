@@ -5,7 +5,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { GatewayContext } from './context';
 import { exchanges, newExchange } from './exchange';
@@ -14,7 +13,14 @@ import { Relay } from './relay';
 
 const MAX_BODY = 4 * 1024 * 1024;
 const HEAD_WAIT_MS = 30_000;
-const delay = <T>(ms: number, value: T) => new Promise<T>((resolve) => setTimeout(() => resolve(value), ms).unref());
+/** `promise`, or null after `ms` (its timer cleared as soon as the promise settles: one per request). */
+function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), ms).unref();
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
 
 interface Session {
   relay: Relay;
@@ -87,9 +93,7 @@ export async function runHttp(ctx: GatewayContext, upstream: URL, host: string, 
     );
     // Wait for the server's answer to this POST, to pass a refusal back as it was (bounded).
     const refusal =
-      req.method === 'POST' && hasRequest && answer.ok
-        ? await Promise.race([exchange.refusal, delay(HEAD_WAIT_MS, null)])
-        : null;
+      req.method === 'POST' && hasRequest && answer.ok ? await within(exchange.refusal, HEAD_WAIT_MS) : null;
     if (refusal) {
       await answer.body?.cancel().catch(() => undefined);
       if (fresh) void session.relay.close();
@@ -102,9 +106,19 @@ export async function runHttp(ctx: GatewayContext, upstream: URL, host: string, 
     if (fresh && !session.transport.sessionId) void session.relay.close();
     res.writeHead(answer.status, Object.fromEntries(answer.headers));
     if (!answer.body) return void res.end();
-    const stream = Readable.fromWeb(answer.body as import('node:stream/web').ReadableStream);
-    res.on('close', () => stream.destroy());
-    stream.pipe(res);
+    // The body as it comes, chunk by chunk (an SSE stream stays open while calls run), with backpressure.
+    const reader = answer.body.getReader();
+    let gone = false;
+    res.on('close', () => {
+      gone = true;
+      reader.cancel().catch(() => undefined);
+    });
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done || gone) break;
+      if (!res.write(value)) await drained(res);
+    }
+    if (!gone) res.end();
   }
 
   const server = createServer((req, res) => {
@@ -161,6 +175,18 @@ function readBody(req: IncomingMessage): Promise<string | 'too_large'> {
     });
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
+  });
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
   });
 }
 

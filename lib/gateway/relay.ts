@@ -6,19 +6,12 @@
 // - requests of the gateway's own (a `tools/list` when a call comes before any list) carry ids
 //   of their own namespace and never reach the client.
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  isJSONRPCErrorResponse,
-  isJSONRPCNotification,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
-  type JSONRPCMessage,
-  type ListToolsResult,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import { type JSONRPCMessage, type ListToolsResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
 import type { GatewayContext } from './context';
 import { ToolCalls } from './call';
 import { exchanges } from './exchange';
+import { isErrorResponse, isNotification, isRequest, isResult } from './messages';
 
 type Id = string | number;
 const OWN_PREFIX = `countersign-gateway-${randomUUID().slice(0, 8)}-`;
@@ -71,11 +64,11 @@ export class Relay {
   // ── client → server ────────────────────────────────────────────────────────────────────────
 
   private fromClient(message: JSONRPCMessage): void {
-    if (isJSONRPCRequest(message)) {
+    if (isRequest(message)) {
       if (message.method === 'tools/call') return void this.calls.handle(message);
       if (message.method === 'tools/list') this.listing.set(message.id, { first: !message.params?.cursor });
       if (message.method === 'initialize') this.initializeId = message.id;
-    } else if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') {
+    } else if (isNotification(message) && message.method === 'notifications/cancelled') {
       if (this.calls.cancelled(message.params?.requestId as Id | undefined)) return;
     }
     void this.toServer(message);
@@ -87,7 +80,7 @@ export class Relay {
       await this.sendUp(message);
       return null;
     } catch (error) {
-      if (isJSONRPCRequest(message) && !this.own.has(message.id)) {
+      if (isRequest(message) && !this.own.has(message.id)) {
         this.listing.delete(message.id);
         this.ctx.log(`could not reach the server for ${message.method}: ${describe(error)}`);
         if (message.method !== 'tools/call') void this.toClient(upstreamFailure(message.id, error));
@@ -99,7 +92,7 @@ export class Relay {
   // ── server → client ────────────────────────────────────────────────────────────────────────
 
   private fromServer(message: JSONRPCMessage): void {
-    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
+    if (isResult(message) || isErrorResponse(message)) {
       const id = message.id as Id;
       const own = this.own.get(id);
       if (own) {
@@ -110,15 +103,14 @@ export class Relay {
       const list = this.listing.get(id);
       if (list) {
         this.listing.delete(id);
-        if (isJSONRPCResultResponse(message))
-          return void this.showList(message.result as ListToolsResult, list.first, message);
+        if (isResult(message)) return void this.showList(message.result as ListToolsResult, list.first, message);
       }
-      if (id === this.initializeId && isJSONRPCResultResponse(message)) {
+      if (id === this.initializeId && isResult(message)) {
         const version = (message.result as { protocolVersion?: unknown }).protocolVersion;
         if (typeof version === 'string')
           (this.up as { setProtocolVersion?: (v: string) => void }).setProtocolVersion?.(version);
       }
-    } else if (isJSONRPCNotification(message) && message.method === 'notifications/tools/list_changed') {
+    } else if (isNotification(message) && message.method === 'notifications/tools/list_changed') {
       this.catalogLoaded = false;
     }
     void this.toClient(message);
@@ -162,7 +154,7 @@ export class Relay {
     let cursor: string | undefined;
     do {
       const answer = await this.ownRequest('tools/list', cursor ? { cursor } : {});
-      if (!answer || !isJSONRPCResultResponse(answer)) return this.catalog.size ? this.catalog : null;
+      if (!answer || !isResult(answer)) return this.catalog.size ? this.catalog : null;
       const page = answer.result as ListToolsResult;
       for (const tool of page.tools ?? []) tools.set(tool.name, tool);
       cursor = page.nextCursor;
