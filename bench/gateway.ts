@@ -63,6 +63,8 @@ async function startGateway(consoleUrl: string, upstream: URL): Promise<string> 
     process.execPath,
     [
       '--expose-gc',
+      '--import',
+      path.join(root, 'bench/lib/gc-on-signal.mjs'),
       ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profile)}`] : []),
       '--import',
       'tsx', // in this process (tsx's CLI would run the gateway as a child: its CPU and profile not ours)
@@ -128,6 +130,13 @@ function cpuMs(pid: number): number {
   return (Number(f[11]) + Number(f[12])) * 10;
 }
 
+/** The process's RSS after a full garbage collection (bench/lib/gc-on-signal.mjs), in kB. */
+async function settledRssKb(pid: number): Promise<number> {
+  process.kill(pid, 'SIGUSR2');
+  await new Promise((r) => setTimeout(r, 500));
+  return rssKb(pid);
+}
+
 const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
 
 async function main(): Promise<number> {
@@ -191,10 +200,10 @@ async function main(): Promise<number> {
 
   const memoryClients = await Promise.all(Array.from({ length: 16 }, () => connect(gatewayUrl, demo!.tokens.full)));
   await run(memoryClients, Math.min(5000, MEMORY_CALLS / 10));
-  const before = rssKb(gateway!.pid!);
+  const before = await settledRssKb(gateway!.pid!);
   await run(memoryClients, MEMORY_CALLS);
   await new Promise((r) => setTimeout(r, 1500)); // the reporter's batches go out, timers settle
-  const after = rssKb(gateway!.pid!);
+  const after = await settledRssKb(gateway!.pid!);
   const grown = (after - before) / 1024;
   const flat = grown <= 20;
   verdicts.push([

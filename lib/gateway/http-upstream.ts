@@ -235,7 +235,9 @@ export class HttpUpstream implements Transport {
         this.open.delete(req);
         // A kept-alive connection the server closed as we reused it (it had gone idle, or the
         // server went away): the request met a closed socket before any answer, so it is sent
-        // again once on a new connection, as a fresh connection would have carried it.
+        // again once on a new connection, as a fresh connection would have carried it (the
+        // pattern Node's documentation gives for this race). Caveat: a server that crashed while
+        // handling the request looks the same; its restart within the retry would run it twice.
         if (retry && req.reusedSocket && !this.closed && (error.code === 'ECONNRESET' || error.code === 'EPIPE'))
           return void this.attempt(method, headers, body, false).then(resolve, reject);
         reject(error);
