@@ -5,7 +5,10 @@
 // answering policy (a trusted read) and outcome batches at once, so the figures are the gateway's.
 // Targets: added latency p50 ≤ 1 ms and p99 ≤ 5 ms; throughput through the gateway ≥ 0.7× direct;
 // gateway memory (RSS after a forced settle) flat over BENCH_GATEWAY_CALLS calls (default 100,000).
+// Beside the latencies, the gateway process's own CPU per call (utime + stime from /proc over its
+// rounds): load on the machine stretches wall time, far less the CPU a call costs.
 //   BENCH_GATEWAY_ROUNDS (6)  BENCH_GATEWAY_ROUND_CALLS (300)  BENCH_GATEWAY_CALLS (100000)
+//   BENCH_CPU_PROFILE=<dir>: the gateway writes a V8 .cpuprofile there on exit (open in Chrome DevTools)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -55,12 +58,16 @@ function stubConsole(): Promise<string> {
 }
 
 async function startGateway(consoleUrl: string, upstream: URL): Promise<string> {
-  const tsx = path.join(root, 'node_modules/tsx/dist/cli.mjs');
+  const profile = process.env.BENCH_CPU_PROFILE;
   gateway = spawn(
     process.execPath,
     [
       '--expose-gc',
-      tsx,
+      '--import',
+      path.join(root, 'bench/lib/gc-on-signal.mjs'),
+      ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profile)}`] : []),
+      '--import',
+      'tsx', // in this process (tsx's CLI would run the gateway as a child: its CPU and profile not ours)
       'scripts/gateway.ts',
       '--server',
       'billing-mcp',
@@ -116,13 +123,27 @@ async function run(pool: Client[], calls: number) {
   return { latencies, seconds: (performance.now() - t0) / 1000 };
 }
 
+/** The process's CPU so far (user + system), in ms; /proc ticks are 10 ms. */
+function cpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10;
+}
+
+/** The process's RSS after a full garbage collection (bench/lib/gc-on-signal.mjs), in kB. */
+async function settledRssKb(pid: number): Promise<number> {
+  process.kill(pid, 'SIGUSR2');
+  await new Promise((r) => setTimeout(r, 500));
+  return rssKb(pid);
+}
+
 const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
 
 async function main(): Promise<number> {
   demo = await startDemoMcpServer({ slowMs: 0 });
   const gatewayUrl = await startGateway(await stubConsole(), demo.url);
   log(`gateway ${gatewayUrl} → demo server ${demo.url}; load ${load1()}`);
-  const rows = [['clients', 'path', 'calls', 'p50', 'p99', 'calls/s']];
+  const rows = [['clients', 'path', 'calls', 'p50', 'p99', 'calls/s', 'gateway CPU/call']];
   const verdicts: string[][] = [['target', 'measured', 'ceiling (same run)', 'verdict']];
   let ok = true;
   for (const concurrency of [1, 16]) {
@@ -135,7 +156,7 @@ async function main(): Promise<number> {
     await run(direct, 50);
     await run(through, 50);
     const d = { latencies: [] as number[], seconds: 0 };
-    const g = { latencies: [] as number[], seconds: 0 };
+    const g = { latencies: [] as number[], seconds: 0, cpuMs: 0 };
     for (let round = 0; round < ROUNDS; round++) {
       for (const [pool, acc] of round % 2
         ? ([
@@ -146,7 +167,9 @@ async function main(): Promise<number> {
             [direct, d],
             [through, g],
           ] as const)) {
+        const cpu0 = acc === g ? cpuMs(gateway!.pid!) : 0;
         const r = await run(pool, ROUND_CALLS);
+        if (acc === g) g.cpuMs += cpuMs(gateway!.pid!) - cpu0;
         acc.latencies.push(...r.latencies);
         acc.seconds += r.seconds;
       }
@@ -155,8 +178,8 @@ async function main(): Promise<number> {
     const gs = stats(g.latencies);
     const dRate = d.latencies.length / d.seconds;
     const gRate = g.latencies.length / g.seconds;
-    rows.push([String(concurrency), 'direct', int(ds.n), ms(ds.p50), ms(ds.p99), int(dRate)]);
-    rows.push([String(concurrency), 'gateway', int(gs.n), ms(gs.p50), ms(gs.p99), int(gRate)]);
+    rows.push([String(concurrency), 'direct', int(ds.n), ms(ds.p50), ms(ds.p99), int(dRate), '']);
+    rows.push([String(concurrency), 'gateway', int(gs.n), ms(gs.p50), ms(gs.p99), int(gRate), ms(g.cpuMs / gs.n)]);
     const checks: [string, number, string, boolean][] = [
       [`${concurrency} client(s): added p50 ≤ 1 ms`, gs.p50 - ds.p50, ms(ds.p50), gs.p50 - ds.p50 <= 1],
       [`${concurrency} client(s): added p99 ≤ 5 ms`, gs.p99 - ds.p99, ms(ds.p99), gs.p99 - ds.p99 <= 5],
@@ -177,10 +200,10 @@ async function main(): Promise<number> {
 
   const memoryClients = await Promise.all(Array.from({ length: 16 }, () => connect(gatewayUrl, demo!.tokens.full)));
   await run(memoryClients, Math.min(5000, MEMORY_CALLS / 10));
-  const before = rssKb(gateway!.pid!);
+  const before = await settledRssKb(gateway!.pid!);
   await run(memoryClients, MEMORY_CALLS);
   await new Promise((r) => setTimeout(r, 1500)); // the reporter's batches go out, timers settle
-  const after = rssKb(gateway!.pid!);
+  const after = await settledRssKb(gateway!.pid!);
   const grown = (after - before) / 1024;
   const flat = grown <= 20;
   verdicts.push([
@@ -198,7 +221,11 @@ async function main(): Promise<number> {
 
 runMain(main, async () => {
   await Promise.allSettled(clients.map((c) => c.close()));
-  gateway?.kill('SIGTERM');
+  if (gateway && gateway.exitCode === null) {
+    const exited = new Promise((r) => gateway!.once('exit', r));
+    gateway.kill('SIGTERM');
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]); // the profile is written on exit
+  }
   stub?.close();
   await demo?.close();
 });

@@ -2,7 +2,6 @@
 // redeemed right before forwarding, then the call forwarded unchanged and its answer observed with
 // lib/mcp's observation and reported with the tool's annotations. Nothing else is ever done to it.
 import {
-  isJSONRPCErrorResponse,
   McpError,
   type CallToolResult,
   type JSONRPCErrorResponse,
@@ -19,7 +18,8 @@ import { fromError, fromResult } from '../mcp/observed';
 import { newTrace } from '../mcp/trace';
 import { approvalUrl } from './context';
 import { settleLocally } from './exchange';
-import { gatewayRecord, type CallMeta } from './record';
+import { isErrorResponse } from './messages';
+import { gatewayRecord, newEventId, type CallMeta } from './record';
 import type { Relay } from './relay';
 import { gatewayError } from './tool-errors';
 
@@ -60,15 +60,20 @@ export class ToolCalls {
     const meta = callMeta(params._meta, this.relay.sessionRef, name);
     const digest = argsDigest(args);
 
-    const catalog = await this.relay.tools();
+    // The usual case without a wait: the catalog known and its policy fresh.
+    const catalog = this.relay.catalogLoaded ? this.relay.catalog : await this.relay.tools();
     const tool = catalog?.get(name);
-    const policy = catalog ? await ctx.policy.get([...catalog.values()]) : ctx.policy.last();
-    if (policy) this.relay.noticeBlocked([...policy.tools.values()].filter((t) => t.blocked).map((t) => t.name));
+    const list = catalog ? this.relay.toolList() : null;
+    const policy = list ? (ctx.policy.cached(list) ?? (await ctx.policy.get(list))) : ctx.policy.last();
+    if (policy) this.relay.noticeBlocked(policy.blockedKey);
     const verdict = policy?.tools.get(name);
 
     // A tool the server does not list is not ours to judge: it answers "unknown tool" itself.
     const unknownTool = catalog !== null && !tool;
-    if (!unknownTool) {
+    // The console never answered (down since the gateway started): a tool the server declares
+    // read-only goes through, its record buffered; anything else fails closed below.
+    const unansweredRead = !policy && tool?.annotations?.readOnlyHint === true;
+    if (!unknownTool && !unansweredRead) {
       if (!verdict) {
         return this.refuse(
           request,
@@ -102,7 +107,8 @@ export class ToolCalls {
     }
     this.forwarded.set(request.id, { name, tool, meta, digest, grantId, startedAt: new Date(), t0: performance.now() });
     const trace = newTrace();
-    const error = await this.relay.toServer(request);
+    // Sent again on a closed kept-alive connection only when running it twice is harmless.
+    const error = await this.relay.toServer(request, { resendable: verdict?.readOnly === true || unansweredRead });
     if (error) this.finish(request.id, fromError(error, trace, 'tools/call'), upstreamError(request.id));
   }
 
@@ -131,15 +137,15 @@ export class ToolCalls {
     });
     if (asked.method === 'tasks/result') {
       // The terminal answer: classified by what it says, never by the status alone.
-      const observed: Observed = isJSONRPCErrorResponse(message)
+      const observed: Observed = isErrorResponse(message)
         ? { ...fromError(new McpError(message.error.code, ''), newTrace(), 'tools/call') }
         : fromResult(message.result as CallToolResult, task.tool, null).observed;
-      const isError = isJSONRPCErrorResponse(message) || (message.result as CallToolResult).isError === true;
+      const isError = isErrorResponse(message) || (message.result as CallToolResult).isError === true;
       const status: TaskStatus = TERMINAL.has(task.status) ? task.status : isError ? 'failed' : 'completed';
       this.tasks.delete(task.taskId);
       return this.report(task, { ...observed, task: taskOf(status) });
     }
-    if (isJSONRPCErrorResponse(message)) {
+    if (isErrorResponse(message)) {
       // tasks/get (or cancel) no longer finds it before a terminal status: expired.
       if (message.error.code === -32602 && !TERMINAL.has(task.status)) {
         this.tasks.delete(task.taskId);
@@ -173,14 +179,14 @@ export class ToolCalls {
     );
   }
 
-  /** A server's answer to a forwarded call: observed, reported, passed on. True when it was one. */
+  /** A server's answer to a forwarded call: passed on, then observed and reported. True when it was one. */
   answered(message: JSONRPCResultResponse | JSONRPCErrorResponse): boolean {
     const call = this.forwarded.get(message.id as Id);
     if (!call) {
       this.observeTaskAnswer(message);
       return false;
     }
-    const created = isJSONRPCErrorResponse(message) ? null : createdTask(message.result);
+    const created = isErrorResponse(message) ? null : createdTask(message.result);
     if (created) {
       // The server made the call a task: it was accepted and runs; its outcome comes later.
       // Bounded: a client that never asks again leaves its oldest tasks forgotten, not kept forever.
@@ -193,12 +199,12 @@ export class ToolCalls {
       );
       return true;
     }
-    if (isJSONRPCErrorResponse(message)) {
-      const observed = fromError(new McpError(message.error.code, ''), newTrace(), 'tools/call');
-      this.finish(message.id as Id, observed, message);
+    if (isErrorResponse(message)) {
+      const code = message.error.code;
+      this.finish(message.id as Id, () => fromError(new McpError(code, ''), newTrace(), 'tools/call'), message);
     } else {
-      const { observed } = fromResult(message.result as CallToolResult, call.tool, null);
-      this.finish(message.id as Id, observed, message);
+      const result = message.result as CallToolResult;
+      this.finish(message.id as Id, () => fromResult(result, call.tool, null).observed, message);
     }
     return true;
   }
@@ -225,22 +231,28 @@ export class ToolCalls {
     }
   }
 
-  private finish(id: Id, observed: Observed, answer: JSONRPCMessage | null): void {
+  // The answer goes to the client first; the observation and the record are made after this I/O.
+  private finish(id: Id, observed: Observed | (() => Observed), answer: JSONRPCMessage | null): void {
     const call = this.forwarded.get(id);
     if (!call) return;
     this.forwarded.delete(id);
-    const record = gatewayRecord(this.relay.ctx, {
-      name: call.name,
-      tool: call.tool,
-      meta: call.meta,
-      digest: call.digest,
-      observed,
-      startedAt: call.startedAt,
-      durationMs: Math.round(performance.now() - call.t0),
-      grantId: call.grantId,
-    });
-    this.relay.ctx.reporter.enqueue(record);
-    if (answer) void this.relay.toClient(withMeta(answer, call.meta.requestRef, record.eventId));
+    const durationMs = Math.round(performance.now() - call.t0);
+    const eventId = newEventId();
+    if (answer) void this.relay.toClient(withMeta(answer, call.meta.requestRef, eventId));
+    const ctx = this.relay.ctx;
+    ctx.reporter.enqueueLater(() =>
+      gatewayRecord(ctx, {
+        name: call.name,
+        tool: call.tool,
+        meta: call.meta,
+        digest: call.digest,
+        observed: typeof observed === 'function' ? observed() : observed,
+        startedAt: call.startedAt,
+        durationMs,
+        grantId: call.grantId,
+        eventId,
+      }),
+    );
   }
 
   private async hold(request: JSONRPCRequest, meta: CallMeta, name: string, tool: Tool | undefined, digest: string) {

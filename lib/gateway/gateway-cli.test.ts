@@ -2,7 +2,7 @@
 // only MCP messages (the SDK client reads it), logs go to stderr.
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -75,8 +75,9 @@ describe('gateway flags', () => {
     expect(noKey.stderr).toContain('COUNTERSIGN_API_KEY');
   }, 60_000);
 
-  it('stdio mode: stdout carries only MCP messages; with the console down a read is refused unavailable, never hung', async () => {
+  it('stdio mode: stdout carries only MCP messages; with the console down from the start a read goes through and a write fails closed unavailable', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'cs-gw-cli-'));
+    await writeFile(join(dir, 'x'), 'read without the console');
     const stderr: string[] = [];
     const transport = new StdioClientTransport({
       command: process.execPath,
@@ -91,7 +92,16 @@ describe('gateway flags', () => {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).toContain('read_text_file');
       const r = await client.callTool({ name: 'read_text_file', arguments: { path: join(dir, 'x') } });
-      expect((r._meta as Record<string, unknown>)['countersign/error']).toMatchObject({ category: 'unavailable' });
+      expect(r.isError).toBeFalsy();
+      expect(JSON.stringify(r.content)).toContain('read without the console');
+      expect((r._meta as Record<string, unknown>)['countersign/error']).toBeUndefined();
+      const w = await client.callTool({ name: 'write_file', arguments: { path: join(dir, 'y'), content: 'no' } });
+      expect(w.isError).toBe(true);
+      expect((w._meta as Record<string, unknown>)['countersign/error']).toMatchObject({
+        category: 'unavailable',
+        retry: 'backoff',
+      });
+      await expect(readFile(join(dir, 'y'), 'utf8')).rejects.toThrow();
     } finally {
       await client.close();
       await rm(dir, { recursive: true, force: true });

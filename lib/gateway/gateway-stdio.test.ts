@@ -171,6 +171,27 @@ describe('gateway, stdio, server-filesystem', () => {
     expect(records.map((r) => r.delivery)).toEqual(['completed', 'completed', 'never_sent']);
   });
 
+  it('the console down from the start (no policy answer ever): a read still works, a write fails closed with unavailable', async () => {
+    const s = await setUp();
+    s.console.down();
+    await writeFile(join(s.dir, 'd.txt'), 'read before any policy answer');
+    const ref = uniq('req');
+    const read = await call(s.client, 'read_text_file', { path: join(s.dir, 'd.txt') }, ref);
+    expect(read.isError).toBeFalsy();
+    expect(JSON.stringify(read.content)).toContain('read before any policy answer');
+    expect(csError(read)).toBeUndefined();
+    const write = await call(s.client, 'write_file', { path: join(s.dir, 'e.txt'), content: 'x' }, ref);
+    expect(write.isError).toBe(true);
+    expect(csError(write)).toMatchObject({ category: 'unavailable', retry: 'backoff' });
+    await expect(readFile(join(s.dir, 'e.txt'), 'utf8')).rejects.toThrow();
+    s.console.up(); // the buffered records arrive once it is back
+    const records = await recordsOf(ref, s.ctx.reporter);
+    expect(records.map((r) => [r.toolName, r.delivery])).toEqual([
+      ['read_text_file', 'completed'],
+      ['write_file', 'never_sent'],
+    ]);
+  });
+
   it('a blocked tool is left out of tools/list and refused denied_by_policy, recorded never_sent', async () => {
     const s = await setUp();
     await setPolicyRule(cli, { server: s.server, tool: 'write_file', requiredApprovals: 'blocked' });

@@ -1,21 +1,26 @@
 // Streamable HTTP mode: MCP clients connect to http://HOST:PORT/mcp; each MCP session is an SDK
-// server transport towards the client and an SDK client transport towards the server's URL,
-// relayed by one Relay. The client's Authorization header is sent to the server as it came; the
+// server transport towards the client and an HttpUpstream towards the server's URL (keep-alive
+// connections shared by all sessions), relayed by one Relay. The client's Authorization header is sent to the server as it came; the
 // server's 401/403 with its WWW-Authenticate comes back as it was sent. Neither is kept.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { observingFetch } from '../mcp/trace';
 import type { GatewayContext } from './context';
 import { exchanges, newExchange } from './exchange';
+import { HttpUpstream, upstreamAgent } from './http-upstream';
 import { Relay } from './relay';
 
 const MAX_BODY = 4 * 1024 * 1024;
 const HEAD_WAIT_MS = 30_000;
-const delay = <T>(ms: number, value: T) => new Promise<T>((resolve) => setTimeout(() => resolve(value), ms).unref());
+/** `promise`, or null after `ms` (its timer cleared as soon as the promise settles: one per request). */
+function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), ms).unref();
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
 
 interface Session {
   relay: Relay;
@@ -33,6 +38,7 @@ export interface HttpGateway {
 
 export async function runHttp(ctx: GatewayContext, upstream: URL, host: string, port: number): Promise<HttpGateway> {
   const sessions = new Map<string, Session>();
+  const agent = upstreamAgent(upstream);
 
   function newSession(): Session {
     const transport = new WebStandardStreamableHTTPServerTransport({
@@ -41,22 +47,7 @@ export async function runHttp(ctx: GatewayContext, upstream: URL, host: string, 
       onsessionclosed: (id) => void sessions.delete(id),
     });
     const session: Session = { relay: undefined as unknown as Relay, transport, authorization: null };
-    const fetchUp = observingFetch(async (input, init) => {
-      const exchange = exchanges.getStore();
-      const headers = new Headers(init?.headers);
-      const authorization = exchange ? exchange.authorization : session.authorization;
-      if (authorization) headers.set('authorization', authorization);
-      const post = exchange && init?.method === 'POST';
-      try {
-        const res = await fetch(input, { ...init, headers });
-        if (post && (res.status === 401 || res.status === 403))
-          exchange.settle({ status: res.status, headers: res.headers, body: await res.clone().text() });
-        return res;
-      } finally {
-        if (post) exchange.settle(null);
-      }
-    });
-    const up = new StreamableHTTPClientTransport(upstream, { fetch: fetchUp });
+    const up = new HttpUpstream(upstream, agent, () => session.authorization);
     session.relay = new Relay(transport, up, ctx);
     session.relay.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
@@ -102,9 +93,7 @@ export async function runHttp(ctx: GatewayContext, upstream: URL, host: string, 
     );
     // Wait for the server's answer to this POST, to pass a refusal back as it was (bounded).
     const refusal =
-      req.method === 'POST' && hasRequest && answer.ok
-        ? await Promise.race([exchange.refusal, delay(HEAD_WAIT_MS, null)])
-        : null;
+      req.method === 'POST' && hasRequest && answer.ok ? await within(exchange.refusal, HEAD_WAIT_MS) : null;
     if (refusal) {
       await answer.body?.cancel().catch(() => undefined);
       if (fresh) void session.relay.close();
@@ -117,9 +106,19 @@ export async function runHttp(ctx: GatewayContext, upstream: URL, host: string, 
     if (fresh && !session.transport.sessionId) void session.relay.close();
     res.writeHead(answer.status, Object.fromEntries(answer.headers));
     if (!answer.body) return void res.end();
-    const stream = Readable.fromWeb(answer.body as import('node:stream/web').ReadableStream);
-    res.on('close', () => stream.destroy());
-    stream.pipe(res);
+    // The body as it comes, chunk by chunk (an SSE stream stays open while calls run), with backpressure.
+    const reader = answer.body.getReader();
+    let gone = false;
+    res.on('close', () => {
+      gone = true;
+      reader.cancel().catch(() => undefined);
+    });
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done || gone) break;
+      if (!res.write(value)) await drained(res);
+    }
+    if (!gone) res.end();
   }
 
   const server = createServer((req, res) => {
@@ -142,6 +141,7 @@ export async function runHttp(ctx: GatewayContext, upstream: URL, host: string, 
     async close() {
       await Promise.allSettled([...sessions.values()].map((s) => s.relay.close()));
       server.closeAllConnections();
+      agent.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
@@ -175,6 +175,18 @@ function readBody(req: IncomingMessage): Promise<string | 'too_large'> {
     });
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
+  });
+}
+
+function drained(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
   });
 }
 

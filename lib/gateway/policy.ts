@@ -1,7 +1,7 @@
 // What the console's policy requires of each tool (`POST /api/v1/policy/evaluate`), cached for a
 // few seconds so an admin's change applies within seconds. When the console cannot be reached the
-// last answer stays in force (trusted reads keep going through); with none ever, nothing is known
-// and every call fails closed.
+// last answer stays in force (trusted reads keep going through); with none ever, the server's own
+// readOnlyHint is all there is: such reads go through, every other call fails closed (call.ts).
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { annotationsOf } from '../mcp/countersign-client';
 import { callApi, type CountersignEndpoint } from '../mcp/countersign-http';
@@ -17,6 +17,9 @@ export interface ToolPolicy {
 export interface PolicySnapshot {
   trusted: boolean;
   tools: ReadonlyMap<string, ToolPolicy>;
+  /** The blocked tools' names, and the same sorted and joined (to compare sets). */
+  blocked: readonly string[];
+  blockedKey: string;
   at: number;
 }
 
@@ -25,6 +28,8 @@ const BATCH = 1000;
 export class PolicyCache {
   private snapshot: PolicySnapshot | null = null;
   private key = '';
+  /** Each tool list's key, made once per list (a session keeps its list until its catalog changes). */
+  private readonly keys = new WeakMap<readonly Tool[], string>();
   private refreshing: Promise<PolicySnapshot | null> | null = null;
 
   constructor(
@@ -41,9 +46,22 @@ export class PolicyCache {
 
   /** The policy for these tools: fresh within the TTL, else asked again (the last one if that fails). */
   async get(tools: readonly Tool[]): Promise<PolicySnapshot | null> {
-    const key = tools.map((t) => `${t.name}\u0000${JSON.stringify(annotationsOf(t))}`).join('\u0001');
-    if (this.snapshot && key === this.key && this.now() - this.snapshot.at < this.ttlMs) return this.snapshot;
-    return this.refresh(tools, key);
+    return this.cached(tools) ?? this.refresh(tools, this.keyFor(tools));
+  }
+
+  /** The answer for these tools when it is fresh, without asking (null otherwise). */
+  cached(tools: readonly Tool[]): PolicySnapshot | null {
+    if (!this.snapshot || this.now() - this.snapshot.at >= this.ttlMs) return null;
+    return this.keyFor(tools) === this.key ? this.snapshot : null;
+  }
+
+  private keyFor(tools: readonly Tool[]): string {
+    let key = this.keys.get(tools);
+    if (key === undefined) {
+      key = tools.map((t) => `${t.name}\u0000${JSON.stringify(annotationsOf(t))}`).join('\u0001');
+      this.keys.set(tools, key);
+    }
+    return key;
   }
 
   /** Whether the cached answer is still fresh for this list of tools. */
@@ -84,6 +102,7 @@ export class PolicyCache {
       trusted = body.trusted === true;
       for (const t of body.tools as ToolPolicy[]) if (typeof t?.name === 'string') byName.set(t.name, t);
     }
-    return { trusted, tools: byName, at: this.now() };
+    const blocked = [...byName.values()].filter((t) => t.blocked).map((t) => t.name);
+    return { trusted, tools: byName, blocked, blockedKey: [...blocked].sort().join('\u0000'), at: this.now() };
   }
 }

@@ -23,10 +23,11 @@ function record(
     startedAt: Date;
     durationMs: number;
     grantId?: string;
+    eventId?: string;
   },
 ): Outcome {
   const o: Record<string, unknown> = {
-    eventId: `evt_${randomUUID()}`,
+    eventId: c.eventId ?? newEventId(),
     occurredAt: c.startedAt.toISOString(),
     durationMs: c.durationMs,
     requestRef: c.meta.requestRef,
@@ -44,5 +45,7 @@ function record(
   };
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Outcome;
 }
+
+export const newEventId = () => `evt_${randomUUID()}`;
 
 export const gatewayRecord = Object.assign(record, { annotations: annotationsOf });

@@ -6,19 +6,13 @@
 // - requests of the gateway's own (a `tools/list` when a call comes before any list) carry ids
 //   of their own namespace and never reach the client.
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  isJSONRPCErrorResponse,
-  isJSONRPCNotification,
-  isJSONRPCRequest,
-  isJSONRPCResultResponse,
-  type JSONRPCMessage,
-  type ListToolsResult,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
+import { type JSONRPCMessage, type ListToolsResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { randomUUID } from 'node:crypto';
 import type { GatewayContext } from './context';
 import { ToolCalls } from './call';
 import { exchanges } from './exchange';
+import type { UpstreamSendOptions } from './http-upstream';
+import { isErrorResponse, isNotification, isRequest, isResult } from './messages';
 
 type Id = string | number;
 const OWN_PREFIX = `countersign-gateway-${randomUUID().slice(0, 8)}-`;
@@ -26,6 +20,8 @@ const OWN_PREFIX = `countersign-gateway-${randomUUID().slice(0, 8)}-`;
 export class Relay {
   readonly catalog = new Map<string, Tool>();
   catalogLoaded = false;
+  /** The catalog's tools as one array, made again only when the catalog changed (the policy cache's key). */
+  private catalogList: Tool[] | null = null;
   private listing = new Map<Id, { first: boolean }>();
   private own = new Map<Id, (message: JSONRPCMessage) => void>();
   private ownSeq = 0;
@@ -42,7 +38,8 @@ export class Relay {
     readonly up: Transport,
     readonly ctx: GatewayContext,
     /** Runs each send to the server, e.g. inside the HTTP exchange it belongs to. */
-    private readonly sendUp: (message: JSONRPCMessage) => Promise<void> = (m) => up.send(m),
+    private readonly sendUp: (message: JSONRPCMessage, options?: UpstreamSendOptions) => Promise<void> = (m, o) =>
+      up.send(m, o),
   ) {
     this.calls = new ToolCalls(this);
   }
@@ -69,25 +66,25 @@ export class Relay {
   // ── client → server ────────────────────────────────────────────────────────────────────────
 
   private fromClient(message: JSONRPCMessage): void {
-    if (isJSONRPCRequest(message)) {
+    if (isRequest(message)) {
       if (message.method === 'tools/call') return void this.calls.handle(message);
       if (message.method === 'tasks/get' || message.method === 'tasks/result' || message.method === 'tasks/cancel')
         this.calls.taskRequest(message);
       if (message.method === 'tools/list') this.listing.set(message.id, { first: !message.params?.cursor });
       if (message.method === 'initialize') this.initializeId = message.id;
-    } else if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') {
+    } else if (isNotification(message) && message.method === 'notifications/cancelled') {
       if (this.calls.cancelled(message.params?.requestId as Id | undefined)) return;
     }
     void this.toServer(message);
   }
 
   /** Sends to the server; a request that cannot be sent is answered with a JSON-RPC error. */
-  async toServer(message: JSONRPCMessage): Promise<unknown> {
+  async toServer(message: JSONRPCMessage, options?: UpstreamSendOptions): Promise<unknown> {
     try {
-      await this.sendUp(message);
+      await this.sendUp(message, options);
       return null;
     } catch (error) {
-      if (isJSONRPCRequest(message) && !this.own.has(message.id)) {
+      if (isRequest(message) && !this.own.has(message.id)) {
         this.listing.delete(message.id);
         this.ctx.log(`could not reach the server for ${message.method}: ${describe(error)}`);
         if (message.method !== 'tools/call') void this.toClient(upstreamFailure(message.id, error));
@@ -99,7 +96,7 @@ export class Relay {
   // ── server → client ────────────────────────────────────────────────────────────────────────
 
   private fromServer(message: JSONRPCMessage): void {
-    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
+    if (isResult(message) || isErrorResponse(message)) {
       const id = message.id as Id;
       const own = this.own.get(id);
       if (own) {
@@ -110,15 +107,14 @@ export class Relay {
       const list = this.listing.get(id);
       if (list) {
         this.listing.delete(id);
-        if (isJSONRPCResultResponse(message))
-          return void this.showList(message.result as ListToolsResult, list.first, message);
+        if (isResult(message)) return void this.showList(message.result as ListToolsResult, list.first, message);
       }
-      if (id === this.initializeId && isJSONRPCResultResponse(message)) {
+      if (id === this.initializeId && isResult(message)) {
         const version = (message.result as { protocolVersion?: unknown }).protocolVersion;
         if (typeof version === 'string')
           (this.up as { setProtocolVersion?: (v: string) => void }).setProtocolVersion?.(version);
       }
-    } else if (isJSONRPCNotification(message) && message.method === 'notifications/tools/list_changed') {
+    } else if (isNotification(message) && message.method === 'notifications/tools/list_changed') {
       this.catalogLoaded = false;
     }
     void this.toClient(message);
@@ -135,20 +131,24 @@ export class Relay {
   private async showList(result: ListToolsResult, first: boolean, message: JSONRPCMessage & { id: Id }) {
     if (first) this.catalog.clear();
     for (const tool of result.tools ?? []) this.catalog.set(tool.name, tool);
+    this.catalogList = null;
     if (!result.nextCursor) this.catalogLoaded = true;
-    const policy = await this.ctx.policy.get([...this.catalog.values()]);
-    const blocked = new Set([...(policy?.tools.values() ?? [])].filter((t) => t.blocked).map((t) => t.name));
-    this.shownBlocked = [...blocked].sort().join('\u0000');
+    const policy = await this.ctx.policy.get(this.toolList());
+    const blocked = new Set(policy?.blocked ?? []);
+    this.shownBlocked = policy?.blockedKey ?? '';
     const shown = blocked.size ? { ...result, tools: result.tools.filter((t) => !blocked.has(t.name)) } : result;
     await this.toClient({ ...message, result: shown } as JSONRPCMessage);
   }
 
   /** Tells the client its list changed when the set of blocked tools did (after a policy refresh). */
-  noticeBlocked(blocked: readonly string[]): void {
-    const now = [...blocked].sort().join('\u0000');
+  noticeBlocked(now: string): void {
     if (!this.catalogLoaded || now === this.shownBlocked) return;
     this.shownBlocked = now;
     void this.toClient({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+  }
+
+  toolList(): Tool[] {
+    return (this.catalogList ??= [...this.catalog.values()]);
   }
 
   /** The catalog, listed by the gateway itself when no list has passed yet (or it changed). */
@@ -158,13 +158,14 @@ export class Relay {
     let cursor: string | undefined;
     do {
       const answer = await this.ownRequest('tools/list', cursor ? { cursor } : {});
-      if (!answer || !isJSONRPCResultResponse(answer)) return this.catalog.size ? this.catalog : null;
+      if (!answer || !isResult(answer)) return this.catalog.size ? this.catalog : null;
       const page = answer.result as ListToolsResult;
       for (const tool of page.tools ?? []) tools.set(tool.name, tool);
       cursor = page.nextCursor;
     } while (cursor);
     this.catalog.clear();
     for (const [k, v] of tools) this.catalog.set(k, v);
+    this.catalogList = null;
     this.catalogLoaded = true;
     return this.catalog;
   }

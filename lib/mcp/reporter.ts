@@ -69,6 +69,8 @@ export class OutcomeReporter {
   private buffer: Outcome[] = [];
   /** The stored ids of sent records, by eventId (for the state check: lib/mcp/retry.ts). */
   private readonly ids = new Map<string, string>();
+  private later: (() => Outcome)[] = [];
+  private laterScheduled = false;
   private inflight: Outcome[] = [];
   private sending: Promise<'ok' | 'failed' | 'empty'> | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -102,8 +104,35 @@ export class OutcomeReporter {
     }
   }
 
+  /**
+   * Buffers the record `build` makes, made after the current I/O (setImmediate) so that building
+   * it (classification and the like) is off the path of the call it records. `flush()`, `close()`
+   * and `stats()` count and make pending ones first. Returns at once and never throws.
+   */
+  enqueueLater(build: () => Outcome): void {
+    this.later.push(build);
+    if (this.laterScheduled) return;
+    this.laterScheduled = true;
+    setImmediate(() => this.makeLater());
+  }
+
+  private makeLater(): void {
+    this.laterScheduled = false;
+    const builds = this.later;
+    this.later = [];
+    for (const build of builds) {
+      let record: Outcome;
+      try {
+        record = build();
+      } catch {
+        continue; // reporting must never break the tool call
+      }
+      this.enqueue(record);
+    }
+  }
+
   stats(): ReporterStats {
-    return { buffered: this.buffer.length + this.inflight.length, ...this.counters };
+    return { buffered: this.buffer.length + this.inflight.length + this.later.length, ...this.counters };
   }
 
   /** Sends everything buffered now, ignoring any backoff wait; stops at the first failed attempt. */
@@ -119,6 +148,7 @@ export class OutcomeReporter {
   }
 
   async flush(): Promise<FlushResult> {
+    this.makeLater();
     this.clearTimer();
     for (;;) {
       const outcome = await this.sendNext();
@@ -132,6 +162,7 @@ export class OutcomeReporter {
 
   /** Stops taking records and flushes, retrying with backoff until `timeoutMs` (default 5 s). */
   async close(timeoutMs = 5000): Promise<FlushResult> {
+    this.makeLater();
     this.closed = true;
     const deadline = Date.now() + timeoutMs;
     let result = await this.flush();

@@ -1,0 +1,300 @@
+// The gateway's side towards the server in Streamable HTTP mode: a Transport speaking the
+// protocol as the SDK's StreamableHTTPClientTransport does (the same headers, session and
+// protocol-version handling, the same errors, the GET stream after `notifications/initialized`
+// with its reconnection), over node:http on keep-alive connections shared by every session, and
+// without re-validating the server's messages: they pass on as the server sent them (the client's
+// own SDK validates them). The WHATWG fetch and stream layers the SDK's transport goes through
+// cost more CPU per call than the server answering it.
+import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { exchanges } from './exchange';
+
+const RECONNECT = { initialMs: 1000, maxMs: 30_000, grow: 1.5, maxRetries: 2 };
+
+/** Keep-alive connections to the server, one pool per gateway. */
+export function upstreamAgent(url: URL): HttpAgent {
+  const options = { keepAlive: true, keepAliveMsecs: 1000, maxFreeSockets: 256, scheduling: 'lifo' as const };
+  return url.protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
+}
+
+export class HttpUpstream implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+  sessionId?: string;
+  private protocolVersion?: string;
+  private closed = false;
+  private readonly open = new Set<IncomingMessage | import('node:http').ClientRequest>();
+  private reconnectTimer?: NodeJS.Timeout;
+  private serverRetryMs?: number;
+
+  constructor(
+    private readonly url: URL,
+    private readonly agent: HttpAgent,
+    /** The Authorization header to send when no client request is being relayed (the GET stream). */
+    private readonly sessionAuthorization: () => string | null,
+  ) {}
+
+  async start(): Promise<void> {}
+
+  setProtocolVersion(version: string): void {
+    this.protocolVersion = version;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.reconnectTimer);
+    for (const r of this.open) r.destroy();
+    this.open.clear();
+    this.onclose?.();
+  }
+
+  async send(message: JSONRPCMessage, options?: UpstreamSendOptions): Promise<void> {
+    const exchange = exchanges.getStore();
+    const body = JSON.stringify(message);
+    const call = 'method' in message && 'id' in message && message.method === 'tools/call';
+    try {
+      const res = await this.request(
+        'POST',
+        exchange ? exchange.authorization : this.sessionAuthorization(),
+        body,
+        undefined,
+        options?.resendable ?? !call,
+      );
+      const sessionId = header(res.headers, 'mcp-session-id');
+      if (sessionId) this.sessionId = sessionId;
+      const status = res.statusCode ?? 0;
+      if (status < 200 || status > 299) {
+        const text = await readAll(res).catch(() => null);
+        if (exchange && (status === 401 || status === 403))
+          exchange.settle({ status, headers: webHeaders(res.headers), body: text ?? '' });
+        throw new StreamableHTTPError(status, `Error POSTing to endpoint: ${text}`);
+      }
+      exchange?.settle(null);
+      if (status === 202) {
+        res.resume();
+        if (isInitialized(message)) this.startStream().catch((e: Error) => this.onerror?.(e));
+        return;
+      }
+      const hasRequests = (Array.isArray(message) ? message : [message]).some(
+        (m: { method?: unknown; id?: unknown }) => 'method' in m && m.id !== undefined,
+      );
+      if (!hasRequests) return void res.resume();
+      const type = mediaType(header(res.headers, 'content-type'));
+      if (type === 'text/event-stream') return this.readStream(res, false);
+      if (type === 'application/json') {
+        const data: unknown = JSON.parse(await readAll(res));
+        for (const m of Array.isArray(data) ? data : [data]) this.deliver(m);
+        return;
+      }
+      res.resume();
+      throw new StreamableHTTPError(-1, `Unexpected content type: ${header(res.headers, 'content-type')}`);
+    } catch (error) {
+      this.onerror?.(error as Error);
+      throw error;
+    } finally {
+      exchange?.settle(null);
+    }
+  }
+
+  // The server's stream for messages of its own (GET); 405 means it offers none.
+  private async startStream(resumptionToken?: string): Promise<void> {
+    if (this.closed) return;
+    const res = await this.request('GET', this.sessionAuthorization(), null, resumptionToken);
+    const status = res.statusCode ?? 0;
+    if (status < 200 || status > 299) {
+      res.resume();
+      if (status === 405) return;
+      throw new StreamableHTTPError(status, `Failed to open SSE stream: ${res.statusMessage ?? ''}`);
+    }
+    this.readStream(res, true);
+  }
+
+  private reconnect(lastEventId: string | undefined, attempt = 0): void {
+    if (this.closed) return;
+    if (attempt >= RECONNECT.maxRetries) {
+      this.onerror?.(new Error(`Maximum reconnection attempts (${RECONNECT.maxRetries}) exceeded.`));
+      return;
+    }
+    const delay =
+      this.serverRetryMs ?? Math.min(RECONNECT.initialMs * Math.pow(RECONNECT.grow, attempt), RECONNECT.maxMs);
+    this.reconnectTimer = setTimeout(() => {
+      this.startStream(lastEventId).catch((error: unknown) => {
+        this.onerror?.(
+          new Error(`Failed to reconnect SSE stream: ${error instanceof Error ? error.message : String(error)}`),
+        );
+        this.reconnect(lastEventId, attempt + 1);
+      });
+    }, delay);
+  }
+
+  // Server-sent events (the WHATWG event-stream format), each `message` event's data a JSON-RPC message.
+  private readStream(res: IncomingMessage, reconnectable: boolean): void {
+    this.open.add(res);
+    res.setEncoding('utf8');
+    let buffer = '';
+    let data: string[] = [];
+    let event = '';
+    let lastEventId: string | undefined;
+    let primed = false;
+    let responded = false;
+    const dispatch = () => {
+      const text = data.join('\n');
+      const kind = event;
+      data = [];
+      event = '';
+      if (!text || (kind && kind !== 'message')) return;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch (error) {
+        return void this.onerror?.(error as Error);
+      }
+      if (this.deliver(parsed) === 'response') responded = true;
+    };
+    const line = (l: string) => {
+      if (l === '') return dispatch();
+      if (l.startsWith(':')) return;
+      const colon = l.indexOf(':');
+      const field = colon < 0 ? l : l.slice(0, colon);
+      let value = colon < 0 ? '' : l.slice(colon + 1);
+      if (value.startsWith(' ')) value = value.slice(1);
+      if (field === 'data') data.push(value);
+      else if (field === 'event') event = value;
+      else if (field === 'id' && !value.includes('\u0000')) {
+        lastEventId = value;
+        primed = true;
+      } else if (field === 'retry' && /^\d+$/.test(value)) this.serverRetryMs = Number(value);
+    };
+    res.on('data', (chunk: string) => {
+      buffer += chunk;
+      let start = 0;
+      for (let i = 0; i < buffer.length; i++) {
+        const c = buffer.charCodeAt(i);
+        if (c !== 10 && c !== 13) continue;
+        if (c === 13 && i + 1 === buffer.length) break; // a \r\n split across chunks
+        line(buffer.slice(start, i));
+        if (c === 13 && buffer.charCodeAt(i + 1) === 10) i++;
+        start = i + 1;
+      }
+      buffer = buffer.slice(start);
+    });
+    const ended = (error?: Error) => {
+      if (!this.open.delete(res)) return;
+      if (error) this.onerror?.(new Error(`SSE stream disconnected: ${error}`));
+      if ((reconnectable || primed) && !responded) this.reconnect(lastEventId);
+    };
+    res.on('end', () => ended());
+    res.on('error', (e) => ended(e));
+    res.on('aborted', () => ended(new Error('aborted')));
+  }
+
+  /** A message from the server, passed on as it came when it has the shape of one. */
+  private deliver(m: unknown): 'response' | 'other' | null {
+    if (!isMessage(m)) {
+      this.onerror?.(new Error('The server sent something that is not a JSON-RPC message'));
+      return null;
+    }
+    this.onmessage?.(m as JSONRPCMessage);
+    return 'result' in m ? 'response' : 'other';
+  }
+
+  private request(
+    method: 'POST' | 'GET',
+    authorization: string | null,
+    body: string | null,
+    lastEventId?: string,
+    resendable = true,
+  ): Promise<IncomingMessage> {
+    if (this.closed) return Promise.reject(new Error('Transport closed'));
+    const headers: Record<string, string | number> = {
+      accept: body === null ? 'text/event-stream' : 'application/json, text/event-stream',
+    };
+    if (this.sessionId) headers['mcp-session-id'] = this.sessionId;
+    if (this.protocolVersion) headers['mcp-protocol-version'] = this.protocolVersion;
+    if (authorization) headers.authorization = authorization;
+    if (lastEventId) headers['last-event-id'] = lastEventId;
+    if (body !== null) {
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = Buffer.byteLength(body);
+    }
+    return this.attempt(method, headers, body, resendable);
+  }
+
+  private attempt(
+    method: 'POST' | 'GET',
+    headers: Record<string, string | number>,
+    body: string | null,
+    retry: boolean,
+  ): Promise<IncomingMessage> {
+    return new Promise((resolve, reject) => {
+      const send = this.url.protocol === 'https:' ? httpsRequest : httpRequest;
+      const req = send(this.url, { method, headers, agent: this.agent });
+      this.open.add(req);
+      req.on('response', (res) => {
+        this.open.delete(req);
+        resolve(res);
+      });
+      req.on('error', (error: NodeJS.ErrnoException) => {
+        this.open.delete(req);
+        // A kept-alive connection the server closed as we reused it (it had gone idle, or the
+        // server went away): the request met a closed socket before any answer, so it is sent
+        // again once on a new connection, as a fresh connection would have carried it (the
+        // pattern Node's documentation gives for this race). A server that crashed while handling
+        // the request looks the same, so only what may safely run twice is resent: everything but
+        // a tools/call, and a call to a trusted read-only tool (UpstreamSendOptions.resendable).
+        // A write that meets this is reported as the lost connection it is: unknown.
+        if (retry && req.reusedSocket && !this.closed && (error.code === 'ECONNRESET' || error.code === 'EPIPE'))
+          return void this.attempt(method, headers, body, false).then(resolve, reject);
+        reject(error);
+      });
+      req.on('close', () => {
+        if (this.open.delete(req)) reject(new Error('Transport closed'));
+      });
+      req.end(body ?? undefined);
+    });
+  }
+}
+
+/** What a send may say beyond the SDK's options. */
+export type UpstreamSendOptions = TransportSendOptions & {
+  /** May be sent again on a new connection if a reused one turns out closed (default: not a tools/call). */
+  resendable?: boolean;
+};
+
+function isMessage(m: unknown): m is Record<string, unknown> {
+  if (typeof m !== 'object' || m === null || Array.isArray(m)) return false;
+  const o = m as Record<string, unknown>;
+  if (o.jsonrpc !== '2.0') return false;
+  if (typeof o.method === 'string') return true;
+  return (typeof o.id === 'string' || typeof o.id === 'number') && ('result' in o || 'error' in o);
+}
+
+const isInitialized = (m: JSONRPCMessage) =>
+  !Array.isArray(m) && 'method' in m && m.method === 'notifications/initialized' && !('id' in m);
+
+function header(headers: IncomingHttpHeaders, name: string): string | null {
+  const v = headers[name];
+  return typeof v === 'string' ? v : Array.isArray(v) ? (v[0] ?? null) : null;
+}
+
+const mediaType = (contentType: string | null) => contentType?.split(';')[0].trim().toLowerCase() ?? null;
+
+function webHeaders(headers: IncomingHttpHeaders): Headers {
+  const h = new Headers();
+  for (const [k, v] of Object.entries(headers)) if (v !== undefined) h.set(k, Array.isArray(v) ? v.join(', ') : v);
+  return h;
+}
+
+function readAll(res: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('error', reject);
+  });
+}

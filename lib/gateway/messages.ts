@@ -1,0 +1,26 @@
+// What kind of JSON-RPC message one is, by its members: the SDK's own guards (`isJSONRPCRequest`
+// and the like) run a strict zod parse of the whole message each time, several per message on
+// the relay's path. Messages from the client were parsed once by its transport already; those
+// from the server go on to the client's SDK, which parses them itself.
+import type {
+  JSONRPCErrorResponse,
+  JSONRPCMessage,
+  JSONRPCNotification,
+  JSONRPCRequest,
+  JSONRPCResultResponse,
+} from '@modelcontextprotocol/sdk/types.js';
+
+const has = (m: object, key: string) => Object.prototype.hasOwnProperty.call(m, key);
+const isId = (v: unknown) => typeof v === 'string' || typeof v === 'number';
+
+export const isRequest = (m: JSONRPCMessage): m is JSONRPCRequest =>
+  typeof (m as { method?: unknown }).method === 'string' && isId((m as { id?: unknown }).id);
+
+export const isNotification = (m: JSONRPCMessage): m is JSONRPCNotification =>
+  typeof (m as { method?: unknown }).method === 'string' && !has(m, 'id');
+
+export const isResult = (m: JSONRPCMessage): m is JSONRPCResultResponse =>
+  has(m, 'result') && !has(m, 'method') && isId((m as { id?: unknown }).id);
+
+export const isErrorResponse = (m: JSONRPCMessage): m is JSONRPCErrorResponse =>
+  has(m, 'error') && !has(m, 'method') && !has(m, 'result');
