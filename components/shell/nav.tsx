@@ -1,7 +1,7 @@
 'use client';
 import Link from 'next/link';
 import { usePathname } from 'next/navigation';
-import { useEffect, useState, type ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { PendingBadge } from '@/components/approvals/pending-badge';
 import { cn } from '@/components/ui/cn';
 
@@ -16,10 +16,10 @@ const isActive = (href: string, pathname: string) =>
  */
 export function Nav({ items, brand, footer }: { items: NavItem[]; brand: ReactNode; footer?: ReactNode }) {
   const pathname = usePathname();
-  const [open, setOpen] = useState(false);
+  // Open on the page it was opened on: following a link closes it (the layout stays mounted).
+  const [openOn, setOpenOn] = useState<string | null>(null);
+  const open = openOn === pathname;
   const current = items.find((i) => isActive(i.href, pathname));
-  // A link followed closes the menu (the layout stays mounted across navigations).
-  useEffect(() => setOpen(false), [pathname]);
   return (
     <>
       <div className="flex items-center justify-between gap-3 px-4 py-3 md:py-4">
@@ -29,7 +29,7 @@ export function Nav({ items, brand, footer }: { items: NavItem[]; brand: ReactNo
           className="inline-flex items-center gap-2 rounded-md px-3 py-1.5 text-sm font-medium text-slate-100 ring-1 ring-slate-700 hover:bg-slate-800 md:hidden"
           aria-expanded={open}
           aria-controls="main-nav"
-          onClick={() => setOpen((o) => !o)}
+          onClick={() => setOpenOn(open ? null : pathname)}
           data-testid="menu-button"
         >
           <svg aria-hidden viewBox="0 0 20 20" className="h-4 w-4" fill="currentColor">
