@@ -1,6 +1,7 @@
 import Link from 'next/link';
 import { Children, cloneElement, isValidElement, type ReactElement, type ReactNode } from 'react';
 import { cn } from './cn';
+import { sortParam, type Sort, type SortDir } from '@/lib/sort';
 
 /** A column heading: plain text, or text that sorts the list when followed. */
 export type Column = string | { label: string; hidden?: boolean; sort?: { href: string; dir: 'asc' | 'desc' | null } };
@@ -101,4 +102,20 @@ export function Td({ children, className, label }: { children?: ReactNode; class
       {children}
     </td>
   );
+}
+
+/**
+ * A heading that sorts a list the server reads whole (`?sort=key`, `?sort=-key`): followed once it
+ * sorts by this column (dates newest first), again it reverses.
+ */
+export function sortColumn<K extends string>(
+  label: string,
+  key: K,
+  current: Sort<K> | null,
+  href: (sort: string) => string,
+  firstDir: SortDir = 'asc',
+): Column {
+  const dir = current?.key === key ? current.dir : null;
+  const next: SortDir = dir ? (dir === 'asc' ? 'desc' : 'asc') : firstDir;
+  return { label, sort: { href: href(sortParam({ key, dir: next })), dir } };
 }

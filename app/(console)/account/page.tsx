@@ -41,7 +41,10 @@ export default async function AccountPage() {
           <CreateTokenForm />
         </Card>
         {tokens.length ? (
-          <Table head={['Name', 'Token', 'Created', 'Last used', '']} caption="Personal tokens">
+          <Table
+            head={['Name', 'Token', 'Created', 'Last used', { label: 'Actions', hidden: true }]}
+            caption="Personal tokens"
+          >
             {tokens.map((t) => (
               <tr key={t.id}>
                 <Td className="font-medium text-slate-900">{t.name}</Td>

@@ -1,7 +1,8 @@
 import { CreateApiKeyForm } from '@/components/admin/create-api-key-form';
 import { ConfirmButton } from '@/components/ui/confirm-button';
 import { Badge, Card, EmptyState, PageHeader } from '@/components/ui/card';
-import { Table, Td } from '@/components/ui/table';
+import { sortColumn, Table, Td } from '@/components/ui/table';
+import { readSort, sortRows } from '@/lib/sort';
 import { listApiKeys } from '@/lib/server/data/credentials';
 import { requireViewer } from '@/lib/server/http/session';
 import { formatDate } from '@/lib/format';
@@ -9,10 +10,19 @@ import { revokeApiKeyAction } from './actions';
 
 export const metadata = { title: 'API keys' };
 
-export default async function ApiKeysPage() {
+const sortKeys = ['name', 'created', 'lastUsed'] as const;
+
+export default async function ApiKeysPage({ searchParams }: { searchParams: Promise<{ sort?: string }> }) {
   const viewer = await requireViewer('apikeys.manage');
   const keys = await listApiKeys(viewer);
   if (!keys.ok) throw new Error('listApiKeys refused an admin');
+  const sort = readSort((await searchParams).sort, sortKeys, null);
+  const href = (s: string) => `/admin/api-keys?sort=${s}`;
+  const rows = sortRows(keys.value, sort, {
+    name: (k) => k.name,
+    created: (k) => k.createdAt,
+    lastUsed: (k) => k.lastUsedAt,
+  });
   return (
     <>
       <PageHeader
@@ -28,8 +38,19 @@ export default async function ApiKeysPage() {
             Create one above for each service that reports outcomes or stages approvals.
           </EmptyState>
         ) : (
-          <Table head={['Name', 'Key', 'Scopes', 'Organization', 'Created', 'Last used', '']} caption="API keys">
-            {keys.value.map((k) => (
+          <Table
+            head={[
+              sortColumn('Name', 'name', sort, href),
+              'Key',
+              'Scopes',
+              'Organization',
+              sortColumn('Created', 'created', sort, href, 'desc'),
+              sortColumn('Last used', 'lastUsed', sort, href, 'desc'),
+              { label: 'Actions', hidden: true },
+            ]}
+            caption="API keys"
+          >
+            {rows.map((k) => (
               <tr key={k.id} data-testid={`apikey-row-${k.name}`}>
                 <Td>
                   <span className="font-medium text-slate-900">{k.name}</span>

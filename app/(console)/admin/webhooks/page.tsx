@@ -36,7 +36,10 @@ export default async function WebhooksPage({
         {endpoints.value.length === 0 ? (
           <EmptyState title="No endpoints yet">Add one above, or set COUNTERSIGN_WEBHOOK_URL.</EmptyState>
         ) : (
-          <Table head={['Endpoint', 'Format', 'Events', 'Deliveries', '']} caption="Webhook endpoints">
+          <Table
+            head={['Endpoint', 'Format', 'Events', 'Deliveries', { label: 'Actions', hidden: true }]}
+            caption="Webhook endpoints"
+          >
             {endpoints.value.map((e) => (
               <EndpointRow key={e.id} e={e} selected={e.id === shown?.id} />
             ))}
@@ -100,7 +103,10 @@ async function Deliveries({ endpoint }: { endpoint: EndpointView }) {
       {list.value.length === 0 ? (
         <p className="text-sm text-slate-500">None yet.</p>
       ) : (
-        <Table head={['Event', 'Status', 'Attempts', 'Last error', 'Next attempt', '']} caption="Deliveries">
+        <Table
+          head={['Event', 'Status', 'Attempts', 'Last error', 'Next attempt', { label: 'Actions', hidden: true }]}
+          caption="Deliveries"
+        >
           {list.value.map((d) => (
             <tr key={d.id} data-testid={`delivery-${d.id}`}>
               <Td>

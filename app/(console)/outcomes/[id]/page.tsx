@@ -4,7 +4,8 @@ import { CategoryBadge, DeliveryBadge } from '@/components/outcomes/outcome-badg
 import { Badge, Card } from '@/components/ui/card';
 import { Facts } from '@/components/ui/facts';
 import { formatDate } from '@/lib/format';
-import { boundaryLabel, isUnknownWrite, retryLabel } from '@/lib/outcomes/present';
+import { annotationLabel } from '@/components/admin/tool-hints';
+import { boundaryLabel, categoryLabel, deliveryLabel, isUnknownWrite, retryLabel } from '@/lib/outcomes/present';
 import { findApprovalIdForGrant } from '@/lib/server/data/approvals';
 import { getOutcome } from '@/lib/server/data/outcomes';
 import { requireViewer } from '@/lib/server/http/session';
@@ -82,8 +83,8 @@ export default async function OutcomePage({ params }: { params: Promise<{ id: st
           <Facts
             items={[
               ['Boundary', boundaryLabel[c.boundary]],
-              ['Delivery', c.delivery.replaceAll('_', ' ')],
-              ['Category', code(c.category)],
+              ['Delivery', deliveryLabel[c.delivery]],
+              ['Category', categoryLabel(c.category)],
               ['Retry', retryLabel[c.retry]],
               ['Treated as read-only', yesNo(c.readOnly)],
             ]}
@@ -100,10 +101,10 @@ export default async function OutcomePage({ params }: { params: Promise<{ id: st
         >
           <Facts
             items={[
-              ['readOnlyHint', yesNo(a?.readOnlyHint)],
-              ['destructiveHint', yesNo(a?.destructiveHint)],
-              ['idempotentHint', yesNo(a?.idempotentHint)],
-              ['openWorldHint', yesNo(a?.openWorldHint)],
+              [annotationLabel.readOnlyHint, yesNo(a?.readOnlyHint)],
+              [annotationLabel.destructiveHint, yesNo(a?.destructiveHint)],
+              [annotationLabel.idempotentHint, yesNo(a?.idempotentHint)],
+              [annotationLabel.openWorldHint, yesNo(a?.openWorldHint)],
             ]}
           />
         </Card>
