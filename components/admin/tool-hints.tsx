@@ -25,7 +25,7 @@ const advertisedKeys = [
 
 /** The hints exactly as the tool last advertised them; a dash where it said nothing. */
 export function AdvertisedHints({ annotations }: { annotations: Annotations | null }) {
-  if (!annotations) return <span className="text-xs text-slate-400">none advertised</span>;
+  if (!annotations) return <span className="text-xs text-slate-500">none advertised</span>;
   return (
     <span className="flex flex-col text-xs text-slate-600">
       {advertisedKeys.map(([label, key]) => {
@@ -33,7 +33,7 @@ export function AdvertisedHints({ annotations }: { annotations: Annotations | nu
         return (
           <span key={key} title={key}>
             {label}{' '}
-            <span className={v == null ? 'text-slate-400' : 'text-slate-900'}>{v == null ? '—' : String(v)}</span>
+            <span className={v == null ? 'text-slate-500' : 'text-slate-900'}>{v == null ? '—' : String(v)}</span>
           </span>
         );
       })}

@@ -8,7 +8,7 @@ export function Facts({ items }: { items: [string, ReactNode][] }) {
         <div key={label} className="min-w-0">
           <dt className="text-xs font-medium text-slate-600">{label}</dt>
           <dd className="mt-0.5 break-words text-sm text-slate-900">
-            {value === null || value === undefined || value === '' ? <span className="text-slate-400">—</span> : value}
+            {value === null || value === undefined || value === '' ? <span className="text-slate-500">—</span> : value}
           </dd>
         </div>
       ))}

@@ -3,6 +3,8 @@
 // finds no serious or critical violation. The key items are listed by hand, page by page.
 import AxeBuilder from '@axe-core/playwright';
 import { createHash } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { cli, secretFrom, signIn } from '../../testing/e2e';
 
@@ -23,15 +25,21 @@ type PageSpec = {
 const everyone = ['admin', 'reviewer', 'support'] as const;
 const admin = ['admin'] as const;
 const h1 = (page: Page, name: string | RegExp) => page.getByRole('heading', { level: 1, name });
-const col = (page: Page, name: string) => page.getByRole('columnheader', { name, exact: false });
-const APPROVALS_FIXME = 'the approvals pages are reworked in the reviewer-workflow change (issue #17, other half)';
+/** A column: its heading on a desktop; below md (cards) its first cell, which carries the heading as its label. */
+const col = (page: Page, name: string, width: Width = 1280) =>
+  width === 390
+    ? page.locator(`td[data-label="${name}"]`).first()
+    : page.getByRole('columnheader', { name, exact: false }).first();
+// The request page's own layout belongs to the reviewer-workflow change (issue #17, other half);
+// today axe finds a serious contrast failure in its heading ("on", text-slate-400).
+const APPROVALS_FIXME = 'approval request page: axe color-contrast in its h1; fixed in the reviewer-workflow change';
 
 const pages: PageSpec[] = [
   {
     name: 'overview',
     path: () => '/',
     roles: everyone,
-    shown: (page) => [h1(page, 'Overview'), page.getByTestId('tile-unknown')],
+    shown: (page) => [h1(page, 'Overview'), page.getByTestId('tile-unknown').first()],
   },
   {
     name: 'outcomes',
@@ -88,7 +96,6 @@ const pages: PageSpec[] = [
       width === 390
         ? [h1(page, 'Approvals'), page.getByTestId('queue-row').first().getByRole('link').first()]
         : [h1(page, 'Approvals'), col(page, 'Tool'), col(page, 'Risk'), col(page, 'Approvals')],
-    fixme: APPROVALS_FIXME,
   },
   {
     name: 'approval request',
@@ -101,7 +108,12 @@ const pages: PageSpec[] = [
     name: 'tools',
     path: () => '/admin/tools',
     roles: everyone,
-    shown: (page) => [h1(page, 'Tools'), col(page, 'Approvals required').first(), col(page, 'Failures').first()],
+    shown: (page, width) => [
+      h1(page, 'Tools'),
+      col(page, 'Tool', width),
+      col(page, 'Approvals required', width),
+      col(page, 'Failures', width),
+    ],
   },
   {
     name: 'authorizations',
@@ -122,7 +134,8 @@ const pages: PageSpec[] = [
         h1(page, 'Users'),
         row.getByRole('combobox'),
         row.getByRole('button').first(),
-        ...(width === 1280 ? [col(page, 'Email'), col(page, 'Status')] : []),
+        col(page, 'Email', width),
+        col(page, 'Status', width),
       ];
     },
   },
@@ -164,7 +177,8 @@ const pages: PageSpec[] = [
     shown: (page, width) => [
       h1(page, 'Audit log'),
       page.getByTestId('audit-row').first(),
-      ...(width === 1280 ? [col(page, 'Action'), col(page, 'Hash')] : []),
+      col(page, 'Action', width),
+      col(page, 'Hash', width),
     ],
   },
   {
@@ -268,22 +282,33 @@ test.describe('layout and accessibility of every console page', () => {
   });
 
   for (const role of everyone) {
-    for (const width of [1280, 390] as const) {
-      for (const spec of pages.filter((p) => p.roles.includes(role))) {
-        test(`${spec.name} as ${role} at ${width} px`, async ({ page }) => {
-          if (spec.fixme && !process.env.LAYOUT_NO_FIXME) test.fixme(true, spec.fixme);
-          await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-          await signIn(page, role);
-          const res = await page.goto(spec.path(ids));
-          expect(res?.status(), spec.name).toBe(200);
-          await expect(page.getByTestId('page-loading')).toHaveCount(0);
-          expect(await sidewaysOverflow(page), `${spec.name} scrolls sideways`).toBe(0);
-          const items = spec.shown(page, width);
-          for (const [i, item] of items.entries()) await expectOnScreen(item, `${spec.name}: item ${i + 1}`);
-          await expectAccessible(page, `${spec.name} as ${role} at ${width} px`);
-        });
+    test.describe(role, () => {
+      // Signed in once per role (a password check per test would be most of the run).
+      const state = path.join(os.tmpdir(), `countersign-layout-${process.pid}-${role}.json`);
+      test.beforeAll(async ({ browser }) => {
+        const context = await browser.newContext();
+        await signIn(await context.newPage(), role);
+        await context.storageState({ path: state });
+        await context.close();
+      });
+      test.use({ storageState: state });
+      for (const width of [1280, 390] as const) {
+        for (const spec of pages.filter((p) => p.roles.includes(role))) {
+          test(`${spec.name} as ${role} at ${width} px`, async ({ page }) => {
+            if (spec.fixme && !process.env.LAYOUT_NO_FIXME) test.fixme(true, spec.fixme);
+            await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+            const res = await page.goto(spec.path(ids));
+            expect(res?.status(), spec.name).toBe(200);
+            await expect(page.getByTestId('page-loading')).toHaveCount(0);
+            expect(await sidewaysOverflow(page), `${spec.name} scrolls sideways`).toBe(0);
+            const items = spec.shown(page, width);
+            for (const [i, item] of items.entries()) await expectOnScreen(item, `${spec.name}: item ${i + 1}`);
+            await expect(page.getByTestId('viewer-role')).toHaveCount(1);
+            await expectAccessible(page, `${spec.name} as ${role} at ${width} px`);
+          });
+        }
       }
-    }
+    });
   }
 });
 

@@ -50,7 +50,7 @@ export default async function AccountPage() {
                 <Td className="font-medium text-slate-900">{t.name}</Td>
                 <Td className="font-mono text-xs">{t.prefix}</Td>
                 <Td>{formatDate(t.createdAt)}</Td>
-                <Td>{t.lastUsedAt ? formatDate(t.lastUsedAt) : <span className="text-slate-400">never</span>}</Td>
+                <Td>{t.lastUsedAt ? formatDate(t.lastUsedAt) : <span className="text-slate-500">never</span>}</Td>
                 <Td className="text-right">
                   {t.revokedAt ? (
                     <Badge tone="bad">Revoked</Badge>

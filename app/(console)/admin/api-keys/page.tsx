@@ -64,9 +64,9 @@ export default async function ApiKeysPage({ searchParams }: { searchParams: Prom
                     ))}
                   </div>
                 </Td>
-                <Td>{k.organization ?? <span className="text-slate-400">any</span>}</Td>
+                <Td>{k.organization ?? <span className="text-slate-500">any</span>}</Td>
                 <Td>{formatDate(k.createdAt)}</Td>
-                <Td>{k.lastUsedAt ? formatDate(k.lastUsedAt) : <span className="text-slate-400">never</span>}</Td>
+                <Td>{k.lastUsedAt ? formatDate(k.lastUsedAt) : <span className="text-slate-500">never</span>}</Td>
                 <Td className="text-right">
                   {k.revokedAt ? (
                     <Badge tone="bad">Revoked {formatDate(k.revokedAt)}</Badge>

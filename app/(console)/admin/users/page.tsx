@@ -62,7 +62,7 @@ export default async function UsersPage({ searchParams }: { searchParams: Promis
               <Td>
                 <span data-testid="sign-in-method">{signInLabel(u.signIn)}</span>
               </Td>
-              <Td>{u.lastSignInAt ? formatDate(u.lastSignInAt) : <span className="text-slate-400">never</span>}</Td>
+              <Td>{u.lastSignInAt ? formatDate(u.lastSignInAt) : <span className="text-slate-500">never</span>}</Td>
               <Td className="font-mono text-xs">{u.principalId}</Td>
               <Td>{u.disabledAt ? <Badge tone="bad">Disabled</Badge> : <Badge tone="good">Active</Badge>}</Td>
               <Td>

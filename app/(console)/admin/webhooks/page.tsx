@@ -119,7 +119,7 @@ async function Deliveries({ endpoint }: { endpoint: EndpointView }) {
                 <Badge tone={statusTone[d.status]}>{d.status}</Badge>
               </Td>
               <Td>{d.attempts}</Td>
-              <Td className="text-xs">{d.lastError ?? <span className="text-slate-400">none</span>}</Td>
+              <Td className="text-xs">{d.lastError ?? <span className="text-slate-500">none</span>}</Td>
               <Td className="text-xs">{d.nextAttemptAt ? formatDate(d.nextAttemptAt) : '—'}</Td>
               <Td className="text-right">
                 <ConfirmButton

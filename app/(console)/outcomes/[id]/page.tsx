@@ -37,7 +37,7 @@ export default async function OutcomePage({ params }: { params: Promise<{ id: st
       <div className="mb-6 flex flex-wrap items-start justify-between gap-4">
         <div>
           <h1 className="font-mono text-lg font-semibold text-slate-900">
-            {r.tool.name} <span className="text-slate-400">on</span> {r.server}
+            {r.tool.name} <span className="text-slate-500">on</span> {r.server}
           </h1>
           <p className="mt-1 text-sm text-slate-600">{r.summary ?? 'No summary was sent.'}</p>
         </div>
