@@ -244,9 +244,19 @@ async function expectAccessible(page: Page, what: string) {
 }
 
 const ids: Ids = { outcome: '', requestRef: '', approval: '' };
+const stateFile = (role: Role) => path.join(os.tmpdir(), `countersign-layout-${process.pid}-${role}.json`);
 
 test.describe('layout and accessibility of every console page', () => {
-  test.beforeAll(async ({ browser, request }) => {
+  test.beforeAll(async ({ browser, playwright, baseURL }) => {
+    const fresh = { storageState: { cookies: [], origins: [] } };
+    // Signed in once per role (a password check per test would be most of the run).
+    for (const role of everyone) {
+      const context = await browser.newContext(fresh);
+      await signIn(await context.newPage(), role);
+      await context.storageState({ path: stateFile(role) });
+      await context.close();
+    }
+    const request = await playwright.request.newContext({ baseURL, ...fresh });
     // One pending request of our own, so the request page has something to show whatever the seed holds.
     const key = secretFrom(
       cli('apikeys:create', '--name', `e2e-layout-${Date.now()}`, '--scopes', 'approvals:request'),
@@ -269,9 +279,9 @@ test.describe('layout and accessibility of every console page', () => {
     });
     expect(res.status()).toBe(201);
     ids.approval = (await res.json()).id;
+    await request.dispose();
 
-    const page = await browser.newPage();
-    await signIn(page, 'support');
+    const page = await (await browser.newContext({ storageState: stateFile('support') })).newPage();
     await page.goto('/outcomes');
     const first = page.getByTestId('outcome-row').first();
     ids.outcome = ((await first.getByRole('link').first().getAttribute('href')) ?? '').split('/').pop() ?? '';
@@ -283,15 +293,7 @@ test.describe('layout and accessibility of every console page', () => {
 
   for (const role of everyone) {
     test.describe(role, () => {
-      // Signed in once per role (a password check per test would be most of the run).
-      const state = path.join(os.tmpdir(), `countersign-layout-${process.pid}-${role}.json`);
-      test.beforeAll(async ({ browser }) => {
-        const context = await browser.newContext();
-        await signIn(await context.newPage(), role);
-        await context.storageState({ path: state });
-        await context.close();
-      });
-      test.use({ storageState: state });
+      test.use({ storageState: stateFile(role) });
       for (const width of [1280, 390] as const) {
         for (const spec of pages.filter((p) => p.roles.includes(role))) {
           test(`${spec.name} as ${role} at ${width} px`, async ({ page }) => {
@@ -318,10 +320,12 @@ test.describe('shell', () => {
     await signIn(page, 'admin');
     const nav = page.getByRole('navigation', { name: 'Main' });
     await expect(nav).toBeHidden();
-    const menu = page.getByRole('button', { name: /Menu/ });
+    const menu = page.getByTestId('menu-button');
+    await expect(menu).toHaveAccessibleName(/^Menu/);
     await expect(menu).toHaveAttribute('aria-expanded', 'false');
     await menu.click();
     await expect(menu).toHaveAttribute('aria-expanded', 'true');
+    await expect(menu).toHaveAccessibleName('Close');
     // Every item of an admin's navigation, on screen and stacked (hand-listed).
     const expected = [
       'Overview',
@@ -351,8 +355,9 @@ test.describe('shell', () => {
   test('at 1280 px the sidebar shows the navigation and runs the full height of a long page', async ({ page }) => {
     await page.setViewportSize({ width: 1280, height: 800 });
     await signIn(page, 'admin');
-    await page.goto('/admin/audit');
-    await expect(page.getByRole('button', { name: /Menu/ })).toBeHidden();
+    await page.goto('/outcomes');
+    await expect(page.getByTestId('outcome-row').first()).toBeVisible();
+    await expect(page.getByTestId('menu-button')).toBeHidden();
     await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Outcomes' })).toBeVisible();
     const { aside, doc } = await page.evaluate(() => ({
       aside: document.querySelector('aside')!.getBoundingClientRect().height,
@@ -404,6 +409,7 @@ test('outcomes sort by time both ways, and the pager keeps the order', async ({ 
   await page.setViewportSize({ width: 1280, height: 900 });
   await signIn(page, 'support');
   await page.goto('/outcomes');
+  await expect(page.getByTestId('outcome-row').first()).toBeVisible();
   const times = async () =>
     page
       .getByTestId('outcome-row')
@@ -415,6 +421,7 @@ test('outcomes sort by time both ways, and the pager keeps the order', async ({ 
   expect(newest).toEqual([...newest].sort((a, b) => b - a));
   await page.getByTestId('sort-Time').click();
   await expect(page).toHaveURL(/order=oldest/);
+  await expect(page.getByTestId('outcome-row').first()).toBeVisible();
   await expect(page.getByRole('columnheader', { name: /Time/ })).toHaveAttribute('aria-sort', 'ascending');
   const oldest = await times();
   expect(oldest).toEqual([...oldest].sort((a, b) => a - b));
@@ -424,6 +431,7 @@ test('outcomes sort by time both ways, and the pager keeps the order', async ({ 
 test('times show to the second, one format, no raw ISO beside it', async ({ page }) => {
   await signIn(page, 'support');
   await page.goto('/outcomes');
+  await expect(page.getByTestId('outcome-row').first()).toBeVisible();
   const text = await page.locator('main').innerText();
   // "1 Dec 2026, 16:08:54 UTC" — the one formatter (lib/format.ts).
   expect(text).toMatch(/\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2}:\d{2} UTC/);
