@@ -1,6 +1,6 @@
 // Screenshots of the main pages at 1440 and 390 px, for people to look at (not an assertion).
 // Run on demand: SCREENSHOTS=1 npm run test:e2e -- e2e/layout/screenshots.spec.ts; files in test-results/screens.
-import { test } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { signIn } from '../../testing/e2e';
 
 const paths = ['/', '/outcomes', '/admin/authorizations', '/admin/users', '/admin/tools', '/admin/audit', '/account'];
@@ -17,11 +17,13 @@ for (const width of [1440, 390] as const) {
     const record = (await first.getAttribute('href')) ?? '/outcomes';
     for (const path of [...paths, record]) {
       await page.goto(path);
+      await expect(page.getByTestId('page-loading')).toHaveCount(0);
       const name = path === '/' ? 'overview' : path.slice(1).replaceAll('/', '_').slice(0, 40);
       await page.screenshot({ path: `test-results/screens/${width}-${name}.png`, fullPage: width === 390 });
     }
     if (width === 390) {
       await page.goto('/outcomes');
+      await expect(page.getByTestId('page-loading')).toHaveCount(0);
       await page.getByRole('button', { name: /Menu/ }).click();
       await page.screenshot({ path: `test-results/screens/390-menu-open.png` });
     }
