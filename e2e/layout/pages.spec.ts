@@ -211,7 +211,8 @@ const sidewaysOverflow = (page: Page) =>
  */
 async function expectOnScreen(item: Locator, what: string) {
   await expect(item, what).toBeVisible();
-  await item.scrollIntoViewIfNeeded();
+  // Sideways only, as the page opened: no scrolling here (scrolling into view would also scroll a
+  // table's box sideways and hide the very clipping this looks for).
   const clip = await item.evaluate((el) => {
     const r = el.getBoundingClientRect();
     const vw = document.documentElement.clientWidth;
@@ -220,6 +221,7 @@ async function expectOnScreen(item: Locator, what: string) {
     for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
       const style = getComputedStyle(a);
       if (style.overflowX === 'visible') continue;
+      if (a.scrollLeft !== 0) return `<${a.tagName.toLowerCase()}> was scrolled sideways by ${a.scrollLeft} px`;
       const b = a.getBoundingClientRect();
       if (r.left < b.left - 0.5 || r.right > b.right + 0.5)
         return `clipped by <${a.tagName.toLowerCase()} class="${a.className}">: ${Math.round(r.left)}–${Math.round(r.right)} in ${Math.round(b.left)}–${Math.round(b.right)}`;

@@ -135,9 +135,10 @@ export default async function OutcomesPage({ searchParams }: { searchParams: Pro
                     >
                       {r.tool.name}
                     </Link>
-                    <span className="ml-1.5 text-xs text-slate-500">{r.server}</span>
+                    <span className="block text-xs text-slate-500">{r.server}</span>
                   </Td>
-                  <Td className="max-w-md">
+                  {/* The summary takes what room is left (truncated, whole on hover): Request stays in view. */}
+                  <Td className="w-full min-w-40 max-w-0">
                     <span className="block truncate text-sm text-slate-800" title={r.summary ?? undefined}>
                       {r.summary ?? <span className="text-slate-500">no summary</span>}
                     </span>
@@ -146,8 +147,8 @@ export default async function OutcomesPage({ searchParams }: { searchParams: Pro
                       {r.attempt && r.attempt > 1 ? ` · attempt ${r.attempt}` : ''}
                     </span>
                   </Td>
-                  <Td>
-                    <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
+                  <Td className="whitespace-normal">
+                    <div className="flex w-56 flex-wrap items-center gap-x-2 gap-y-1 max-md:w-auto">
                       <DeliveryBadge delivery={r.classification.delivery} category={r.classification.category} />
                       <CategoryBadge category={r.classification.category} />
                       {unknownWrite ? (
@@ -165,7 +166,9 @@ export default async function OutcomesPage({ searchParams }: { searchParams: Pro
                       ))}
                     </div>
                   </Td>
-                  <Td className="text-xs text-slate-600">{retryLabel[r.classification.retry]}</Td>
+                  <Td className="w-32 min-w-32 whitespace-normal text-xs text-slate-600">
+                    {retryLabel[r.classification.retry]}
+                  </Td>
                   <Td>
                     <Link
                       href={withParams('/outcomes', {}, { requestRef: r.requestRef })}
