@@ -86,7 +86,7 @@ export function Shell({
           </header>
         ) : null}
         {/* No fixed cap: wide tables use a wide screen; text blocks cap their own measure. */}
-        <main id="main" className="mx-auto max-w-[1920px] px-4 py-6 sm:px-6 lg:px-8">
+        <main id="main" className="mx-auto max-w-[1920px] px-4 py-6 sm:px-6">
           {children}
         </main>
       </div>

@@ -4,9 +4,21 @@ import { cn } from './cn';
 import { sortParam, type Sort, type SortDir } from '@/lib/sort';
 
 /** A column heading: plain text, or text that sorts the list when followed. */
-export type Column = string | { label: string; hidden?: boolean; sort?: { href: string; dir: 'asc' | 'desc' | null } };
+export type Column =
+  | string
+  | {
+      label: string;
+      /** Named for screen readers only (an actions column); no label in the phone cards. */
+      hidden?: boolean;
+      /** Left out below 1440 px wide to keep the row on screen; still shown in the phone cards. Pass the same to the cells. */
+      wide?: boolean;
+      sort?: { href: string; dir: 'asc' | 'desc' | null };
+    };
 
-const labelOf = (c: Column) => (typeof c === 'string' ? c : c.label);
+/** The class a `wide` column's cells take. */
+export const wideOnly = 'max-[90rem]:hidden';
+
+const labelOf = (c: Column) => (typeof c === 'string' ? c : c.hidden ? '' : c.label);
 
 type CellProps = { label?: string; children?: ReactNode };
 
@@ -78,7 +90,10 @@ export function Table({
                   key={i}
                   scope="col"
                   aria-sort={dir === 'asc' ? 'ascending' : dir === 'desc' ? 'descending' : undefined}
-                  className="whitespace-nowrap px-3 py-2 text-left text-xs font-semibold text-slate-600"
+                  className={cn(
+                    'whitespace-nowrap px-3 py-2 text-left text-xs font-semibold text-slate-600',
+                    typeof h === 'object' && h.wide && wideOnly,
+                  )}
                 >
                   <Heading column={h} />
                 </th>

@@ -19,7 +19,11 @@ for (const width of [1440, 390] as const) {
       await page.goto(path);
       await expect(page.getByTestId('page-loading')).toHaveCount(0);
       const name = path === '/' ? 'overview' : path.slice(1).replaceAll('/', '_').slice(0, 40);
-      await page.screenshot({ path: `test-results/screens/${width}-${name}.png`, fullPage: width === 390 });
+      await page.screenshot({
+        path: `test-results/screens/${width}-${name}.png`,
+        fullPage: true,
+        clip: { x: 0, y: 0, width, height: width === 390 ? 1400 : 900 },
+      });
     }
     if (width === 390) {
       await page.goto('/outcomes');

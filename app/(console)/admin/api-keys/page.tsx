@@ -1,7 +1,7 @@
 import { CreateApiKeyForm } from '@/components/admin/create-api-key-form';
 import { ConfirmButton } from '@/components/ui/confirm-button';
 import { Badge, Card, EmptyState, PageHeader } from '@/components/ui/card';
-import { sortColumn, Table, Td } from '@/components/ui/table';
+import { sortColumn, Table, Td, wideOnly } from '@/components/ui/table';
 import { readSort, sortRows } from '@/lib/sort';
 import { listApiKeys } from '@/lib/server/data/credentials';
 import { requireViewer } from '@/lib/server/http/session';
@@ -43,7 +43,7 @@ export default async function ApiKeysPage({ searchParams }: { searchParams: Prom
               sortColumn('Name', 'name', sort, href),
               'Key',
               'Scopes',
-              'Organization',
+              { label: 'Organization', wide: true },
               sortColumn('Created', 'created', sort, href, 'desc'),
               sortColumn('Last used', 'lastUsed', sort, href, 'desc'),
               { label: 'Actions', hidden: true },
@@ -57,14 +57,14 @@ export default async function ApiKeysPage({ searchParams }: { searchParams: Prom
                   <span className="block text-xs text-slate-500">by {k.createdBy}</span>
                 </Td>
                 <Td className="font-mono text-xs">{k.prefix}</Td>
-                <Td>
-                  <div className="flex flex-wrap gap-1">
+                <Td className="whitespace-normal">
+                  <div className="flex w-56 flex-wrap gap-1 max-md:w-auto">
                     {k.scopes.map((s) => (
                       <Badge key={s}>{s}</Badge>
                     ))}
                   </div>
                 </Td>
-                <Td>{k.organization ?? <span className="text-slate-500">any</span>}</Td>
+                <Td className={wideOnly}>{k.organization ?? <span className="text-slate-500">any</span>}</Td>
                 <Td>{formatDate(k.createdAt)}</Td>
                 <Td>{k.lastUsedAt ? formatDate(k.lastUsedAt) : <span className="text-slate-500">never</span>}</Td>
                 <Td className="text-right">

@@ -63,7 +63,11 @@ export default async function UsersPage({ searchParams }: { searchParams: Promis
                 <span data-testid="sign-in-method">{signInLabel(u.signIn)}</span>
               </Td>
               <Td>{u.lastSignInAt ? formatDate(u.lastSignInAt) : <span className="text-slate-500">never</span>}</Td>
-              <Td className="font-mono text-xs">{u.principalId}</Td>
+              <Td className="max-w-32 font-mono text-xs">
+                <span className="block truncate" title={u.principalId}>
+                  {u.principalId}
+                </span>
+              </Td>
               <Td>{u.disabledAt ? <Badge tone="bad">Disabled</Badge> : <Badge tone="good">Active</Badge>}</Td>
               <Td>
                 <UserRowActions

@@ -4,7 +4,8 @@ import { firstValues, withParams } from '@/lib/url';
 import { OutcomeFilters } from '@/components/outcomes/outcome-filters';
 import { CategoryBadge, DeliveryBadge } from '@/components/outcomes/outcome-badges';
 import { EmptyState, Notice, PageHeader } from '@/components/ui/card';
-import { Table, Td } from '@/components/ui/table';
+import { Table, Td, wideOnly } from '@/components/ui/table';
+import { cn } from '@/components/ui/cn';
 import { formatDate } from '@/lib/format';
 import { outcomeQuerySchema } from '@/lib/outcomes/query';
 import { isUnknownWrite, retryLabel } from '@/lib/outcomes/present';
@@ -118,7 +119,7 @@ export default async function OutcomesPage({ searchParams }: { searchParams: Pro
               'Tool',
               'What happened',
               'Outcome',
-              'Next step',
+              { label: 'Next step', wide: true },
               'Request reference',
             ]}
             caption="Outcome records"
@@ -148,7 +149,7 @@ export default async function OutcomesPage({ searchParams }: { searchParams: Pro
                     </span>
                   </Td>
                   <Td className="whitespace-normal">
-                    <div className="flex w-56 flex-wrap items-center gap-x-2 gap-y-1 max-md:w-auto">
+                    <div className="flex w-48 flex-wrap items-center gap-x-2 gap-y-1 max-md:w-auto">
                       <DeliveryBadge delivery={r.classification.delivery} category={r.classification.category} />
                       <CategoryBadge category={r.classification.category} />
                       {unknownWrite ? (
@@ -166,7 +167,7 @@ export default async function OutcomesPage({ searchParams }: { searchParams: Pro
                       ))}
                     </div>
                   </Td>
-                  <Td className="w-32 min-w-32 whitespace-normal text-xs text-slate-600">
+                  <Td className={cn('w-32 min-w-32 whitespace-normal text-xs text-slate-600', wideOnly)}>
                     {retryLabel[r.classification.retry]}
                   </Td>
                   <Td>
