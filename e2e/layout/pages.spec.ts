@@ -60,7 +60,7 @@ const pages: PageSpec[] = [
             col(page, 'Tool'),
             col(page, 'What happened'),
             col(page, 'Outcome'),
-            col(page, 'Next step'),
+            // Next step is shown from 1440 px (and on the record page); Request must fit at 1280.
             col(page, 'Request reference'),
             row.getByTestId('request-ref'),
           ];

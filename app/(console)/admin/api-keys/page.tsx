@@ -1,7 +1,7 @@
 import { CreateApiKeyForm } from '@/components/admin/create-api-key-form';
 import { ConfirmButton } from '@/components/ui/confirm-button';
 import { Badge, Card, EmptyState, PageHeader } from '@/components/ui/card';
-import { sortColumn, Table, Td, wideOnly } from '@/components/ui/table';
+import { sortColumn, Table, Td, wideOnly, type Column } from '@/components/ui/table';
 import { readSort, sortRows } from '@/lib/sort';
 import { listApiKeys } from '@/lib/server/data/credentials';
 import { requireViewer } from '@/lib/server/http/session';
@@ -44,7 +44,7 @@ export default async function ApiKeysPage({ searchParams }: { searchParams: Prom
               'Key',
               'Scopes',
               { label: 'Organization', wide: true },
-              sortColumn('Created', 'created', sort, href, 'desc'),
+              { ...sortColumn('Created', 'created', sort, href, 'desc'), wide: true } as Column,
               sortColumn('Last used', 'lastUsed', sort, href, 'desc'),
               { label: 'Actions', hidden: true },
             ]}
@@ -52,20 +52,22 @@ export default async function ApiKeysPage({ searchParams }: { searchParams: Prom
           >
             {rows.map((k) => (
               <tr key={k.id} data-testid={`apikey-row-${k.name}`}>
-                <Td>
-                  <span className="font-medium text-slate-900">{k.name}</span>
+                <Td className="max-w-48">
+                  <span className="block truncate font-medium text-slate-900" title={k.name}>
+                    {k.name}
+                  </span>
                   <span className="block text-xs text-slate-500">by {k.createdBy}</span>
                 </Td>
                 <Td className="font-mono text-xs">{k.prefix}</Td>
                 <Td className="whitespace-normal">
-                  <div className="flex w-56 flex-wrap gap-1 max-md:w-auto">
+                  <div className="flex w-44 flex-wrap gap-1 max-md:w-auto">
                     {k.scopes.map((s) => (
                       <Badge key={s}>{s}</Badge>
                     ))}
                   </div>
                 </Td>
                 <Td className={wideOnly}>{k.organization ?? <span className="text-slate-500">any</span>}</Td>
-                <Td>{formatDate(k.createdAt)}</Td>
+                <Td className={wideOnly}>{formatDate(k.createdAt)}</Td>
                 <Td>{k.lastUsedAt ? formatDate(k.lastUsedAt) : <span className="text-slate-500">never</span>}</Td>
                 <Td className="text-right">
                   {k.revokedAt ? (

@@ -122,14 +122,15 @@ export default async function AuthorizationsPage({ searchParams }: { searchParam
                 <Td>
                   <Link
                     href={`/approvals/${a.id}`}
-                    className="font-mono text-xs font-medium text-indigo-700 hover:underline"
+                    title={a.tool.name}
+                    className="block max-w-48 truncate font-mono text-xs font-medium text-indigo-700 hover:underline max-md:max-w-none"
                   >
                     {a.tool.name}
                   </Link>
                   <span className="block text-xs text-slate-500">{a.server}</span>
                 </Td>
                 {/* The summary gives way (truncated, whole on hover) so the row's Revoke stays in view. */}
-                <Td className="w-full max-w-0 min-w-40">
+                <Td className="w-full max-w-0 min-w-24">
                   <span className="block truncate text-sm" title={a.summary}>
                     {a.summary}
                   </span>
