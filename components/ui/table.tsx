@@ -129,7 +129,7 @@ export function sortColumn<K extends string>(
   current: Sort<K> | null,
   href: (sort: string) => string,
   firstDir: SortDir = 'asc',
-): Column {
+): Exclude<Column, string> {
   const dir = current?.key === key ? current.dir : null;
   const next: SortDir = dir ? (dir === 'asc' ? 'desc' : 'asc') : firstDir;
   return { label, sort: { href: href(sortParam({ key, dir: next })), dir } };

@@ -1,7 +1,7 @@
 import { CreateApiKeyForm } from '@/components/admin/create-api-key-form';
 import { ConfirmButton } from '@/components/ui/confirm-button';
 import { Badge, Card, EmptyState, PageHeader } from '@/components/ui/card';
-import { sortColumn, Table, Td, wideOnly, type Column } from '@/components/ui/table';
+import { sortColumn, Table, Td, wideOnly } from '@/components/ui/table';
 import { readSort, sortRows } from '@/lib/sort';
 import { listApiKeys } from '@/lib/server/data/credentials';
 import { requireViewer } from '@/lib/server/http/session';
@@ -44,7 +44,7 @@ export default async function ApiKeysPage({ searchParams }: { searchParams: Prom
               'Key',
               'Scopes',
               { label: 'Organization', wide: true },
-              { ...sortColumn('Created', 'created', sort, href, 'desc'), wide: true } as Column,
+              { ...sortColumn('Created', 'created', sort, href, 'desc'), wide: true },
               sortColumn('Last used', 'lastUsed', sort, href, 'desc'),
               { label: 'Actions', hidden: true },
             ]}
