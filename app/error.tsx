@@ -17,7 +17,7 @@ export default function PageError({ error, retry }: { error: unknown; retry: () 
         <Button className="mt-6" onClick={() => retry()}>
           Try again
         </Button>
-        {digest ? <p className="mt-6 text-xs text-slate-400">Reference for the server log: {digest}</p> : null}
+        {digest ? <p className="mt-6 text-xs text-slate-500">Reference for the server log: {digest}</p> : null}
       </div>
     </main>
   );

@@ -1,4 +1,4 @@
-const dateTime = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' });
+const dateTime = new Intl.DateTimeFormat('en-GB', { dateStyle: 'medium', timeStyle: 'medium', timeZone: 'UTC' });
 
 /** Dates are shown in UTC everywhere, so people comparing notes across time zones agree. */
 export function formatDate(d: Date | string | null | undefined): string {

@@ -34,7 +34,7 @@ export default async function SignInPage({
             <SsoButton label={identity.oidc.name} next={next} primary={!identity.passwordSignIn} />
           ) : null}
           {identity.oidc && identity.passwordSignIn ? (
-            <p className="my-4 text-center text-xs uppercase tracking-wide text-slate-400">or with a password</p>
+            <p className="my-4 text-center text-xs uppercase tracking-wide text-slate-500">or with a password</p>
           ) : null}
           {identity.passwordSignIn ? <SignInForm next={next} /> : null}
         </div>

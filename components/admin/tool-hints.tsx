@@ -8,24 +8,32 @@ type Annotations = {
 };
 type Hints = { readOnly: boolean; destructive: boolean; idempotent: boolean; openWorld: boolean };
 
+/** MCP's annotation names as people read them (the protocol's camelCase stays in the tooltip). */
+export const annotationLabel = {
+  readOnlyHint: 'Read-only hint',
+  destructiveHint: 'Destructive hint',
+  idempotentHint: 'Idempotent hint',
+  openWorldHint: 'Open-world hint',
+} as const satisfies Record<keyof Annotations, string>;
+
 const advertisedKeys = [
-  ['readOnly', 'readOnlyHint'],
-  ['destructive', 'destructiveHint'],
-  ['idempotent', 'idempotentHint'],
-  ['openWorld', 'openWorldHint'],
+  ['Read-only', 'readOnlyHint'],
+  ['Destructive', 'destructiveHint'],
+  ['Idempotent', 'idempotentHint'],
+  ['Open-world', 'openWorldHint'],
 ] as const;
 
 /** The hints exactly as the tool last advertised them; a dash where it said nothing. */
 export function AdvertisedHints({ annotations }: { annotations: Annotations | null }) {
-  if (!annotations) return <span className="text-xs text-slate-400">none advertised</span>;
+  if (!annotations) return <span className="text-xs text-slate-500">none advertised</span>;
   return (
-    <span className="flex flex-col font-mono text-xs text-slate-600">
+    <span className="flex flex-col text-xs text-slate-600">
       {advertisedKeys.map(([label, key]) => {
         const v = annotations[key];
         return (
           <span key={key} title={key}>
             {label}{' '}
-            <span className={v == null ? 'text-slate-400' : 'text-slate-900'}>{v == null ? '—' : String(v)}</span>
+            <span className={v == null ? 'text-slate-500' : 'text-slate-900'}>{v == null ? '—' : String(v)}</span>
           </span>
         );
       })}

@@ -21,7 +21,7 @@ export function UserRowActions({
 }) {
   const [pending, start] = useTransition();
   const [error, setError] = useState<string | null>(null);
-  if (self) return <span className="text-xs text-slate-400">You</span>;
+  if (self) return <span className="text-xs text-slate-500">You</span>;
   return (
     <div className="flex items-center justify-end gap-2">
       <label className="sr-only" htmlFor={`role-${userId}`}>

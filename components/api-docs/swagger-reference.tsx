@@ -37,11 +37,16 @@ export function SwaggerReference({
       validatorUrl: 'none',
       tryItOutEnabled: false,
       supportedSubmitMethods: [],
-      deepLinking: true,
+      // No deep links: swagger puts them as links inside each operation's toggle button (nested controls).
+      deepLinking: false,
       docExpansion: 'list',
       defaultModelsExpandDepth: -1,
       displayOperationId: false,
-      onComplete: () => setState('ready'),
+      onComplete: () => {
+        // swagger's server picker has no accessible name of its own.
+        host.current?.querySelector('select#servers')?.setAttribute('aria-label', 'Server');
+        setState('ready');
+      },
     });
   };
 

@@ -15,7 +15,10 @@ export function SessionsCard({ sessions }: { sessions: SessionView[] }) {
       title="Signed-in sessions"
       description="Every browser signed in as you. Ending a session signs that browser out at its next request."
     >
-      <Table head={['Device', 'Address', 'Signed in with', 'Signed in', 'Last seen', '']} caption="Signed-in sessions">
+      <Table
+        head={['Device', 'Address', 'Signed in with', 'Signed in', 'Last seen', { label: 'Actions', hidden: true }]}
+        caption="Signed-in sessions"
+      >
         {sessions.map((s) => (
           <tr key={s.id} data-testid="session-row">
             <Td className="font-medium text-slate-900">

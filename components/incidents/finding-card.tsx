@@ -18,7 +18,7 @@ export function FindingCard({ finding, position }: { finding: Finding; position:
         {finding.recordIds.map((id, i) => (
           <span key={id}>
             {i ? ', ' : ''}
-            <Link href={`#record-${id}`} className="text-indigo-700 hover:underline">
+            <Link href={`#record-${id}`} className="text-indigo-700 underline underline-offset-2">
               #{position(id)}
             </Link>
           </span>

@@ -49,7 +49,7 @@ const kindTone = {
 const approvalLink = (id: string) => (
   <Link
     href={`/approvals/${id}`}
-    className="text-xs font-medium text-indigo-700 hover:underline"
+    className="text-xs font-medium text-indigo-700 underline decoration-indigo-300 underline-offset-2 hover:decoration-indigo-700"
     data-testid="approval-link"
   >
     Open approval
@@ -62,10 +62,10 @@ function Body({ e, position }: { e: IncidentTimelineEntry; position: (recordId: 
       return (
         <>
           <div className="flex flex-wrap items-center gap-2">
-            <span className="text-xs text-slate-400">#{position(e.recordId)}</span>
+            <span className="text-xs text-slate-500">#{position(e.recordId)}</span>
             <Link
               href={`/outcomes/${e.recordId}`}
-              className="font-mono text-sm font-medium text-indigo-700 hover:underline"
+              className="font-mono text-sm font-medium text-indigo-700 underline decoration-indigo-300 underline-offset-2 hover:decoration-indigo-700"
             >
               {e.title}
             </Link>

@@ -35,6 +35,24 @@ export function Shell({
   pendingApprovals: number;
   children: ReactNode;
 }) {
+  const user = (
+    <div className="border-t border-slate-800 px-4 py-4">
+      <p className="truncate text-sm font-medium" data-testid="viewer-email">
+        {viewer.email}
+      </p>
+      <p className="text-xs text-slate-400" data-testid="viewer-role">
+        {roleLabel[viewer.role]}
+      </p>
+      <form action={signOutAction} className="mt-3">
+        <button
+          type="submit"
+          className="rounded text-xs font-medium text-slate-300 hover:text-white focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-400"
+        >
+          Sign out
+        </button>
+      </form>
+    </div>
+  );
   return (
     <div className="min-h-screen md:flex">
       <a
@@ -43,44 +61,32 @@ export function Shell({
       >
         Skip to content
       </a>
-      <aside className="bg-slate-900 text-white md:sticky md:top-0 md:flex md:h-screen md:w-60 md:shrink-0 md:flex-col">
-        <div className="flex items-center justify-between px-4 py-4">
-          <Link href="/" className="rounded">
-            <Logo className="text-white" />
-          </Link>
-        </div>
-        <div className="px-3 pb-3 md:flex-1">
-          <Nav items={navFor(viewer, pendingApprovals)} />
-        </div>
-        <div className="hidden border-t border-slate-800 px-4 py-4 md:block">
-          <p className="truncate text-sm font-medium" data-testid="viewer-email">
-            {viewer.email}
-          </p>
-          <p className="text-xs text-slate-400" data-testid="viewer-role">
-            {roleLabel[viewer.role]}
-          </p>
-          <form action={signOutAction} className="mt-3">
-            <button type="submit" className="text-xs font-medium text-slate-300 hover:text-white">
-              Sign out
-            </button>
-          </form>
+      {/* The aside stretches to the page's full height (its dark background never ends mid-page);
+          its content sticks to the viewport and scrolls on its own when the list is long. */}
+      <aside className="bg-slate-900 text-white md:w-60 md:shrink-0">
+        <div className="md:sticky md:top-0 md:flex md:h-screen md:flex-col">
+          <Nav
+            items={navFor(viewer, pendingApprovals)}
+            brand={
+              <Link
+                href="/"
+                className="rounded focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-400"
+              >
+                <Logo className="text-white" />
+              </Link>
+            }
+            footer={user}
+          />
         </div>
       </aside>
       <div className="min-w-0 flex-1">
-        <header className="flex flex-wrap items-center justify-between gap-3 border-b border-slate-200 bg-white px-4 py-2 text-sm sm:px-6 lg:px-8">
-          {authorize(viewer, 'incidents.read') ? <IncidentSearch className="w-full max-w-md" /> : <span />}
-          <span className="flex items-center gap-3 md:hidden">
-            <span className="truncate text-slate-700">
-              {viewer.email} · {roleLabel[viewer.role]}
-            </span>
-            <form action={signOutAction}>
-              <button type="submit" className="font-medium text-indigo-600">
-                Sign out
-              </button>
-            </form>
-          </span>
-        </header>
-        <main id="main" className="mx-auto max-w-7xl px-4 py-8 sm:px-6 lg:px-8">
+        {authorize(viewer, 'incidents.read') ? (
+          <header className="border-b border-slate-200 bg-white px-4 py-2 text-sm sm:px-6 lg:px-8">
+            <IncidentSearch className="w-full max-w-md" />
+          </header>
+        ) : null}
+        {/* No fixed cap: wide tables use a wide screen; text blocks cap their own measure. */}
+        <main id="main" className="mx-auto max-w-[1920px] px-4 py-6 sm:px-6">
           {children}
         </main>
       </div>

@@ -50,6 +50,8 @@ export const outcomeQuerySchema = z
     // occurredAt >= from and < to: consecutive windows neither overlap nor leave gaps.
     from: param(instant),
     to: param(instant),
+    // Newest first unless asked; a cursor continues in the order it was made in (keep `order` with it).
+    order: param(z.enum(['newest', 'oldest'])),
     cursor: param(outcomeCursor.param(200)),
     limit: param(z.coerce.number().int().min(1).max(OUTCOME_PAGE_MAX)),
   })

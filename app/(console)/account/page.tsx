@@ -41,13 +41,16 @@ export default async function AccountPage() {
           <CreateTokenForm />
         </Card>
         {tokens.length ? (
-          <Table head={['Name', 'Token', 'Created', 'Last used', '']} caption="Personal tokens">
+          <Table
+            head={['Name', 'Token', 'Created', 'Last used', { label: 'Actions', hidden: true }]}
+            caption="Personal tokens"
+          >
             {tokens.map((t) => (
               <tr key={t.id}>
                 <Td className="font-medium text-slate-900">{t.name}</Td>
                 <Td className="font-mono text-xs">{t.prefix}</Td>
                 <Td>{formatDate(t.createdAt)}</Td>
-                <Td>{t.lastUsedAt ? formatDate(t.lastUsedAt) : <span className="text-slate-400">never</span>}</Td>
+                <Td>{t.lastUsedAt ? formatDate(t.lastUsedAt) : <span className="text-slate-500">never</span>}</Td>
                 <Td className="text-right">
                   {t.revokedAt ? (
                     <Badge tone="bad">Revoked</Badge>

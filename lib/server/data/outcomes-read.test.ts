@@ -42,7 +42,7 @@ describe('organization-limited keys', () => {
 });
 
 describe('listOutcomes and getOutcome', () => {
-  it('pages newest first through equal timestamps without duplicates or gaps', async () => {
+  it('pages newest (or oldest) first through equal timestamps without duplicates or gaps', async () => {
     const key = await makeKey();
     const requestRef = uniq('req');
     // 23 records on 4 distinct instants: most pages end inside a run of equal occurredAt.
@@ -61,21 +61,28 @@ describe('listOutcomes and getOutcome', () => {
       .sort((a, b) => b.at - a.at || (a.id < b.id ? 1 : -1))
       .map((r) => r.id);
 
-    for (const limit of [1, 4, 5, 23, 50]) {
-      const ids: string[] = [];
-      let cursor: string | null | undefined;
-      let pages = 0;
-      do {
-        const page = value(
-          await listOutcomes(key, query({ requestRef, limit: String(limit), ...(cursor ? { cursor } : {}) })),
-        );
-        expect(page.items.length).toBeLessThanOrEqual(limit);
-        ids.push(...page.items.map((i) => i.id));
-        cursor = page.nextCursor;
-        pages++;
-      } while (cursor && pages < 30);
-      expect(ids, `limit ${limit}`).toEqual(expected);
-      expect(pages).toBe(Math.max(1, Math.ceil(23 / limit)));
+    for (const order of [undefined, 'oldest'] as const) {
+      for (const limit of [1, 4, 5, 23, 50]) {
+        const ids: string[] = [];
+        let cursor: string | null | undefined;
+        let pages = 0;
+        do {
+          const params = {
+            requestRef,
+            limit: String(limit),
+            ...(order ? { order } : {}),
+            ...(cursor ? { cursor } : {}),
+          };
+          const page = value(await listOutcomes(key, query(params)));
+          expect(page.items.length).toBeLessThanOrEqual(limit);
+          ids.push(...page.items.map((i) => i.id));
+          cursor = page.nextCursor;
+          pages++;
+        } while (cursor && pages < 30);
+        // Oldest first is exactly the reverse: occurredAt ascending, then id ascending.
+        expect(ids, `${order ?? 'newest'} limit ${limit}`).toEqual(order ? [...expected].reverse() : expected);
+        expect(pages).toBe(Math.max(1, Math.ceil(23 / limit)));
+      }
     }
   });
 

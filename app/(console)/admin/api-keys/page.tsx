@@ -1,7 +1,8 @@
 import { CreateApiKeyForm } from '@/components/admin/create-api-key-form';
 import { ConfirmButton } from '@/components/ui/confirm-button';
 import { Badge, Card, EmptyState, PageHeader } from '@/components/ui/card';
-import { Table, Td } from '@/components/ui/table';
+import { sortColumn, Table, Td, wideOnly } from '@/components/ui/table';
+import { readSort, sortRows } from '@/lib/sort';
 import { listApiKeys } from '@/lib/server/data/credentials';
 import { requireViewer } from '@/lib/server/http/session';
 import { formatDate } from '@/lib/format';
@@ -9,10 +10,19 @@ import { revokeApiKeyAction } from './actions';
 
 export const metadata = { title: 'API keys' };
 
-export default async function ApiKeysPage() {
+const sortKeys = ['name', 'created', 'lastUsed'] as const;
+
+export default async function ApiKeysPage({ searchParams }: { searchParams: Promise<{ sort?: string }> }) {
   const viewer = await requireViewer('apikeys.manage');
   const keys = await listApiKeys(viewer);
   if (!keys.ok) throw new Error('listApiKeys refused an admin');
+  const sort = readSort((await searchParams).sort, sortKeys, null);
+  const href = (s: string) => `/admin/api-keys?sort=${s}`;
+  const rows = sortRows(keys.value, sort, {
+    name: (k) => k.name,
+    created: (k) => k.createdAt,
+    lastUsed: (k) => k.lastUsedAt,
+  });
   return (
     <>
       <PageHeader
@@ -28,24 +38,37 @@ export default async function ApiKeysPage() {
             Create one above for each service that reports outcomes or stages approvals.
           </EmptyState>
         ) : (
-          <Table head={['Name', 'Key', 'Scopes', 'Organization', 'Created', 'Last used', '']} caption="API keys">
-            {keys.value.map((k) => (
+          <Table
+            head={[
+              sortColumn('Name', 'name', sort, href),
+              'Key',
+              'Scopes',
+              { label: 'Organization', wide: true },
+              { ...sortColumn('Created', 'created', sort, href, 'desc'), wide: true },
+              sortColumn('Last used', 'lastUsed', sort, href, 'desc'),
+              { label: 'Actions', hidden: true },
+            ]}
+            caption="API keys"
+          >
+            {rows.map((k) => (
               <tr key={k.id} data-testid={`apikey-row-${k.name}`}>
-                <Td>
-                  <span className="font-medium text-slate-900">{k.name}</span>
+                <Td className="max-w-48">
+                  <span className="block truncate font-medium text-slate-900" title={k.name}>
+                    {k.name}
+                  </span>
                   <span className="block text-xs text-slate-500">by {k.createdBy}</span>
                 </Td>
                 <Td className="font-mono text-xs">{k.prefix}</Td>
-                <Td>
-                  <div className="flex flex-wrap gap-1">
+                <Td className="whitespace-normal">
+                  <div className="flex w-44 flex-wrap gap-1 max-md:w-auto">
                     {k.scopes.map((s) => (
                       <Badge key={s}>{s}</Badge>
                     ))}
                   </div>
                 </Td>
-                <Td>{k.organization ?? <span className="text-slate-400">any</span>}</Td>
-                <Td>{formatDate(k.createdAt)}</Td>
-                <Td>{k.lastUsedAt ? formatDate(k.lastUsedAt) : <span className="text-slate-400">never</span>}</Td>
+                <Td className={wideOnly}>{k.organization ?? <span className="text-slate-500">any</span>}</Td>
+                <Td className={wideOnly}>{formatDate(k.createdAt)}</Td>
+                <Td>{k.lastUsedAt ? formatDate(k.lastUsedAt) : <span className="text-slate-500">never</span>}</Td>
                 <Td className="text-right">
                   {k.revokedAt ? (
                     <Badge tone="bad">Revoked {formatDate(k.revokedAt)}</Badge>

@@ -60,12 +60,19 @@ export default async function AuditPage({
           <tr key={e.seq} data-testid="audit-row">
             <Td className="tabular-nums text-slate-500">{e.seq}</Td>
             <Td className="text-xs">{formatDate(e.at)}</Td>
-            <Td>{e.actor}</Td>
+            <Td className="max-w-56">
+              <span className="block truncate" title={e.actor}>
+                {e.actor}
+              </span>
+            </Td>
             <Td>
               <Badge>{e.action}</Badge>
             </Td>
-            <Td className="font-mono text-xs">
-              {e.targetType}:{e.targetId}
+            {/* The target gives way (truncated, whole on hover) so the row fits its card. */}
+            <Td className="w-full max-w-0 min-w-40 font-mono text-xs">
+              <span className="block truncate" title={`${e.targetType}:${e.targetId}`}>
+                {e.targetType}:{e.targetId}
+              </span>
             </Td>
             <Td className="font-mono text-xs text-slate-500">{e.hash.slice(7, 19)}…</Td>
           </tr>

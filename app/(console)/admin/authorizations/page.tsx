@@ -103,30 +103,43 @@ export default async function AuthorizationsPage({ searchParams }: { searchParam
       ) : (
         <>
           <Table
-            head={['Status', 'Tool', 'Summary', 'On behalf of', history ? 'Decided' : 'Expires', '']}
+            head={[
+              'Status',
+              'Tool',
+              'Summary',
+              'On behalf of',
+              history ? 'Decided' : 'Expires',
+              { label: 'Revoke', hidden: true },
+            ]}
             caption="Authorizations"
           >
             {page.value.items.map((a) => (
               <tr key={a.id} data-testid="authorization-row">
                 <Td>
                   <Badge tone={statusTone[a.status]}>{statusLabel[a.status]}</Badge>
-                  {a.grant ? <span className="block text-xs text-slate-500">grant {a.grant.state}</span> : null}
+                  {a.grant ? <span className="ml-1.5 text-xs text-slate-500">grant {a.grant.state}</span> : null}
                 </Td>
                 <Td>
                   <Link
                     href={`/approvals/${a.id}`}
-                    className="font-mono text-xs font-medium text-indigo-700 hover:underline"
+                    title={a.tool.name}
+                    className="block max-w-48 truncate font-mono text-xs font-medium text-indigo-700 hover:underline max-md:max-w-none"
                   >
                     {a.tool.name}
                   </Link>
                   <span className="block text-xs text-slate-500">{a.server}</span>
                 </Td>
-                <Td className="min-w-56 whitespace-normal text-sm">{a.summary}</Td>
+                {/* The summary gives way (truncated, whole on hover) so the row's Revoke stays in view. */}
+                <Td className="w-full max-w-0 min-w-24">
+                  <span className="block truncate text-sm" title={a.summary}>
+                    {a.summary}
+                  </span>
+                </Td>
                 <Td>
                   {a.principal}
                   <span className="block text-xs text-slate-500">{a.organization}</span>
                 </Td>
-                <Td className="text-xs">
+                <Td className="text-xs tabular-nums">
                   {history
                     ? formatDate(settledAt(a))
                     : formatDate(a.grant?.state === 'active' ? a.grant.expiresAt : a.expiresAt)}

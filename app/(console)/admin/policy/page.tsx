@@ -2,7 +2,8 @@ import Link from 'next/link';
 import { AddPolicyRuleForm } from '@/components/admin/add-policy-rule-form';
 import { Card, EmptyState, PageHeader } from '@/components/ui/card';
 import { ConfirmButton } from '@/components/ui/confirm-button';
-import { Table, Td } from '@/components/ui/table';
+import { sortColumn, Table, Td } from '@/components/ui/table';
+import { readSort, sortRows } from '@/lib/sort';
 import { formatDate } from '@/lib/format';
 import { requireViewer } from '@/lib/server/http/session';
 import { listPolicyRulesToManage } from '@/lib/server/data/tools';
@@ -19,10 +20,20 @@ const approvalsLabel = (r: { requiredApprovals: number; blocked: boolean }) =>
         ? '1 reviewer'
         : `${r.requiredApprovals} distinct reviewers`;
 
-export default async function PolicyPage() {
+const sortKeys = ['server', 'tool', 'approvals', 'when'] as const;
+
+export default async function PolicyPage({ searchParams }: { searchParams: Promise<{ sort?: string }> }) {
   const viewer = await requireViewer('policy.manage');
   const rules = await listPolicyRulesToManage(viewer);
   if (!rules.ok) throw new Error('listPolicyRulesToManage refused an admin');
+  const sort = readSort((await searchParams).sort, sortKeys, null);
+  const href = (s: string) => `/admin/policy?sort=${s}`;
+  const rows = sortRows(rules.value, sort, {
+    server: (r) => r.server,
+    tool: (r) => r.tool,
+    approvals: (r) => (r.blocked ? Number.MAX_SAFE_INTEGER : r.requiredApprovals),
+    when: (r) => r.createdAt,
+  });
   return (
     <>
       <PageHeader
@@ -52,8 +63,18 @@ export default async function PolicyPage() {
         {rules.value.length === 0 ? (
           <EmptyState title="No rules">Every request is judged by the defaults above.</EmptyState>
         ) : (
-          <Table head={['Server', 'Tool', 'Approvals required', 'By', 'When', '']} caption="Policy rules">
-            {rules.value.map((r) => (
+          <Table
+            head={[
+              sortColumn('Server', 'server', sort, href),
+              sortColumn('Tool', 'tool', sort, href),
+              sortColumn('Approvals required', 'approvals', sort, href),
+              'By',
+              sortColumn('When', 'when', sort, href, 'desc'),
+              { label: 'Actions', hidden: true },
+            ]}
+            caption="Policy rules"
+          >
+            {rows.map((r) => (
               <tr key={r.id} data-testid={`rule-${r.server}-${r.tool ?? '*'}`}>
                 <Td className="font-mono text-xs text-slate-900">{r.server}</Td>
                 <Td>

@@ -28,7 +28,7 @@ export default async function ServersPage() {
             Until you trust one, every tool is treated as a write that needs approval.
           </EmptyState>
         ) : (
-          <Table head={['Server', 'Trusted by', 'Since', '']} caption="Trusted servers">
+          <Table head={['Server', 'Trusted by', 'Since', { label: 'Actions', hidden: true }]} caption="Trusted servers">
             {servers.value.map((s) => (
               <tr key={s.name} data-testid={`server-row-${s.name}`}>
                 <Td className="font-mono text-xs text-slate-900">{s.name}</Td>

@@ -124,6 +124,7 @@ function ServerSection({
           head={['Tool', 'Advertised', 'Believed', 'Approvals required', 'Calls', 'Failures']}
           caption={`Tools of ${server.name}`}
         >
+          {/* ToolRow is a component: its cells name their own columns (Table labels only direct rows). */}
           {server.tools.map((t) => (
             <ToolRow key={t.name} server={server} tool={t} managePolicy={manage.policy} since={since} />
           ))}
@@ -147,21 +148,21 @@ function ToolRow({
   const outcomes = new URLSearchParams({ server: server.name, tool: tool.name, from: since.toISOString() });
   return (
     <tr data-testid={`tool-${server.name}-${tool.name}`}>
-      <Td>
+      <Td label="Tool">
         <span className="font-mono text-xs text-slate-900">{tool.name}</span>
         {tool.advertised?.title ? <span className="block text-xs text-slate-500">{tool.advertised.title}</span> : null}
         <span className="mt-1 block text-xs text-slate-500" data-testid="last-seen">
           Last seen {formatDate(tool.lastSeen)}
         </span>
       </Td>
-      <Td>
+      <Td label="Advertised">
         <AdvertisedHints annotations={tool.advertised} />
       </Td>
-      <Td>
+      <Td label="Believed">
         <BelievedHints hints={tool.believed} trusted={server.trust !== null} />
       </Td>
-      <Td className="whitespace-normal">
-        <div className="w-60 whitespace-normal">
+      <Td label="Approvals required" className="whitespace-normal">
+        <div className="w-60 whitespace-normal max-md:w-auto">
           <span data-testid="requirement">
             <Badge tone={requirementTone(tool.requirement)}>{approvalsLabel(tool.requirement)}</Badge>
           </span>
@@ -181,7 +182,7 @@ function ToolRow({
           ) : null}
         </div>
       </Td>
-      <Td className="tabular-nums">
+      <Td label="Calls" className="tabular-nums">
         {tool.calls7d > 0 ? (
           <Link href={`/outcomes?${outcomes}`} className="text-indigo-600 hover:text-indigo-500">
             {tool.calls7d}
@@ -195,7 +196,7 @@ function ToolRow({
           </span>
         ) : null}
       </Td>
-      <Td className="tabular-nums">
+      <Td label="Failures" className="tabular-nums">
         <span className={tool.failures7d > 0 ? 'font-medium text-rose-700' : undefined}>{tool.failures7d}</span>
       </Td>
     </tr>

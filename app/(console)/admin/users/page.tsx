@@ -1,7 +1,8 @@
 import { CreateUserForm } from '@/components/admin/create-user-form';
 import { UserRowActions } from '@/components/admin/user-row-actions';
 import { Badge, Card, PageHeader } from '@/components/ui/card';
-import { Table, Td } from '@/components/ui/table';
+import { sortColumn, Table, Td } from '@/components/ui/table';
+import { readSort, sortRows } from '@/lib/sort';
 import { roleLabel } from '@/lib/auth/permissions';
 import { requireViewer } from '@/lib/server/http/session';
 import { listUsers, type SignInMethods } from '@/lib/server/data/users';
@@ -12,10 +13,19 @@ export const metadata = { title: 'Users' };
 const signInLabel = (m: SignInMethods) =>
   m.sso && m.password ? 'Single sign-on and password' : m.sso ? 'Single sign-on' : m.password ? 'Password' : 'None';
 
-export default async function UsersPage() {
+const sortKeys = ['email', 'role', 'lastSignIn'] as const;
+
+export default async function UsersPage({ searchParams }: { searchParams: Promise<{ sort?: string }> }) {
   const viewer = await requireViewer('users.manage');
   const users = await listUsers(viewer);
   if (!users.ok) throw new Error('listUsers refused an admin');
+  const sort = readSort((await searchParams).sort, sortKeys, null);
+  const href = (s: string) => `/admin/users?sort=${s}`;
+  const rows = sortRows(users.value, sort, {
+    email: (u) => u.email,
+    role: (u) => roleLabel[u.role],
+    lastSignIn: (u) => u.lastSignInAt,
+  });
   return (
     <>
       <PageHeader
@@ -23,8 +33,19 @@ export default async function UsersPage() {
         description="People who use the console, their role, and the principal id agents act for on their behalf."
       />
       <div className="space-y-6">
-        <Table head={['Email', 'Role', 'Signs in with', 'Last sign-in', 'Principal id', 'Status', '']} caption="Users">
-          {users.value.map((u) => (
+        <Table
+          head={[
+            sortColumn('Email', 'email', sort, href),
+            sortColumn('Role', 'role', sort, href),
+            'Signs in with',
+            sortColumn('Last sign-in', 'lastSignIn', sort, href, 'desc'),
+            'Principal id',
+            'Status',
+            { label: 'Actions', hidden: true },
+          ]}
+          caption="Users"
+        >
+          {rows.map((u) => (
             <tr key={u.userId} data-testid={`user-row-${u.email}`}>
               <Td>
                 <span className="font-medium text-slate-900">{u.email}</span>
@@ -41,8 +62,12 @@ export default async function UsersPage() {
               <Td>
                 <span data-testid="sign-in-method">{signInLabel(u.signIn)}</span>
               </Td>
-              <Td>{u.lastSignInAt ? formatDate(u.lastSignInAt) : <span className="text-slate-400">never</span>}</Td>
-              <Td className="font-mono text-xs">{u.principalId}</Td>
+              <Td>{u.lastSignInAt ? formatDate(u.lastSignInAt) : <span className="text-slate-500">never</span>}</Td>
+              <Td className="max-w-32 font-mono text-xs">
+                <span className="block truncate" title={u.principalId}>
+                  {u.principalId}
+                </span>
+              </Td>
               <Td>{u.disabledAt ? <Badge tone="bad">Disabled</Badge> : <Badge tone="good">Active</Badge>}</Td>
               <Td>
                 <UserRowActions

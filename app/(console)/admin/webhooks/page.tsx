@@ -37,7 +37,10 @@ export default async function WebhooksPage({
         {endpoints.value.length === 0 ? (
           <EmptyState title="No endpoints yet">Add one above, or set COUNTERSIGN_WEBHOOK_URL.</EmptyState>
         ) : (
-          <Table head={['Endpoint', 'Format', 'Events', 'Deliveries', '']} caption="Webhook endpoints">
+          <Table
+            head={['Endpoint', 'Format', 'Events', 'Deliveries', { label: 'Actions', hidden: true }]}
+            caption="Webhook endpoints"
+          >
             {endpoints.value.map((e) => (
               <EndpointRow key={e.id} e={e} selected={e.id === shown?.id} />
             ))}
@@ -104,7 +107,10 @@ async function Deliveries({ endpoint }: { endpoint: EndpointView }) {
       {list.value.length === 0 ? (
         <p className="text-sm text-slate-500">None yet.</p>
       ) : (
-        <Table head={['Event', 'Status', 'Attempts', 'Last error', 'Next attempt', '']} caption="Deliveries">
+        <Table
+          head={['Event', 'Status', 'Attempts', 'Last error', 'Next attempt', { label: 'Actions', hidden: true }]}
+          caption="Deliveries"
+        >
           {list.value.map((d) => (
             <tr key={d.id} data-testid={`delivery-${d.id}`}>
               <Td>
@@ -117,7 +123,7 @@ async function Deliveries({ endpoint }: { endpoint: EndpointView }) {
                 <Badge tone={statusTone[d.status]}>{d.status}</Badge>
               </Td>
               <Td>{d.attempts}</Td>
-              <Td className="text-xs">{d.lastError ?? <span className="text-slate-400">none</span>}</Td>
+              <Td className="text-xs">{d.lastError ?? <span className="text-slate-500">none</span>}</Td>
               <Td className="text-xs">{d.nextAttemptAt ? formatDate(d.nextAttemptAt) : '—'}</Td>
               <Td className="text-right">
                 <ConfirmButton

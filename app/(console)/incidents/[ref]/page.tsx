@@ -30,7 +30,7 @@ function List({
       data-testid={testId}
     >
       <h2 className="text-sm font-semibold text-slate-900">
-        {title} <span className="text-slate-400">({items.length})</span>
+        {title} <span className="text-slate-500">({items.length})</span>
       </h2>
       {items.length ? (
         <ul className="mt-2 space-y-1.5 text-sm text-slate-700">
@@ -39,7 +39,7 @@ function List({
           ))}
         </ul>
       ) : (
-        <p className="mt-2 text-sm text-slate-400">{empty}</p>
+        <p className="mt-2 text-sm text-slate-500">{empty}</p>
       )}
     </section>
   );
@@ -160,7 +160,7 @@ export default async function IncidentPage({ params }: { params: Promise<{ ref: 
                 <Badge tone={statusTone[a.status]}>{a.status}</Badge>
                 <Link
                   href={`/approvals/${a.id}`}
-                  className="font-mono text-sm font-medium text-indigo-700 hover:underline"
+                  className="font-mono text-sm font-medium text-indigo-700 underline decoration-indigo-300 underline-offset-2 hover:decoration-indigo-700"
                 >
                   {a.tool}
                 </Link>

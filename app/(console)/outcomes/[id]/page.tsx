@@ -4,7 +4,15 @@ import { CategoryBadge, DeliveryBadge } from '@/components/outcomes/outcome-badg
 import { Badge, Card } from '@/components/ui/card';
 import { Facts } from '@/components/ui/facts';
 import { formatDate } from '@/lib/format';
-import { boundaryLabel, categoryLabel, isUnknownWrite, retryLabel, taskStatusLabel } from '@/lib/outcomes/present';
+import { annotationLabel } from '@/components/admin/tool-hints';
+import {
+  boundaryLabel,
+  categoryLabel,
+  deliveryLabel,
+  isUnknownWrite,
+  retryLabel,
+  taskStatusLabel,
+} from '@/lib/outcomes/present';
 import { findApprovalIdForGrant } from '@/lib/server/data/approvals';
 import { getOutcome, listTaskRecords } from '@/lib/server/data/outcomes';
 import { requireViewer } from '@/lib/server/http/session';
@@ -43,7 +51,7 @@ export default async function OutcomePage({ params }: { params: Promise<{ id: st
       <div className="mb-6 flex flex-wrap items-start justify-between gap-4">
         <div>
           <h1 className="font-mono text-lg font-semibold text-slate-900">
-            {r.tool.name} <span className="text-slate-400">on</span> {r.server}
+            {r.tool.name} <span className="text-slate-500">on</span> {r.server}
           </h1>
           <p className="mt-1 text-sm text-slate-600">{r.summary ?? 'No summary was sent.'}</p>
         </div>
@@ -130,8 +138,8 @@ export default async function OutcomePage({ params }: { params: Promise<{ id: st
           <Facts
             items={[
               ['Boundary', boundaryLabel[c.boundary]],
-              ['Delivery', c.delivery.replaceAll('_', ' ')],
-              ['Category', code(c.category)],
+              ['Delivery', deliveryLabel[c.delivery]],
+              ['Category', categoryLabel(c.category)],
               ['Retry', retryLabel[c.retry]],
               ['Treated as read-only', yesNo(c.readOnly)],
               [
@@ -186,10 +194,10 @@ export default async function OutcomePage({ params }: { params: Promise<{ id: st
         >
           <Facts
             items={[
-              ['readOnlyHint', yesNo(a?.readOnlyHint)],
-              ['destructiveHint', yesNo(a?.destructiveHint)],
-              ['idempotentHint', yesNo(a?.idempotentHint)],
-              ['openWorldHint', yesNo(a?.openWorldHint)],
+              [annotationLabel.readOnlyHint, yesNo(a?.readOnlyHint)],
+              [annotationLabel.destructiveHint, yesNo(a?.destructiveHint)],
+              [annotationLabel.idempotentHint, yesNo(a?.idempotentHint)],
+              [annotationLabel.openWorldHint, yesNo(a?.openWorldHint)],
             ]}
           />
         </Card>

@@ -188,7 +188,7 @@ function readScope(reader: Actor): Prisma.OutcomeRecordWhereInput | null {
 
 export type OutcomePage = { items: OutcomeView[]; nextCursor: string | null };
 
-/** Newest first (occurredAt, then id), a page at a time. */
+/** Newest first (occurredAt, then id; `order: 'oldest'` reverses both), a page at a time. */
 export const listOutcomes = replicaSafe(async function listOutcomes(
   reader: Actor,
   query: Partial<OutcomeQuery> = {},
@@ -197,7 +197,12 @@ export const listOutcomes = replicaSafe(async function listOutcomes(
   if (!scope) return fail('forbidden');
   const limit = pageSize(query.limit, OUTCOME_PAGE_DEFAULT, OUTCOME_PAGE_MAX);
   const { cursor } = query;
-  const page = keysetQuery('occurredAt', 'desc', cursor && { at: cursor.occurredAt, id: cursor.id }, limit);
+  const page = keysetQuery(
+    'occurredAt',
+    query.order === 'oldest' ? 'asc' : 'desc',
+    cursor && { at: cursor.occurredAt, id: cursor.id },
+    limit,
+  );
   const where: Prisma.OutcomeRecordWhereInput = {
     AND: [
       scope,

@@ -4,7 +4,8 @@ import { firstValues, withParams } from '@/lib/url';
 import { OutcomeFilters } from '@/components/outcomes/outcome-filters';
 import { CategoryBadge, DeliveryBadge } from '@/components/outcomes/outcome-badges';
 import { EmptyState, Notice, PageHeader } from '@/components/ui/card';
-import { Table, Td } from '@/components/ui/table';
+import { Table, Td, wideOnly } from '@/components/ui/table';
+import { cn } from '@/components/ui/cn';
 import { formatDate } from '@/lib/format';
 import { outcomeQuerySchema } from '@/lib/outcomes/query';
 import { isUnknownWrite, retryLabel } from '@/lib/outcomes/present';
@@ -43,19 +44,21 @@ export default async function OutcomesPage({ searchParams }: { searchParams: Pro
         page.value.items.map((r) => r.requestRef),
       )
     : new Map<string, FindingKind[]>();
-  const filtered = Object.entries(values).some(([k, v]) => v && k !== 'cursor');
+  const filtered = Object.entries(values).some(([k, v]) => v && k !== 'cursor' && k !== 'order');
+  const oldestFirst = values.order === 'oldest';
 
   return (
     <>
       <PageHeader
         title="Outcomes"
-        description="Every tool call your agents reported, classified by where it failed, whether it ran, and what to do next. Newest first; times in UTC."
+        description="Every tool call your agents reported, classified by where it failed, whether it ran, and what to do next. Newest first (sort by time to reverse); times in UTC."
       />
       <nav aria-label="Quick views" className="mb-4 flex flex-wrap gap-2">
         {quickViews.map((q) => {
           const active =
             Object.entries(q.params).every(([k, v]) => values[k] === v) &&
-            Object.keys(q.params).length === Object.keys(values).filter((k) => values[k] && k !== 'cursor').length;
+            Object.keys(q.params).length ===
+              Object.keys(values).filter((k) => values[k] && k !== 'cursor' && k !== 'order').length;
           return (
             <Link
               key={q.label}
@@ -103,11 +106,31 @@ export default async function OutcomesPage({ searchParams }: { searchParams: Pro
         )
       ) : (
         <>
-          <Table head={['Tool', 'What happened', 'Outcome', 'Next step', 'Request']} caption="Outcome records">
+          <Table
+            head={[
+              {
+                label: 'Time',
+                sort: {
+                  href: withParams('/outcomes', values, {
+                    cursor: undefined,
+                    order: oldestFirst ? undefined : 'oldest',
+                  }),
+                  dir: oldestFirst ? 'asc' : 'desc',
+                },
+              },
+              'Tool',
+              'What happened',
+              'Outcome',
+              { label: 'Next step', wide: true },
+              'Request reference',
+            ]}
+            caption="Outcome records"
+          >
             {page.value.items.map((r) => {
               const unknownWrite = isUnknownWrite(r.classification);
               return (
                 <tr key={r.id} data-testid="outcome-row" className={unknownWrite ? 'bg-rose-50/60' : undefined}>
+                  <Td className="text-xs tabular-nums text-slate-600">{formatDate(r.occurredAt)}</Td>
                   <Td>
                     <Link
                       href={`/outcomes/${r.id}`}
@@ -116,19 +139,19 @@ export default async function OutcomesPage({ searchParams }: { searchParams: Pro
                       {r.tool.name}
                     </Link>
                     <span className="block text-xs text-slate-500">{r.server}</span>
-                    <span className="block text-xs text-slate-400">{formatDate(r.occurredAt)}</span>
                   </Td>
-                  <Td className="min-w-64 whitespace-normal">
-                    <span className="line-clamp-2 text-sm text-slate-800">
-                      {r.summary ?? <span className="text-slate-400">no summary</span>}
+                  {/* The summary takes what room is left (truncated, whole on hover): Request stays in view. */}
+                  <Td className="w-full min-w-40 max-w-0">
+                    <span className="block truncate text-sm text-slate-800" title={r.summary ?? undefined}>
+                      {r.summary ?? <span className="text-slate-500">no summary</span>}
                     </span>
-                    <span className="text-xs text-slate-500">
+                    <span className="block truncate text-xs text-slate-500">
                       {r.organization} · {r.principal}
                       {r.attempt && r.attempt > 1 ? ` · attempt ${r.attempt}` : ''}
                     </span>
                   </Td>
-                  <Td>
-                    <div className="flex flex-col items-start gap-1">
+                  <Td className="whitespace-normal">
+                    <div className="flex w-48 flex-wrap items-center gap-x-2 gap-y-1 max-md:w-auto">
                       <DeliveryBadge delivery={r.classification.delivery} category={r.classification.category} />
                       <CategoryBadge category={r.classification.category} />
                       {unknownWrite ? (
@@ -146,13 +169,14 @@ export default async function OutcomesPage({ searchParams }: { searchParams: Pro
                       ))}
                     </div>
                   </Td>
-                  <Td className="w-36 whitespace-normal text-xs text-slate-600">
+                  <Td className={cn('w-32 min-w-32 whitespace-normal text-xs text-slate-600', wideOnly)}>
                     {retryLabel[r.classification.retry]}
                   </Td>
                   <Td>
                     <Link
                       href={withParams('/outcomes', {}, { requestRef: r.requestRef })}
                       className="font-mono text-xs text-slate-600 hover:text-indigo-700"
+                      data-testid="request-ref"
                     >
                       {r.requestRef}
                     </Link>
@@ -164,6 +188,7 @@ export default async function OutcomesPage({ searchParams }: { searchParams: Pro
           <CursorPager
             count={page.value.items.length}
             noun="records"
+            oldestFirst={oldestFirst}
             backHref={values.cursor ? withParams('/outcomes', values, { cursor: undefined }) : null}
             olderHref={
               page.value.nextCursor ? withParams('/outcomes', values, { cursor: page.value.nextCursor }) : null
