@@ -83,3 +83,21 @@ export function cpuMeter(appGroup: number): { stop: () => CpuShare } | null {
 
 export const describeCpu = (c: CpuShare) =>
   `CPU (cores busy of ${c.cores}): machine ${c.machine.toFixed(2)} = console ${c.app.toFixed(2)} + PostgreSQL ${c.postgres.toFixed(2)} + load generator ${c.bench.toFixed(2)} + other ${c.other.toFixed(2)}`;
+
+/** Several phases' shares as one, each weighted by its length. */
+export function mergeCpu(shares: (CpuShare | undefined)[]): CpuShare | undefined {
+  const got = shares.filter((s): s is CpuShare => !!s);
+  if (!got.length) return undefined;
+  const seconds = got.reduce((a, s) => a + s.seconds, 0);
+  const avg = (k: 'machine' | 'app' | 'postgres' | 'bench' | 'other') =>
+    got.reduce((a, s) => a + s[k] * s.seconds, 0) / seconds;
+  return {
+    seconds,
+    cores: got[0].cores,
+    machine: avg('machine'),
+    app: avg('app'),
+    postgres: avg('postgres'),
+    bench: avg('bench'),
+    other: avg('other'),
+  };
+}
