@@ -149,6 +149,13 @@ ${(['serial', 'redeem', 'me', 'bare401'] as const)
   .map((k) => cpu[k] && `  ${cpuLabel[k].padEnd(11)} ${describeCpu(cpu[k]!)}`)
   .filter(Boolean)
   .join('\n')}
+  console CPU per answer (load-independent, unlike the latencies): ${(['redeem', 'me', 'bare401'] as const)
+    .map((k) => {
+      const c = cpu[k];
+      const per = c ? (c.app * c.seconds * 1000) / Math.max(1, open[k].ok) : NaN;
+      return `${cpuLabel[k]} ${ms(per)} (one free core: ~${Number.isNaN(per) ? '–' : int(1000 / per)}/s)`;
+    })
+    .join(', ')}
   checks: redeeming one of them again answers ${replay.status} (expected 409); the database holds ${int(counted.grants)} redeemed grants and ${int(counted.requests)} redeemed requests (expected ${int(expected)})
   while redeeming open loop (${activity.samples} samples of pg_stat_activity): app connections active ${mean(activity.active).toFixed(1)}, waiting on an advisory lock (the audit chain) ${mean(activity.advisoryWaits).toFixed(1)}, idle in transaction ${mean(activity.idleInTx).toFixed(1)}
   in this process, uncontended (${TRACE_GRANTS} redemptions through lib/server/data/grants.redeemGrant): ${ms(stats(redeemTotal).p50)} p50; the audit lock is held from its grant to COMMIT for ${ms(held.p50)} p50 / ${ms(held.p95)} p95${redeemTraces[0]?.some((q) => /pg_advisory_xact_lock/.test(q.sql)) ? '' : ' (at most: the whole one-statement redemption, taken inside it)'} → at most ~${int(1000 / held.p50)} redemptions/s at one redemption per commit
