@@ -8,7 +8,13 @@ export default defineConfig({
     alias: { 'server-only': path.resolve('scripts/lib/empty-module.ts') },
   },
   test: {
-    include: ['lib/**/*.test.ts', 'scripts/**/*.test.ts', 'app/**/*.test.ts', 'components/**/*.test.ts'],
+    include: [
+      'lib/**/*.test.ts',
+      'scripts/**/*.test.ts',
+      'bench/**/*.test.ts',
+      'app/**/*.test.ts',
+      'components/**/*.test.ts',
+    ],
     environment: 'node',
     testTimeout: 30_000,
     hookTimeout: 60_000,

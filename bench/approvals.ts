@@ -1,43 +1,45 @@
 // `npm run bench:approvals`: the two approval paths that must stay fast, on a fresh database
 // (bench/lib/setup.ts, dropped afterwards) against the built console.
-//  (a) Redemption: approved requests with live grants are staged with SQL (bench/lib/approval-data.ts),
-//      then BENCH_REDEEM_CLIENTS clients each redeem their own grants over HTTP
-//      (POST /api/v1/grants/{id}/redeem) as fast as they can. A sequential run first gives the
-//      uncontended service time; pg_stat_activity is sampled during the concurrent run; the
-//      redemption is then traced statement by statement in this process.
+//  (a) Redemption: approved requests with live grants are staged with SQL (bench/lib/approval-data.ts).
+//      After a warm-up, SERIAL_GRANTS sequential redemptions give the uncontended service time.
+//      Then the target's measure, open loop (bench/lib/open-loop.ts): POST /api/v1/grants/{id}/redeem
+//      offered at BENCH_REDEEM_RATE per second on a fixed schedule, each latency from the scheduled
+//      send time (a stall is not hidden by sending less), and the framework floor at the same rate
+//      in the same run: GET /api/v1/me with the same key (no work) and with no credential (a bare
+//      401). The three take turns in ROUNDS rounds, in rotating order. pg_stat_activity is sampled
+//      while redeeming; the redemption is then traced statement by statement in this process.
 //  (b) The queue: BENCH_QUEUE_PENDING pending requests; a reviewer made with the CLI signs in through
 //      Auth.js over HTTP; GET /approvals (the server-rendered queue) and
 //      GET /api/v1/approvals?status=pending&limit=200 are timed sequentially with that session.
 // Reports; exits non-zero only on real errors (set-up failures, unexpected answers).
-//   BENCH_REDEEM_GRANTS (5000)  BENCH_REDEEM_CLIENTS (50)  BENCH_REDEEM_SECONDS (60, a cap)
-//   BENCH_QUEUE_PENDING (10000)  BENCH_QUEUE_REQUESTS (30)
-// After the 50-client run, BURST_ROUNDS bursts of 50 simultaneous single redemptions (labelled
-// as an added measure: how long one redemption takes when 50 agents act at the same moment).
+//   BENCH_REDEEM_RATE (200/s)  BENCH_REDEEM_SECONDS (30, per open-loop phase)
+//   BENCH_REDEEM_SCHEDULE (poisson | even)  BENCH_QUEUE_PENDING (10000)  BENCH_QUEUE_REQUESTS (30)
 //   BENCH_CPU_PROFILE=<dir>: the console writes a V8 .cpuprofile there (open in Chrome DevTools)
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stageApprovedGrants, stagePendingQueue } from './lib/approval-data';
-import { cpuMeter, type CpuShare } from './lib/cpu';
+import { cpuMeter, mergeCpu, type CpuShare } from './lib/cpu';
+import { floorRequest, type FloorRoute } from './lib/floor';
+import { mergeRuns, openLoop, type OpenLoopRun } from './lib/open-loop';
 import { signIn, timedFetch } from './lib/http';
 import { int, load1, log, runMain } from './lib/report';
 import { cleanup, createApiKey, createUser, setUpBench } from './lib/setup';
 import { printApprovalsReport } from './lib/approvals-report';
 import {
-  BURST_ROUNDS,
-  CLIENTS,
-  GRANTS,
-  MID_CLIENTS,
-  MID_GRANTS,
+  OPEN_GRANTS,
   PENDING,
+  PER_ROUND,
   QUEUE_REQUESTS,
-  REDEEM_SECONDS,
+  RATE,
+  ROUNDS,
+  SCHEDULE,
   SERIAL_GRANTS,
   TRACE_GRANTS,
   WARM_GRANTS,
 } from './lib/approvals-config';
 import { traceInProcess } from './lib/approvals-trace';
-import { deal, redeemAll, sampleActivity, type RedeemRun } from './lib/redeem';
+import { deal, mergeActivity, redeemAll, redeemOne, sampleActivity, type Activity } from './lib/redeem';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -45,7 +47,6 @@ async function main(): Promise<number> {
   // People and keys, made with the project's own CLI.
   const password = randomBytes(12).toString('base64url');
   const reviewerEmail = 'reviewer@bench.local';
-  const BURST_GRANTS = BURST_ROUNDS * CLIENTS;
   const {
     startLoad,
     db,
@@ -73,13 +74,13 @@ async function main(): Promise<number> {
       .id;
 
     log(
-      `staging ${int(GRANTS + WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS + BURST_GRANTS)} approved requests with grants and ${int(PENDING)} pending requests…`,
+      `staging ${int(OPEN_GRANTS + WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS)} approved requests with grants and ${int(PENDING)} pending requests…`,
     );
     const t0 = performance.now();
     const grants = await stageApprovedGrants(sql, {
       keyId: gatewayId,
       reviewer,
-      count: GRANTS + WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS + BURST_GRANTS,
+      count: OPEN_GRANTS + WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS,
       tag: 'redeem',
     });
     await stagePendingQueue(sql, { keyId: gatewayId, reviewer: reviewer2, count: PENDING, tag: 'queue' });
@@ -93,68 +94,74 @@ async function main(): Promise<number> {
   const warm = grants.slice(0, WARM_GRANTS);
   const serial = grants.slice(WARM_GRANTS, WARM_GRANTS + SERIAL_GRANTS);
   const traceGrants = grants.slice(WARM_GRANTS + SERIAL_GRANTS, WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS);
-  const mid = grants.slice(
-    WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS,
-    WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS,
-  );
-  const timed = grants.slice(
-    WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS,
-    WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS + GRANTS,
-  );
-  const burstGrants = grants.slice(WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS + MID_GRANTS + GRANTS);
+  const timed = grants.slice(WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS);
 
   // ── (a) Redemption ──────────────────────────────────────────────────────────────────────
   log('redemption: warming up…');
   const warmRun = await redeemAll(app.origin, redeemKey, deal(warm, 10), 60);
   if (warmRun.errors) throw new Error(`warm-up redemptions failed: ${warmRun.firstError}`);
+  for (let k = 0; k < 200; k++) {
+    await floorRequest(app.origin, 'me', redeemKey);
+    await floorRequest(app.origin, 'bare401', redeemKey);
+  }
   const cpu: Record<string, CpuShare | undefined> = {};
   log(`redemption: ${SERIAL_GRANTS} sequential (load ${load1()})…`);
   let meter = cpuMeter(app.pid);
   const serialRun = await redeemAll(app.origin, redeemKey, [serial], 60);
   cpu.serial = meter?.stop();
-  // The floor under a redemption: routing and the key check, same key, same connection reuse.
-  const keyFloor: number[] = [];
-  for (let k = 0; k < 100; k++)
-    keyFloor.push(
-      (await timedFetch(`${app.origin}/api/v1/me`, { headers: { authorization: `Bearer ${redeemKey}` } })).ms,
-    );
-  log(`redemption: ${int(mid.length)} grants, ${MID_CLIENTS} clients (load ${load1()})…`);
-  meter = cpuMeter(app.pid);
-  const midRun = await redeemAll(app.origin, redeemKey, deal(mid, MID_CLIENTS), REDEEM_SECONDS);
-  cpu.mid = meter?.stop();
-  log(`redemption: ${int(timed.length)} grants, ${CLIENTS} clients (load ${load1()})…`);
-  const sampler = await sampleActivity(db.url);
-  meter = cpuMeter(app.pid);
-  const run = await redeemAll(app.origin, redeemKey, deal(timed, CLIENTS), REDEEM_SECONDS);
-  cpu.full = meter?.stop();
-  const activity = await sampler.stop();
-  const redeemLoad = load1();
-  log(`redemption: ${BURST_ROUNDS} bursts of ${CLIENTS} simultaneous single redemptions (load ${load1()})…`);
-  const burst: RedeemRun = { latencies: [], errors: 0, firstError: null, seconds: 0, redeemed: 0 };
-  for (let k = 0; k < BURST_ROUNDS; k++) {
-    await new Promise((res) => setTimeout(res, 250));
-    const one = await redeemAll(
-      app.origin,
-      redeemKey,
-      deal(burstGrants.slice(k * CLIENTS, (k + 1) * CLIENTS), CLIENTS),
-      REDEEM_SECONDS,
-    );
-    burst.latencies.push(...one.latencies);
-    burst.errors += one.errors;
-    burst.firstError ??= one.firstError;
-    burst.redeemed += one.redeemed;
+
+  // The target's measure and the floor, open loop at the same rate, taking turns.
+  type Phase = 'redeem' | FloorRoute;
+  const phases: Phase[] = ['redeem', 'me', 'bare401'];
+  const runs: Record<Phase, OpenLoopRun[]> = { redeem: [], me: [], bare401: [] };
+  const cpuBy: Record<Phase, (CpuShare | undefined)[]> = { redeem: [], me: [], bare401: [] };
+  const activities: Activity[] = [];
+  const openLoad: string[] = [];
+  let next = 0; // the next unredeemed grant of `timed`
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let n = 0; n < phases.length; n++) {
+      const phase = phases[(round + n) % phases.length];
+      log(
+        `open loop, round ${round + 1}/${ROUNDS}: ${phase === 'redeem' ? 'POST /api/v1/grants/{id}/redeem' : phase === 'me' ? 'GET /api/v1/me' : 'bare 401'} × ${int(PER_ROUND)} at ${RATE}/s (${SCHEDULE}) (load ${load1()})…`,
+      );
+      const sampler = phase === 'redeem' ? await sampleActivity(db.url) : null;
+      const m = cpuMeter(app.pid);
+      const base = next;
+      const r = await openLoop({
+        rate: RATE,
+        count: PER_ROUND,
+        schedule: SCHEDULE,
+        seed: round * 3 + n + 1,
+        send:
+          phase === 'redeem'
+            ? (i) => redeemOne(app.origin, redeemKey, timed[base + i])
+            : () =>
+                floorRequest(app.origin, phase, redeemKey).then(
+                  () => ({ ok: true as const }),
+                  (err: unknown) => ({ ok: false as const, error: err instanceof Error ? err.message : String(err) }),
+                ),
+      });
+      if (phase === 'redeem') next += PER_ROUND;
+      cpuBy[phase].push(m?.stop());
+      if (sampler) activities.push(await sampler.stop());
+      runs[phase].push(r);
+    }
+    openLoad.push(load1());
   }
-  const replay = await timedFetch(`${app.origin}/api/v1/grants/${timed[0].id}/redeem`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${redeemKey}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ server: timed[0].server, tool: timed[0].tool, argsDigest: timed[0].argsDigest }),
-  });
+  const open = { redeem: mergeRuns(runs.redeem), me: mergeRuns(runs.me), bare401: mergeRuns(runs.bare401) };
+  cpu.redeem = mergeCpu(cpuBy.redeem);
+  cpu.me = mergeCpu(cpuBy.me);
+  cpu.bare401 = mergeCpu(cpuBy.bare401);
+  const activity = mergeActivity(activities);
+  const redeemLoad = openLoad.join(', ');
+  const replayed = await redeemOne(app.origin, redeemKey, timed[0]);
+  const replay = { status: replayed.ok ? 200 : Number(/^HTTP (\d+)/.exec(replayed.error)?.[1] ?? 0) };
   const counted = (
     await sql.query<{ grants: number; requests: number }>(`
     SELECT (SELECT count(*) FROM grants WHERE redeemed_at IS NOT NULL)::int AS grants,
            (SELECT count(*) FROM approval_requests WHERE status = 'redeemed')::int AS requests`)
   ).rows[0];
-  const expected = warmRun.redeemed + serialRun.redeemed + midRun.redeemed + run.redeemed + burst.redeemed;
+  const expected = warmRun.redeemed + serialRun.redeemed + open.redeem.ok;
 
   // ── (b) The queue ───────────────────────────────────────────────────────────────────────
   log(`queue: signing in as ${reviewerEmail} through /api/auth/callback/credentials…`);
@@ -226,10 +233,7 @@ async function main(): Promise<number> {
     startLoad,
     grants,
     serialRun,
-    midRun,
-    run,
-    burst,
-    keyFloor,
+    open,
     cpu,
     activity,
     redeemLoad,

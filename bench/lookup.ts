@@ -2,8 +2,10 @@
 // bench/lib/setup.ts, dropped afterwards) holding 5,000,000 outcome records over 500,000 request
 // references (bench/lib/lookup-data.ts), GET /api/v1/incidents/{ref} through the built console
 // (wall time on loopback, with and without gzip; Server-Timing when the app sends one) against the
-// raw SQL of the same look-up run through pg, same references, same run, and GET /api/v1/me as the
-// floor every API call pays (routing, key check).
+// raw SQL of the same look-up run through pg, same references, same run, and the framework floor
+// every API call pays, measured in the same loop at the same concurrency (one request at a time):
+// GET /api/v1/me with the key (routing, key check, rate limit, JSON out; no work) and the same route
+// with no credential (a bare 401). Target: incident p95 − floor p95 ≤ 2 × raw SQL p95.
 // Then, whatever the verdict, where the API's time goes: the same references through
 // lib/server/data/incidents.openIncident in this process with every statement timed, and EXPLAIN
 // ANALYZE of each statement the incident path sends.
@@ -13,6 +15,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpuMeter, describeCpu } from './lib/cpu';
+import { floorLabel, floorRequest } from './lib/floor';
 import { timedFetch } from './lib/http';
 import { breakDownIncidentPath, RAW_SQL } from './lib/lookup-breakdown';
 import { loadLookupData, refName } from './lib/lookup-data';
@@ -38,7 +41,8 @@ const RECORDS = num('BENCH_LOOKUP_RECORDS', 5_000_000);
 const REFS = num('BENCH_LOOKUP_REFS', 500_000);
 const REQUESTS = num('BENCH_LOOKUP_REQUESTS', 300);
 const WARMUP = 40;
-const TARGET = { p95Ms: 50, ofRaw: 3 };
+// The earlier targets (p95 ≤ 50 ms, ≤ 3× raw) and, restated against the floor, issue 15's.
+const TARGET = { p95Ms: 50, ofRaw: 3, overFloorOfRaw: 2 };
 
 const statsRow = (name: string, s: Stats, extra = '') => [name, ms(s.p50), ms(s.p95), ms(s.p99), ms(s.max), extra];
 
@@ -97,17 +101,20 @@ async function main(): Promise<number> {
   for (const i of warmRefs) {
     await api(i);
     await raw(i);
-    await timedFetch(`${app.origin}/api/v1/me`, { headers });
+    await floorRequest(app.origin, 'me', apiKey);
+    await floorRequest(app.origin, 'bare401', apiKey);
   }
 
   log(
-    `measuring ${REQUESTS} references, sequentially: API (gzip, as fetch asks by default), API without gzip, raw SQL, in rotating order (load ${load1()})…`,
+    `measuring ${REQUESTS} references, sequentially: API (gzip, as fetch asks by default), API without gzip, raw SQL, GET /api/v1/me, bare 401, in rotating order (load ${load1()})…`,
   );
   const meter = cpuMeter(app.pid);
   const apiMs: number[] = [];
   const plainMs: number[] = []; // Accept-Encoding: identity (Next gzips bodies over 1 KiB when asked)
   const rawMs: number[] = [];
   const serverMs: number[] = [];
+  const floorMs: number[] = []; // GET /api/v1/me with the key
+  const bareMs: number[] = []; // GET /api/v1/me without a credential: 401
   let bytes = 0;
   for (const [k, i] of sample.entries()) {
     const steps = [
@@ -123,18 +130,18 @@ async function main(): Promise<number> {
       async () => {
         rawMs.push(await raw(i));
       },
+      async () => {
+        floorMs.push((await floorRequest(app.origin, 'me', apiKey)).ms);
+      },
+      async () => {
+        bareMs.push((await floorRequest(app.origin, 'bare401', apiKey)).ms);
+      },
     ];
-    // Whichever goes first reads the reference's pages into shared buffers: rotate.
-    for (let n = 0; n < 3; n++) await steps[(k + n) % 3]();
+    // Whichever goes first reads the reference's pages into shared buffers, and the machine's
+    // load changes meanwhile: rotate, so every path sees each position alike.
+    for (let n = 0; n < steps.length; n++) await steps[(k + n) % steps.length]();
   }
   const cpu = meter?.stop();
-  // The floor under every API call: routing, the key check, JSON out, on the same connection.
-  const floorMs: number[] = [];
-  for (let k = 0; k < 100; k++) {
-    const r = await timedFetch(`${app.origin}/api/v1/me`, { headers });
-    if (r.status !== 200) throw new Error(`GET /api/v1/me answered ${r.status}`);
-    floorMs.push(r.ms);
-  }
   const measuredLoad = load1();
   await app.stop();
 
@@ -147,6 +154,8 @@ async function main(): Promise<number> {
   const apiS = stats(apiMs);
   const rawS = stats(rawMs);
   const floorS = stats(floorMs);
+  const bareS = stats(bareMs);
+  const overFloor = apiS.p95 - floorS.p95;
   const counts = sample.map((i) => plan.countOf(i));
   const ratio95 = apiS.p95 / rawS.p95;
   const ratio50 = apiS.p50 / rawS.p50;
@@ -162,7 +171,7 @@ Countersign incident look-up benchmark
   data      ${int(RECORDS)} outcome records over ${int(REFS)} request references (${(timings.tableBytes / 2 ** 30).toFixed(2)} GiB table, ${(timings.indexBytes / 2 ** 30).toFixed(2)} GiB indexes), ${int(timings.approvalRequests)} approval requests
   load      COPY ${timings.generateAndCopy.toFixed(0)} s (${int(RECORDS / timings.generateAndCopy)} rows/s), index builds ${timings.indexes.toFixed(0)} s, VACUUM ANALYZE + CHECKPOINT ${timings.vacuum.toFixed(0)} s
   load avg  ${startLoad} at start, ${measuredLoad} after measuring, ${load1()} at end (1 min)
-  sample    ${REQUESTS} random references, sequential; records per reference p50 ${stats(counts).p50}, p95 ${stats(counts).p95}, max ${stats(counts).max}; mean answer ${int(bytes / REQUESTS)} bytes
+  sample    ${REQUESTS} random references, sequential (one request at a time, the floor's too); records per reference p50 ${stats(counts).p50}, p95 ${stats(counts).p95}, max ${stats(counts).max}; mean answer ${int(bytes / REQUESTS)} bytes
 
 ${table([
   ['path', 'p50', 'p95', 'p99', 'max', ''],
@@ -172,15 +181,21 @@ ${table([
     : ['  Server-Timing', 'not sent by the app', '', '', '', ''],
   statsRow('  same, Accept-Encoding: identity (no gzip)', stats(plainMs)),
   statsRow('raw SQL through pg (same refs, same run)', rawS),
-  statsRow('GET /api/v1/me (the HTTP + key-check floor)', floorS),
+  statsRow(`floor: ${floorLabel.me}`, floorS),
+  statsRow(`floor: ${floorLabel.bare401}`, bareS),
   ['API ÷ raw', `${ratio50.toFixed(1)}×`, `${ratio95.toFixed(1)}×`, '', '', ''],
 ])}${cpu ? `\n  while measuring, ${describeCpu(cpu)}` : ''}
 
 ${table([
   ['target', 'measured', ''],
-  [`incident API p95 ≤ ${TARGET.p95Ms} ms`, ms(apiS.p95), verdict(apiS.p95 <= TARGET.p95Ms)],
   [
-    `incident API p95 ≤ ${TARGET.ofRaw}× raw query p95`,
+    `incident API p95 − floor p95 ≤ ${TARGET.overFloorOfRaw}× raw SQL p95`,
+    `${ms(apiS.p95)} − ${ms(floorS.p95)} = ${ms(overFloor)} vs ${TARGET.overFloorOfRaw} × ${ms(rawS.p95)} = ${ms(TARGET.overFloorOfRaw * rawS.p95)} (over the bare 401's p95 ${ms(bareS.p95)}: ${ms(apiS.p95 - bareS.p95)})`,
+    verdict(overFloor <= TARGET.overFloorOfRaw * rawS.p95),
+  ],
+  [`earlier: incident API p95 ≤ ${TARGET.p95Ms} ms`, ms(apiS.p95), verdict(apiS.p95 <= TARGET.p95Ms)],
+  [
+    `earlier: incident API p95 ≤ ${TARGET.ofRaw}× raw query p95`,
     `${ratio95.toFixed(1)}× (${ms(apiS.p95)} vs ${ms(rawS.p95)})`,
     verdict(ratio95 <= TARGET.ofRaw),
   ],

@@ -5,7 +5,14 @@ import os from 'node:os';
 
 const TICK_MS = 10; // USER_HZ is 100 on every Linux the project targets
 
-type Snapshot = { at: number; machineBusyMs: number; appMs: number; postgresMs: number; selfMs: number };
+type Snapshot = {
+  at: number;
+  machineBusyMs: number;
+  appMs: number;
+  /** Per PostgreSQL process (other databases' sessions come and go meanwhile on a shared server). */
+  postgres: Map<string, number>;
+  selfMs: number;
+};
 export type CpuShare = {
   seconds: number;
   cores: number;
@@ -23,9 +30,9 @@ function machineBusyMs(): number {
   return (n.slice(0, 8).reduce((a, b) => a + b, 0) - idle) * TICK_MS;
 }
 
-function processesMs(appGroup: number): { app: number; postgres: number } {
+function processesMs(appGroup: number): { app: number; postgres: Map<string, number> } {
   let app = 0;
-  let postgres = 0;
+  const postgres = new Map<string, number>();
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     let stat: string;
@@ -38,7 +45,7 @@ function processesMs(appGroup: number): { app: number; postgres: number } {
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     const ms = (Number(f[11]) + Number(f[12])) * TICK_MS; // utime, stime
     if (Number(f[2]) === appGroup) app += ms;
-    else if (comm === 'postgres') postgres += ms;
+    else if (comm === 'postgres') postgres.set(pid, ms);
   }
   return { app, postgres };
 }
@@ -50,7 +57,7 @@ function snapshot(appGroup: number): Snapshot {
     at: performance.now(),
     machineBusyMs: machineBusyMs(),
     appMs: app,
-    postgresMs: postgres,
+    postgres,
     selfMs: (user + system) / 1000,
   };
 }
@@ -66,7 +73,11 @@ export function cpuMeter(appGroup: number): { stop: () => CpuShare } | null {
       const share = (x: number) => x / wall;
       const machine = share(b.machineBusyMs - a.machineBusyMs);
       const app = share(b.appMs - a.appMs);
-      const postgres = share(b.postgresMs - a.postgresMs);
+      // A process that ended meanwhile is not counted (its last ticks are lost); one that started
+      // counts from zero. Summing totals instead would go negative when a busy session ends.
+      let pgMs = 0;
+      for (const [pid, ms] of b.postgres) pgMs += ms - (a.postgres.get(pid) ?? 0);
+      const postgres = share(pgMs);
       const bench = share(b.selfMs - a.selfMs);
       return {
         seconds: wall / 1000,
@@ -83,3 +94,21 @@ export function cpuMeter(appGroup: number): { stop: () => CpuShare } | null {
 
 export const describeCpu = (c: CpuShare) =>
   `CPU (cores busy of ${c.cores}): machine ${c.machine.toFixed(2)} = console ${c.app.toFixed(2)} + PostgreSQL ${c.postgres.toFixed(2)} + load generator ${c.bench.toFixed(2)} + other ${c.other.toFixed(2)}`;
+
+/** Several phases' shares as one, each weighted by its length. */
+export function mergeCpu(shares: (CpuShare | undefined)[]): CpuShare | undefined {
+  const got = shares.filter((s): s is CpuShare => !!s);
+  if (!got.length) return undefined;
+  const seconds = got.reduce((a, s) => a + s.seconds, 0);
+  const avg = (k: 'machine' | 'app' | 'postgres' | 'bench' | 'other') =>
+    got.reduce((a, s) => a + s[k] * s.seconds, 0) / seconds;
+  return {
+    seconds,
+    cores: got[0].cores,
+    machine: avg('machine'),
+    app: avg('app'),
+    postgres: avg('postgres'),
+    bench: avg('bench'),
+    other: avg('other'),
+  };
+}

@@ -1,5 +1,5 @@
-// Redemption over HTTP for bench/approvals.ts: clients redeeming their own grants as fast as they
-// can, and what the app's sessions do meanwhile.
+// Redemption over HTTP for bench/approvals.ts: one redemption (for the open loop), clients
+// redeeming their own grants as fast as they can, and what the app's sessions do meanwhile.
 import { type StagedGrant } from './approval-data';
 import { timedFetch } from './http';
 import { connect } from './setup';
@@ -11,6 +11,20 @@ export type RedeemRun = {
   seconds: number;
   redeemed: number;
 };
+
+/** Redeems one grant; answers whether it was redeemed (200), else what came back. */
+export async function redeemOne(
+  origin: string,
+  apiKey: string,
+  g: StagedGrant,
+): Promise<{ ok: true } | { ok: false; error: string }> {
+  const r = await timedFetch(`${origin}/api/v1/grants/${g.id}/redeem`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ server: g.server, tool: g.tool, argsDigest: g.argsDigest }),
+  });
+  return r.status === 200 ? { ok: true } : { ok: false, error: `HTTP ${r.status}: ${r.body.slice(0, 400)}` };
+}
 
 export async function redeemAll(
   origin: string,
@@ -53,6 +67,13 @@ export const deal = (grants: StagedGrant[], n: number) =>
   Array.from({ length: n }, (_, c) => grants.filter((_, i) => i % n === c));
 
 export type Activity = { samples: number; advisoryWaits: number[]; active: number[]; idleInTx: number[] };
+
+export const mergeActivity = (xs: Activity[]): Activity => ({
+  samples: xs.reduce((a, x) => a + x.samples, 0),
+  advisoryWaits: xs.flatMap((x) => x.advisoryWaits),
+  active: xs.flatMap((x) => x.active),
+  idleInTx: xs.flatMap((x) => x.idleInTx),
+});
 
 /** Samples the app's sessions every 50 ms until stopped: who waits on the audit lock, who is busy. */
 export async function sampleActivity(databaseUrl: string): Promise<{ stop: () => Promise<Activity> }> {

@@ -44,6 +44,25 @@ describe('redeemGrant', () => {
     expect(await findApprovalIdForGrant(await makeKey(['outcomes:write']), grantId)).toBeNull(); // may not read approvals
   });
 
+  it('a redemption the database refuses through an invariant (check_violation) is explained as a refusal, not an error', async () => {
+    // As when the clock passes the expiry between the statement's WHERE and its trigger: here a
+    // trigger refuses this one grant, so the refusal the statement raises is deterministic.
+    const { grantId } = await approvedGrant();
+    const fn = `refuse_${grantId.replace(/-/g, '')}`;
+    await sql(`CREATE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+      RAISE EXCEPTION 'refused for the test' USING ERRCODE = 'check_violation'; END $$`);
+    await sql(`CREATE TRIGGER ${fn} BEFORE UPDATE ON grants FOR EACH ROW
+      WHEN (NEW.id = '${grantId}'::uuid) EXECUTE FUNCTION ${fn}()`);
+    try {
+      const r = await redeemGrant(redeemer, grantId, redeemBody());
+      expect(r).toMatchObject({ ok: false, failure: 'conflict' });
+    } finally {
+      await sql(`DROP TRIGGER ${fn} ON grants`);
+      await sql(`DROP FUNCTION ${fn}()`);
+    }
+    expect(value(await redeemGrant(redeemer, grantId, redeemBody())).grantId).toBe(grantId);
+  });
+
   it('names the field that differs from what was approved (422) and redeems nothing', async () => {
     const { grantId } = await approvedGrant();
     for (const [field, over] of [

@@ -1,10 +1,10 @@
 import 'server-only';
-import { db } from './db';
+import { db, pool } from './db';
 import { rows as run } from './sql/kysely';
 import { redeemGrants } from './sql/grants';
 import { isDatabaseUnavailable } from './unavailable';
 import { auditAppendArgs } from './audit';
-import { dbNow, keyActor, refusedByDatabase } from './approvals';
+import { dbNow, keyActor } from './approvals';
 import type { Actor, ApiKeyActor } from '@/lib/auth/actor';
 import { authorize } from '@/lib/auth/permissions';
 import { isUuid, type RedeemBody } from '@/lib/approvals/schemas';
@@ -127,13 +127,15 @@ function pump(): void {
 async function runBatch(batch: Waiting[]): Promise<void> {
   let rows: (Redeemed & { idx: number })[];
   try {
-    // Through Prisma, whose errors refusedByDatabase reads.
-    rows = await run(redeemGrants(JSON.stringify(batch.map((w) => w.item))), db);
+    // On the pool itself, not through Prisma: one statement outside any transaction, and Prisma's
+    // raw-query layer costs more CPU than the statement's own round trip (~0.2–0.3 ms of ~2.7 ms
+    // per redemption, measured in process; bench:approvals reports the console's CPU per answer).
+    rows = await run(redeemGrants(JSON.stringify(batch.map((w) => w.item))), pool());
   } catch (err) {
     if (batch.length === 1) {
       // The database refused it through one of its invariants (the clock moved past the expiry
       // since the WHERE clause read it): explained like any refusal.
-      if (refusedByDatabase(err)) batch[0].resolve(null);
+      if (refusedByPostgres(err)) batch[0].resolve(null);
       else batch[0].reject(err);
     } else if (isDatabaseUnavailable(err)) {
       for (const w of batch) w.reject(err);
@@ -149,6 +151,12 @@ async function runBatch(batch: Waiting[]): Promise<void> {
     w.resolve(r ? { approval_id: r.approval_id, redeemed_at: r.redeemed_at } : null);
   });
 }
+
+// pg's own error for a CHECK or unique violation (refusedByDatabase reads Prisma's wrapping of it).
+const refusedByPostgres = (err: unknown) => {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === '23514' || code === '23505';
+};
 
 async function explainRefusedRedemption(
   client: ApiKeyActor,
