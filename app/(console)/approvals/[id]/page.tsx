@@ -79,7 +79,7 @@ export default async function ApprovalPage({
       <div className="mb-6 flex flex-wrap items-start justify-between gap-4">
         <div className="min-w-0 flex-1">
           <h1 className="break-all font-mono text-lg font-semibold text-slate-900">
-            {a.tool.name} <span className="text-slate-400">on</span> {a.server}
+            {a.tool.name} <span className="text-slate-500">on</span> {a.server}
           </h1>
           <p className="mt-1 max-w-3xl break-words text-base text-slate-800" data-testid="approval-summary">
             {a.summary}
