@@ -4,6 +4,7 @@
 import { expect } from 'vitest';
 import { GET as listOutcomes, POST as postOutcomes } from '@/app/api/v1/outcomes/route';
 import { GET as getOutcome } from '@/app/api/v1/outcomes/[id]/route';
+import { POST as stateCheck } from '@/app/api/v1/outcomes/[id]/state-check/route';
 import { GET as listApprovals, POST as postApproval } from '@/app/api/v1/approvals/route';
 import { GET as getApproval } from '@/app/api/v1/approvals/[id]/route';
 import { POST as decide } from '@/app/api/v1/approvals/[id]/decisions/route';
@@ -26,6 +27,7 @@ export const api = {
   postOutcomes: endpoint('POST', '/api/v1/outcomes', postOutcomes),
   listOutcomes: endpoint('GET', '/api/v1/outcomes', listOutcomes),
   getOutcome: endpoint('GET', '/api/v1/outcomes/{id}', getOutcome),
+  stateCheck: endpoint('POST', '/api/v1/outcomes/{id}/state-check', stateCheck),
   postApproval: endpoint('POST', '/api/v1/approvals', postApproval),
   listApprovals: endpoint('GET', '/api/v1/approvals', listApprovals),
   getApproval: endpoint('GET', '/api/v1/approvals/{id}', getApproval),

@@ -10,8 +10,9 @@ import { requiredApprovalsFor, WHOLE_SERVER } from '@/lib/approvals/policy';
 import { approvalRequestSchema, type ApprovalRequestBody } from '@/lib/approvals/schemas';
 import { canonicalJson } from '@/lib/json/canonical';
 import { outcomeBatchSchema, type Outcome } from '@/lib/outcomes/schemas';
-import { classifyRecord } from '@/lib/outcomes/classify';
-import { stateCheckBodySchema } from '@/lib/outcomes/resolution';
+import { classifyRecord, CLASSIFIER_VERSION } from '@/lib/outcomes/classify';
+import { resolvedNextStep, stateCheckBodySchema, type Resolution } from '@/lib/outcomes/resolution';
+import type { Classification } from '@/lib/outcomes/schemas';
 
 export type Decision = 'approve' | 'deny' | 'never';
 
@@ -46,11 +47,50 @@ export type FakePolicy = {
 
 export function fakeCountersign(options: { decide?: (approval: FakeApproval) => Decision } & FakePolicy = {}) {
   const outcomes: Outcome[] = [];
-  // What the console stores per record: its id, delivery, and a resolution once checked.
-  const stored = new Map<
-    string,
-    { id: string; record: Outcome; delivery: string; resolution: Record<string, unknown> | null }
-  >();
+  // What the console stores per record: its id, classification, and a resolution once checked.
+  type Stored = {
+    id: string;
+    record: Outcome;
+    delivery: string;
+    classification: Classification;
+    trusted: boolean;
+    receivedAt: string;
+    resolution: Resolution | null;
+  };
+  const stored = new Map<string, Stored>();
+  // The record as GET /api/v1/outcomes/{id} shows it (lib/outcomes/views.ts outcomeViewSchema);
+  // unlike the console, the fake masks nothing.
+  const outcomeView = (s: Stored) => {
+    const r = s.record;
+    return {
+      id: s.id,
+      eventId: r.eventId,
+      occurredAt: r.occurredAt,
+      durationMs: r.durationMs ?? null,
+      requestRef: r.requestRef,
+      idempotencyKey: r.idempotencyKey ?? null,
+      attempt: r.attempt ?? null,
+      organization: r.organization,
+      principal: r.principal,
+      agent: r.agent ?? null,
+      server: r.server,
+      serverVersion: r.serverVersion ?? null,
+      protocolVersion: r.protocolVersion ?? null,
+      tool: { name: r.tool.name, annotations: r.tool.annotations ?? null },
+      mcpRequestId: r.mcpRequestId ?? null,
+      grantId: r.grantId ?? null,
+      argsDigest: r.argsDigest ?? null,
+      summary: r.summary ?? null,
+      observed: r.observed,
+      classification: s.resolution
+        ? { ...s.classification, nextStep: resolvedNextStep(s.resolution) }
+        : s.classification,
+      annotationsTrusted: s.trusted,
+      receivedAt: s.receivedAt,
+      classifierVersion: CLASSIFIER_VERSION,
+      resolution: s.resolution,
+    };
+  };
   const storedById = new Map<string, string>();
   const approvals = new Map<string, FakeApproval>();
   const byKey = new Map<string, FakeApproval>();
@@ -194,7 +234,15 @@ export function fakeCountersign(options: { decide?: (approval: FakeApproval) => 
         let s = stored.get(r.eventId);
         const classification = classifyRecord(r, trusted.has(r.server));
         if (!s) {
-          s = { id: randomUUID(), record: r, delivery: classification.delivery, resolution: null };
+          s = {
+            id: randomUUID(),
+            record: r,
+            delivery: classification.delivery,
+            classification,
+            trusted: trusted.has(r.server),
+            receivedAt: now(),
+            resolution: null,
+          };
           stored.set(r.eventId, s);
           storedById.set(s.id, r.eventId);
         }
@@ -213,11 +261,11 @@ export function fakeCountersign(options: { decide?: (approval: FakeApproval) => 
       s.resolution = {
         by: 'state_check',
         verdict: parsed.data.verdict,
-        at: now(),
+        at: new Date(),
         who: 'API key',
         note: parsed.data.note,
       };
-      return json(200, { id: s.id, eventId: s.record.eventId, resolution: s.resolution });
+      return json(200, outcomeView(s));
     }
     if (method === 'POST' && url.pathname === '/api/v1/approvals') {
       const key = headers.get('idempotency-key');

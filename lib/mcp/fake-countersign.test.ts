@@ -114,4 +114,67 @@ describe('the fake Countersign answers as the console does', () => {
       [404, null, 'not_found'],
     ]);
   });
+
+  it('outcomes and state checks: the same statuses, codes and fields', async () => {
+    const run = async (fetch: Fetch) => {
+      const at = (path: string) => `http://countersign.test${path}`;
+      const send = async (path: string, body: unknown) =>
+        answer(
+          await fetch(at(path), {
+            method: 'POST',
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          }),
+        );
+      const record = (observed: Record<string, unknown>) => ({
+        eventId: uniq('evt'),
+        occurredAt: '2026-12-01T10:00:00.000Z',
+        requestRef: uniq('req'),
+        organization: 'acme',
+        principal: 'user_193',
+        server: servers.untrusted,
+        tool: tool({ destructiveHint: true }),
+        observed,
+      });
+      const posted = await send('/api/v1/outcomes', {
+        records: [
+          record({ sent: true, clientError: 'timeout' }),
+          record({ sent: true, httpStatus: 200, result: { isError: false } }),
+        ],
+      });
+      if (!posted.body.records) throw new Error(`ingest: ${JSON.stringify(posted.body)}`);
+      const [unknown, completed] = posted.body.records.map((r: { id: string }) => r.id);
+      const check = (id: string, body: unknown) => send(`/api/v1/outcomes/${id}/state-check`, body);
+      const answers = [
+        posted,
+        await check(unknown, { verdict: 'maybe', note: 'n' }),
+        await check(unknown, { verdict: 'happened', note: 'Checked the ledger: credited once.' }),
+        await check(unknown, { verdict: 'did_not_happen', note: 'again' }),
+        await check(completed, { verdict: 'happened', note: 'n' }),
+        await check(crypto.randomUUID(), { verdict: 'happened', note: 'n' }),
+      ];
+      const resolved = answers[2].body;
+      return [
+        ...answers.map(({ status, type, code, fields }) => ({ status, type, code, fields })),
+        {
+          resolution: resolved.resolution && Object.keys(resolved.resolution).sort(),
+          verdict: resolved.resolution?.verdict,
+          delivery: resolved.classification?.delivery,
+          // The fake does not know the key's name: "API key <name>" in the console.
+          nextStep: resolved.classification?.nextStep.replace(/API key \S+ /, 'API key '),
+        },
+      ];
+    };
+    const real = await run(consoleFetch);
+    const fake = await run(fakeCountersign().fetch);
+    expect(fake).toEqual(real);
+    expect(real.slice(0, 6).map((a) => ('status' in a ? [a.status, a.code] : null))).toEqual([
+      [200, null],
+      [422, 'invalid_input'],
+      [200, null],
+      [409, 'conflict'],
+      [409, 'conflict'],
+      [404, 'not_found'],
+    ]);
+  });
 });
