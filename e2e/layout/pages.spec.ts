@@ -89,10 +89,14 @@ const pages: PageSpec[] = [
     name: 'approvals queue',
     path: () => '/approvals',
     roles: everyone,
-    shown: (page, width) =>
-      width === 390
-        ? [h1(page, 'Approvals'), page.getByTestId('queue-row').first().getByRole('link').first()]
-        : [h1(page, 'Approvals'), col(page, 'Tool'), col(page, 'Risk'), col(page, 'Approvals')],
+    // A list at every width (components/approvals/approval-queue.tsx): a row's tool, its expiry
+    // and its "n of m" approvals must be in view.
+    shown: (page) => [
+      h1(page, 'Approvals'),
+      page.getByTestId('queue-row').first().getByRole('link').first(),
+      page.getByTestId('queue-expires').first(),
+      page.getByTestId('queue-approvals').first(),
+    ],
   },
   {
     name: 'approval request',

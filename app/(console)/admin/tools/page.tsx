@@ -149,11 +149,16 @@ function ToolRow({
   return (
     <tr data-testid={`tool-${server.name}-${tool.name}`}>
       <Td label="Tool">
-        <span className="font-mono text-xs text-slate-900">{tool.name}</span>
-        {tool.advertised?.title ? <span className="block text-xs text-slate-500">{tool.advertised.title}</span> : null}
-        <span className="mt-1 block text-xs text-slate-500" data-testid="last-seen">
-          Last seen {formatDate(tool.lastSeen)}
-        </span>
+        {/* Long names and titles wrap: the numbers at the row's end stay in view at 1280 px. */}
+        <div className="max-w-60 break-words whitespace-normal">
+          <span className="font-mono text-xs text-slate-900">{tool.name}</span>
+          {tool.advertised?.title ? (
+            <span className="block text-xs text-slate-500">{tool.advertised.title}</span>
+          ) : null}
+          <span className="mt-1 block text-xs text-slate-500" data-testid="last-seen">
+            Last seen {formatDate(tool.lastSeen)}
+          </span>
+        </div>
       </Td>
       <Td label="Advertised">
         <AdvertisedHints annotations={tool.advertised} />

@@ -175,7 +175,8 @@ export default async function OutcomesPage({ searchParams }: { searchParams: Pro
                   <Td>
                     <Link
                       href={withParams('/outcomes', {}, { requestRef: r.requestRef })}
-                      className="font-mono text-xs text-slate-600 hover:text-indigo-700"
+                      // Long references wrap rather than push the row past a 1280 px screen.
+                      className="inline-block max-w-56 font-mono text-xs break-all whitespace-normal text-slate-600 hover:text-indigo-700"
                       data-testid="request-ref"
                     >
                       {r.requestRef}
