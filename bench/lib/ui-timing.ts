@@ -1,0 +1,139 @@
+// Timing a navigation in a real browser, as a person sees it: from the input event (click, or
+// Enter in a form) to the first animation frame in which the new page's named content is in the
+// DOM and visible.
+//
+// Playwright's own waits poll with a back-off (20, 50, 100, 100, 500 ms), far too coarse to time
+// by. So the page times itself: an init script (run in every document before its own scripts)
+// notes the input's time in sessionStorage (it survives a full document load), and a
+// MutationObserver notes, at the next animation frame, when each node was inserted or changed.
+// Playwright only waits for the elements; their times are then read from the page. Both ends use
+// performance.timeOrigin + now(), wall-clock milliseconds that are comparable across documents.
+// An element whose time is older than the input was there before the click: the selector is not
+// specific to the new page, and the step fails rather than report a wrong figure.
+import type { Locator, Page, Request } from 'playwright-core';
+
+// Plain JavaScript in a string: tsx (esbuild keepNames) would wrap a function's inner names in
+// __name(), which does not exist in the page.
+const PROBE = `(() => {
+  if (window.__benchProbe) return;
+  window.__benchProbe = true;
+  const now = () => performance.timeOrigin + performance.now();
+  const mark = (e) => sessionStorage.setItem('__benchInputAt', String(performance.timeOrigin + e.timeStamp));
+  addEventListener('click', mark, true);
+  addEventListener('keydown', (e) => { if (e.key === 'Enter') mark(e); }, true);
+  const inserted = new WeakMap();
+  const changed = new WeakMap();
+  let added = [];
+  let touched = [];
+  let scheduled = false;
+  const flush = () => {
+    const t = now();
+    for (const n of added) inserted.set(n, t);
+    for (const n of touched) changed.set(n, t);
+    added = [];
+    touched = [];
+    scheduled = false;
+  };
+  new MutationObserver((records) => {
+    for (const r of records) {
+      touched.push(r.target.nodeType === Node.TEXT_NODE ? (r.target.parentNode || r.target) : r.target);
+      for (const n of r.addedNodes) added.push(n);
+    }
+    if (!scheduled) {
+      scheduled = true;
+      requestAnimationFrame(flush);
+    }
+  }).observe(document, { childList: true, subtree: true, characterData: true });
+  // When an element was shown: its own insertion (or its nearest inserted ancestor's), or a later
+  // change of it or of anything inside it. Waits one frame first, so that pending records are flushed.
+  window.__benchShownAt = async (el) => {
+    await new Promise((r) => requestAnimationFrame(r));
+    let at = 0;
+    for (let n = el; n; n = n.parentNode) {
+      const t = inserted.get(n);
+      if (t !== undefined) { at = t; break; }
+    }
+    for (const d of [el, ...el.querySelectorAll('*')]) at = Math.max(at, changed.get(d) || 0, inserted.get(d) || 0);
+    return at;
+  };
+})();`;
+
+/** Installs the probe in every document the page loads from now on. */
+export async function installProbe(page: Page): Promise<void> {
+  await page.addInitScript({ content: PROBE });
+}
+
+export type Navigation = {
+  /** Input to the last named element shown. */
+  ms: number;
+  /** Time to first byte of the navigation's own document or RSC requests (summed over redirects). */
+  ttfbMs: number | null;
+  /** Its requests' response end minus request start (the whole answer), summed. */
+  downloadMs: number | null;
+  requests: number;
+};
+
+// The navigation's own requests: documents, and RSC fetches that are not prefetches.
+function isNavigationRequest(r: Request): boolean {
+  if (r.resourceType() === 'document') return true;
+  const h = r.headers();
+  if (h['next-router-prefetch'] || h['next-router-segment-prefetch']) return false;
+  return h['rsc'] === '1' || r.url().includes('_rsc=');
+}
+
+/**
+ * Runs `act` (which clicks or presses Enter), then waits for every locator in `shown` to be
+ * visible; returns the time from the input event to the frame that showed the last of them.
+ */
+export async function timeNavigation(
+  page: Page,
+  act: () => Promise<void>,
+  shown: Locator[],
+  what: string,
+  timeoutMs = 30_000,
+): Promise<Navigation> {
+  await page.evaluate(() => sessionStorage.removeItem('__benchInputAt'));
+  const requests: Request[] = [];
+  const onRequest = (r: Request) => {
+    if (isNavigationRequest(r)) requests.push(r);
+  };
+  page.on('request', onRequest);
+  try {
+    await act();
+    for (const l of shown) await l.waitFor({ state: 'visible', timeout: timeoutMs });
+    const inputAt = await page.evaluate(() => Number(sessionStorage.getItem('__benchInputAt')));
+    if (!inputAt) throw new Error(`${what}: the page saw no click or Enter (is the probe installed?)`);
+    let last = 0;
+    for (const [i, l] of shown.entries()) {
+      const at = await l.evaluate((el) =>
+        (window as unknown as { __benchShownAt: (el: Element) => Promise<number> }).__benchShownAt(el),
+      );
+      if (at < inputAt)
+        throw new Error(
+          `${what}: shown[${i}] (${l}) matched content that was there before the input: make its selector specific to the new page`,
+        );
+      last = Math.max(last, at);
+    }
+    let ttfb = 0;
+    let download = 0;
+    let timed = 0;
+    for (const r of requests) {
+      const res = await r.response();
+      if (!res) continue;
+      await res.finished().catch(() => null);
+      const t = r.timing();
+      if (t.requestStart < 0 || t.responseStart < 0) continue;
+      ttfb += t.responseStart - t.requestStart;
+      download += (t.responseEnd >= 0 ? t.responseEnd : t.responseStart) - t.requestStart;
+      timed++;
+    }
+    return {
+      ms: last - inputAt,
+      ttfbMs: timed ? ttfb : null,
+      downloadMs: timed ? download : null,
+      requests: requests.length,
+    };
+  } finally {
+    page.off('request', onRequest);
+  }
+}
