@@ -208,7 +208,7 @@ async function main(): Promise<number> {
     for (const step of UI.steps as Step[]) {
       const link = await target(page, step, round);
       const href = (await link.getAttribute('href')) ?? '';
-      const nav = await timeNavigation(page, () => link.click(), step.shown(page, { round, href }), step.name);
+      const nav = await timeNavigation(page, () => link.click(), href, step.shown(page, { round, href }), step.name);
       keep(step.name, nav);
       await pause();
     }
@@ -216,7 +216,16 @@ async function main(): Promise<number> {
     const ref = searchRefs[round];
     const box = UI.search(page);
     await box.fill(ref);
-    keep(SEARCH, await timeNavigation(page, () => box.press('Enter'), incidentShown(page, ref), SEARCH));
+    keep(
+      SEARCH,
+      await timeNavigation(
+        page,
+        () => box.press('Enter'),
+        `/incidents/${encodeURIComponent(ref)}`,
+        incidentShown(page, ref),
+        SEARCH,
+      ),
+    );
     await pause();
   }
   const cpu: CpuShare | undefined = meter?.stop();
@@ -241,7 +250,13 @@ async function main(): Promise<number> {
       ] as const) {
         for (const to of ['B', 'A']) {
           const link = UI.bare[kind](bp, to);
-          const nav = await timeNavigation(bp, () => link.click(), UI.bare.shown(bp, to), `bare ${kind} ${to}`);
+          const nav = await timeNavigation(
+            bp,
+            () => link.click(),
+            `/${to.toLowerCase()}`,
+            UI.bare.shown(bp, to),
+            `bare ${kind} ${to}`,
+          );
           if (k >= WARMUP_ROUNDS) list.push(nav);
           await pause();
         }

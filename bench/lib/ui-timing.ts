@@ -82,16 +82,20 @@ function isNavigationRequest(r: Request): boolean {
 }
 
 /**
- * Runs `act` (which clicks or presses Enter), then waits for every locator in `shown` to be
- * visible; returns the time from the input event to the frame that showed the last of them.
+ * Runs `act` (which clicks or presses Enter), waits for the address to become `to` (path and
+ * query; the router changes it when it commits the new page, so no element of the old page is
+ * matched after it), then for every locator in `shown` to be visible; returns the time from the
+ * input event to the frame that showed the last of them.
  */
 export async function timeNavigation(
   page: Page,
   act: () => Promise<void>,
+  to: string,
   shown: Locator[],
   what: string,
   timeoutMs = 30_000,
 ): Promise<Navigation> {
+  const want = new URL(to, page.url());
   await page.evaluate(() => sessionStorage.removeItem('__benchInputAt'));
   const requests: Request[] = [];
   const onRequest = (r: Request) => {
@@ -100,6 +104,7 @@ export async function timeNavigation(
   page.on('request', onRequest);
   try {
     await act();
+    await page.waitForURL((u) => u.pathname === want.pathname && u.search === want.search, { timeout: timeoutMs });
     for (const l of shown) await l.waitFor({ state: 'visible', timeout: timeoutMs });
     const inputAt = await page.evaluate(() => Number(sessionStorage.getItem('__benchInputAt')));
     if (!inputAt) throw new Error(`${what}: the page saw no click or Enter (is the probe installed?)`);
