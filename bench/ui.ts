@@ -124,6 +124,7 @@ const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 
+const debug = process.env.BENCH_UI_DEBUG ? (s: string) => log(`debug: ${s}`) : () => {};
 const pause = () => new Promise((r) => setTimeout(r, PAUSE_MS));
 
 /** The first candidate present on the page, visible; the `k`-th match if `nth`. */
@@ -182,6 +183,8 @@ async function main(): Promise<number> {
   onCleanup('close Chromium', () => browser.close());
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, baseURL: app.origin });
   const page = await context.newPage();
+  page.setDefaultTimeout(30_000);
+  if (process.env.BENCH_UI_DEBUG) page.on('console', (m) => debug(`console.${m.type()}: ${m.text()}`));
   await installProbe(page);
 
   // Sign in through the form, as a reviewer does.
@@ -206,6 +209,7 @@ async function main(): Promise<number> {
     }
     const keep = (step: string, nav: Navigation) => round >= WARMUP_ROUNDS && samples.push({ step, nav });
     for (const step of UI.steps as Step[]) {
+      debug(`round ${round}: ${step.name} from ${page.url()}`);
       const link = await target(page, step, round);
       const href = (await link.getAttribute('href')) ?? '';
       const nav = await timeNavigation(page, () => link.click(), href, step.shown(page, { round, href }), step.name);
@@ -274,19 +278,23 @@ async function main(): Promise<number> {
   // ── Report ────────────────────────────────────────────────────────────────────────────────
   const names = [...(UI.steps as Step[]).map((s) => s.name), SEARCH];
   const of = (name: string) => samples.filter((s) => s.step === name).map((s) => s.nav);
+  const pick = (navs: Navigation[], f: (n: Navigation) => number | null) =>
+    stats(navs.flatMap((n) => (f(n) === null ? [] : [f(n)!])));
   const row = (name: string, navs: Navigation[], target: number | null) => {
     const total = stats(navs.map((n) => n.ms));
-    const ttfb = stats(navs.flatMap((n) => (n.ttfbMs === null ? [] : [n.ttfbMs])));
-    const client = stats(navs.flatMap((n) => (n.downloadMs === null ? [] : [n.ms - n.downloadMs])));
+    const ttfb = pick(navs, (n) => n.ttfbMs);
+    const answer = pick(navs, (n) => n.answerMs);
+    const after = pick(navs, (n) => n.afterAnswerMs);
     return [
       name,
       ms(total.p50),
       ms(total.p95),
       ms(total.max),
       ms(ttfb.p50),
-      ms(ttfb.p95),
-      ms(client.p50),
-      ms(client.p95),
+      ms(answer.p50),
+      ms(answer.p95),
+      ms(after.p50),
+      `${navs.filter((n) => n.answerMs !== null).length}/${navs.length}`,
       target === null ? '' : `${verdict(total.p95 <= target)} (≤ ${target} ms)`,
     ];
   };
@@ -296,9 +304,10 @@ async function main(): Promise<number> {
     'p95',
     'max',
     'TTFB p50',
-    'TTFB p95',
+    'answer p50',
+    'answer p95',
     'after answer p50',
-    'after answer p95',
+    'fetched',
     'target p95',
   ];
   const all = names.flatMap(of);
@@ -316,15 +325,17 @@ Countersign UI benchmark: speed people feel (Chromium, 1440×900)
   load avg  ${startLoad} at start, ${measureLoad} when measuring began, ${afterLoad} after the rounds, ${'error' in bare ? '–' : bare.load} after the bare app (1 min; ${'2'} cores shared with other work)
   rounds    ${ROUNDS} measured (+${WARMUP_ROUNDS} warm-up), ${PAUSE_MS} ms pause between navigations
   timing    input event (click / Enter) → the animation frame showing the named content, measured in the page;
-            TTFB = the navigation's own document/RSC request(s), request sent → first byte (prefetches excluded);
-            after answer = total − (request sent → last byte): the browser's share once the answer is in
+            answer = the navigation's own document/RSC request(s), sent → last byte (the server streams as it
+            renders, so this, not TTFB, is its time; prefetches excluded); after answer = last byte → shown
+            (the browser's share; negative when shown while still streaming); fetched = navigations that made
+            a request of their own (the others were served by the router from a prefetch)
 
 ${table([
   head,
   ...names.map((n) => row(n, of(n), n === SEARCH ? TARGET.searchP95Ms : TARGET.navP95Ms)),
   row('all navigations', all, null),
   ...('error' in bare
-    ? [['bare Next.js page (the framework floor)', `not measured: ${bare.error}`, '', '', '', '', '', '', '']]
+    ? [['bare Next.js page (the framework floor)', `not measured: ${bare.error}`, '', '', '', '', '', '', '', '']]
     : [
         row('bare Next.js: client navigation (Link)', bare.soft, null),
         row('bare Next.js: document load (<a>)', bare.full, null),
@@ -341,18 +352,22 @@ ${table([
 ])}
 ${
   misses.length
-    ? `\nWhere the missing time goes (p50): server = TTFB, browser = after the answer; the bare framework's client navigation is the floor.\n${table(
+    ? `\nWhere the missing time goes (p50): server = its answer (sent → last byte), browser = after the answer, before = input → request sent (router, unload, redirects).\n${table(
         [
-          ['navigation', 'total', 'server (TTFB)', 'download', 'browser', 'dominant'],
+          ['navigation', 'total', 'server (answer)', 'browser (after answer)', 'before and between', 'dominant'],
           ...misses.map((n) => {
             const navs = of(n);
-            const p50 = (f: (x: Navigation) => number | null) =>
-              stats(navs.flatMap((x) => (f(x) === null ? [] : [f(x)!]))).p50;
-            const total = p50((x) => x.ms);
-            const ttfb = p50((x) => x.ttfbMs);
-            const dl = p50((x) => (x.downloadMs === null || x.ttfbMs === null ? null : x.downloadMs - x.ttfbMs));
-            const browserMs = p50((x) => (x.downloadMs === null ? null : x.ms - x.downloadMs));
-            return [n, ms(total), ms(ttfb), ms(dl), ms(browserMs), ttfb >= browserMs ? 'server' : 'browser'];
+            const total = pick(navs, (x) => x.ms).p50;
+            const server = pick(navs, (x) => x.answerMs).p50;
+            const browserMs = pick(navs, (x) => x.afterAnswerMs).p50;
+            return [
+              n,
+              ms(total),
+              ms(server),
+              ms(browserMs),
+              ms(total - server - Math.max(0, browserMs)),
+              server >= Math.max(0, browserMs) ? 'server' : 'browser',
+            ];
           }),
         ],
       )}`

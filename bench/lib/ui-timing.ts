@@ -68,8 +68,10 @@ export type Navigation = {
   ms: number;
   /** Time to first byte of the navigation's own document or RSC requests (summed over redirects). */
   ttfbMs: number | null;
-  /** Its requests' response end minus request start (the whole answer), summed. */
-  downloadMs: number | null;
+  /** Request sent → last byte of the answer, summed (the server streams as it renders: its whole time). */
+  answerMs: number | null;
+  /** The last of its answers' last byte → the content shown (negative: shown while still streaming). */
+  afterAnswerMs: number | null;
   requests: number;
 };
 
@@ -96,20 +98,33 @@ export async function timeNavigation(
   timeoutMs = 30_000,
 ): Promise<Navigation> {
   const want = new URL(to, page.url());
-  await page.evaluate(() => sessionStorage.removeItem('__benchInputAt'));
+  const visible = shown.map((l) => l.filter({ visible: true }).first()); // the first visible match of each
+  await page.evaluate(() => {
+    sessionStorage.removeItem('__benchInputAt');
+    performance.clearResourceTimings(); // its buffer holds 250 entries
+  });
   const requests: Request[] = [];
+  const done = new Set<Request>();
   const onRequest = (r: Request) => {
     if (isNavigationRequest(r)) requests.push(r);
   };
+  const onDone = (r: Request) => done.add(r);
+  const all: string[] = [];
+  const onAny = (r: Request) => {
+    if (process.env.BENCH_UI_DEBUG) all.push(`${r.resourceType()} ${r.url()} ${JSON.stringify(r.headers())}`);
+  };
   page.on('request', onRequest);
+  page.on('request', onAny);
+  page.on('requestfinished', onDone);
+  page.on('requestfailed', onDone);
   try {
     await act();
     await page.waitForURL((u) => u.pathname === want.pathname && u.search === want.search, { timeout: timeoutMs });
-    for (const l of shown) await l.waitFor({ state: 'visible', timeout: timeoutMs });
+    for (const l of visible) await l.waitFor({ state: 'visible', timeout: timeoutMs });
     const inputAt = await page.evaluate(() => Number(sessionStorage.getItem('__benchInputAt')));
     if (!inputAt) throw new Error(`${what}: the page saw no click or Enter (is the probe installed?)`);
     let last = 0;
-    for (const [i, l] of shown.entries()) {
+    for (const [i, l] of visible.entries()) {
       const at = await l.evaluate((el) =>
         (window as unknown as { __benchShownAt: (el: Element) => Promise<number> }).__benchShownAt(el),
       );
@@ -119,26 +134,70 @@ export async function timeNavigation(
         );
       last = Math.max(last, at);
     }
-    let ttfb = 0;
-    let download = 0;
-    let timed = 0;
-    for (const r of requests) {
-      const res = await r.response();
-      if (!res) continue;
-      await res.finished().catch(() => null);
-      const t = r.timing();
-      if (t.requestStart < 0 || t.responseStart < 0) continue;
-      ttfb += t.responseStart - t.requestStart;
-      download += (t.responseEnd >= 0 ? t.responseEnd : t.responseStart) - t.requestStart;
-      timed++;
+    // Its own requests' timings, once they have ended (an aborted or never-ending one is left out:
+    // Request.response() would wait for ever on some of them).
+    const deadline = Date.now() + 5_000;
+    while (requests.some((r) => !done.has(r)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const unended = requests.filter((r) => !done.has(r));
+    if (unended.length && process.env.BENCH_UI_DEBUG)
+      console.log(`[bench] debug: ${what}: requests not ended after 5 s: ${unended.map((r) => r.url()).join(', ')}`);
+    // Their timings from the page's own Resource/Navigation Timing (same clock as the probe's;
+    // Playwright's Request.timing() stays empty for the router's fetches).
+    const urls = requests.filter((r) => done.has(r) && !r.failure()).map((r) => r.url());
+    const readTimings = () =>
+      page.evaluate(
+        ({ urls, inputAt }) => {
+          const o = performance.timeOrigin;
+          const out: { ttfb: number; answer: number; end: number }[] = [];
+          const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
+          if (nav && o >= inputAt) {
+            // A document loaded after the input (redirects included: same origin, so timed).
+            const redirect = nav.redirectEnd > 0 ? nav.redirectEnd - nav.redirectStart : 0;
+            const begin = nav.redirectStart > 0 ? nav.redirectStart : nav.requestStart;
+            out.push({
+              ttfb: nav.responseStart - nav.requestStart + redirect,
+              answer: nav.responseEnd - begin,
+              end: o + nav.responseEnd,
+            });
+          }
+          for (const e of performance.getEntriesByType('resource') as PerformanceResourceTiming[]) {
+            if (!urls.includes(e.name) || o + e.startTime < inputAt) continue;
+            out.push({
+              ttfb: e.responseStart - e.requestStart,
+              answer: e.responseEnd - e.requestStart,
+              end: o + e.responseEnd,
+            });
+          }
+          return out;
+        },
+        { urls, inputAt },
+      );
+    // An entry is added once the body has been read to its end: give a streamed one a moment.
+    let timing = await readTimings();
+    for (let k = 0; k < 20 && timing.length < urls.length; k++) {
+      await new Promise((r) => setTimeout(r, 50));
+      timing = await readTimings();
     }
+    const ttfb = timing.reduce((a, t) => a + t.ttfb, 0);
+    const answer = timing.reduce((a, t) => a + t.answer, 0);
+    const lastByteAt = Math.max(0, ...timing.map((t) => t.end));
+    const timed = timing.length;
+    if (process.env.BENCH_UI_DEBUG)
+      console.log(
+        `[bench] debug: ${what}: ${Math.round(last - inputAt)} ms; requests ${requests.map((r) => `${r.resourceType()} ${r.url().replace(/^https?:\/\/[^/]+/, '')}`).join(', ') || 'none'}`,
+      );
     return {
       ms: last - inputAt,
       ttfbMs: timed ? ttfb : null,
-      downloadMs: timed ? download : null,
+      answerMs: timed ? answer : null,
+      afterAnswerMs: timed ? last - lastByteAt : null,
       requests: requests.length,
     };
   } finally {
     page.off('request', onRequest);
+    page.off('request', onAny);
+    if (all.length && !requests.length) console.log(`[bench] debug: ${what}: all requests: ${all.join('\n  ')}`);
+    page.off('requestfinished', onDone);
+    page.off('requestfailed', onDone);
   }
 }
