@@ -307,7 +307,7 @@ async function main(): Promise<number> {
     'answer p50',
     'answer p95',
     'after answer p50',
-    'fetched',
+    'timed',
     'target p95',
   ];
   const all = names.flatMap(of);
@@ -327,8 +327,8 @@ Countersign UI benchmark: speed people feel (Chromium, 1440×900)
   timing    input event (click / Enter) → the animation frame showing the named content, measured in the page;
             answer = the navigation's own document/RSC request(s), sent → last byte (the server streams as it
             renders, so this, not TTFB, is its time; prefetches excluded); after answer = last byte → shown
-            (the browser's share; negative when shown while still streaming); fetched = navigations that made
-            a request of their own (the others were served by the router from a prefetch)
+            (the browser's share; negative when shown while still streaming); timed = navigations whose own
+            request had a Resource Timing entry by the time it was read (every one makes a request)
 
 ${table([
   head,
