@@ -153,6 +153,31 @@ const ROWS: [row: string, on: On, observed: Observed, expected: string][] = [
   ],
   ['sent, nothing else reported, write', 'write', sent(), 'client unknown no_response after_state_check'],
   ['sent, nothing else reported, trusted read', 'read', sent(), 'client unknown no_response backoff'],
+  // MCP tasks (DESIGN.md, the task rows): running or waiting is unknown until the task ends.
+  [
+    'a task still working, write',
+    'write',
+    sent({ task: { id: 'task-w', status: 'working' } }),
+    'tool unknown task_running after_state_check',
+  ],
+  [
+    'a task waiting for input, write',
+    'write',
+    sent({ task: { id: 'task-i', status: 'input_required' } }),
+    'tool unknown task_input_required after_state_check',
+  ],
+  [
+    'a task cancelled, write',
+    'write',
+    sent({ task: { id: 'task-c', status: 'cancelled' } }),
+    'tool unknown task_cancelled after_state_check',
+  ],
+  [
+    'a task expired before it ended, write',
+    'write',
+    sent({ task: { id: 'task-e', status: 'working', expired: true } }),
+    'tool unknown task_expired after_state_check',
+  ],
 ];
 
 // Every row through the real HTTP API, and every masking kind: what the server answers and

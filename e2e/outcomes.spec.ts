@@ -50,8 +50,10 @@ test.describe('outcome log', () => {
     // Newest first: open the older record, the task still working when it was seen.
     await rows.nth(1).getByRole('link').first().click();
     await expect(page.getByTestId('what-happened')).toContainText('runs as an MCP task that has not finished');
-    await expect(page.getByTestId('next-step')).toHaveText(
-      'Poll the task (tasks/get) until it ends; never call the tool again.',
+    // The task's later record settled it (resolution by task id): the next step says so, and
+    // no longer asks to poll a task that has ended.
+    await expect(page.getByTestId('next-step')).toContainText(
+      'completed: the write took effect. Do not call it again.',
     );
     await expect(page.getByTestId('classifier-version')).toHaveText('2');
     await expect(page.getByTestId('task-current')).toHaveText('Current status: completed');

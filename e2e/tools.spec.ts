@@ -17,7 +17,7 @@ test.describe('tools inventory and policy rules', () => {
 
     // crm-mcp advertises lookup_customer as read-only; untrusted, policy does not believe it.
     const lookup = page.getByTestId('tool-crm-mcp-lookup_customer');
-    await expect(lookup).toContainText('readOnly true');
+    await expect(lookup).toContainText('Read-only true');
     await expect(lookup).toContainText('MCP defaults: server untrusted');
     await expect(lookup.getByTestId('requirement')).toHaveText('2 approvals');
     // The same hints from a trusted server count.

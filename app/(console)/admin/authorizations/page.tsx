@@ -127,7 +127,9 @@ export default async function AuthorizationsPage({ searchParams }: { searchParam
                   >
                     {a.tool.name}
                   </Link>
-                  <span className="block text-xs text-slate-500">{a.server}</span>
+                  <span className="block max-w-48 truncate text-xs text-slate-500 max-md:max-w-none" title={a.server}>
+                    {a.server}
+                  </span>
                 </Td>
                 {/* The summary gives way (truncated, whole on hover) so the row's Revoke stays in view. */}
                 <Td className="w-full max-w-0 min-w-24">
@@ -136,8 +138,12 @@ export default async function AuthorizationsPage({ searchParams }: { searchParam
                   </span>
                 </Td>
                 <Td>
-                  {a.principal}
-                  <span className="block text-xs text-slate-500">{a.organization}</span>
+                  <span className="block max-w-40 truncate max-md:max-w-none" title={a.principal}>
+                    {a.principal}
+                  </span>
+                  <span className="block max-w-40 truncate text-xs text-slate-500 max-md:max-w-none">
+                    {a.organization}
+                  </span>
                 </Td>
                 <Td className="text-xs tabular-nums">
                   {history
