@@ -3,6 +3,7 @@ import { useActionState } from 'react';
 import { revokeApprovalAction } from '@/app/(console)/approvals/actions';
 import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';
+import { cn } from '@/components/ui/cn';
 
 type State = Awaited<ReturnType<typeof revokeApprovalAction>>;
 
@@ -35,7 +36,10 @@ export function RevokeForm({ id, what, compact = false }: { id: string; what: st
         maxLength={1000}
         placeholder="Reason"
         aria-invalid={!!err}
-        className="w-48 rounded-md border-0 bg-white px-2 py-1 text-sm ring-1 ring-inset ring-slate-300 focus:ring-2 focus:ring-indigo-500"
+        className={cn(
+          compact ? 'w-32 min-w-0 2xl:w-48' : 'w-48',
+          'rounded-md border-0 bg-white px-2 py-1 text-sm ring-1 ring-inset ring-slate-300 focus:ring-2 focus:ring-indigo-500',
+        )}
       />
       <Button type="submit" size="sm" variant="danger" disabled={pending}>
         {pending ? 'Revoking…' : 'Revoke'}

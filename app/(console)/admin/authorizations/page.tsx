@@ -123,7 +123,7 @@ export default async function AuthorizationsPage({ searchParams }: { searchParam
                   <Link
                     href={`/approvals/${a.id}`}
                     title={a.tool.name}
-                    className="block max-w-48 truncate font-mono text-xs font-medium text-indigo-700 hover:underline max-md:max-w-none"
+                    className="block max-w-40 truncate font-mono text-xs font-medium text-indigo-700 hover:underline max-md:max-w-none 2xl:max-w-48"
                   >
                     {a.tool.name}
                   </Link>
