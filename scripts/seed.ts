@@ -90,13 +90,13 @@ async function seedDemoStateChecks(apiKeyId: string): Promise<void> {
   const { findUserByEmail } = await import('@/lib/server/data/users');
   const { DEMO_STATE_CHECKS } = await import('./lib/demo-stories-resolution');
   for (const check of DEMO_STATE_CHECKS) {
-    const record = await db.outcomeRecord.findFirst({
-      where: { apiKeyId, eventId: check.eventId },
-      select: { id: true },
+    const claim = await db.outcomeEventId.findUnique({
+      where: { apiKeyId_eventId: { apiKeyId, eventId: check.eventId } },
+      select: { recordId: true },
     });
     const person = await findUserByEmail(check.by);
-    if (!record || !person) continue;
-    const done = await recordStateCheck(person, record.id, { verdict: check.verdict, note: check.note });
+    if (!claim || !person) continue;
+    const done = await recordStateCheck(person, claim.recordId, { verdict: check.verdict, note: check.note });
     if (!done.ok && done.failure !== 'conflict') throw new Error(`seeding a state check: ${done.failure}`);
   }
 }

@@ -20,6 +20,11 @@ function stamped(r: Outcome, i: number): Outcome {
     requestRef: `${r.requestRef}_${MARK}`,
     idempotencyKey: r.idempotencyKey && `${r.idempotencyKey}_${MARK}`,
     sessionId: `${r.sessionId}_${MARK}`,
+    // An MCP task's id names one task: a batch's tasks are its own (else every batch would
+    // share the demo's tasks, their operation locks and their resolution joins).
+    observed: r.observed.task
+      ? { ...r.observed, task: { ...r.observed.task, id: `${r.observed.task.id}_${MARK}` } }
+      : r.observed,
   };
 }
 
@@ -30,7 +35,7 @@ export function bodies(pool: Outcome[], size: number, count: number): Bodies {
   const templates = Array.from({ length: count }, (_, t) => {
     const records = Array.from({ length: size }, (_, i) => stamped(pool[(t * 97 + i) % pool.length], i));
     const parts = JSON.stringify({ records }).split(MARK);
-    const marks = records.reduce((sum, r) => sum + (r.idempotencyKey ? 4 : 3), 0);
+    const marks = records.reduce((sum, r) => sum + 3 + (r.idempotencyKey ? 1 : 0) + (r.observed.task ? 1 : 0), 0);
     if (parts.length !== marks + 1) throw new Error('bench: the tag marker occurs in the record data');
     return parts;
   });

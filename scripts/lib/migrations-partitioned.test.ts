@@ -108,6 +108,15 @@ describe.skipIf(!server)('migrating an existing outcome_records to partitions (r
       expect(await applyMigrations(scratch.url, { warn: () => {} })).toEqual(later);
       const { rows: kept } = await c.query(`SELECT count(*)::int AS n FROM outcome_records`);
       expect(kept[0].n).toBe(5);
+      // 20261201192841_outcome_event_ids: each stored pair claimed by its record, and still one
+      // per (key, eventId), in any month.
+      const { rows: claims } = await c.query<{ event_id: string; held: boolean }>(
+        `SELECT e.event_id, e.record_id = o.id AND e.received_at = o.received_at AS held
+         FROM outcome_event_ids e JOIN outcome_records o USING (api_key_id, event_id) ORDER BY 1`,
+      );
+      expect(claims).toEqual(['a', 'b', 'c', 'd', 'e'].map((event_id) => ({ event_id, held: true })));
+      expect((await c.query(insert('c', '2026-12-01T10:00:00Z'))).rowCount).toBe(0);
+      expect((await c.query(insert('f', '2026-12-01T10:00:00Z'))).rowCount).toBe(1);
     } finally {
       await c.end();
     }

@@ -30,6 +30,14 @@ const where = async (requestRef: string) =>
       SELECT DISTINCT tableoid::regclass::text AS part FROM outcome_records WHERE request_ref = ${requestRef} ORDER BY 1`
   ).map((r) => r.part);
 
+/** The records of these references with whether their event-id claim names them. */
+const claimsOf = (refs: string[]) =>
+  db.$queryRaw<{ eventId: string; held: boolean }[]>`
+    SELECT o.event_id AS "eventId", EXISTS (
+      SELECT 1 FROM outcome_event_ids e WHERE e.api_key_id = o.api_key_id AND e.event_id = o.event_id
+        AND e.record_id = o.id AND e.received_at = o.received_at) AS held
+    FROM outcome_records o WHERE o.request_ref = ANY(${refs}::text[]) ORDER BY 1`;
+
 const receivedAt = (requestRef: string, at: string) =>
   db.$executeRaw`UPDATE outcome_records SET received_at = ${at}::timestamptz WHERE request_ref = ${requestRef}`;
 
@@ -94,6 +102,29 @@ describe('outcome_records partitions (real PostgreSQL)', () => {
       'outcome_records_p20310201',
     );
     expect(await where(ref)).toEqual(['outcome_records_p20310201']);
+    expect(await countOf(ref)).toBe(3);
+    // Their event-id claims followed them (moved by hand, then into the new partition).
+    expect((await claimsOf([ref])).map((c) => c.held)).toEqual([true, true, true]);
+  });
+
+  it("frees a record's eventId once the record is gone: of two posts at once, one takes it", async () => {
+    const ref = uniq('gone');
+    const again = record(ref, { eventId: uniq('evt') });
+    const first = value(await ingestOutcomes(writer, outcomeBatchSchema.parse({ records: [again] }))).records[0].id;
+    // Deleted without its claim (as by hand): the claim is stale until the next post takes it.
+    await db.$executeRaw`DELETE FROM outcome_records WHERE request_ref = ${ref}`;
+    const stale = await db.outcomeEventId.findFirstOrThrow({ where: { eventId: again.eventId } });
+    expect(stale.recordId).toBe(first);
+
+    const posts = await Promise.all(
+      [0, 1].map(() => ingestOutcomes(writer, outcomeBatchSchema.parse({ records: [again, record(ref)] }))),
+    );
+    expect(posts.map((p) => value(p).accepted).sort()).toEqual([1, 2]);
+    const stored = await db.outcomeRecord.findMany({ where: { eventId: again.eventId }, select: { id: true } });
+    expect(stored).toHaveLength(1);
+    expect(stored[0].id).not.toBe(first);
+    const claim = await db.outcomeEventId.findFirstOrThrow({ where: { eventId: again.eventId } });
+    expect(claim.recordId).toBe(stored[0].id);
     expect(await countOf(ref)).toBe(3);
   });
 
@@ -204,8 +235,18 @@ describe('outcome_records partitions (real PostgreSQL)', () => {
       .map((r) => r.id)
       .sort();
 
+    const claimed = await claimsOf(Object.values(refs));
+
     const r = ran(await purgeExpiredOutcomes({ batchSize: 3 }));
     expect(r).toMatchObject({ partitionsDropped: 2, deleted: 15 + 4, kept: 5 });
+    // The event-id claims of the deleted records are gone (dropped month: swept; boundary: with
+    // each batch); those of the kept ones remain, on their records.
+    const [{ claims: left }] = await db.$queryRaw<{ claims: number }[]>`
+      SELECT count(*)::int AS claims FROM outcome_event_ids
+      WHERE event_id = ANY(${claimed.map((c) => c.eventId)}::text[])`;
+    expect(left).toBe(2 + 3 + 5);
+    expect(await claimsOf([refs.untiedOld, refs.boundaryOld])).toEqual([]);
+    expect((await claimsOf([refs.pending, refs.grant, refs.boundaryNew])).every((c) => c.held)).toBe(true);
     const names = (await listOutcomePartitions()).map((p) => p.name);
     expect(names).not.toContain(oldName);
     expect(names).not.toContain(prevName);

@@ -1,9 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { ingestOutcomes } from './outcomes';
 import { makeUser, uniq } from '@/testing/factories';
-import { db } from './db';
+import { db, sessionClient } from './db';
 import { outcomeBatchSchema } from '@/lib/outcomes/schemas';
 import { makeKey, makeRecord, batchOf, value, countFor, racing } from '@/testing/outcomes-fixtures';
+
+// `count` records under one key straight into the table (what every writer's insert goes through).
+const RAW_INSERT = `INSERT INTO outcome_records (api_key_id, event_id, occurred_at, request_ref, organization, principal,
+    server, tool_name, observed, boundary, delivery, category, retry, read_only, what_happened, next_step,
+    classifier_version, annotations_trusted, content_hash)
+  SELECT $1::uuid, $2 || '-' || i, now(), $3, 'acme', 'user_1', 'billing-mcp', 'get_order', '{"sent":true}',
+    'client', 'unknown', 'no_response', 'backoff', false, 'w', 'n', 2, false, md5(i::text)
+  FROM generate_series(1, $4::int) AS i`;
 
 describe('ingestOutcomes (real PostgreSQL)', () => {
   it('event ids are unique per API key, not across keys', async () => {
@@ -140,29 +148,42 @@ describe('ingestOutcomes (real PostgreSQL)', () => {
     expect(Date.now() - started).toBeLessThan(15_000);
   });
 
-  // The partitioned table's uniqueness trigger locks per API key, not per record: a lock per
-  // record would take a slot of the shared lock table per row (max_locks_per_transaction ×
-  // max_connections), and a few concurrent batches of 1,000 run out ("out of shared memory").
-  it('storing a batch takes one advisory lock per API key, however many records', async () => {
-    const keys = [await makeKey(), await makeKey()];
+  // One (api_key_id, event_id) across partitions is a claim in outcome_event_ids (migration
+  // 20261201192841): an insert waits only for a concurrent insert of the same pair, never for the
+  // key's other transactions (a lock per key made one key's batches commit one at a time), and
+  // takes no advisory lock (a lock per record exhausts the shared lock table).
+  it("one key's transactions wait for each other only over the same event id", async () => {
+    const key = await makeKey();
     const requestRef = uniq('req');
-    const held = await db.$transaction(async (tx) => {
-      for (const key of keys)
-        await tx.$executeRawUnsafe(
-          `INSERT INTO outcome_records (api_key_id, event_id, occurred_at, request_ref, organization, principal, server,
-             tool_name, observed, boundary, delivery, category, retry, read_only, what_happened, next_step,
-             classifier_version, annotations_trusted, content_hash)
-           SELECT $1::uuid, $2 || i, now(), $2, 'acme', 'user_1', 'billing-mcp', 'get_order', '{"sent":true}',
-             'client', 'unknown', 'no_response', 'backoff', false, 'w', 'n', 2, false, md5(i::text)
-           FROM generate_series(1, 500) AS i`,
-          key.keyId,
-          requestRef,
-        );
-      const [{ n }] = await tx.$queryRaw<{ n: number }[]>`
-        SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()`;
-      return n;
-    });
-    expect(held).toBe(2);
+    const [first, second] = [sessionClient(), sessionClient()];
+    await Promise.all([first.connect(), second.connect()]);
+    try {
+      await first.query('BEGIN');
+      await first.query(RAW_INSERT, [key.keyId, `${requestRef}-a`, requestRef, 500]);
+      const [{ n: advisory }] = (
+        await first.query(
+          `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()`,
+        )
+      ).rows;
+      expect(advisory).toBe(0);
+
+      // Other event ids of the same key: stored at once, while the first transaction is open.
+      await second.query(`SET lock_timeout = '2s'`);
+      await second.query('BEGIN');
+      expect((await second.query(RAW_INSERT, [key.keyId, `${requestRef}-b`, requestRef, 500])).rowCount).toBe(500);
+      await second.query('COMMIT');
+
+      // An event id the open transaction is storing: waits for it (here, until the timeout).
+      await second.query(`SET lock_timeout = '300ms'`);
+      await expect(second.query(RAW_INSERT, [key.keyId, `${requestRef}-a`, requestRef, 1])).rejects.toMatchObject({
+        code: '55P03',
+      });
+      await first.query('COMMIT');
+      // Committed: the same pair again is skipped, as ON CONFLICT DO NOTHING would.
+      expect((await second.query(RAW_INSERT, [key.keyId, `${requestRef}-a`, requestRef, 1])).rowCount).toBe(0);
+    } finally {
+      await Promise.all([first.end(), second.end()]);
+    }
     expect(await countFor(requestRef)).toBe(1000);
   });
 

@@ -6,6 +6,8 @@ import {
   createKeptTable,
   deleteOrphanedStateChecks,
   deleteOutcomeBatch,
+  deleteStaleEventIds,
+  oldestEventIdBetween,
   dropPartition,
   partitionRowCount,
   restoreKeptOutcomes,
@@ -105,6 +107,21 @@ async function dropWholePartition(name: string, at: Date): Promise<number> {
 }
 
 /**
+ * Deletes the event-id claims received before `below` whose record is gone, a day of receipts per
+ * statement, skipping days without any. Until then a stale claim does no harm: the next record of
+ * its pair takes it over.
+ */
+async function sweepEventIds(below: Date, held: () => boolean): Promise<void> {
+  for (let from = new Date(0); ;) {
+    if (!held()) throw new Error('the purge lost its lock (its connection closed); the next run carries on');
+    const [{ oldest }] = await rows(oldestEventIdBetween(from, below));
+    if (!oldest) return;
+    from = new Date(Math.min(oldest.getTime() + DAY_MS, below.getTime()));
+    await rows(deleteStaleEventIds(oldest, from));
+  }
+}
+
+/**
  * Deletes up to `batchSize` of the oldest untied records of a partition received in [from, cutoff). `from` is
  * where the previous batch of the run ended: the index entries of rows deleted by this run stay
  * until vacuum, and each batch would otherwise walk past all of them again.
@@ -186,6 +203,12 @@ export async function purgeExpiredOutcomes(options: PurgeOptions = {}): Promise<
           deleted += await dropWholePartition(p.name, at);
           dropped++;
         }
+        // Below the oldest partition left, no record but a kept one remains: the claims of every
+        // other are stale (this run's drops, or an earlier run's that stopped midway).
+        const oldest = partitions.find(
+          (p) => p.lower_bound !== null && p.upper_bound !== null && p.upper_bound > cutoff,
+        );
+        await sweepEventIds(oldest?.lower_bound ?? cutoff, held);
         const targets = boundaryOf(partitions, cutoff);
         if (!targets.length) {
           // Nothing left to delete a batch at a time: count what is kept and audit, together.

@@ -70,11 +70,10 @@ const TYPED = sql.raw(
 
 // Receipt order is batch order: sequence numbers are drawn in batch order (a volatile select
 // list is evaluated after ORDER BY)... while rows are inserted sorted by eventId, so concurrent
-// batches sharing event ids wait for each other on the (api_key_id, event_id) lock in the same
-// order instead of deadlocking. The table is partitioned by received_at, so that pair is one
-// trigger's rule (migration 20261201160000_outcome_records_partitioned): it skips a row whose pair
-// is stored in any partition, as ON CONFLICT DO NOTHING would, after waiting for a concurrent
-// insert of the same pair to commit or roll back.
+// batches sharing event ids wait for each other's claims in the same order instead of
+// deadlocking. The claim is the trigger's (migration 20261201192841_outcome_event_ids): a row
+// whose (api_key_id, event_id) another record holds is skipped, as ON CONFLICT DO NOTHING would,
+// after waiting for a concurrent insert of the same pair to commit or roll back.
 /** Inserts the rows not stored yet under this key; answers those it inserted. */
 export const insertOutcomeRows = (apiKeyId: string, rows: IngestRow[]) => sql<
   Pick<Selectable<OutcomeRecord>, 'id' | 'event_id'>
@@ -91,21 +90,24 @@ export const insertOutcomeRows = (apiKeyId: string, rows: IngestRow[]) => sql<
 /** The stored records under these event ids: their content hash and classification. */
 export const selectStoredOutcomes = (apiKeyId: string, eventIds: string[]) =>
   kysely
-    .selectFrom('outcome_records')
+    .selectFrom('outcome_event_ids as e')
+    .innerJoin('outcome_records as o', (j) =>
+      j.onRef('o.id', '=', 'e.record_id').onRef('o.received_at', '=', 'e.received_at'),
+    )
     .select([
-      'id',
-      'event_id',
-      'content_hash',
-      'boundary',
-      'delivery',
-      'category',
-      'retry',
-      'read_only as readOnly',
-      'what_happened as whatHappened',
-      'next_step as nextStep',
+      'o.id',
+      'o.event_id',
+      'o.content_hash',
+      'o.boundary',
+      'o.delivery',
+      'o.category',
+      'o.retry',
+      'o.read_only as readOnly',
+      'o.what_happened as whatHappened',
+      'o.next_step as nextStep',
     ])
-    .where('api_key_id', '=', apiKeyId)
-    .where((eb) => eb('event_id', '=', eb.fn.any(eb.val(eventIds))));
+    .where('e.api_key_id', '=', apiKeyId)
+    .where((eb) => eb('e.event_id', '=', eb.fn.any(eb.val(eventIds))));
 
 /** Which of these servers are trusted. */
 export const selectTrustedServers = (names: string[]) =>

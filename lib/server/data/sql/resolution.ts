@@ -67,21 +67,34 @@ export const lockOperations = (keys: string[]) => sql`
  * Resolves every unresolved unknown that one of these records settles, or that an already stored
  * later record settles (records arrive out of order): each by its earliest later settler.
  * Answers the records it resolved.
+ *
+ * Every step is a lookup per record through an index: the batch's records by id, each one's
+ * operation through the "same operation" indexes (LATERAL subqueries, fenced with OFFSET 0 so the
+ * planner cannot flatten them), the resolved records by id again. The cost follows the batch,
+ * never the table. Left to itself, on a young partition whose statistics lag behind its growth,
+ * the planner hash-joined every stored record or every stored unknown instead (bench:ingest:
+ * 0.1 to 0.6 s per batch of 500 at 100,000 records, growing with the table).
  */
 export const resolveByLaterRecords = (ids: string[]) => sql<{ id: string; resolved_by_record_id: string }>`
   WITH fresh AS MATERIALIZED (
-    SELECT * FROM outcome_records
-    WHERE id = ANY(${ids}::uuid[])
-      AND ((idempotency_key IS NOT NULL AND args_digest IS NOT NULL) OR task_id IS NOT NULL)
+    SELECT o.id, o.organization, o.server, o.tool_name, o.idempotency_key, o.args_digest, o.task_id,
+           o.delivery, o.boundary, o.category, o.occurred_at, o.received_seq, o.resolved_at
+    FROM unnest(${ids}::uuid[]) AS f(id)
+    CROSS JOIN LATERAL (SELECT * FROM outcome_records o WHERE o.id = f.id OFFSET 0) o
+    WHERE (o.idempotency_key IS NOT NULL AND o.args_digest IS NOT NULL) OR o.task_id IS NOT NULL
   ), pairs AS (
     ${sql.join(
       SAME_OPERATION.flatMap((same) => [
         sql`SELECT u.id AS unknown_id, s.id AS settler_id, s.delivery AS settled_as, s.occurred_at, s.received_seq
-        FROM fresh u JOIN outcome_records s ON ${same()} AND ${later()} AND ${settles()}
+        FROM fresh u CROSS JOIN LATERAL (
+          SELECT s.id, s.delivery, s.occurred_at, s.received_seq FROM outcome_records s
+          WHERE ${same()} AND ${later()} AND ${settles()} OFFSET 0) s
         WHERE u.delivery = 'unknown' AND u.resolved_at IS NULL`,
         sql`SELECT u.id, s.id, s.delivery, s.occurred_at, s.received_seq
-        FROM fresh s JOIN outcome_records u ON ${same()} AND ${later()}
-        WHERE ${settles()} AND u.delivery = 'unknown' AND u.resolved_at IS NULL`,
+        FROM fresh s CROSS JOIN LATERAL (
+          SELECT u.id FROM outcome_records u
+          WHERE ${same()} AND ${later()} AND u.delivery = 'unknown' AND u.resolved_at IS NULL OFFSET 0) u
+        WHERE ${settles()}`,
       ]),
       sql` UNION ALL `,
     )}
@@ -93,7 +106,8 @@ export const resolveByLaterRecords = (ids: string[]) => sql<{ id: string; resolv
   SET resolved_at = now(), resolution_by = 'record', resolved_by_record_id = e.settler_id,
       resolution_verdict = (CASE WHEN e.settled_as = 'completed' THEN 'happened' ELSE 'did_not_happen' END)::state_verdict
   FROM earliest e
-  WHERE r.id = e.unknown_id AND r.resolved_at IS NULL AND r.delivery = 'unknown'
+  WHERE r.id = ANY(ARRAY(SELECT unknown_id FROM earliest)) AND r.id = e.unknown_id
+    AND r.resolved_at IS NULL AND r.delivery = 'unknown'
   RETURNING r.id, r.resolved_by_record_id`;
 
 /**

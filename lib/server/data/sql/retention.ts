@@ -38,7 +38,12 @@ export const deleteOutcomeBatch = (partition: string, from: Date, cutoff: Date, 
       ORDER BY o.received_at
       LIMIT ${batchSize}::int
       FOR UPDATE OF o SKIP LOCKED))
-    RETURNING received_at
+    RETURNING id, api_key_id, event_id, received_at
+  ),
+  -- Their event ids' claims go with them (migration 20261201192841_outcome_event_ids).
+  claims AS (
+    DELETE FROM outcome_event_ids e USING deleted d
+    WHERE e.api_key_id = d.api_key_id AND e.event_id = d.event_id AND e.record_id = d.id
   )
   SELECT count(*)::int AS n, max(received_at) AS upto FROM deleted`;
 
@@ -86,6 +91,25 @@ export const deleteOrphanedStateChecks = () => sql`
   DELETE FROM outcome_state_checks c WHERE NOT EXISTS (SELECT 1 FROM outcome_records r WHERE r.id = c.record_id)`;
 
 export const dropPartition = (partition: string) => sql`DROP TABLE ${sql.table(partition)}`;
+
+/**
+ * Deletes the event-id claims received in [from, upto) whose record is gone (a dropped
+ * partition's; kept records, put back with their time of receipt, keep theirs). Found through
+ * the claims' block range index; answers how many.
+ */
+export const deleteStaleEventIds = (from: Date, upto: Date) => sql<{ n: number }>`
+  WITH gone AS (
+    DELETE FROM outcome_event_ids e
+    WHERE e.received_at >= ${from}::timestamptz AND e.received_at < ${upto}::timestamptz
+      AND NOT EXISTS (SELECT 1 FROM outcome_records r WHERE r.id = e.record_id AND r.received_at = e.received_at)
+    RETURNING 1
+  )
+  SELECT count(*)::int AS n FROM gone`;
+
+/** The earliest receipt among the event-id claims received in [from, below) (null: none). */
+export const oldestEventIdBetween = (from: Date, below: Date) => sql<{ oldest: Date | null }>`
+  SELECT min(received_at) AS oldest FROM outcome_event_ids
+  WHERE received_at >= ${from}::timestamptz AND received_at < ${below}::timestamptz`;
 
 /** The kept records back into the table: their range has no partition now, so into the default one. */
 export const restoreKeptOutcomes = () => sql`INSERT INTO outcome_records SELECT * FROM outcome_records_kept`;
