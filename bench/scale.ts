@@ -80,6 +80,7 @@ async function main(): Promise<number> {
 
   const { rows: rowsOf } = await import('../lib/server/data/sql/kysely');
   const { insertOutcomeRows, selectIncidentOutcomes } = await import('../lib/server/data/sql/outcomes');
+  const { lockOperations } = await import('../lib/server/data/sql/resolution');
   const { listOutcomes } = await import('../lib/server/data/outcomes');
   const { purgeExpiredOutcomes } = await import('../lib/server/data/retention');
 
@@ -138,12 +139,14 @@ async function main(): Promise<number> {
         ord: k,
       }));
       await c.query('BEGIN');
-      stored += (await rowsOf(insertOutcomeRows(KEY, batch), c)).length;
+      stored += (await rowsOf(insertOutcomeRows(KEY, batch, lockOperations([])), c)).length;
       await c.query('COMMIT');
     }
     const ingest = stored / ((performance.now() - t2) / 1000);
     const { rows: disk } = await c.query<{ bytes: string }>(
-      `SELECT sum(pg_total_relation_size(relid))::bigint AS bytes FROM pg_partition_tree('outcome_records')`,
+      // The records and their event-id claims (migration 20261201192841_outcome_event_ids).
+      `SELECT (SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('outcome_records'))::bigint
+         + pg_total_relation_size('outcome_event_ids') AS bytes`,
     );
     const incident = stats(inc).p95;
     const list = stats(lst).p95;

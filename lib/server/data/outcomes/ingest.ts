@@ -107,18 +107,19 @@ async function storeRows(
   // (two round trips fewer for the commonest post). On any error the caller discards the
   // connection, which rolls a transaction back: no ROLLBACK queued behind a stuck statement.
   // A record that may settle an unknown, or be settled (it has a key and a digest), is resolved
-  // in the same transaction, under its operation's lock (sql/resolution.ts).
+  // in the same transaction, under its operation's lock (sql/resolution.ts), which the insert
+  // takes before its first row.
   const operations = operationLockKeys(rows);
   const transaction = rows.length > 1 || operations.length > 0;
   if (transaction) await run(BEGIN, conn);
-  if (operations.length) await run(lockOperations(operations), conn);
+  const locks = lockOperations(operations);
   const stored: Stored = new Map();
   let pending = rows;
   // A row that conflicted can be gone by the time it is read (the retention purge deleted it):
   // then it is simply inserted again, on the next round.
   for (let round = 1; pending.length; round++) {
     if (round > 3) throw new Error('ingest: conflicting rows kept disappearing; giving up');
-    const inserted = await run(insertOutcomeRows(apiKeyId, pending), conn);
+    const inserted = await run(insertOutcomeRows(apiKeyId, pending, locks), conn);
     for (const r of inserted)
       stored.set(r.event_id, { id: r.id, inserted: true, classification: classified.get(r.event_id)! });
     const conflicting = pending.filter((r) => !stored.has(r.event_id));

@@ -1,5 +1,5 @@
 import 'server-only';
-import type { Selectable } from 'kysely';
+import type { RawBuilder, Selectable } from 'kysely';
 import { kysely, sql, type DB } from './kysely';
 
 type OutcomeRecord = DB['outcome_records'];
@@ -74,13 +74,17 @@ const TYPED = sql.raw(
 // deadlocking. The claim is the trigger's (migration 20261201192841_outcome_event_ids): a row
 // whose (api_key_id, event_id) another record holds is skipped, as ON CONFLICT DO NOTHING would,
 // after waiting for a concurrent insert of the same pair to commit or roll back.
-/** Inserts the rows not stored yet under this key; answers those it inserted. */
-export const insertOutcomeRows = (apiKeyId: string, rows: IngestRow[]) => sql<
+// `locks` first: the operations' advisory locks (sql/resolution.ts), taken before any row is
+// made (input reads their count), in the statement itself rather than a round trip of their own.
+/** Inserts the rows not stored yet under this key, after taking these locks; answers those it inserted. */
+export const insertOutcomeRows = (apiKeyId: string, rows: IngestRow[], locks: RawBuilder<unknown>) => sql<
   Pick<Selectable<OutcomeRecord>, 'id' | 'event_id'>
 >`
-  WITH input AS MATERIALIZED (
+  WITH locks AS MATERIALIZED (${locks}),
+  input AS MATERIALIZED (
     SELECT r.*, nextval(pg_get_serial_sequence('outcome_records', 'received_seq')) AS received_seq
     FROM json_to_recordset(${JSON.stringify(rows)}::json) AS r(${TYPED}, ord int4)
+    CROSS JOIN (SELECT count(*) FROM locks) AS taken
     ORDER BY ord
   )
   INSERT INTO outcome_records (api_key_id, ${NAMES}, received_seq)
