@@ -10,7 +10,8 @@
 //   - disk used per million records (every partition, indexes and TOAST included).
 // Every organization has both deliveries (i % 10 and i % 7 independent), so each filter matches.
 // Rows are generated in SQL (INSERT … SELECT generate_series), the uniqueness trigger off while
-// loading (event ids are unique by construction). Prints PASS/MISS; exits non-zero on errors only.
+// loading (event ids are unique by construction); the event-id claims it would have made are
+// written by the same statement, in order of receipt as ingestion writes them. Prints PASS/MISS; exits non-zero on errors only.
 //   BENCH_SCALE_SMALL (2000000)  BENCH_SCALE_LARGE (20000000)
 //   BENCH_SCALE_PURGE_SMALL (1000000)  BENCH_SCALE_PURGE_LARGE (10000000)
 //   BENCH_SCALE_SAMPLES (300)  BENCH_SCALE_INGEST_BATCHES (200)
@@ -39,7 +40,8 @@ async function load(c: pg.Client, from: number, to: number, start: Date, spanSec
     const b = Math.min(to, a + CHUNK);
     const t0 = Date.now();
     await c.query(
-      `INSERT INTO outcome_records (api_key_id, event_id, occurred_at, request_ref, organization, principal, server,
+      `WITH loaded AS (
+       INSERT INTO outcome_records (api_key_id, event_id, occurred_at, request_ref, organization, principal, server,
          tool_name, observed, boundary, delivery, category, retry, read_only, what_happened, next_step,
          classifier_version, annotations_trusted, content_hash, received_at, summary, duration_ms)
        SELECT $1::uuid, $5 || i, t - interval '1 second', $5 || 'req-' || (i / 4), 'org-' || (i % 10), 'user_' || (i % 1000),
@@ -48,7 +50,10 @@ async function load(c: pg.Client, from: number, to: number, start: Date, spanSec
          (CASE WHEN i % 7 = 0 THEN 'forbidden' ELSE 'ok' END)::outcome_category, 'no', true,
          'The tool answered.', 'Nothing to do.', 1, true, md5(i::text), t, 'Looked up order ' || i, 40 + i % 200
        FROM generate_series($2::bigint, $3::bigint - 1) i,
-         LATERAL (SELECT $4::timestamptz + ((i * 7919) % $6::bigint) * interval '1 second' AS t) x`,
+         LATERAL (SELECT $4::timestamptz + ((i * 7919) % $6::bigint) * interval '1 second' AS t) x
+       RETURNING api_key_id, event_id, organization, id, received_at)
+       INSERT INTO outcome_event_ids (api_key_id, event_id, organization, record_id, received_at)
+       SELECT * FROM loaded ORDER BY received_at`,
       [KEY, a, b, start, prefix, spanSeconds],
     );
     log(`  loaded ${int(b)} (${int((b - a) / ((Date.now() - t0) / 1000))} rows/s, load ${load1()})`);
