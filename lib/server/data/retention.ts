@@ -7,7 +7,6 @@ import {
   deleteOrphanedStateChecks,
   deleteOutcomeBatch,
   deleteStaleEventIds,
-  oldestEventIdBetween,
   dropPartition,
   partitionRowCount,
   restoreKeptOutcomes,
@@ -107,17 +106,16 @@ async function dropWholePartition(name: string, at: Date): Promise<number> {
 }
 
 /**
- * Deletes the event-id claims received before `below` whose record is gone, a day of receipts per
- * statement, skipping days without any. Until then a stale claim does no harm: the next record of
- * its pair takes it over.
+ * Deletes the event-id claims received before `below` whose record is gone, `batchSize` at a time
+ * in order of receipt, each batch its own statement. Until then a stale claim does no harm: the
+ * next record of its pair takes it over.
  */
-async function sweepEventIds(below: Date, held: () => boolean): Promise<void> {
+async function sweepEventIds(below: Date, batchSize: number, held: () => boolean): Promise<void> {
   for (let from = new Date(0); ;) {
     if (!held()) throw new Error('the purge lost its lock (its connection closed); the next run carries on');
-    const [{ oldest }] = await rows(oldestEventIdBetween(from, below));
-    if (!oldest) return;
-    from = new Date(Math.min(oldest.getTime() + DAY_MS, below.getTime()));
-    await rows(deleteStaleEventIds(oldest, from));
+    const [{ n, upto }] = await rows(deleteStaleEventIds(from, below, batchSize));
+    if (n < batchSize || !upto) return;
+    from = upto;
   }
 }
 
@@ -208,7 +206,7 @@ export async function purgeExpiredOutcomes(options: PurgeOptions = {}): Promise<
         const oldest = partitions.find(
           (p) => p.lower_bound !== null && p.upper_bound !== null && p.upper_bound > cutoff,
         );
-        await sweepEventIds(oldest?.lower_bound ?? cutoff, held);
+        await sweepEventIds(oldest?.lower_bound ?? cutoff, batchSize, held);
         const targets = boundaryOf(partitions, cutoff);
         if (!targets.length) {
           // Nothing left to delete a batch at a time: count what is kept and audit, together.

@@ -39,7 +39,7 @@ INSERT INTO "outcome_event_ids" (api_key_id, event_id, organization, record_id, 
 SELECT api_key_id, event_id, organization, id, received_at FROM "outcome_records" ORDER BY received_at, received_seq;
 
 -- CreateIndex
-CREATE INDEX "outcome_event_ids_received_at_idx" ON "outcome_event_ids" USING BRIN ("received_at");
+CREATE INDEX "outcome_event_ids_received_at_idx" ON "outcome_event_ids"("received_at");
 
 -- The trigger keeps its name and its place; only its function changes.
 CREATE OR REPLACE FUNCTION outcome_records_event_unique() RETURNS trigger LANGUAGE plpgsql VOLATILE AS $$

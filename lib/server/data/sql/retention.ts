@@ -93,23 +93,24 @@ export const deleteOrphanedStateChecks = () => sql`
 export const dropPartition = (partition: string) => sql`DROP TABLE ${sql.table(partition)}`;
 
 /**
- * Deletes the event-id claims received in [from, upto) whose record is gone (a dropped
- * partition's; kept records, put back with their time of receipt, keep theirs). Found through
- * the claims' block range index; answers how many.
+ * Deletes up to `batchSize` of the oldest event-id claims received in [from, below) whose record
+ * is gone (a dropped partition's; kept records, put back with their time of receipt, keep
+ * theirs), in order of receipt; answers how many and the latest receipt among them.
  */
-export const deleteStaleEventIds = (from: Date, upto: Date) => sql<{ n: number }>`
+export const deleteStaleEventIds = (from: Date, below: Date, batchSize: number) => sql<{
+  n: number;
+  upto: Date | null;
+}>`
   WITH gone AS (
-    DELETE FROM outcome_event_ids e
-    WHERE e.received_at >= ${from}::timestamptz AND e.received_at < ${upto}::timestamptz
-      AND NOT EXISTS (SELECT 1 FROM outcome_records r WHERE r.id = e.record_id AND r.received_at = e.received_at)
-    RETURNING 1
+    DELETE FROM outcome_event_ids WHERE ctid = ANY(ARRAY(
+      SELECT e.ctid FROM outcome_event_ids e
+      WHERE e.received_at >= ${from}::timestamptz AND e.received_at < ${below}::timestamptz
+        AND NOT EXISTS (SELECT 1 FROM outcome_records r WHERE r.id = e.record_id AND r.received_at = e.received_at)
+      ORDER BY e.received_at
+      LIMIT ${batchSize}::int))
+    RETURNING received_at
   )
-  SELECT count(*)::int AS n FROM gone`;
-
-/** The earliest receipt among the event-id claims received in [from, below) (null: none). */
-export const oldestEventIdBetween = (from: Date, below: Date) => sql<{ oldest: Date | null }>`
-  SELECT min(received_at) AS oldest FROM outcome_event_ids
-  WHERE received_at >= ${from}::timestamptz AND received_at < ${below}::timestamptz`;
+  SELECT count(*)::int AS n, max(received_at) AS upto FROM gone`;
 
 /** The kept records back into the table: their range has no partition now, so into the default one. */
 export const restoreKeptOutcomes = () => sql`INSERT INTO outcome_records SELECT * FROM outcome_records_kept`;
