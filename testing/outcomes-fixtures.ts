@@ -55,7 +55,9 @@ export async function racing<T>(waiters: number, run: () => Promise<T>): Promise
     const result = run();
     for (let waited = 0; ; waited += 20) {
       const { rows } = await blocker.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'outcome_records'::regclass",
+        // pg_locks is the whole server's, and databases copied from one template share table oids.
+        `SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'outcome_records'::regclass
+           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
       );
       if (rows[0].n >= waiters) break;
       if (waited > 20_000) throw new Error(`only ${rows[0].n} of ${waiters} inserts queued`);

@@ -224,7 +224,9 @@ describe('purgeExpiredOutcomes (real PostgreSQL)', () => {
       first = purgeExpiredOutcomes();
       for (let waited = 0; ; waited += 20) {
         const { rows } = await blocker.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'audit_entries'::regclass",
+          // pg_locks is the whole server's, and databases copied from one template share table oids.
+          `SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = 'audit_entries'::regclass
+           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
         );
         if (rows[0].n >= 1) break;
         if (waited > 15_000) throw new Error('the purge never reached its audit entry');

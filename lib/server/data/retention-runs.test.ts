@@ -44,7 +44,8 @@ describe('an interrupted purge', () => {
       }
       const { rowCount } = await watcher.query(
         `SELECT pg_terminate_backend(pid) FROM pg_locks
-         WHERE locktype = 'advisory' AND granted AND classid = x'72657465'::int::oid AND objid = x'6e74696f'::int::oid AND objsubid = 1`,
+         WHERE locktype = 'advisory' AND granted AND classid = x'72657465'::int::oid AND objid = x'6e74696f'::int::oid AND objsubid = 1
+           AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
       );
       expect(rowCount).toBe(1);
     } finally {

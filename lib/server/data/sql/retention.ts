@@ -40,10 +40,13 @@ export const deleteOutcomeBatch = (partition: string, from: Date, cutoff: Date, 
       FOR UPDATE OF o SKIP LOCKED))
     RETURNING id, api_key_id, event_id, received_at
   ),
-  -- Their event ids' claims go with them (migration 20261201192841_outcome_event_ids).
+  -- Their event ids' claims go with them (migration 20261201192841_outcome_event_ids), each found
+  -- by its key (a LATERAL lookup fenced with OFFSET 0: never a join over every claim).
   claims AS (
-    DELETE FROM outcome_event_ids e USING deleted d
-    WHERE e.api_key_id = d.api_key_id AND e.event_id = d.event_id AND e.record_id = d.id
+    DELETE FROM outcome_event_ids WHERE ctid = ANY(ARRAY(
+      SELECT e.ctid FROM deleted d CROSS JOIN LATERAL (
+        SELECT e.ctid FROM outcome_event_ids e
+        WHERE e.api_key_id = d.api_key_id AND e.event_id = d.event_id AND e.record_id = d.id OFFSET 0) e))
   )
   SELECT count(*)::int AS n, max(received_at) AS upto FROM deleted`;
 
@@ -95,7 +98,9 @@ export const dropPartition = (partition: string) => sql`DROP TABLE ${sql.table(p
 /**
  * Deletes up to `batchSize` of the oldest event-id claims received in [from, below) whose record
  * is gone (a dropped partition's; kept records, put back with their time of receipt, keep
- * theirs), in order of receipt; answers how many and the latest receipt among them.
+ * theirs), in order of receipt; answers how many and the latest receipt among them. Each claim's
+ * record is looked up on its own (OFFSET 0 keeps NOT EXISTS a lookup per claim, pruned to one
+ * partition by the time of receipt): as an anti-join the planner read every record, each batch.
  */
 export const deleteStaleEventIds = (from: Date, below: Date, batchSize: number) => sql<{
   n: number;
@@ -105,7 +110,8 @@ export const deleteStaleEventIds = (from: Date, below: Date, batchSize: number) 
     DELETE FROM outcome_event_ids WHERE ctid = ANY(ARRAY(
       SELECT e.ctid FROM outcome_event_ids e
       WHERE e.received_at >= ${from}::timestamptz AND e.received_at < ${below}::timestamptz
-        AND NOT EXISTS (SELECT 1 FROM outcome_records r WHERE r.id = e.record_id AND r.received_at = e.received_at)
+        AND NOT EXISTS (
+          SELECT 1 FROM outcome_records r WHERE r.id = e.record_id AND r.received_at = e.received_at OFFSET 0)
       ORDER BY e.received_at
       LIMIT ${batchSize}::int))
     RETURNING received_at
