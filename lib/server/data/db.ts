@@ -44,12 +44,16 @@ export function pool(): pg.Pool {
 }
 
 /**
- * Session settings of every connection the console opens. JIT off: its statements are short
- * lookups, but over a partitioned table the planner's cost estimates climb past jit_above_cost,
- * and LLVM then compiled for 0.3 to 7 s before a statement that runs in milliseconds
- * (bench:ingest's resolution statement, seen with auto_explain).
+ * Session settings of every connection the console opens.
+ *   - JIT off: the console's statements are short lookups, but over a partitioned table the
+ *     planner's cost estimates climb past jit_above_cost, and LLVM then compiled for 0.3 to 7 s
+ *     before a statement that runs in milliseconds (bench:ingest's resolution, seen with
+ *     auto_explain).
+ *   - Generic plans for named prepared statements (sql/kysely.ts preparedRows, the ingest hot
+ *     path; nothing else names its statements, Prisma included): planned once per connection,
+ *     pruning partitions at run time, instead of five custom plans first.
  */
-const SESSION_OPTIONS = '-c jit=off';
+const SESSION_OPTIONS = '-c jit=off -c plan_cache_mode=force_generic_plan';
 
 function createPool(config: pg.PoolConfig, connectionString = process.env.DATABASE_URL): pg.Pool {
   if (!connectionString) throw new Error('DATABASE_URL is not set');

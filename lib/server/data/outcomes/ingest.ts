@@ -8,7 +8,7 @@ import { outcomeContent } from '@/lib/outcomes/content';
 import type { Classification, OutcomeBatch } from '@/lib/outcomes/schemas';
 import { fail, ok, type FieldError, type Result } from '@/lib/result';
 import { keyedHash, reused, toClassification, toRow, type IngestResponse } from './rows';
-import { BEGIN, COMMIT, ROLLBACK, rows as run } from '../sql/kysely';
+import { BEGIN, COMMIT, ROLLBACK, preparedRows, rows as run } from '../sql/kysely';
 import { insertOutcomeRows, selectStoredOutcomes, selectTrustedServers, type IngestRow } from '../sql/outcomes';
 import { lockOperations, operationLockKeys, resolveByLaterRecords } from '../sql/resolution';
 
@@ -119,7 +119,7 @@ async function storeRows(
   // then it is simply inserted again, on the next round.
   for (let round = 1; pending.length; round++) {
     if (round > 3) throw new Error('ingest: conflicting rows kept disappearing; giving up');
-    const inserted = await run(insertOutcomeRows(apiKeyId, pending, locks), conn);
+    const inserted = await preparedRows('outcomes_insert', insertOutcomeRows(apiKeyId, pending, locks), conn);
     for (const r of inserted)
       stored.set(r.event_id, { id: r.id, inserted: true, classification: classified.get(r.event_id)! });
     const conflicting = pending.filter((r) => !stored.has(r.event_id));
@@ -145,7 +145,7 @@ async function storeRows(
   }
   if (operations.length) {
     const fresh = [...stored.values()].filter((s) => s.inserted).map((s) => s.id);
-    if (fresh.length) await run(resolveByLaterRecords(fresh), conn);
+    if (fresh.length) await preparedRows('outcomes_resolve', resolveByLaterRecords(fresh), conn);
   }
   if (transaction) await run(COMMIT, conn);
   return stored;
