@@ -30,13 +30,20 @@ export class HttpUpstream implements Transport {
   private readonly open = new Set<IncomingMessage | import('node:http').ClientRequest>();
   private reconnectTimer?: NodeJS.Timeout;
   private serverRetryMs?: number;
+  /** The URL as request options, made once (node:http would convert the URL on every request). */
+  private readonly target: { protocol: string; hostname: string; port: string; path: string; auth?: string };
 
   constructor(
     private readonly url: URL,
     private readonly agent: HttpAgent,
     /** The Authorization header to send when no client request is being relayed (the GET stream). */
     private readonly sessionAuthorization: () => string | null,
-  ) {}
+  ) {
+    const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    this.target = { protocol: url.protocol, hostname, port: url.port, path: `${url.pathname}${url.search}` };
+    if (url.username || url.password)
+      this.target.auth = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  }
 
   async start(): Promise<void> {}
 
@@ -233,7 +240,7 @@ export class HttpUpstream implements Transport {
   ): Promise<IncomingMessage> {
     return new Promise((resolve, reject) => {
       const send = this.url.protocol === 'https:' ? httpsRequest : httpRequest;
-      const req = send(this.url, { method, headers, agent: this.agent });
+      const req = send({ ...this.target, method, headers, agent: this.agent });
       this.open.add(req);
       req.on('response', (res) => {
         this.open.delete(req);

@@ -1,13 +1,17 @@
-// Streamable HTTP mode: MCP clients connect to http://HOST:PORT/mcp; each MCP session is an SDK
-// server transport towards the client and an HttpUpstream towards the server's URL (keep-alive
-// connections shared by all sessions), relayed by one Relay. The client's Authorization header is sent to the server as it came; the
-// server's 401/403 with its WWW-Authenticate comes back as it was sent. Neither is kept.
+// Streamable HTTP mode: MCP clients connect to http://HOST:PORT/mcp; each MCP session is a
+// Downstream towards the client (the SDK's server transport, and a lean path for the plain POST
+// of one request: http-downstream.ts) and an HttpUpstream towards the server's URL (keep-alive
+// connections shared by all sessions), relayed by one Relay. The client's Authorization header is
+// sent to the server as it came; the server's 401/403 with its WWW-Authenticate comes back as it
+// was sent. Neither is kept.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { GatewayContext } from './context';
-import { exchanges, newExchange } from './exchange';
+import { exchanges, newExchange, type Exchange, type UpstreamHead } from './exchange';
+import { Downstream, KEEP_ALIVE_MS, leanRequest } from './http-downstream';
 import { HttpUpstream, upstreamAgent } from './http-upstream';
 import { Relay } from './relay';
 
@@ -25,6 +29,7 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
 interface Session {
   relay: Relay;
   transport: WebStandardStreamableHTTPServerTransport;
+  down: Downstream;
   /** The last Authorization the client sent, for the server-initiated stream (GET). Memory only. */
   authorization: string | null;
 }
@@ -36,9 +41,29 @@ export interface HttpGateway {
   close(): Promise<void>;
 }
 
-export async function runHttp(ctx: GatewayContext, upstream: URL, host: string, port: number): Promise<HttpGateway> {
+export interface HttpOptions {
+  /** false: every POST goes through the SDK's transport (the tests compare both paths). Default true. */
+  lean?: boolean;
+}
+
+export async function runHttp(
+  ctx: GatewayContext,
+  upstream: URL,
+  host: string,
+  port: number,
+  options: HttpOptions = {},
+): Promise<HttpGateway> {
   const sessions = new Map<string, Session>();
   const agent = upstreamAgent(upstream);
+  const lean = options.lean ?? true;
+  // Lean answers silent for KEEP_ALIVE_MS turn into kept-alive SSE streams (one timer for all).
+  const sweeper = setInterval(
+    () => {
+      const now = performance.now();
+      for (const s of sessions.values()) s.down.sweep(now);
+    },
+    Math.round(KEEP_ALIVE_MS / 5),
+  ).unref();
 
   function newSession(): Session {
     const transport = new WebStandardStreamableHTTPServerTransport({
@@ -46,9 +71,10 @@ export async function runHttp(ctx: GatewayContext, upstream: URL, host: string, 
       onsessioninitialized: (id) => void sessions.set(id, session),
       onsessionclosed: (id) => void sessions.delete(id),
     });
-    const session: Session = { relay: undefined as unknown as Relay, transport, authorization: null };
+    const down = new Downstream(transport);
+    const session: Session = { relay: undefined as unknown as Relay, transport, down, authorization: null };
     const up = new HttpUpstream(upstream, agent, () => session.authorization);
-    session.relay = new Relay(transport, up, ctx);
+    session.relay = new Relay(down, up, ctx);
     session.relay.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
@@ -56,8 +82,8 @@ export async function runHttp(ctx: GatewayContext, upstream: URL, host: string, 
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://gateway.invalid');
-    if (url.pathname !== '/mcp') return plain(res, 404, 'Not found: the MCP endpoint is /mcp');
+    if (req.url !== '/mcp' && new URL(req.url ?? '/', 'http://gateway.invalid').pathname !== '/mcp')
+      return plain(res, 404, 'Not found: the MCP endpoint is /mcp');
     const body = req.method === 'POST' ? await readBody(req) : null;
     if (body === 'too_large') return plain(res, 413, 'Request body too large');
     let parsed: unknown;
@@ -80,6 +106,8 @@ export async function runHttp(ctx: GatewayContext, upstream: URL, host: string, 
     const authorization = header(req, 'authorization');
     session.authorization = authorization;
     const exchange = newExchange(authorization);
+    const request = lean && !fresh && req.method === 'POST' ? leanRequest(req.headers, parsed) : null;
+    if (request && (await leanPost(session, request, exchange, res))) return;
     const webRequest = new Request(new URL(req.url ?? '/mcp', `http://${req.headers.host ?? 'gateway.invalid'}`), {
       method: req.method,
       headers: toHeaders(req),
@@ -97,11 +125,7 @@ export async function runHttp(ctx: GatewayContext, upstream: URL, host: string, 
     if (refusal) {
       await answer.body?.cancel().catch(() => undefined);
       if (fresh) void session.relay.close();
-      const headers: Record<string, string> = { 'content-type': refusal.headers.get('content-type') ?? 'text/plain' };
-      const challenge = refusal.headers.get('www-authenticate');
-      if (challenge) headers['www-authenticate'] = challenge;
-      res.writeHead(refusal.status, headers);
-      return void res.end(refusal.body);
+      return writeRefusal(res, refusal);
     }
     if (fresh && !session.transport.sessionId) void session.relay.close();
     res.writeHead(answer.status, Object.fromEntries(answer.headers));
@@ -119,6 +143,19 @@ export async function runHttp(ctx: GatewayContext, upstream: URL, host: string, 
       if (!res.write(value)) await drained(res);
     }
     if (!gone) res.end();
+  }
+
+  /** The lean path (http-downstream.ts); false when the SDK's transport is to answer instead. */
+  async function leanPost(session: Session, request: JSONRPCRequest, exchange: Exchange, res: ServerResponse) {
+    const answer = exchanges.run(exchange, () => session.down.post(request, res));
+    if (!answer) return false;
+    // As on the SDK's path: the server's refusal of the request, if it refuses, goes back instead.
+    const refusal = await within(exchange.refusal, HEAD_WAIT_MS);
+    if (refusal) {
+      answer.finished();
+      writeRefusal(res, refusal);
+    } else answer.start();
+    return true;
   }
 
   const server = createServer((req, res) => {
@@ -139,12 +176,22 @@ export async function runHttp(ctx: GatewayContext, upstream: URL, host: string, 
     url: `http://${shown}:${address.port}/mcp`,
     sessions: () => sessions.size,
     async close() {
+      clearInterval(sweeper);
       await Promise.allSettled([...sessions.values()].map((s) => s.relay.close()));
       server.closeAllConnections();
       agent.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** The server's 401/403 as it sent it: status, content type, WWW-Authenticate and body. */
+function writeRefusal(res: ServerResponse, refusal: UpstreamHead): void {
+  const headers: Record<string, string> = { 'content-type': refusal.headers.get('content-type') ?? 'text/plain' };
+  const challenge = refusal.headers.get('www-authenticate');
+  if (challenge) headers['www-authenticate'] = challenge;
+  res.writeHead(refusal.status, headers);
+  res.end(refusal.body);
 }
 
 function header(req: IncomingMessage, name: string): string | null {
