@@ -41,7 +41,12 @@ export async function setUpIncidentActors() {
   support = await makeUser('support');
 }
 
-export async function record(requestRef: string, over: Record<string, unknown> = {}): Promise<string> {
+/** One record, posted by `by` (the shared writer key unless said). */
+export async function record(
+  requestRef: string,
+  over: Record<string, unknown> = {},
+  by: Actor = writer,
+): Promise<string> {
   const batch = outcomeBatchSchema.parse({
     records: [
       {
@@ -59,7 +64,7 @@ export async function record(requestRef: string, over: Record<string, unknown> =
       },
     ],
   });
-  return value(await ingestOutcomes(writer, batch)).records[0].id;
+  return value(await ingestOutcomes(by, batch)).records[0].id;
 }
 
 export async function stage(requestRef: string, over: Record<string, unknown> = {}) {

@@ -64,12 +64,15 @@ function Window({ title, stats, params }: { title: string; stats: OverviewStats[
 
 export default async function OverviewPage() {
   const viewer = await requireViewer();
-  const [stats, unknown, recentRefs] = await Promise.all([
+  // The findings follow the references they count, alongside the counts (not after them).
+  const [stats, unknown, { recentRefs, recentFindings }] = await Promise.all([
     getOverviewStats(viewer),
     listOutcomes(viewer, { resolution: 'unresolved', readOnly: false, limit: 8 }),
-    listRecentRequestRefs(viewer, RECENT_REFS),
+    listRecentRequestRefs(viewer, RECENT_REFS).then(async (recentRefs) => ({
+      recentRefs,
+      recentFindings: await countRecentFindings(viewer, recentRefs),
+    })),
   ]);
-  const recentFindings = await countRecentFindings(viewer, recentRefs);
   if (!stats.ok || !unknown.ok) throw new Error('overview refused a signed-in viewer');
   const from = (iso: string) => `&from=${encodeURIComponent(iso)}`;
 

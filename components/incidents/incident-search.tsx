@@ -1,4 +1,9 @@
-/** The header search: a plain GET form, so it works before any script has loaded. */
+import Form from 'next/form';
+
+/**
+ * The header search: a GET form, so it works before any script has loaded; once they have, next/form
+ * makes the search a client navigation: no new document, no scripts loaded and run again.
+ */
 export function IncidentSearch({
   id = 'incident-search',
   defaultValue = '',
@@ -9,7 +14,7 @@ export function IncidentSearch({
   className?: string;
 }) {
   return (
-    <form method="get" action="/incidents" role="search" className={className}>
+    <Form action="/incidents" role="search" className={className}>
       <label htmlFor={id} className="sr-only">
         Find an incident by request reference, idempotency key, event id, approval id or grant id
       </label>
@@ -22,6 +27,6 @@ export function IncidentSearch({
         placeholder="Find incident: req_…, key, event, approval or grant id"
         className="block w-full rounded-md border-0 bg-white px-3 py-1.5 text-sm text-slate-900 shadow-xs ring-1 ring-inset ring-slate-300 placeholder:text-slate-400 focus:ring-2 focus:ring-indigo-500"
       />
-    </form>
+    </Form>
   );
 }

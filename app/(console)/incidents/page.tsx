@@ -2,7 +2,13 @@ import { redirect } from 'next/navigation';
 import { IncidentList } from '@/components/incidents/incident-list';
 import { IncidentSearch } from '@/components/incidents/incident-search';
 import { Card, EmptyState, PageHeader } from '@/components/ui/card';
-import { listFlaggedIncidents, listRecentIncidents, PARTIAL_MIN, searchIncidents } from '@/lib/server/data/incidents';
+import {
+  listFlaggedIncidents,
+  listRecentIncidents,
+  matchIncidents,
+  PARTIAL_MIN,
+  summarizeHits,
+} from '@/lib/server/data/incidents';
 import { listRecentRequestRefs } from '@/lib/server/data/outcome-stats';
 import { requireViewer } from '@/lib/server/http/session';
 
@@ -15,9 +21,11 @@ export default async function IncidentsPage({ searchParams }: { searchParams: Pr
   const viewer = await requireViewer('incidents.read');
   const raw = (await searchParams).q;
   const q = (Array.isArray(raw) ? raw[0] : raw)?.trim() ?? '';
-  const matches = q ? await searchIncidents(viewer, q) : [];
-  // Only one incident fits: open it. Several: list them all, never pick one silently.
-  if (matches.length === 1) redirect(`/incidents/${encodeURIComponent(matches[0].requestRef)}`);
+  const hits = q ? await matchIncidents(viewer, q) : [];
+  // Only one incident fits: open it (its page reads it; no summary here). Several: list them all,
+  // never pick one silently.
+  if (hits.length === 1) redirect(`/incidents/${encodeURIComponent(hits[0].requestRef)}`);
+  const matches = await summarizeHits(viewer, hits);
   const [flagged, recent] = q
     ? [[], []]
     : await Promise.all([

@@ -1,6 +1,6 @@
 // The incidents search and start page lists, against real PostgreSQL (its own database per file).
 import { beforeAll, describe, expect, it } from 'vitest';
-import { listFlaggedIncidents, listRecentIncidents, searchIncidents } from './incidents';
+import { listFlaggedIncidents, listRecentIncidents, matchIncidents, searchIncidents } from './incidents';
 import { makeKey, record, setUpIncidentActors, stage, support } from '@/testing/incidents-fixtures';
 import { uniq } from '@/testing/factories';
 
@@ -37,6 +37,33 @@ describe('searchIncidents', () => {
     expect(await refsOf(created.id)).toEqual([ref]);
     expect(await refsOf('re')).toEqual([]);
     expect(await refsOf(uniq('nothing-like-this'))).toEqual([]);
+  });
+
+  it('finds an event id under every key that sent it (ids are unique per key), within the organization', async () => {
+    const evt = uniq('evt_shared');
+    const other = await makeKey(['outcomes:write']);
+    const acme = [`req_evt_a_${evt}`, `req_evt_b_${evt}`];
+    await record(acme[0], { eventId: evt });
+    await record(acme[1], { eventId: evt }, other);
+    await record(`req_evt_globex_${evt}`, { eventId: evt, organization: 'globex' }, await makeKey(['outcomes:write']));
+    await record(`req_evt_near_${evt}`, { eventId: `${evt}x` });
+    const found = await searchIncidents(support, evt);
+    expect(found.map((m) => m.requestRef).sort()).toEqual([...acme, `req_evt_globex_${evt}`].sort());
+    expect(new Set(found.flatMap((m) => m.matchedBy))).toEqual(new Set(['event id']));
+    const globex = await makeKey(['outcomes:read'], 'globex');
+    expect((await searchIncidents(globex, evt)).map((m) => m.requestRef)).toEqual([`req_evt_globex_${evt}`]);
+  });
+
+  it('matchIncidents says what matched without reading the incidents; searchIncidents adds their summaries', async () => {
+    const key = uniq('hit-key');
+    await record(`req_hit_${key}`, { idempotencyKey: key });
+    expect(await matchIncidents(support, key)).toEqual([
+      { requestRef: `req_hit_${key}`, matchedBy: ['idempotency key'] },
+    ]);
+    expect((await searchIncidents(support, key))[0].summary).toMatchObject({
+      records: 1,
+      requestRef: `req_hit_${key}`,
+    });
   });
 
   it('an organization-limited key finds only its own organization', async () => {

@@ -6,8 +6,11 @@ export { countRecentFindings, findingsByRecord, summarizeIncidents, type Inciden
 export {
   listFlaggedIncidents,
   listRecentIncidents,
+  matchIncidents,
   searchIncidents,
+  summarizeHits,
   PARTIAL_MIN,
+  type IncidentHit,
   type IncidentMatch,
   type IncidentMatchKind,
 } from './search';

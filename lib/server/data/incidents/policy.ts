@@ -2,7 +2,7 @@ import 'server-only';
 import { replicaSafe } from '../replica';
 import { rows as run } from '../sql/kysely';
 import { selectPolicyRules } from '../sql/incidents';
-import { listIncidentOutcomes, type OutcomeView } from '../outcomes';
+import { listFindingInputs, type FindingInput, type OutcomeView } from '../outcomes';
 import type { Actor } from '@/lib/auth/actor';
 import { requiredApprovalsFor } from '@/lib/approvals/policy';
 import { detectFindings } from '@/lib/incidents/findings';
@@ -63,7 +63,7 @@ export const findingsByRecord = replicaSafe(async function findingsByRecord(
   const byRecord = new Map<string, FindingKind[]>();
   const refs = [...new Set(requestRefs)];
   if (!refs.length) return byRecord;
-  const records = await listIncidentOutcomes(reader, refs, maxRecords);
+  const records = await listFindingInputs(reader, refs, maxRecords);
   if (!records.ok) return byRecord;
   const policy = await listPolicy(reader, records.value);
   for (const group of groupBy(records.value, (r) => r.requestRef)) {
@@ -95,7 +95,7 @@ export async function summarizeIncidents(
   maxRecords = 20_000,
 ): Promise<IncidentSummary[]> {
   if (!refs.length) return [];
-  const records = await listIncidentOutcomes(reader, refs, maxRecords);
+  const records = await listFindingInputs(reader, refs, maxRecords);
   if (!records.ok) return [];
   const policy = await listPolicy(reader, records.value);
   const byRef = new Map<string, IncidentSummary>();
@@ -120,7 +120,7 @@ export const countRecentFindings = replicaSafe(async function countRecentFinding
   reader: Actor,
   refs: string[],
 ): Promise<{ findings: number; incidents: number }> {
-  const records = await listIncidentOutcomes(reader, refs, 20_000);
+  const records = await listFindingInputs(reader, refs, 20_000);
   if (!records.ok) return { findings: 0, incidents: 0 };
   const policy = await listPolicy(reader, records.value);
   let findings = 0;
@@ -134,7 +134,7 @@ export const countRecentFindings = replicaSafe(async function countRecentFinding
 });
 
 /** The findings policy for records of many incidents: grants are read only when a write carries one. */
-async function listPolicy(reader: Actor, records: readonly OutcomeView[]): Promise<Partial<IncidentPolicy>> {
+async function listPolicy(reader: Actor, records: readonly FindingInput[]): Promise<Partial<IncidentPolicy>> {
   const refs = [...new Set(records.filter((r) => r.grantId && needsGrantCheck(r)).map((r) => r.requestRef))];
   return findingPolicy(records, refs.length ? await listRedeemedGrants(reader, refs) : []);
 }

@@ -5,9 +5,11 @@ export type { IngestedRecord, IngestResponse } from './rows';
 export {
   findOutcomeRequestRef,
   getOutcome,
+  listFindingInputs,
   listIncidentOutcomes,
   listOutcomes,
   listTaskRecords,
+  type FindingInput,
   type OutcomePage,
   type TaskRecordView,
   type OutcomeView,

@@ -2,7 +2,14 @@ import 'server-only';
 import { replicaSafe } from '../replica';
 import { db } from '../db';
 import { rows as run } from '../sql/kysely';
-import { selectIncidentOutcomes, selectSettlers, selectTaskRecords } from '../sql/outcomes';
+import {
+  selectEventIdRequestRefs,
+  selectFindingInputs,
+  selectIncidentOutcomes,
+  selectSettlers,
+  selectTaskRecords,
+} from '../sql/outcomes';
+import type { IncidentRecord } from '@/lib/incidents/types';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { authorize } from '@/lib/auth/permissions';
 import { organizationOf, type Actor } from '@/lib/auth/actor';
@@ -296,6 +303,46 @@ export const listIncidentOutcomes = replicaSafe(async function listIncidentOutco
   );
 });
 
+/** A record as findings read it (selectFindingInputs): an IncidentRecord, and whether its annotations were believed. */
+export type FindingInput = IncidentRecord &
+  Pick<OutcomeView, 'grantId' | 'annotationsTrusted' | 'agent'> & {
+    tool: { name: string; annotations: ToolAnnotations | null };
+  };
+
+/**
+ * The records of some request references as findings read them: the same records, order and cap
+ * as listIncidentOutcomes, without what only the incident page shows. On the pool, like it.
+ */
+export const listFindingInputs = replicaSafe(async function listFindingInputs(
+  reader: Actor,
+  refs: string[],
+  max: number,
+): Promise<Result<FindingInput[]>> {
+  const scope = readableOrganization(reader);
+  if (!scope) return fail('forbidden');
+  if (!refs.length) return ok([]);
+  const rows = await run(selectFindingInputs(refs, scope.organization, max));
+  return ok(
+    rows.map((r) => ({
+      id: r.id,
+      occurredAt: r.occurredAt,
+      seq: Number(r.receivedSeq),
+      requestRef: r.requestRef,
+      idempotencyKey: r.idempotencyKey,
+      attempt: r.attempt,
+      organization: r.organization,
+      principal: r.principal,
+      agent: r.agent,
+      server: r.server,
+      tool: { name: r.toolName, annotations: (r.toolAnnotations as ToolAnnotations | null) ?? null },
+      grantId: r.grantId,
+      argsDigest: r.argsDigest,
+      annotationsTrusted: r.annotationsTrusted,
+      classification: toClassification(r),
+    })),
+  );
+});
+
 /** The request reference a support person's search term points at: a reference, key, event or grant id. */
 export const findOutcomeRequestRef = replicaSafe(async function findOutcomeRequestRef(
   reader: Actor,
@@ -304,7 +351,7 @@ export const findOutcomeRequestRef = replicaSafe(async function findOutcomeReque
   const scope = readScope(reader);
   if (!scope) return null;
   // One indexed lookup at a time, most likely first: an OR across columns would scan the table.
-  const fields = ['requestRef', 'idempotencyKey', 'grantId', 'eventId'] as const;
+  const fields = ['requestRef', 'idempotencyKey', 'grantId'] as const;
   for (const field of fields) {
     const hit = await db.outcomeRecord.findFirst({
       where: { AND: [scope, { [field]: term }] },
@@ -312,7 +359,9 @@ export const findOutcomeRequestRef = replicaSafe(async function findOutcomeReque
     });
     if (hit) return hit.requestRef;
   }
-  return null;
+  // Event ids through their claims (nothing indexes outcome_records.event_id alone).
+  const [byEvent] = await run(selectEventIdRequestRefs(term, organizationOf(reader), 1));
+  return byEvent?.request_ref ?? null;
 });
 
 /** One record of an MCP task, as its history shows it. */

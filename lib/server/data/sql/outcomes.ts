@@ -174,6 +174,46 @@ export const selectIncidentOutcomes = (refs: string[], organization: string | nu
     .orderBy('received_seq')
     .limit(max);
 
+/**
+ * What findings read of each record (lib/incidents/types.ts IncidentRecord, and the policy's
+ * annotationsTrusted), for the same records in the same order as selectIncidentOutcomes: no free
+ * text, no observed JSON, no state check. The lists that count findings over hundreds of
+ * incidents (the overview, the outcome list's badges, the incidents page) read thousands of
+ * records; whole rows made that read most of the overview's time (bench:ui).
+ */
+export const selectFindingInputs = (refs: string[], organization: string | null, max: number) =>
+  kysely
+    .selectFrom('outcome_records')
+    .select([
+      'id',
+      'occurred_at as occurredAt',
+      'received_seq as receivedSeq',
+      'request_ref as requestRef',
+      'idempotency_key as idempotencyKey',
+      'attempt',
+      'organization',
+      'principal',
+      'agent',
+      'server',
+      'tool_name as toolName',
+      'tool_annotations as toolAnnotations',
+      'grant_id as grantId',
+      'args_digest as argsDigest',
+      'annotations_trusted as annotationsTrusted',
+      'boundary',
+      'delivery',
+      'category',
+      'retry',
+      'read_only as readOnly',
+      'what_happened as whatHappened',
+      'next_step as nextStep',
+    ])
+    .where((eb) => eb('request_ref', '=', eb.fn.any(eb.val(refs))))
+    .$if(organization !== null, (q) => q.where('organization', '=', organization!))
+    .orderBy('occurred_at')
+    .orderBy('received_seq')
+    .limit(max);
+
 // ── A task's records (lib/server/data/outcomes/read.ts listTaskRecords) ──────────────────────
 
 /** The records of one MCP task in one organization, in the order they happened (index: organization, task_id). */
@@ -201,3 +241,27 @@ export const selectSettlers = (ids: string[]) =>
     .selectFrom('outcome_records')
     .select(['id', 'agent', 'principal'])
     .where((eb) => eb('id', '=', eb.fn.any(eb.val(ids))));
+
+// ── Search by event id (lib/server/data/incidents/search.ts, outcomes/read.ts) ───────────────
+
+/**
+ * The request references of the records with this event id, under any API key (of one
+ * organization, or any), most recently active first, at most `max`. An event id is unique per
+ * key, so outcome_event_ids is keyed (api_key_id, event_id) and nothing indexes event_id alone:
+ * the keys are walked one index probe at a time (a loose index scan: a few keys, not a scan of
+ * every claim), then each key is probed for the id, then its record by (id, received_at).
+ */
+export const selectEventIdRequestRefs = (eventId: string, organization: string | null, max: number) => sql<
+  Pick<Selectable<OutcomeRecord>, 'request_ref'>
+>`
+  WITH RECURSIVE keys AS (
+    (SELECT api_key_id FROM outcome_event_ids ORDER BY api_key_id LIMIT 1)
+    UNION ALL
+    SELECT (SELECT e.api_key_id FROM outcome_event_ids e WHERE e.api_key_id > k.api_key_id ORDER BY e.api_key_id LIMIT 1)
+    FROM keys k WHERE k.api_key_id IS NOT NULL
+  )
+  SELECT o.request_ref FROM keys k
+  JOIN outcome_event_ids e ON e.api_key_id = k.api_key_id AND e.event_id = ${eventId}
+  JOIN outcome_records o ON o.id = e.record_id AND o.received_at = e.received_at
+  WHERE (${organization}::text IS NULL OR o.organization = ${organization}::text)
+  GROUP BY o.request_ref ORDER BY max(o.occurred_at) DESC LIMIT ${max}`;

@@ -175,8 +175,10 @@ export default async function OutcomesPage({ searchParams }: { searchParams: Pro
                   <Td>
                     <Link
                       href={withParams('/outcomes', {}, { requestRef: r.requestRef })}
-                      // Long references wrap rather than push the row past a 1280 px screen.
-                      className="inline-block max-w-56 font-mono text-xs break-all whitespace-normal text-slate-600 hover:text-indigo-700"
+                      // One line: a long reference is cut short (whole in the tooltip and on the record)
+                      // rather than wrap the row or push it past a 1280 px screen.
+                      className="block max-w-56 truncate font-mono text-xs text-slate-600 hover:text-indigo-700"
+                      title={r.requestRef}
                       data-testid="request-ref"
                     >
                       {r.requestRef}
