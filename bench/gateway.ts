@@ -1,20 +1,24 @@
 // `npm run bench:gateway`: the same read tool call (the demo server's get_order) direct and through
 // the gateway, alternated in one run, Streamable HTTP on loopback, 1 and 16 concurrent clients
-// (official SDK clients, each calling in sequence). The gateway runs as its own process
-// (scripts/gateway.ts --upstream), so its memory is its own; its console is a stub on loopback
-// answering policy (a trusted read) and outcome batches at once, so the figures are the gateway's.
+// (official SDK clients, each calling in sequence). The gateway runs as its own process, as it
+// ships: scripts/gateway.ts bundled by esbuild with scripts/pack-mcp.ts's options (the package's
+// `countersign-gateway`), run by node --upstream. Through tsx instead (BENCH_GATEWAY_TSX=1) it is
+// slower: tsx keeps function names by wrapping every closure made, per call here. Its memory is
+// its own; its console is a stub on loopback answering policy (a trusted read) and outcome batches
+// at once, so the figures are the gateway's.
 // Targets: added latency p50 ≤ 1 ms and p99 ≤ 5 ms; throughput through the gateway ≥ 0.7× direct;
 // gateway memory (RSS after a forced settle) flat over BENCH_GATEWAY_CALLS calls (default 100,000).
 // Beside the latencies, the gateway process's own CPU per call (utime + stime from /proc over its
 // rounds): load on the machine stretches wall time, far less the CPU a call costs.
-//   BENCH_GATEWAY_ROUNDS (6)  BENCH_GATEWAY_ROUND_CALLS (300)  BENCH_GATEWAY_CALLS (100000)
+//   BENCH_GATEWAY_ROUNDS (6)  BENCH_GATEWAY_ROUND_CALLS (300)  BENCH_GATEWAY_CALLS (100000)  BENCH_GATEWAY_TSX (0)
 //   BENCH_CPU_PROFILE=<dir>: the gateway writes a V8 .cpuprofile there on exit (open in Chrome DevTools)
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startDemoMcpServer, type DemoMcpServer } from '../scripts/demo-mcp-server';
@@ -57,8 +61,31 @@ function stubConsole(): Promise<string> {
   );
 }
 
+/** The gateway as the package ships it (scripts/pack-mcp.ts): bundled, the SDK and zod outside. */
+async function gatewayBundle(): Promise<string> {
+  const dir = path.join(root, '.bench-data');
+  mkdirSync(dir, { recursive: true });
+  const outfile = path.join(dir, 'gateway.mjs'); // beside node_modules, for the SDK and zod
+  const external = ['@modelcontextprotocol/sdk', 'zod'].flatMap((e) => [e, `${e}/*`]);
+  await build({
+    entryPoints: [path.join(root, 'scripts/gateway.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    external,
+    logLevel: 'warning',
+    legalComments: 'none',
+  });
+  return outfile;
+}
+
 async function startGateway(consoleUrl: string, upstream: URL): Promise<string> {
   const profile = process.env.BENCH_CPU_PROFILE;
+  // tsx in this process (tsx's CLI would run the gateway as a child: its CPU and profile not ours).
+  const entry =
+    process.env.BENCH_GATEWAY_TSX === '1' ? ['--import', 'tsx', 'scripts/gateway.ts'] : [await gatewayBundle()];
   gateway = spawn(
     process.execPath,
     [
@@ -66,9 +93,7 @@ async function startGateway(consoleUrl: string, upstream: URL): Promise<string> 
       '--import',
       path.join(root, 'bench/lib/gc-on-signal.mjs'),
       ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profile)}`] : []),
-      '--import',
-      'tsx', // in this process (tsx's CLI would run the gateway as a child: its CPU and profile not ours)
-      'scripts/gateway.ts',
+      ...entry,
       '--server',
       'billing-mcp',
       '--principal',
@@ -142,7 +167,8 @@ const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/
 async function main(): Promise<number> {
   demo = await startDemoMcpServer({ slowMs: 0 });
   const gatewayUrl = await startGateway(await stubConsole(), demo.url);
-  log(`gateway ${gatewayUrl} → demo server ${demo.url}; load ${load1()}`);
+  const how = process.env.BENCH_GATEWAY_TSX === '1' ? 'through tsx' : 'bundled';
+  log(`gateway (${how}) ${gatewayUrl} → demo server ${demo.url}; load ${load1()}`);
   const rows = [['clients', 'path', 'calls', 'p50', 'p99', 'calls/s', 'gateway CPU/call']];
   const verdicts: string[][] = [['target', 'measured', 'ceiling (same run)', 'verdict']];
   let ok = true;

@@ -17,7 +17,7 @@ import { argsDigest } from '../mcp/digest';
 import { fromError, fromResult } from '../mcp/observed';
 import { newTrace } from '../mcp/trace';
 import { approvalUrl } from './context';
-import { settleLocally } from './exchange';
+import type { Exchange } from './exchange';
 import { isErrorResponse } from './messages';
 import { gatewayRecord, newEventId, type CallMeta } from './record';
 import type { Relay } from './relay';
@@ -50,11 +50,12 @@ export class ToolCalls {
 
   constructor(private readonly relay: Relay) {}
 
-  async handle(request: JSONRPCRequest): Promise<void> {
+  /** `exchange`: the client's HTTP request (HTTP mode), told when the gateway answers the call itself. */
+  async handle(request: JSONRPCRequest, exchange?: Exchange): Promise<void> {
     const ctx = this.relay.ctx;
     const params = (request.params ?? {}) as { name?: unknown; arguments?: unknown; _meta?: Record<string, unknown> };
     // Not a call we can read (no name): the server answers it as it would without the gateway.
-    if (typeof params.name !== 'string') return void this.relay.toServer(request);
+    if (typeof params.name !== 'string') return void this.relay.toServer(request, { exchange });
     const name = params.name;
     const args = isRecord(params.arguments) ? params.arguments : {};
     const meta = callMeta(params._meta, this.relay.sessionRef, name);
@@ -73,8 +74,12 @@ export class ToolCalls {
     // The console never answered (down since the gateway started): a tool the server declares
     // read-only goes through, its record buffered; anything else fails closed below.
     const unansweredRead = !policy && tool?.annotations?.readOnlyHint === true;
+    // The gateway answers (or holds) the call itself: the server is not asked now, so the
+    // client's HTTP request waits for no refusal of the server's.
+    const local = () => exchange?.settle(null);
     if (!unknownTool && !unansweredRead) {
       if (!verdict) {
+        local();
         return this.refuse(
           request,
           meta,
@@ -87,6 +92,7 @@ export class ToolCalls {
         );
       }
       if (verdict.blocked) {
+        local();
         return this.refuse(
           request,
           meta,
@@ -101,6 +107,7 @@ export class ToolCalls {
     }
     let grantId: string | undefined;
     if (verdict && (verdict.requiredApprovals > 0 || !verdict.readOnly)) {
+      local();
       const grant = await this.hold(request, meta, name, tool, digest);
       if (!grant.ok) return this.blockedByGrant(request, meta, name, tool, digest, grant);
       grantId = grant.grantId;
@@ -108,7 +115,10 @@ export class ToolCalls {
     this.forwarded.set(request.id, { name, tool, meta, digest, grantId, startedAt: new Date(), t0: performance.now() });
     const trace = newTrace();
     // Sent again on a closed kept-alive connection only when running it twice is harmless.
-    const error = await this.relay.toServer(request, { resendable: verdict?.readOnly === true || unansweredRead });
+    const error = await this.relay.toServer(request, {
+      resendable: verdict?.readOnly === true || unansweredRead,
+      exchange,
+    });
     if (error) this.finish(request.id, fromError(error, trace, 'tools/call'), upstreamError(request.id));
   }
 
@@ -257,7 +267,6 @@ export class ToolCalls {
 
   private async hold(request: JSONRPCRequest, meta: CallMeta, name: string, tool: Tool | undefined, digest: string) {
     const ctx = this.relay.ctx;
-    settleLocally();
     const controller = new AbortController();
     this.held.set(request.id, controller);
     const progressToken = (request.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
@@ -343,7 +352,6 @@ export class ToolCalls {
     text: string,
     approval?: { id: string; url?: string },
   ): void {
-    settleLocally();
     const record = gatewayRecord(this.relay.ctx, {
       name,
       tool,

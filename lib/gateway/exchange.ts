@@ -2,7 +2,12 @@
 // server's 401/403 (and its WWW-Authenticate) go back to that request unchanged, and the client's
 // Authorization header goes to the server unchanged. Held in memory for the request only: never
 // stored, logged or reported.
-import { AsyncLocalStorage } from 'node:async_hooks';
+//
+// Passed along explicitly with the message (http.ts → the relay → call.ts → the upstream), never
+// through AsyncLocalStorage: its first use turns on Node's promise hooks for the whole process,
+// a cost on every promise of every call (~3% of the gateway's CPU in bench:gateway).
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 
 export interface UpstreamHead {
   status: number;
@@ -17,7 +22,10 @@ export interface Exchange {
   settle(head: UpstreamHead | null): void;
 }
 
-export const exchanges = new AsyncLocalStorage<Exchange>();
+/** What a message from the client carries beside it: the HTTP exchange it came in (HTTP mode only). */
+export interface FromClient extends MessageExtraInfo {
+  exchange?: Exchange;
+}
 
 export function newExchange(authorization: string | null): Exchange {
   let settle!: (head: UpstreamHead | null) => void;
@@ -32,7 +40,13 @@ export function newExchange(authorization: string | null): Exchange {
   return { authorization, refusal, settle };
 }
 
-/** The gateway answers this call itself (held for approval, or refused): the server is not asked now. */
-export function settleLocally(): void {
-  exchanges.getStore()?.settle(null);
+// The SDK's server transport hands each message of a POST to onmessage with the `authInfo` it was
+// given for that POST, as given: the exchange rides there through the SDK's path. Nothing of the
+// client's credentials is put in it (the token stays empty); it never leaves the process.
+export function carrying(exchange: Exchange): AuthInfo {
+  return { token: '', clientId: '', scopes: [], extra: { exchange } };
+}
+
+export function carried(extra: MessageExtraInfo | undefined): Exchange | undefined {
+  return extra?.authInfo?.extra?.exchange as Exchange | undefined;
 }

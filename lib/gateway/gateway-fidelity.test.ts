@@ -2,6 +2,7 @@
 // the official SDK client in front of the gateway. Prompts, resources, progress, a sampling round
 // trip from the server, logging notifications: as without the gateway. And bad input: a server
 // command that does not exist, a client that disconnects mid-call, many concurrent calls.
+import type { ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -123,6 +124,12 @@ describe('gateway pass-through, server-everything over stdio', () => {
     );
     const results = (await Promise.all(calls)) as CallToolResult[];
     results.forEach((r, i) => expect(JSON.stringify(r.content), String(i)).toContain(String(i + 1)));
+    // Writes to the server's stdin wait for 'drain' one listener each while the pipe is full (the
+    // SDK's StdioClientTransport; hence Node's MaxListenersExceededWarning here): every one is gone
+    // once the pipe drained, none left behind.
+    const stdin = (s.relay.up as unknown as { _process?: ChildProcess })._process?.stdin;
+    expect(stdin).toBeTruthy();
+    expect(stdin!.listenerCount('drain')).toBe(0);
     await s.ctx.reporter.flush();
     await vi.waitFor(async () => expect((await recordsOf(ref, s.ctx.reporter)).length).toBe(1000), { timeout: 20_000 });
   }, 60_000);

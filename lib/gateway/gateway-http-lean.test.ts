@@ -310,6 +310,14 @@ function askingServer(): McpServer {
       return { content: [{ type: 'text', text: JSON.stringify(out) }], structuredContent: out };
     },
   );
+  // Tells without asking: progress and a log message inside its answer, then the result.
+  server.registerTool('tell', { annotations: { readOnlyHint: true, openWorldHint: false } }, async (extra) => {
+    const token = extra._meta?.progressToken;
+    if (token !== undefined)
+      await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: 1 } });
+    await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', data: 'telling' } });
+    return { content: [{ type: 'text', text: 'told' }] };
+  });
   return server;
 }
 
@@ -338,19 +346,59 @@ async function startAskingServer(): Promise<{ url: URL; close: () => Promise<voi
   };
 }
 
+async function askingGateway(options?: { lean?: boolean }) {
+  const upstream = await startAskingServer();
+  const server = uniq('asking');
+  await trustServer(cli, server);
+  await setPolicyRule(cli, { server, tool: null, requiredApprovals: 0 });
+  const t = testContext(actors, server);
+  const gateway = await runHttp(t.ctx, upstream.url, '127.0.0.1', 0, options);
+  open.push(async () => {
+    await gateway.close();
+    await upstream.close();
+    await t.ctx.reporter.close(2000);
+  });
+  return { upstream, gateway };
+}
+
+describe('what the server sends inside its answer to a call', () => {
+  it('goes with that answer, in order, on both paths, before any GET stream is open (as direct)', async () => {
+    const { upstream, gateway } = await askingGateway();
+    const sdkOnly = await askingGateway({ lean: false });
+    const call = rpc(3, 'tools/call', { name: 'tell', arguments: {}, _meta: { progressToken: 'p' } });
+    // Raw sessions that never open the GET stream: what went there would be lost.
+    const answers = [];
+    for (const url of [upstream.url.toString(), gateway.url, sdkOnly.gateway.url]) {
+      const session = await rawSession(url, 'unused');
+      answers.push(await session.post(call));
+    }
+    const expected = [
+      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p', progress: 1 } },
+      { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'telling' } },
+      { jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: 'told' }] } },
+    ];
+    const [direct, lean, sdk] = answers;
+    expect(direct.type).toBe('text/event-stream');
+    expect(direct.messages).toEqual(expected);
+    for (const through of [lean, sdk]) {
+      expect(through.status).toBe(200);
+      expect(through.type).toBe('text/event-stream');
+      expect(through.messages.slice(0, 2)).toEqual(expected.slice(0, 2));
+      // The answer as the server sent it, with the gateway's record reference added.
+      expect(through.messages[2]).toEqual({
+        ...expected[2],
+        result: {
+          ...expected[2].result,
+          _meta: { 'countersign/requestRef': 'gw-session', 'countersign/eventId': 'evt' },
+        },
+      });
+    }
+  });
+});
+
 describe('server-to-client requests over Streamable HTTP through the gateway', () => {
   it('elicitation, sampling, progress and logging reach the client and its answers the server, as direct', async () => {
-    const upstream = await startAskingServer();
-    const server = uniq('asking');
-    await trustServer(cli, server);
-    await setPolicyRule(cli, { server, tool: null, requiredApprovals: 0 });
-    const t = testContext(actors, server);
-    const gateway = await runHttp(t.ctx, upstream.url, '127.0.0.1', 0);
-    open.push(async () => {
-      await gateway.close();
-      await upstream.close();
-      await t.ctx.reporter.close(2000);
-    });
+    const { upstream, gateway } = await askingGateway();
     const ask = async (url: URL) => {
       const client = new Client(
         { name: 'asking-client', version: '1.0.0' },
@@ -368,9 +416,8 @@ describe('server-to-client requests over Streamable HTTP through the gateway', (
       client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void seen.push(`log ${n.params.data}`));
       await client.connect(new StreamableHTTPClientTransport(url));
       open.push(() => client.close());
-      // The client's GET stream (where the gateway relays what the server sends of its own) opens
-      // after connect returns; the server's requests would find no stream before it.
-      await new Promise((r) => setTimeout(r, 300));
+      // Called at once: the client's GET stream may not be open yet. What the server sends inside
+      // its answer to the call goes with the call's answer, as direct, not on that stream.
       const progress: number[] = [];
       const result = (await client.callTool({ name: 'ask', arguments: { question: 'Who?' } }, undefined, {
         onprogress: (p) => void progress.push(p.progress),

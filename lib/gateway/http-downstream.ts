@@ -21,6 +21,7 @@ import {
   type JSONRPCMessage,
   type JSONRPCRequest,
 } from '@modelcontextprotocol/sdk/types.js';
+import { carried, type Exchange, type FromClient } from './exchange';
 import { isErrorResponse, isResult } from './messages';
 
 type Id = string | number;
@@ -156,13 +157,13 @@ export class LeanAnswer {
  * others to the SDK's transport, which also brings every message of the SDK path in.
  */
 export class Downstream implements Transport {
-  onmessage?: (message: JSONRPCMessage) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: FromClient) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
   private readonly lean = new Map<Id, LeanAnswer>();
 
   constructor(readonly sdk: WebStandardStreamableHTTPServerTransport) {
-    sdk.onmessage = (m) => this.onmessage?.(m);
+    sdk.onmessage = (m, extra) => this.onmessage?.(m, { exchange: carried(extra) });
     sdk.onerror = (e) => this.onerror?.(e);
     sdk.onclose = () => {
       for (const answer of [...this.lean.values()]) answer.end();
@@ -183,10 +184,18 @@ export class Downstream implements Transport {
   }
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    const id = isResult(message) || isErrorResponse(message) ? (message.id as Id) : options?.relatedRequestId;
+    const response = isResult(message) || isErrorResponse(message);
+    const id = response ? (message.id as Id) : options?.relatedRequestId;
     const answer = id === undefined ? undefined : this.lean.get(id);
-    if (!answer) return this.sdk.send(message, options);
-    answer.send(message);
+    if (answer) return answer.send(message);
+    if (response || id === undefined) return this.sdk.send(message, options);
+    // Related to a request whose answer stream is gone (answered, or its client went away): on the
+    // session's own stream instead, where the SDK sends what relates to no request.
+    try {
+      await this.sdk.send(message, options);
+    } catch {
+      await this.sdk.send(message, { ...options, relatedRequestId: undefined });
+    }
   }
 
   /**
@@ -194,14 +203,14 @@ export class Downstream implements Transport {
    * answers it, as it would). The message goes to the relay at once; its answer is held until
    * `start()` of what this returns (the gateway then knows the server did not refuse).
    */
-  post(request: JSONRPCRequest, res: ServerResponse): LeanAnswer | null {
+  post(request: JSONRPCRequest, res: ServerResponse, exchange?: Exchange): LeanAnswer | null {
     const sessionId = this.sdk.sessionId;
     const id = request.id;
     if (!sessionId || this.lean.has(id)) return null;
     const answer = new LeanAnswer(res, sessionId, id, () => this.lean.delete(id));
     this.lean.set(id, answer);
     res.once('close', () => answer.finished());
-    this.onmessage?.(request);
+    this.onmessage?.(request, { exchange });
     return answer;
   }
 

@@ -9,8 +9,8 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, t
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { exchanges } from './exchange';
+import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { Exchange } from './exchange';
 
 const RECONNECT = { initialMs: 1000, maxMs: 30_000, grow: 1.5, maxRetries: 2 };
 
@@ -21,7 +21,7 @@ export function upstreamAgent(url: URL): HttpAgent {
 }
 
 export class HttpUpstream implements Transport {
-  onmessage?: (message: JSONRPCMessage) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: FromServer) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
   sessionId?: string;
@@ -61,9 +61,10 @@ export class HttpUpstream implements Transport {
   }
 
   async send(message: JSONRPCMessage, options?: UpstreamSendOptions): Promise<void> {
-    const exchange = exchanges.getStore();
+    const exchange = options?.exchange;
     const body = JSON.stringify(message);
-    const call = 'method' in message && 'id' in message && message.method === 'tools/call';
+    const request = 'method' in message && 'id' in message ? message : null;
+    const call = request?.method === 'tools/call';
     try {
       const res = await this.request(
         'POST',
@@ -92,7 +93,7 @@ export class HttpUpstream implements Transport {
       );
       if (!hasRequests) return void res.resume();
       const type = mediaType(header(res.headers, 'content-type'));
-      if (type === 'text/event-stream') return this.readStream(res, false);
+      if (type === 'text/event-stream') return this.readStream(res, false, request?.id);
       if (type === 'application/json') {
         const data: unknown = JSON.parse(await readAll(res));
         for (const m of Array.isArray(data) ? data : [data]) this.deliver(m);
@@ -139,8 +140,9 @@ export class HttpUpstream implements Transport {
     }, delay);
   }
 
-  // Server-sent events (the WHATWG event-stream format), each `message` event's data a JSON-RPC message.
-  private readStream(res: IncomingMessage, reconnectable: boolean): void {
+  // Server-sent events (the WHATWG event-stream format), each `message` event's data a JSON-RPC
+  // message. `related`: the request this stream answers (a POST's), which what it carries relates to.
+  private readStream(res: IncomingMessage, reconnectable: boolean, related?: RequestId): void {
     this.open.add(res);
     res.setEncoding('utf8');
     let buffer = '';
@@ -161,7 +163,7 @@ export class HttpUpstream implements Transport {
       } catch (error) {
         return void this.onerror?.(error as Error);
       }
-      if (this.deliver(parsed) === 'response') responded = true;
+      if (this.deliver(parsed, related) === 'response') responded = true;
     };
     const line = (l: string) => {
       if (l === '') return dispatch();
@@ -201,12 +203,17 @@ export class HttpUpstream implements Transport {
   }
 
   /** A message from the server, passed on as it came when it has the shape of one. */
-  private deliver(m: unknown): 'response' | 'other' | null {
+  private deliver(m: unknown, related?: RequestId): 'response' | 'other' | null {
     if (!isMessage(m)) {
       this.onerror?.(new Error('The server sent something that is not a JSON-RPC message'));
       return null;
     }
-    this.onmessage?.(m as JSONRPCMessage);
+    const response = 'result' in m || 'error' in m;
+    this.onmessage?.(
+      m as JSONRPCMessage,
+      related === undefined || response ? undefined : { relatedRequestId: related },
+    );
+    // As the SDK's client: only a result ends the stream's need to resume (an error does not).
     return 'result' in m ? 'response' : 'other';
   }
 
@@ -271,7 +278,15 @@ export class HttpUpstream implements Transport {
 export type UpstreamSendOptions = TransportSendOptions & {
   /** May be sent again on a new connection if a reused one turns out closed (default: not a tools/call). */
   resendable?: boolean;
+  /** The client's HTTP request this send belongs to: its Authorization goes up, the server's refusal back. */
+  exchange?: Exchange;
 };
+
+/** What a message from the server carries beside it. */
+export interface FromServer extends MessageExtraInfo {
+  /** The request whose answer stream (the server's SSE answer to that POST) carried the message. */
+  relatedRequestId?: RequestId;
+}
 
 function isMessage(m: unknown): m is Record<string, unknown> {
   if (typeof m !== 'object' || m === null || Array.isArray(m)) return false;

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { GatewayContext } from './context';
-import { exchanges, newExchange, type Exchange, type UpstreamHead } from './exchange';
+import { carrying, newExchange, type Exchange, type UpstreamHead } from './exchange';
 import { Downstream, KEEP_ALIVE_MS, leanRequest } from './http-downstream';
 import { HttpUpstream, upstreamAgent } from './http-upstream';
 import { Relay } from './relay';
@@ -113,9 +113,10 @@ export async function runHttp(
       headers: toHeaders(req),
       body: typeof body === 'string' ? body : undefined,
     });
-    const answer = await exchanges.run(exchange, () =>
-      session.transport.handleRequest(webRequest, parsed !== undefined ? { parsedBody: parsed } : undefined),
-    );
+    const answer = await session.transport.handleRequest(webRequest, {
+      authInfo: carrying(exchange),
+      ...(parsed !== undefined ? { parsedBody: parsed } : {}),
+    });
     const hasRequest = (Array.isArray(parsed) ? parsed : [parsed]).some(
       (m) => m && typeof m === 'object' && 'method' in m && 'id' in m,
     );
@@ -147,7 +148,7 @@ export async function runHttp(
 
   /** The lean path (http-downstream.ts); false when the SDK's transport is to answer instead. */
   async function leanPost(session: Session, request: JSONRPCRequest, exchange: Exchange, res: ServerResponse) {
-    const answer = exchanges.run(exchange, () => session.down.post(request, res));
+    const answer = session.down.post(request, res, exchange);
     if (!answer) return false;
     // As on the SDK's path: the server's refusal of the request, if it refuses, goes back instead.
     const refusal = await within(exchange.refusal, HEAD_WAIT_MS);

@@ -2,7 +2,7 @@
 // no result, the argument digest and the tool's annotations from tools/list.
 import { randomUUID } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Observed, Outcome } from '../outcomes/schemas';
+import type { Observed, Outcome, ToolAnnotations } from '../outcomes/schemas';
 import { annotationsOf } from '../mcp/countersign-client';
 import type { GatewayContext } from './context';
 
@@ -12,6 +12,8 @@ export interface CallMeta {
   summary: string;
 }
 
+// Built member by member in the record's order, optional ones only when present (one record per
+// call: no intermediate entry arrays), the annotations made once per listed tool.
 function record(
   ctx: GatewayContext,
   c: {
@@ -31,21 +33,31 @@ function record(
     occurredAt: c.startedAt.toISOString(),
     durationMs: c.durationMs,
     requestRef: c.meta.requestRef,
-    idempotencyKey: c.meta.idempotencyKey,
-    attempt: 1,
-    organization: ctx.organization,
-    principal: ctx.principal,
-    agent: ctx.agent,
-    server: ctx.server,
-    tool: { name: c.name.slice(0, 200), annotations: annotationsOf(c.tool) },
-    grantId: c.grantId,
-    argsDigest: c.digest,
-    summary: c.meta.summary,
-    observed: c.observed,
   };
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Outcome;
+  if (c.meta.idempotencyKey !== undefined) o.idempotencyKey = c.meta.idempotencyKey;
+  o.attempt = 1;
+  o.organization = ctx.organization;
+  o.principal = ctx.principal;
+  if (ctx.agent !== undefined) o.agent = ctx.agent;
+  o.server = ctx.server;
+  o.tool = { name: c.name.length > 200 ? c.name.slice(0, 200) : c.name, annotations: annotations(c.tool) };
+  if (c.grantId !== undefined) o.grantId = c.grantId;
+  o.argsDigest = c.digest;
+  o.summary = c.meta.summary;
+  o.observed = c.observed;
+  return o as Outcome;
+}
+
+// Per tool object of a catalog (a new list brings new objects). Shared by the records of its
+// calls, which are only ever serialized.
+const made = new WeakMap<Tool, ToolAnnotations | null>();
+function annotations(tool: Tool | undefined): ToolAnnotations | null {
+  if (!tool) return null;
+  let a = made.get(tool);
+  if (a === undefined) made.set(tool, (a = annotationsOf(tool)));
+  return a;
 }
 
 export const newEventId = () => `evt_${randomUUID()}`;
 
-export const gatewayRecord = Object.assign(record, { annotations: annotationsOf });
+export const gatewayRecord = Object.assign(record, { annotations });

@@ -10,8 +10,8 @@ import { type JSONRPCMessage, type ListToolsResult, type Tool } from '@modelcont
 import { randomUUID } from 'node:crypto';
 import type { GatewayContext } from './context';
 import { ToolCalls } from './call';
-import { exchanges } from './exchange';
-import type { UpstreamSendOptions } from './http-upstream';
+import type { Exchange, FromClient } from './exchange';
+import type { FromServer, UpstreamSendOptions } from './http-upstream';
 import { isErrorResponse, isNotification, isRequest, isResult } from './messages';
 
 type Id = string | number;
@@ -37,16 +37,13 @@ export class Relay {
     readonly down: Transport,
     readonly up: Transport,
     readonly ctx: GatewayContext,
-    /** Runs each send to the server, e.g. inside the HTTP exchange it belongs to. */
-    private readonly sendUp: (message: JSONRPCMessage, options?: UpstreamSendOptions) => Promise<void> = (m, o) =>
-      up.send(m, o),
   ) {
     this.calls = new ToolCalls(this);
   }
 
   async start(): Promise<void> {
-    this.down.onmessage = (m) => this.fromClient(m);
-    this.up.onmessage = (m) => this.fromServer(m);
+    this.down.onmessage = (m, extra?: FromClient) => this.fromClient(m, extra?.exchange);
+    this.up.onmessage = (m, extra?: FromServer) => this.fromServer(m, extra?.relatedRequestId);
     this.down.onclose = () => void this.close('client');
     this.up.onclose = () => void this.close('server');
     this.down.onerror = (e) => this.ctx.log(`client transport: ${e.message}`);
@@ -65,9 +62,10 @@ export class Relay {
 
   // ── client → server ────────────────────────────────────────────────────────────────────────
 
-  private fromClient(message: JSONRPCMessage): void {
+  /** `exchange`: the HTTP request it came in (HTTP mode), whose refusal and Authorization it carries. */
+  private fromClient(message: JSONRPCMessage, exchange?: Exchange): void {
     if (isRequest(message)) {
-      if (message.method === 'tools/call') return void this.calls.handle(message);
+      if (message.method === 'tools/call') return void this.calls.handle(message, exchange);
       if (message.method === 'tasks/get' || message.method === 'tasks/result' || message.method === 'tasks/cancel')
         this.calls.taskRequest(message);
       if (message.method === 'tools/list') this.listing.set(message.id, { first: !message.params?.cursor });
@@ -75,13 +73,13 @@ export class Relay {
     } else if (isNotification(message) && message.method === 'notifications/cancelled') {
       if (this.calls.cancelled(message.params?.requestId as Id | undefined)) return;
     }
-    void this.toServer(message);
+    void this.toServer(message, { exchange });
   }
 
   /** Sends to the server; a request that cannot be sent is answered with a JSON-RPC error. */
   async toServer(message: JSONRPCMessage, options?: UpstreamSendOptions): Promise<unknown> {
     try {
-      await this.sendUp(message, options);
+      await this.up.send(message, options);
       return null;
     } catch (error) {
       if (isRequest(message) && !this.own.has(message.id)) {
@@ -95,7 +93,14 @@ export class Relay {
 
   // ── server → client ────────────────────────────────────────────────────────────────────────
 
-  private fromServer(message: JSONRPCMessage): void {
+  /**
+   * `related`: the client's request whose answer (the server's SSE stream for that POST) carried
+   * this message. The server sends there what belongs to that request (progress, logging, its own
+   * requests: elicitation, sampling); it goes on with that request's answer to the client too, as
+   * the Streamable HTTP transport asks ("These messages SHOULD relate to the originating client
+   * request"), not on the client's separate GET stream, which may not be open yet.
+   */
+  private fromServer(message: JSONRPCMessage, related?: Id): void {
     if (isResult(message) || isErrorResponse(message)) {
       const id = message.id as Id;
       const own = this.own.get(id);
@@ -117,7 +122,11 @@ export class Relay {
     } else if (isNotification(message) && message.method === 'notifications/tools/list_changed') {
       this.catalogLoaded = false;
     }
-    void this.toClient(message);
+    // What relates to a request of the gateway's own has no answer to the client to go with.
+    void this.toClient(
+      message,
+      related === undefined || this.own.has(related) ? undefined : { relatedRequestId: related },
+    );
   }
 
   async toClient(message: JSONRPCMessage, options?: { relatedRequestId?: Id }): Promise<void> {
@@ -181,15 +190,13 @@ export class Relay {
         clearTimeout(timer);
         resolve(m);
       });
-      // Not part of the client's HTTP exchange: its answer is not the answer to the client's request.
-      void exchanges
-        .exit(() => this.toServer({ jsonrpc: '2.0', id, method, params }))
-        .then((error) => {
-          if (error && this.own.delete(id)) {
-            clearTimeout(timer);
-            resolve(null);
-          }
-        });
+      // Not part of a client's HTTP exchange: its answer is not the answer to the client's request.
+      void this.toServer({ jsonrpc: '2.0', id, method, params }).then((error) => {
+        if (error && this.own.delete(id)) {
+          clearTimeout(timer);
+          resolve(null);
+        }
+      });
     });
   }
 }
