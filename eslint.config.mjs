@@ -27,6 +27,7 @@ export default defineConfig([
     'lib/generated/**',
     '.data/**',
     '.test-data/**',
+    '.bench-data/**',
     'test-results/**',
     'next-env.d.ts',
   ]),
