@@ -89,10 +89,13 @@ test('a client that disconnects after sending, before the answer: the batch is s
     await expect
       .poll(
         async () =>
+          // The insert waiting for the table (by its lock: pg_stat_activity's text of a long
+          // statement is cut at track_activity_query_size, before its INSERT).
           (
             await sql!.query<{ n: number }>(
-              `SELECT count(*)::int AS n FROM pg_stat_activity
-       WHERE pid <> pg_backend_pid() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO outcome_records%'`,
+              `SELECT count(*)::int AS n FROM pg_locks
+       WHERE NOT granted AND relation = 'outcome_records'::regclass
+         AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
             )
           ).rows[0].n,
         { timeout: 10_000 },
