@@ -1,6 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
 import { ensurePartitionsAhead, listOutcomePartitions } from './partitions';
-import { purgeExpiredOutcomes } from './retention';
+import { purgeExpiredOutcomes, sweepStaleEventIds } from './retention';
 import { ingestOutcomes } from './outcomes';
 import { db } from './db';
 import { uniq } from '@/testing/factories';
@@ -235,16 +236,37 @@ describe('outcome_records partitions (real PostgreSQL)', () => {
       .map((r) => r.id)
       .sort();
 
+    // Earlier tests' leftovers swept first, so the count below is this test's alone.
+    await sweepStaleEventIds();
     const claimed = await claimsOf(Object.values(refs));
+    const [reposted] = await claimsOf([refs.untiedOld]);
 
     const r = ran(await purgeExpiredOutcomes({ batchSize: 3 }));
     expect(r).toMatchObject({ partitionsDropped: 2, deleted: 15 + 4, kept: 5 });
-    // The event-id claims of the deleted records are gone (dropped month: swept; boundary: with
-    // each batch); those of the kept ones remain, on their records.
-    const [{ claims: left }] = await db.$queryRaw<{ claims: number }[]>`
-      SELECT count(*)::int AS claims FROM outcome_event_ids
-      WHERE event_id = ANY(${claimed.map((c) => c.eventId)}::text[])`;
-    expect(left).toBe(2 + 3 + 5);
+    const claimsLeft = async () => {
+      const [{ claims }] = await db.$queryRaw<{ claims: number }[]>`
+        SELECT count(*)::int AS claims FROM outcome_event_ids
+        WHERE event_id = ANY(${claimed.map((c) => c.eventId)}::text[])`;
+      return claims;
+    };
+    // The boundary's batches took their records' claims with them; the dropped month's stay,
+    // stale, until the sweep: 15 of them, beside the kept records' 2 + 3 and boundaryNew's 5.
+    expect(await claimsLeft()).toBe(15 + 2 + 3 + 5);
+    // Stale, one is taken over by the next post of its event id: stored anew, not a duplicate;
+    // the sweep leaves that one alone.
+    const again = value(
+      await ingestOutcomes(
+        writer,
+        outcomeBatchSchema.parse({ records: [record(refs.untiedOld, { eventId: reposted.eventId })] }),
+      ),
+    );
+    expect(again).toMatchObject({ accepted: 1, duplicates: 0 });
+    expect(await sweepStaleEventIds({ batchSize: 4 })).toMatchObject({ ran: true, swept: 14 });
+    expect(await sweepStaleEventIds()).toMatchObject({ ran: true, swept: 0 });
+    // Those of the kept records remain, on their records, and the reposted one's on its new record.
+    expect(await claimsLeft()).toBe(2 + 3 + 5 + 1);
+    expect(await claimsOf([refs.untiedOld])).toEqual([{ eventId: reposted.eventId, held: true }]);
+    await db.$executeRaw`DELETE FROM outcome_records WHERE request_ref = ${refs.untiedOld}`;
     expect(await claimsOf([refs.untiedOld, refs.boundaryOld])).toEqual([]);
     expect((await claimsOf([refs.pending, refs.grant, refs.boundaryNew])).every((c) => c.held)).toBe(true);
     const names = (await listOutcomePartitions()).map((p) => p.name);
@@ -261,5 +283,41 @@ describe('outcome_records partitions (real PostgreSQL)', () => {
     expect(after.map((x) => x.id).sort()).toEqual(keptIds);
     expect(await where(refs.pending)).toEqual(['outcome_records_default']);
     expect(await where(refs.grant)).toEqual(['outcome_records_default']);
+  });
+
+  it('sweeps stale claims one sweep at a time, and a purge never waits for a sweep', async () => {
+    await sweepStaleEventIds();
+    // A record moved below every range partition (into the default one), then deleted by hand:
+    // its claim is stale, where the sweep looks.
+    const ref = uniq('swept');
+    await ingest(ref, 1);
+    await receivedAt(ref, '2001-01-01T00:00:00Z');
+    const [{ eventId }] = await claimsOf([ref]);
+    await db.$executeRaw`DELETE FROM outcome_records WHERE request_ref = ${ref}`;
+
+    const blocker = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await blocker.connect();
+    let first!: ReturnType<typeof sweepStaleEventIds>;
+    try {
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT 1 FROM outcome_event_ids WHERE event_id = $1 FOR UPDATE', [eventId]);
+      first = sweepStaleEventIds();
+      for (let waited = 0; ; waited += 20) {
+        const { rows } = await blocker.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        );
+        if (rows[0].n >= 1) break;
+        if (waited > 15_000) throw new Error('the sweep never reached the locked claim');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(await sweepStaleEventIds()).toEqual({ ran: false, reason: 'busy' });
+      process.env.OUTCOME_RETENTION_DAYS = '90';
+      expect((await purgeExpiredOutcomes()).ran).toBe(true);
+    } finally {
+      await blocker.query('COMMIT');
+      await blocker.end();
+    }
+    expect(await first).toMatchObject({ ran: true, swept: 1 });
+    expect(await db.outcomeEventId.count({ where: { eventId } })).toBe(0);
   });
 });

@@ -39,7 +39,8 @@ import { fail, ok, type Result } from '@/lib/result';
 // whole range is past the cutoff is dropped, after its kept records are set aside and put back
 // (into the default partition, their range having none now), so a month goes in the same time
 // whatever it holds. Batches delete only inside the partition the cutoff falls in and the default
-// partition; the cost of a run follows that boundary, never the table.
+// partition; the cost of a run follows that boundary, never the table. The event-id claims of a
+// dropped month's records are swept afterwards (sweepStaleEventIds), outside the purge.
 
 export const PURGE_BATCH_DEFAULT = 5_000;
 const PURGE_BATCH_MAX = 50_000;
@@ -49,6 +50,8 @@ const DROP_LOCK_TIMEOUT_MS = 5_000;
 // Session-level advisory lock (a connection of its own, below): one purge at a time across every
 // instance and the CLI. Any 64-bit constant unique to this lock: "retention".
 const PURGE_LOCK = 0x726574656e74696fn;
+// The claims sweep's own (sweepStaleEventIds): "evtsweep".
+const SWEEP_LOCK = 0x6576747377656570n;
 
 // The audit entries of purges share one target, so the admin page finds the latest by index.
 const AUDIT_TARGET = { targetType: 'outcome_records', targetId: 'retention' } as const;
@@ -106,20 +109,6 @@ async function dropWholePartition(name: string, at: Date): Promise<number> {
 }
 
 /**
- * Deletes the event-id claims received before `below` whose record is gone, `batchSize` at a time
- * in order of receipt, each batch its own statement. Until then a stale claim does no harm: the
- * next record of its pair takes it over.
- */
-async function sweepEventIds(below: Date, batchSize: number, held: () => boolean): Promise<void> {
-  for (let from = new Date(0); ;) {
-    if (!held()) throw new Error('the purge lost its lock (its connection closed); the next run carries on');
-    const [{ n, upto }] = await rows(deleteStaleEventIds(from, below, batchSize));
-    if (n < batchSize || !upto) return;
-    from = upto;
-  }
-}
-
-/**
  * Deletes up to `batchSize` of the oldest untied records of a partition received in [from, cutoff). `from` is
  * where the previous batch of the run ended: the index entries of rows deleted by this run stay
  * until vacuum, and each batch would otherwise walk past all of them again.
@@ -159,7 +148,7 @@ export async function purgeExpiredOutcomes(options: PurgeOptions = {}): Promise<
   }
   const actor = options.actor ?? 'system';
 
-  const report = await withPurgeLock(async (held) => {
+  const report = await withAdvisoryLock(PURGE_LOCK, async (held) => {
     const purged = await (async () => {
       const started = Date.now();
       const at = options.now ?? (await dbNow());
@@ -201,12 +190,6 @@ export async function purgeExpiredOutcomes(options: PurgeOptions = {}): Promise<
           deleted += await dropWholePartition(p.name, at);
           dropped++;
         }
-        // Below the oldest partition left, no record but a kept one remains: the claims of every
-        // other are stale (this run's drops, or an earlier run's that stopped midway).
-        const oldest = partitions.find(
-          (p) => p.lower_bound !== null && p.upper_bound !== null && p.upper_bound > cutoff,
-        );
-        await sweepEventIds(oldest?.lower_bound ?? cutoff, batchSize, held);
         const targets = boundaryOf(partitions, cutoff);
         if (!targets.length) {
           // Nothing left to delete a batch at a time: count what is kept and audit, together.
@@ -256,11 +239,47 @@ export async function purgeExpiredOutcomes(options: PurgeOptions = {}): Promise<
   return report ?? { ran: false, reason: 'busy' };
 }
 
+export type SweepReport = { ran: false; reason: 'busy' } | { ran: true; swept: number; durationMs: number };
+
 /**
- * Runs `work` holding the purge lock on a connection of its own, or answers null when another
- * run holds it. `held()` turns false once that connection is lost, and the lock with it.
+ * Deletes the event-id claims whose record a dropped partition took with it, `batchSize` at a
+ * time in order of receipt, each batch its own statement; run after a purge (the hourly routine,
+ * `retention:purge`). Until then a stale claim does no harm: the next record of its pair takes it
+ * over (the trigger of migration 20261201192841). Kept apart from the purge so that dropping a
+ * month costs the same whatever it held: this is the one step whose work follows the rows
+ * dropped, and it holds no lock that ingestion waits for. Below the oldest range partition only
+ * the default partition holds records (the kept ones, put back with their time of receipt), so
+ * every other claim there is stale. One sweep at a time (its own lock: a purge never waits for
+ * it). Claims are ingestion's index, not data anyone reads: no audit entry.
  */
-async function withPurgeLock<T>(work: (held: () => boolean) => Promise<T>): Promise<T | null> {
+export async function sweepStaleEventIds(options: { batchSize?: number } = {}): Promise<SweepReport> {
+  const batchSize = options.batchSize ?? PURGE_BATCH_DEFAULT;
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > PURGE_BATCH_MAX) {
+    throw new Error(`batchSize must be a whole number from 1 to ${PURGE_BATCH_MAX}`);
+  }
+  const report = await withAdvisoryLock(SWEEP_LOCK, async (held) => {
+    const started = Date.now();
+    const oldest = (await rows(selectOutcomePartitions())).find((p) => p.lower_bound !== null);
+    let swept = 0;
+    if (oldest?.lower_bound) {
+      for (let from = new Date(0); ;) {
+        if (!held()) throw new Error('the sweep lost its lock (its connection closed); the next run carries on');
+        const [{ n, upto }] = await rows(deleteStaleEventIds(from, oldest.lower_bound, batchSize));
+        swept += n;
+        if (n < batchSize || !upto) break;
+        from = upto;
+      }
+    }
+    return { ran: true as const, swept, durationMs: Date.now() - started };
+  });
+  return report ?? { ran: false, reason: 'busy' };
+}
+
+/**
+ * Runs `work` holding a session-level advisory lock on a connection of its own, or answers null
+ * when another run holds it. `held()` turns false once that connection is lost, and the lock with it.
+ */
+async function withAdvisoryLock<T>(key: bigint, work: (held: () => boolean) => Promise<T>): Promise<T | null> {
   const client = sessionClient();
   let connected = false;
   // Without a listener a dropped connection would be an uncaught 'error' event: the process dies.
@@ -269,7 +288,7 @@ async function withPurgeLock<T>(work: (held: () => boolean) => Promise<T>): Prom
   await client.connect();
   connected = true;
   try {
-    const [{ locked }] = await rows(tryAdvisoryLock(PURGE_LOCK), client);
+    const [{ locked }] = await rows(tryAdvisoryLock(key), client);
     if (!locked) return null;
     return await work(() => connected);
   } finally {

@@ -1,9 +1,16 @@
 import 'server-only';
 import { isDatabaseUnavailable } from '../data/unavailable';
-import { purgeExpiredOutcomes, retentionSetting, type PurgeReport } from '../data/retention';
+import {
+  purgeExpiredOutcomes,
+  retentionSetting,
+  sweepStaleEventIds,
+  type PurgeReport,
+  type SweepReport,
+} from '../data/retention';
 import { RETENTION_ENV } from '@/lib/outcomes/retention';
 
-// The hourly purge of outcome records past OUTCOME_RETENTION_DAYS (lib/server/data/retention.ts).
+// The hourly purge of outcome records past OUTCOME_RETENTION_DAYS, then the sweep of the event-id
+// claims their records left (lib/server/data/retention.ts).
 
 const HOUR_MS = 3_600_000;
 const FIRST_RUN_DELAY_MS = 60_000;
@@ -16,6 +23,9 @@ export async function runScheduledPurge(log: Log = console): Promise<void> {
   try {
     const r = await purgeExpiredOutcomes({ actor: 'system' });
     if (r.ran && r.deleted > 0) log.log(`[retention] ${describePurge(r)}`);
+    // Then the event-id claims of any month it dropped (or an earlier run did and stopped before).
+    const s = await sweepStaleEventIds();
+    if (s.ran && s.swept > 0) log.log(`[retention] ${describeSweep(s)}`);
   } catch (err) {
     const why = isDatabaseUnavailable(err)
       ? 'the database is unavailable'
@@ -59,4 +69,10 @@ export function describePurge(r: Extract<PurgeReport, { ran: true }>): string {
   if (r.deleted === 0)
     return `Nothing to purge: no outcome records ${before}${kept ? ` except ${r.kept} tied to a pending approval or live grant` : ''}.`;
   return `Purged ${r.deleted} outcome ${r.deleted === 1 ? 'record' : 'records'} ${before} in ${r.batches} ${r.batches === 1 ? 'batch' : 'batches'}${kept}.`;
+}
+
+/** What a sweep did, in one sentence (the CLI and the log). */
+export function describeSweep(r: Extract<SweepReport, { ran: true }>): string {
+  if (r.swept === 0) return 'No stale event-id claims to sweep.';
+  return `Swept ${r.swept} event-id ${r.swept === 1 ? 'claim' : 'claims'} of purged records in ${(r.durationMs / 1000).toFixed(1)} s.`;
 }
