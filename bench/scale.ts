@@ -10,9 +10,9 @@
 //     sweep of the event-id claims its records left (sweepStaleEventIds), which follows the rows;
 //   - disk used per million records (every partition, indexes and TOAST included).
 // Every organization has both deliveries (i % 10 and i % 7 independent), so each filter matches.
-// Rows are generated in SQL (INSERT … SELECT generate_series), the uniqueness trigger off while
-// loading (event ids are unique by construction); the event-id claims it would have made are
-// written by the same statement, in order of receipt as ingestion writes them. Prints PASS/MISS; exits non-zero on errors only.
+// Rows are generated in SQL (INSERT … SELECT generate_series), each chunk in order of receipt as
+// ingestion writes them, the uniqueness trigger off while loading (event ids are unique by
+// construction); the event-id claims it would have made are written by the same statement. Prints PASS/MISS; exits non-zero on errors only.
 //   BENCH_SCALE_SMALL (2000000)  BENCH_SCALE_LARGE (20000000)
 //   BENCH_SCALE_PURGE_SMALL (1000000)  BENCH_SCALE_PURGE_LARGE (10000000)
 //   BENCH_SCALE_SAMPLES (300)  BENCH_SCALE_INGEST_BATCHES (200)
@@ -52,6 +52,7 @@ async function load(c: pg.Client, from: number, to: number, start: Date, spanSec
          'The tool answered.', 'Nothing to do.', 1, true, md5(i::text), t, 'Looked up order ' || i, 40 + i % 200
        FROM generate_series($2::bigint, $3::bigint - 1) i,
          LATERAL (SELECT $4::timestamptz + ((i * 7919) % $6::bigint) * interval '1 second' AS t) x
+       ORDER BY t
        RETURNING api_key_id, event_id, organization, id, received_at)
        INSERT INTO outcome_event_ids (api_key_id, event_id, organization, record_id, received_at)
        SELECT * FROM loaded ORDER BY received_at`,
