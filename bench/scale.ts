@@ -7,7 +7,8 @@
 //     transaction) at LARGE ≥ 0.9× at SMALL;
 //   - purge of one month past the limit (lib/server/data/retention purgeExpiredOutcomes) holding
 //     PURGE_SMALL and PURGE_LARGE rows: ratio ≤ 1.5×; then, timed apart and without a target, the
-//     sweep of the event-id claims its records left (sweepStaleEventIds), which follows the rows;
+//     clean-up the hourly routine runs after it (cleanUpPurged): the month's files dropped, beside
+//     what freeing a file of that size costs this filesystem, and its records' event-id claims;
 //   - disk used per million records (every partition, indexes and TOAST included).
 // Every organization has both deliveries (i % 10 and i % 7 independent), so each filter matches.
 // Rows are generated in SQL (INSERT … SELECT generate_series), each chunk in order of receipt as
@@ -16,6 +17,7 @@
 //   BENCH_SCALE_SMALL (2000000)  BENCH_SCALE_LARGE (20000000)
 //   BENCH_SCALE_PURGE_SMALL (1000000)  BENCH_SCALE_PURGE_LARGE (10000000)
 //   BENCH_SCALE_SAMPLES (300)  BENCH_SCALE_INGEST_BATCHES (200)
+import { closeSync, fsyncSync, ftruncateSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
@@ -63,6 +65,26 @@ async function load(c: pg.Client, from: number, to: number, start: Date, spanSec
   await c.query('ALTER TABLE outcome_records ENABLE TRIGGER outcome_records_event_unique');
 }
 
+/** Milliseconds to free a file of `bytes` (written and synced first), as a drop's commit frees a table's files. */
+function freeFileCost(bytes: number): number {
+  const dir = path.join(root, '.bench-data');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, 'free-floor.bin');
+  const fd = openSync(file, 'w');
+  try {
+    const chunk = Buffer.alloc(8 * 2 ** 20, 1);
+    for (let written = 0; written < bytes; written += chunk.length) writeSync(fd, chunk);
+    fsyncSync(fd);
+    const t0 = performance.now();
+    ftruncateSync(fd, 0);
+    fsyncSync(fd);
+    return performance.now() - t0;
+  } finally {
+    closeSync(fd);
+    rmSync(file, { force: true });
+  }
+}
+
 const monthStart = (d: Date, add: number) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + add, 1));
 
 async function main(): Promise<number> {
@@ -89,7 +111,7 @@ async function main(): Promise<number> {
   const { insertOutcomeRows, selectIncidentOutcomes } = await import('../lib/server/data/sql/outcomes');
   const { lockOperations } = await import('../lib/server/data/sql/resolution');
   const { listOutcomes } = await import('../lib/server/data/outcomes');
-  const { purgeExpiredOutcomes, sweepStaleEventIds } = await import('../lib/server/data/retention');
+  const { cleanUpPurged, purgeExpiredOutcomes } = await import('../lib/server/data/retention');
 
   // A key reading every organization, as support's tools do.
   const reader = {
@@ -173,27 +195,37 @@ async function main(): Promise<number> {
 
   // Purge: a month 24 months back (past 400 days) holding PURGE_* rows, dropped whole.
   const purgeMonth = monthStart(now, -24);
-  const purge = async (n: number): Promise<{ took: number; sweep: number }> => {
+  const purge = async (n: number): Promise<{ took: number; drop: number; sweep: number; floor: number }> => {
     await c.query('SELECT outcome_records_ensure_partitions($1, $2, $3)', [purgeMonth, monthStart(now, -23), 'month']);
     log(`loading ${int(n)} into one old month…`);
     await load(c, 0, n, purgeMonth, 27 * 86_400, `p${n}-`);
     // A month past the limit has long been vacuumed: no autovacuum of fresh rows holding the drop up.
     await c.query('VACUUM ANALYZE outcome_records');
+    const { rows: size } = await c.query<{ bytes: string }>(
+      `SELECT pg_total_relation_size(name::regclass) AS bytes FROM outcome_records_partitions() WHERE lower_bound = $1`,
+      [purgeMonth],
+    );
+    const bytes = Number(size[0].bytes);
+    await c.query('CHECKPOINT');
     const t0 = performance.now();
     const r = await purgeExpiredOutcomes({ actor: 'cli' });
     const took = performance.now() - t0;
-    if (!r.ran || r.partitionsDropped !== 1) throw new Error(`the purge did not drop the month: ${JSON.stringify(r)}`);
+    if (!r.ran || r.partitionsDropped !== 1)
+      throw new Error(`the purge did not take the month out: ${JSON.stringify(r)}`);
     log(`purge of a month of ${int(n)}: ${ms(took)} (deleted ${int(r.deleted)}, load ${load1()})`);
-    // Then, apart (the hourly routine runs it after the purge), the sweep of the dropped records'
-    // event-id claims: the one step whose work follows the rows dropped.
-    const t1 = performance.now();
-    const s = await sweepStaleEventIds();
-    const sweep = performance.now() - t1;
-    if (!s.ran || s.swept !== n) throw new Error(`the sweep did not take the month's claims: ${JSON.stringify(s)}`);
+    // Then, apart (the hourly routine runs it after the purge): the month's files freed and its
+    // records' event-id claims deleted, the steps whose work follows the rows.
+    const u = await cleanUpPurged();
+    if (!u.ran || u.tablesDropped !== 1 || u.claimsSwept !== n)
+      throw new Error(`the clean-up did not finish the month: ${JSON.stringify(u)}`);
+    // The filesystem's own cost of freeing that many bytes (a file of the month's size, on the
+    // disk of .bench-data: the database's own when it runs on this machine).
+    const floor = freeFileCost(bytes);
     log(
-      `sweep of its ${int(s.swept)} claims: ${ms(sweep)} (${((sweep * 1000) / n).toFixed(2)} µs each, load ${load1()})`,
+      `clean-up: drop of its ${(bytes / 2 ** 30).toFixed(2)} GiB ${ms(u.dropMs)} (a file that size freed: ${ms(floor)}), ` +
+        `${int(u.claimsSwept)} claims ${ms(u.sweepMs)} (${((u.sweepMs * 1000) / n).toFixed(2)} µs each), load ${load1()}`,
     );
-    return { took, sweep };
+    return { took, drop: u.dropMs, sweep: u.sweepMs, floor };
   };
   const purgeSmall = await purge(PURGE_SMALL);
   const purgeLarge = await purge(PURGE_LARGE);
@@ -233,7 +265,15 @@ async function main(): Promise<number> {
       verdict(purgeLarge.took <= 1.5 * purgeSmall.took),
     ],
     [
-      'then the sweep of its claims (background)',
+      '  then, apart: drop of its files',
+      ms(purgeSmall.drop),
+      ms(purgeLarge.drop),
+      `${ratio(purgeLarge.drop, purgeSmall.drop).toFixed(2)}×`,
+      `a file that size: ${ms(purgeSmall.floor)} → ${ms(purgeLarge.floor)}`,
+      '',
+    ],
+    [
+      '  then, apart: delete of its claims',
       ms(purgeSmall.sweep),
       ms(purgeLarge.sweep),
       `${ratio(purgeLarge.sweep, purgeSmall.sweep).toFixed(2)}×`,

@@ -213,16 +213,16 @@ async function main(argv: string[]): Promise<void> {
         break;
       }
       case 'retention:purge': {
-        const { purgeExpiredOutcomes, sweepStaleEventIds } = await import('@/lib/server/data/retention');
-        const { describePurge, describeSweep } = await import('@/lib/server/jobs/retention');
+        const { purgeExpiredOutcomes, cleanUpPurged } = await import('@/lib/server/data/retention');
+        const { describePurge, describeCleanUp } = await import('@/lib/server/jobs/retention');
         const report = await purgeExpiredOutcomes({ actor: auditName(cli) });
         if (report.ran) console.log(describePurge(report));
         else if (report.reason === 'busy')
           console.log("Another purge is running (the console's hourly one, or another cli): skipped.");
         if (report.ran || report.reason === 'busy') {
-          const swept = await sweepStaleEventIds();
-          if (swept.ran) console.log(describeSweep(swept));
-          else console.log('Another sweep of event-id claims is running: skipped.');
+          const cleaned = await cleanUpPurged();
+          if (cleaned.ran) console.log(describeCleanUp(cleaned));
+          else console.log('Another clean-up after purges is running: skipped.');
         }
         break;
       }

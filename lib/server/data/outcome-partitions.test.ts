@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { ensurePartitionsAhead, listOutcomePartitions } from './partitions';
-import { purgeExpiredOutcomes, sweepStaleEventIds } from './retention';
+import { cleanUpPurged, purgeExpiredOutcomes } from './retention';
 import { ingestOutcomes } from './outcomes';
 import { db } from './db';
 import { uniq } from '@/testing/factories';
@@ -237,7 +237,7 @@ describe('outcome_records partitions (real PostgreSQL)', () => {
       .sort();
 
     // Earlier tests' leftovers swept first, so the count below is this test's alone.
-    await sweepStaleEventIds();
+    await cleanUpPurged();
     const claimed = await claimsOf(Object.values(refs));
     const [reposted] = await claimsOf([refs.untiedOld]);
 
@@ -250,10 +250,10 @@ describe('outcome_records partitions (real PostgreSQL)', () => {
       return claims;
     };
     // The boundary's batches took their records' claims with them; the dropped month's stay,
-    // stale, until the sweep: 15 of them, beside the kept records' 2 + 3 and boundaryNew's 5.
+    // stale, until the clean-up: 15 of them, beside the kept records' 2 + 3 and boundaryNew's 5.
     expect(await claimsLeft()).toBe(15 + 2 + 3 + 5);
     // Stale, one is taken over by the next post of its event id: stored anew, not a duplicate;
-    // the sweep leaves that one alone.
+    // the clean-up leaves that one alone.
     const again = value(
       await ingestOutcomes(
         writer,
@@ -261,8 +261,14 @@ describe('outcome_records partitions (real PostgreSQL)', () => {
       ),
     );
     expect(again).toMatchObject({ accepted: 1, duplicates: 0 });
-    expect(await sweepStaleEventIds({ batchSize: 4 })).toMatchObject({ ran: true, swept: 14 });
-    expect(await sweepStaleEventIds()).toMatchObject({ ran: true, swept: 0 });
+    // The two months were taken out, not yet dropped: their tables wait, outside outcome_records.
+    const purgedTables = () =>
+      db.$queryRaw<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM pg_class WHERE relkind = 'r' AND relname LIKE ${'outcome\\_records\\_purged\\_%'}`;
+    expect(await purgedTables()).toEqual([{ n: 2 }]);
+    expect(await cleanUpPurged({ batchSize: 4 })).toMatchObject({ ran: true, tablesDropped: 2, claimsSwept: 14 });
+    expect(await purgedTables()).toEqual([{ n: 0 }]);
+    expect(await cleanUpPurged()).toMatchObject({ ran: true, tablesDropped: 0, claimsSwept: 0 });
     // Those of the kept records remain, on their records, and the reposted one's on its new record.
     expect(await claimsLeft()).toBe(2 + 3 + 5 + 1);
     expect(await claimsOf([refs.untiedOld])).toEqual([{ eventId: reposted.eventId, held: true }]);
@@ -285,10 +291,10 @@ describe('outcome_records partitions (real PostgreSQL)', () => {
     expect(await where(refs.grant)).toEqual(['outcome_records_default']);
   });
 
-  it('sweeps stale claims one sweep at a time, and a purge never waits for a sweep', async () => {
-    await sweepStaleEventIds();
+  it('cleans up one run at a time, and a purge never waits for a clean-up', async () => {
+    await cleanUpPurged();
     // A record moved below every range partition (into the default one), then deleted by hand:
-    // its claim is stale, where the sweep looks.
+    // its claim is stale, where the clean-up looks.
     const ref = uniq('swept');
     await ingest(ref, 1);
     await receivedAt(ref, '2001-01-01T00:00:00Z');
@@ -297,27 +303,27 @@ describe('outcome_records partitions (real PostgreSQL)', () => {
 
     const blocker = new pg.Client({ connectionString: process.env.DATABASE_URL });
     await blocker.connect();
-    let first!: ReturnType<typeof sweepStaleEventIds>;
+    let first!: ReturnType<typeof cleanUpPurged>;
     try {
       await blocker.query('BEGIN');
       await blocker.query('SELECT 1 FROM outcome_event_ids WHERE event_id = $1 FOR UPDATE', [eventId]);
-      first = sweepStaleEventIds();
+      first = cleanUpPurged();
       for (let waited = 0; ; waited += 20) {
         const { rows } = await blocker.query<{ n: number }>(
           `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
         );
         if (rows[0].n >= 1) break;
-        if (waited > 15_000) throw new Error('the sweep never reached the locked claim');
+        if (waited > 15_000) throw new Error('the clean-up never reached the locked claim');
         await new Promise((r) => setTimeout(r, 20));
       }
-      expect(await sweepStaleEventIds()).toEqual({ ran: false, reason: 'busy' });
+      expect(await cleanUpPurged()).toEqual({ ran: false, reason: 'busy' });
       process.env.OUTCOME_RETENTION_DAYS = '90';
       expect((await purgeExpiredOutcomes()).ran).toBe(true);
     } finally {
       await blocker.query('COMMIT');
       await blocker.end();
     }
-    expect(await first).toMatchObject({ ran: true, swept: 1 });
+    expect(await first).toMatchObject({ ran: true, claimsSwept: 1 });
     expect(await db.outcomeEventId.count({ where: { eventId } })).toBe(0);
   });
 });

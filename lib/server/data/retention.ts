@@ -1,4 +1,5 @@
 import 'server-only';
+import { randomBytes } from 'node:crypto';
 import { db, sessionClient, type Tx } from './db';
 import { rows } from './sql/kysely';
 import {
@@ -7,7 +8,10 @@ import {
   deleteOrphanedStateChecks,
   deleteOutcomeBatch,
   deleteStaleEventIds,
-  dropPartition,
+  detachPartition,
+  dropPurgedTable,
+  renamePurged,
+  selectPurgedTables,
   partitionRowCount,
   restoreKeptOutcomes,
   selectOutcomePartitions,
@@ -36,11 +40,11 @@ import { fail, ok, type Result } from '@/lib/result';
 // such a grant. They go in the first run after the approval is decided, expires or is used.
 //
 // The table is partitioned by received_at (lib/server/data/partitions.ts): a partition whose
-// whole range is past the cutoff is dropped, after its kept records are set aside and put back
+// whole range is past the cutoff is detached, after its kept records are set aside and put back
 // (into the default partition, their range having none now), so a month goes in the same time
 // whatever it holds. Batches delete only inside the partition the cutoff falls in and the default
-// partition; the cost of a run follows that boundary, never the table. The event-id claims of a
-// dropped month's records are swept afterwards (sweepStaleEventIds), outside the purge.
+// partition; the cost of a run follows that boundary, never the table. The detached months'
+// files and their records' event-id claims go afterwards (cleanUpPurged), outside the purge.
 
 export const PURGE_BATCH_DEFAULT = 5_000;
 const PURGE_BATCH_MAX = 50_000;
@@ -50,8 +54,8 @@ const DROP_LOCK_TIMEOUT_MS = 5_000;
 // Session-level advisory lock (a connection of its own, below): one purge at a time across every
 // instance and the CLI. Any 64-bit constant unique to this lock: "retention".
 const PURGE_LOCK = 0x726574656e74696fn;
-// The claims sweep's own (sweepStaleEventIds): "evtsweep".
-const SWEEP_LOCK = 0x6576747377656570n;
+// The clean-up's own (cleanUpPurged): "evtsweep".
+const CLEAN_UP_LOCK = 0x6576747377656570n;
 
 // The audit entries of purges share one target, so the admin page finds the latest by index.
 const AUDIT_TARGET = { targetType: 'outcome_records', targetId: 'retention' } as const;
@@ -77,7 +81,7 @@ export type PurgeReport =
       deleted: number;
       kept: number;
       batches: number;
-      /** Whole partitions dropped; their rows are counted in `deleted` (ANALYZE's count). */
+      /** Whole partitions taken out (their files freed by cleanUpPurged); their rows are counted in `deleted` (ANALYZE's count). */
       partitionsDropped: number;
       durationMs: number;
     };
@@ -90,17 +94,21 @@ const boundaryOf = (partitions: OutcomePartition[], cutoff: Date) =>
     )
     .map((p) => p.name);
 
-/** Drops a partition entirely past the cutoff, keeping its tied records; answers the rows it removed. */
-async function dropWholePartition(name: string, at: Date): Promise<number> {
+/**
+ * Takes a partition entirely past the cutoff out of the table, keeping its tied records; answers
+ * the rows it removed. Detached and renamed, not dropped: its files are freed by cleanUpPurged.
+ */
+async function detachWholePartition(name: string, at: Date): Promise<number> {
   return db.$transaction(
     async (tx) => {
-      // The drop locks the whole table: give up (the next run tries again) rather than queue
+      // Detaching locks the whole table: give up (the next run tries again) rather than queue
       // ingestion behind a long query holding it.
       await rows(setLockTimeout(DROP_LOCK_TIMEOUT_MS), tx);
       const [{ n: total }] = await rows(partitionRowCount(name), tx);
       await rows(createKeptTable(), tx);
       const [{ n: kept }] = await rows(setAsideKeptOutcomes(name, at), tx);
-      await rows(dropPartition(name), tx);
+      await rows(detachPartition(name), tx);
+      await rows(renamePurged(name, randomBytes(6).toString('hex')), tx);
       if (kept > 0) await rows(restoreKeptOutcomes(), tx);
       return Math.max(0, total - kept);
     },
@@ -187,7 +195,7 @@ export async function purgeExpiredOutcomes(options: PurgeOptions = {}): Promise<
         for (const p of partitions) {
           if (p.upper_bound === null || p.upper_bound > cutoff) continue;
           if (!held()) throw new Error('the purge lost its lock (its connection closed); the next run carries on');
-          deleted += await dropWholePartition(p.name, at);
+          deleted += await detachWholePartition(p.name, at);
           dropped++;
         }
         const targets = boundaryOf(partitions, cutoff);
@@ -239,38 +247,56 @@ export async function purgeExpiredOutcomes(options: PurgeOptions = {}): Promise<
   return report ?? { ran: false, reason: 'busy' };
 }
 
-export type SweepReport = { ran: false; reason: 'busy' } | { ran: true; swept: number; durationMs: number };
+export type CleanUpReport =
+  | { ran: false; reason: 'busy' }
+  | { ran: true; tablesDropped: number; dropMs: number; claimsSwept: number; sweepMs: number };
 
 /**
- * Deletes the event-id claims whose record a dropped partition took with it, `batchSize` at a
- * time in order of receipt, each batch its own statement; run after a purge (the hourly routine,
- * `retention:purge`). Until then a stale claim does no harm: the next record of its pair takes it
- * over (the trigger of migration 20261201192841). Kept apart from the purge so that dropping a
- * month costs the same whatever it held: this is the one step whose work follows the rows
- * dropped, and it holds no lock that ingestion waits for. Below the oldest range partition only
- * the default partition holds records (the kept ones, put back with their time of receipt), so
- * every other claim there is stale. One sweep at a time (its own lock: a purge never waits for
- * it). Claims are ingestion's index, not data anyone reads: no audit entry.
+ * What a purge leaves, done apart so that taking a month out costs the same whatever it held:
+ * the steps whose work follows its size, holding no lock that ingestion waits for. Run after
+ * each purge (the hourly routine, `retention:purge`); whatever a crash left, the next run does.
+ *   1. Drops the months the purge detached (lib/server/data/sql/retention.ts). Each drop locks
+ *      only its own table; its commit frees the files, in time proportional to their size.
+ *   2. Deletes the event-id claims whose record went with them, `batchSize` at a time in order of
+ *      receipt, each batch its own statement. Until then a stale claim does no harm: the next
+ *      record of its pair takes it over (the trigger of migration 20261201192841). Below the
+ *      oldest range partition only the default partition holds records (the kept ones, put back
+ *      with their time of receipt), so every other claim there is stale.
+ * One clean-up at a time (its own lock: a purge never waits for it). The purge's audit entry
+ * covers the records; dropping what it removed and ingestion's index change nothing anyone reads.
  */
-export async function sweepStaleEventIds(options: { batchSize?: number } = {}): Promise<SweepReport> {
+export async function cleanUpPurged(options: { batchSize?: number } = {}): Promise<CleanUpReport> {
   const batchSize = options.batchSize ?? PURGE_BATCH_DEFAULT;
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > PURGE_BATCH_MAX) {
     throw new Error(`batchSize must be a whole number from 1 to ${PURGE_BATCH_MAX}`);
   }
-  const report = await withAdvisoryLock(SWEEP_LOCK, async (held) => {
-    const started = Date.now();
+  const lost = () => new Error('the clean-up lost its lock (its connection closed); the next run carries on');
+  const report = await withAdvisoryLock(CLEAN_UP_LOCK, async (held) => {
+    const t0 = Date.now();
+    const purged = await rows(selectPurgedTables());
+    for (const { name } of purged) {
+      if (!held()) throw lost();
+      await rows(dropPurgedTable(name));
+    }
+    const t1 = Date.now();
     const oldest = (await rows(selectOutcomePartitions())).find((p) => p.lower_bound !== null);
     let swept = 0;
     if (oldest?.lower_bound) {
       for (let from = new Date(0); ;) {
-        if (!held()) throw new Error('the sweep lost its lock (its connection closed); the next run carries on');
+        if (!held()) throw lost();
         const [{ n, upto }] = await rows(deleteStaleEventIds(from, oldest.lower_bound, batchSize));
         swept += n;
         if (n < batchSize || !upto) break;
         from = upto;
       }
     }
-    return { ran: true as const, swept, durationMs: Date.now() - started };
+    return {
+      ran: true as const,
+      tablesDropped: purged.length,
+      dropMs: t1 - t0,
+      claimsSwept: swept,
+      sweepMs: Date.now() - t1,
+    };
   });
   return report ?? { ran: false, reason: 'busy' };
 }

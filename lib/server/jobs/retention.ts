@@ -3,14 +3,14 @@ import { isDatabaseUnavailable } from '../data/unavailable';
 import {
   purgeExpiredOutcomes,
   retentionSetting,
-  sweepStaleEventIds,
+  cleanUpPurged,
   type PurgeReport,
-  type SweepReport,
+  type CleanUpReport,
 } from '../data/retention';
 import { RETENTION_ENV } from '@/lib/outcomes/retention';
 
-// The hourly purge of outcome records past OUTCOME_RETENTION_DAYS, then the sweep of the event-id
-// claims their records left (lib/server/data/retention.ts).
+// The hourly purge of outcome records past OUTCOME_RETENTION_DAYS, then the clean-up of what it
+// left: the months it took out and their records' event-id claims (lib/server/data/retention.ts).
 
 const HOUR_MS = 3_600_000;
 const FIRST_RUN_DELAY_MS = 60_000;
@@ -23,9 +23,10 @@ export async function runScheduledPurge(log: Log = console): Promise<void> {
   try {
     const r = await purgeExpiredOutcomes({ actor: 'system' });
     if (r.ran && r.deleted > 0) log.log(`[retention] ${describePurge(r)}`);
-    // Then the event-id claims of any month it dropped (or an earlier run did and stopped before).
-    const s = await sweepStaleEventIds();
-    if (s.ran && s.swept > 0) log.log(`[retention] ${describeSweep(s)}`);
+    // Then the files of any month it took out and their records' event-id claims (or what an
+    // earlier run left).
+    const c = await cleanUpPurged();
+    if (c.ran && (c.tablesDropped > 0 || c.claimsSwept > 0)) log.log(`[retention] ${describeCleanUp(c)}`);
   } catch (err) {
     const why = isDatabaseUnavailable(err)
       ? 'the database is unavailable'
@@ -71,8 +72,9 @@ export function describePurge(r: Extract<PurgeReport, { ran: true }>): string {
   return `Purged ${r.deleted} outcome ${r.deleted === 1 ? 'record' : 'records'} ${before} in ${r.batches} ${r.batches === 1 ? 'batch' : 'batches'}${kept}.`;
 }
 
-/** What a sweep did, in one sentence (the CLI and the log). */
-export function describeSweep(r: Extract<SweepReport, { ran: true }>): string {
-  if (r.swept === 0) return 'No stale event-id claims to sweep.';
-  return `Swept ${r.swept} event-id ${r.swept === 1 ? 'claim' : 'claims'} of purged records in ${(r.durationMs / 1000).toFixed(1)} s.`;
+/** What a clean-up did, in one sentence (the CLI and the log). */
+export function describeCleanUp(r: Extract<CleanUpReport, { ran: true }>): string {
+  if (r.tablesDropped === 0 && r.claimsSwept === 0) return 'Nothing left to clean up after purges.';
+  const s = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+  return `Cleaned up after purges: dropped ${s(r.tablesDropped, 'month', 'months')} taken out (${(r.dropMs / 1000).toFixed(1)} s), deleted ${s(r.claimsSwept, 'event-id claim', 'event-id claims')} of purged records (${(r.sweepMs / 1000).toFixed(1)} s).`;
 }

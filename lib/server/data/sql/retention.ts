@@ -93,7 +93,29 @@ export const setAsideKeptOutcomes = (partition: string, at: Date) => sql<{ n: nu
 export const deleteOrphanedStateChecks = () => sql`
   DELETE FROM outcome_state_checks c WHERE NOT EXISTS (SELECT 1 FROM outcome_records r WHERE r.id = c.record_id)`;
 
-export const dropPartition = (partition: string) => sql`DROP TABLE ${sql.table(partition)}`;
+// A month past the limit is detached and renamed in the purge's transaction, and dropped later,
+// apart (lib/server/data/retention.ts cleanUpPurged): a drop's commit frees the files, which
+// takes time in proportion to their size (the filesystem's), and held the parent's lock for all
+// of it. Renamed with a random suffix, so that a leftover is found, and never clashes with a
+// partition made again for its range.
+const PURGED_PREFIX = 'outcome_records_purged_';
+
+/** Detaches a partition (a brief lock on the parent, no file freed) and renames it for the drop. */
+export const detachPartition = (partition: string) => sql`
+  ALTER TABLE outcome_records DETACH PARTITION ${sql.table(partition)}`;
+
+export const renamePurged = (partition: string, suffix: string) => sql`
+  ALTER TABLE ${sql.table(partition)} RENAME TO ${sql.table(PURGED_PREFIX + suffix)}`;
+
+/** The detached months still waiting to be dropped, in this schema. */
+export const selectPurgedTables = () => sql<{ name: string }>`
+  SELECT c.relname::text AS name FROM pg_class c
+  WHERE c.relkind = 'r' AND c.relnamespace = current_schema()::regnamespace
+    AND c.relname LIKE ${PURGED_PREFIX.replaceAll('_', '\\_') + '%'}
+  ORDER BY 1`;
+
+/** Drops one (IF EXISTS: two clean-ups at once both finish). Locks that table only. */
+export const dropPurgedTable = (name: string) => sql`DROP TABLE IF EXISTS ${sql.table(name)}`;
 
 /**
  * Deletes up to `batchSize` of the oldest event-id claims received in [from, below) whose record
