@@ -134,6 +134,8 @@ export async function deleteWebhookEndpoint(viewer: Actor, id: string): Promise<
   if (!authorize(viewer, 'webhooks.manage')) return fail('forbidden');
   if (!isUuid(id)) return fail('not_found');
   return db.$transaction(async (tx) => {
+    // Its deliveries go with it (the trigger webhook_endpoints_cascade), also those of an event
+    // being enqueued meanwhile: it waits for them (prisma/migrations/…_webhook_deliveries_no_foreign_keys).
     const n = await tx.webhookEndpoint.deleteMany({ where: { id } });
     if (n.count !== 1) return fail('not_found');
     await appendAudit(tx, {
@@ -157,21 +159,36 @@ export async function listWebhookDeliveries(
     where: { endpointId },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: Math.min(Math.max(limit, 1), 200),
-    include: { event: { select: { type: true, approvalId: true } } },
   });
+  // No relation to include (webhook_deliveries has no foreign keys: prisma/schema.prisma).
+  const events = new Map(
+    (
+      await db.webhookEvent.findMany({
+        where: { id: { in: [...new Set(list.map((d) => d.eventId))] } },
+        select: { id: true, type: true, approvalId: true },
+      })
+    ).map((e) => [e.id, e]),
+  );
   return ok(
-    list.map((d) => ({
-      id: d.id,
-      eventType: d.event.type,
-      approvalId: d.event.approvalId,
-      status: d.status,
-      attempts: d.attempts,
-      lastError: d.lastError,
-      lastStatus: d.lastStatus,
-      nextAttemptAt: d.status === 'pending' ? d.nextAttemptAt : null,
-      deliveredAt: d.deliveredAt,
-      createdAt: d.createdAt,
-    })),
+    list.flatMap((d) => {
+      const event = events.get(d.eventId);
+      // Gone between the two reads (purged, its deliveries with it): not listed.
+      if (!event) return [];
+      return [
+        {
+          id: d.id,
+          eventType: event.type,
+          approvalId: event.approvalId,
+          status: d.status,
+          attempts: d.attempts,
+          lastError: d.lastError,
+          lastStatus: d.lastStatus,
+          nextAttemptAt: d.status === 'pending' ? d.nextAttemptAt : null,
+          deliveredAt: d.deliveredAt,
+          createdAt: d.createdAt,
+        },
+      ];
+    }),
   );
 }
 

@@ -75,7 +75,8 @@ export const redeliver = (id: string) => sql<{ id: string; endpoint_id: string }
 
 /**
  * Up to `batch` settled events (no delivery still pending) created more than `days` ago, oldest
- * first; their deliveries go with them (ON DELETE CASCADE). Rows another purge holds are skipped.
+ * first; their deliveries go with them (the trigger webhook_events_cascade: no foreign key). Rows
+ * another purge holds are skipped.
  */
 export const purgeSettledEvents = (days: number, batch: number) => sql`
   WITH old AS (
