@@ -8,6 +8,7 @@ import {
   deleteOutcomeBatch,
   deleteStaleEventIds,
   dropPartition,
+  forgetPartitionCounts,
   partitionRowCount,
   restoreKeptOutcomes,
   selectOutcomePartitions,
@@ -88,7 +89,7 @@ const boundaryOf = (partitions: OutcomePartition[], cutoff: Date) =>
     .map((p) => p.name);
 
 /** Drops a partition entirely past the cutoff, keeping its tied records; answers the rows it removed. */
-async function dropWholePartition(name: string, at: Date): Promise<number> {
+async function dropWholePartition({ name, lower_bound, upper_bound }: OutcomePartition, at: Date): Promise<number> {
   return db.$transaction(
     async (tx) => {
       // The drop locks the whole table: give up (the next run tries again) rather than queue
@@ -97,6 +98,9 @@ async function dropWholePartition(name: string, at: Date): Promise<number> {
       const [{ n: total }] = await rows(partitionRowCount(name), tx);
       await rows(createKeptTable(), tx);
       const [{ n: kept }] = await rows(setAsideKeptOutcomes(name, at), tx);
+      // The overview's counts of its records go with it (the kept ones come back through the
+      // insert trigger when restored): before the restore, which would be forgotten with them.
+      await rows(forgetPartitionCounts(name, lower_bound!, upper_bound!), tx);
       await rows(dropPartition(name), tx);
       if (kept > 0) await rows(restoreKeptOutcomes(), tx);
       return Math.max(0, total - kept);
@@ -198,7 +202,7 @@ export async function purgeExpiredOutcomes(options: PurgeOptions = {}): Promise<
         for (const p of partitions) {
           if (p.upper_bound === null || p.upper_bound > cutoff) continue;
           if (!held()) throw new Error('the purge lost its lock (its connection closed); the next run carries on');
-          deleted += await dropWholePartition(p.name, at);
+          deleted += await dropWholePartition(p, at);
           dropped++;
         }
         // Below the oldest partition left, no record but a kept one remains: the claims of every
