@@ -10,6 +10,9 @@ export async function register() {
   // outcome_records' time partitions, created ahead now and hourly (lib/server/jobs/partitions.ts).
   const { startPartitionSchedule } = await import('@/lib/server/jobs/partitions');
   startPartitionSchedule();
+  // The overview's counts folded every minute (lib/server/jobs/overview-counts.ts).
+  const { startOverviewCountsSchedule } = await import('@/lib/server/jobs/overview-counts');
+  startOverviewCountsSchedule();
   const { startWebhookWorker } = await import('@/lib/server/jobs/webhooks');
   void startWebhookWorker();
 }

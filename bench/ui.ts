@@ -5,7 +5,7 @@
 // Chromium (playwright-core, /usr/bin/chromium, the flags of playwright.config.ts, 1440×900)
 // signs in as a reviewer through the sign-in form and clicks, BENCH_UI_ROUNDS times:
 //   overview → outcomes with a filter (unknown writes) → a record → its incident → the queue →
-//   a request → the header search (a request reference typed, Enter) → that incident.
+//   a request → tools → account → the header search (a request reference typed, Enter) → that incident.
 // Each navigation is timed in the page from the input event (click or Enter) to the animation
 // frame that shows the new page's named content (bench/lib/ui-timing.ts), with the time to first
 // byte of its own document/RSC request beside it (the server's share) and the same navigations of
@@ -57,7 +57,7 @@ const UI = {
   },
   /** The header's incident search (the incidents page has a second box: the first one is the header's). */
   search: (p: Page) => p.getByRole('searchbox', { name: /incident/i }).first(),
-  /** A page to start from that is none of the steps' (the first step must leave a different page). */
+  /** A page to start from that is not the first step's (it must leave a different page). */
   start: '/admin/tools',
   steps: [
     {
@@ -67,10 +67,7 @@ const UI = {
     },
     {
       name: 'outcomes, filtered (unknown writes)',
-      click: (p) => [
-        inMain(p).locator('a[href="/outcomes?delivery=unknown&readOnly=false"]'), // "Latest unknown-outcome writes: All →"
-        inMain(p).locator('a[href^="/outcomes?"][href*="delivery=unknown"]'), // the tiles
-      ],
+      click: (p) => [inMain(p).locator('a[href^="/outcomes?"][href*="delivery=unknown"]')], // the "Unknown" tiles
       shown: (p) => [h1(p, 'Outcomes'), inMain(p).locator('a[href^="/outcomes/"]')],
     },
     {
@@ -94,6 +91,16 @@ const UI = {
       click: (p) => [inMain(p).locator('a[href^="/approvals/"]')],
       nth: true,
       shown: (p) => [h1(p), inMain(p).getByRole('button', { name: /^approve/i })],
+    },
+    {
+      name: 'tools',
+      click: (p) => [p.locator('a[href="/admin/tools"]')], // the navigation item
+      shown: (p) => [h1(p, 'Tools')], // the page's own heading (its loading skeleton has none)
+    },
+    {
+      name: 'account',
+      click: (p) => [p.locator('a[href="/account"]')], // the navigation item
+      shown: (p) => [h1(p, 'Account')],
     },
   ] satisfies Step[],
   bare: {
@@ -328,7 +335,8 @@ Countersign UI benchmark: speed people feel (Chromium, 1440×900)
             answer = the navigation's own document/RSC request(s), sent → last byte (the server streams as it
             renders, so this, not TTFB, is its time; prefetches excluded); after answer = last byte → shown
             (the browser's share; negative when shown while still streaming); timed = navigations whose own
-            request had a Resource Timing entry by the time it was read (every one makes a request)
+            requests were timed (a document by Navigation Timing, the router's RSC fetch by the browser's
+            network events, also when the router cancels it after reading: bench/lib/ui-timing.ts)
 
 ${table([
   head,

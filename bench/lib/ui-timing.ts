@@ -10,7 +10,15 @@
 // performance.timeOrigin + now(), wall-clock milliseconds that are comparable across documents.
 // An element whose time is older than the input was there before the click: the selector is not
 // specific to the new page, and the step fails rather than report a wrong figure.
-import type { Locator, Page, Request } from 'playwright-core';
+//
+// The server's share (TTFB, answer) of a client navigation comes from the browser's network events
+// (Chrome DevTools Protocol, below), not from Resource Timing: Next.js's router cancels its RSC
+// fetch once it has read the payload (the last row arrives, then the fetch is aborted: Chromium
+// reports net::ERR_ABORTED), and an aborted fetch gets no Resource Timing entry. Read from the
+// page's performance buffer, only the few navigations whose fetch ended on its own were timed
+// (54 of 210 in bench:ui at 1M records, 15 of 60 client navigations of the bare app). A document
+// load (a full navigation, redirects included) is still timed by its Navigation Timing entry.
+import type { CDPSession, Locator, Page, Request } from 'playwright-core';
 
 // Plain JavaScript in a string: tsx (esbuild keepNames) would wrap a function's inner names in
 // __name(), which does not exist in the page.
@@ -58,9 +66,73 @@ const PROBE = `(() => {
   };
 })();`;
 
-/** Installs the probe in every document the page loads from now on. */
+/** One request as the browser's network events tell it, on the wall clock (ms since the epoch, as the probe's). */
+type NetRequest = {
+  url: string;
+  /** A client navigation's own RSC fetch: RSC header, no prefetch header. */
+  navigationFetch: boolean;
+  sentAt: number;
+  headersAt: number | null;
+  /** The last chunk of the body received. */
+  lastDataAt: number | null;
+  /** Finished, or failed (aborted): either way no more bytes. */
+  endedAt: number | null;
+  failure: string | null;
+};
+type Recorder = { requests: Map<string, NetRequest>; session: CDPSession };
+const recorders = new WeakMap<Page, Recorder>();
+
+type CdpHeaders = Record<string, string>;
+const isNavigationFetch = (headers: CdpHeaders) => {
+  const h = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+  return h['rsc'] === '1' && !h['next-router-prefetch'] && !h['next-router-segment-prefetch'];
+};
+
+async function record(page: Page): Promise<Recorder> {
+  const session = await page.context().newCDPSession(page);
+  const requests = new Map<string, NetRequest>();
+  // Monotonic seconds → wall-clock ms, per request from its own (timestamp, wallTime) pair.
+  const offsets = new Map<string, number>();
+  const wall = (id: string, t: number) => t * 1000 + (offsets.get(id) ?? 0);
+  session.on('Network.requestWillBeSent', (e) => {
+    if (e.type !== 'Fetch') return;
+    offsets.set(e.requestId, e.wallTime * 1000 - e.timestamp * 1000);
+    requests.set(e.requestId, {
+      url: e.request.url,
+      navigationFetch: isNavigationFetch(e.request.headers as CdpHeaders),
+      sentAt: wall(e.requestId, e.timestamp),
+      headersAt: null,
+      lastDataAt: null,
+      endedAt: null,
+      failure: null,
+    });
+  });
+  session.on('Network.responseReceived', (e) => {
+    const r = requests.get(e.requestId);
+    if (r) r.headersAt = wall(e.requestId, e.timestamp);
+  });
+  session.on('Network.dataReceived', (e) => {
+    const r = requests.get(e.requestId);
+    if (r) r.lastDataAt = wall(e.requestId, e.timestamp);
+  });
+  session.on('Network.loadingFinished', (e) => {
+    const r = requests.get(e.requestId);
+    if (r) r.endedAt = wall(e.requestId, e.timestamp);
+  });
+  session.on('Network.loadingFailed', (e) => {
+    const r = requests.get(e.requestId);
+    if (!r) return;
+    r.endedAt = wall(e.requestId, e.timestamp);
+    r.failure = e.errorText;
+  });
+  await session.send('Network.enable');
+  return { requests, session };
+}
+
+/** Installs the probe in every document the page loads from now on, and listens to its network. */
 export async function installProbe(page: Page): Promise<void> {
   await page.addInitScript({ content: PROBE });
+  recorders.set(page, await record(page));
 }
 
 export type Navigation = {
@@ -134,49 +206,45 @@ export async function timeNavigation(
         );
       last = Math.max(last, at);
     }
-    // Its own requests' timings, once they have ended (an aborted or never-ending one is left out:
-    // Request.response() would wait for ever on some of them).
+    // Its own requests' timings, once they have ended (finished or aborted; one that never ends is
+    // left out after 5 s).
     const deadline = Date.now() + 5_000;
     while (requests.some((r) => !done.has(r)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     const unended = requests.filter((r) => !done.has(r));
     if (unended.length && process.env.BENCH_UI_DEBUG)
       console.log(`[bench] debug: ${what}: requests not ended after 5 s: ${unended.map((r) => r.url()).join(', ')}`);
-    // Their timings from the page's own Resource/Navigation Timing (same clock as the probe's;
-    // Playwright's Request.timing() stays empty for the router's fetches).
-    const urls = requests.filter((r) => done.has(r) && !r.failure()).map((r) => r.url());
-    const readTimings = () =>
-      page.evaluate(
-        ({ urls, inputAt }) => {
-          const o = performance.timeOrigin;
-          const out: { ttfb: number; answer: number; end: number }[] = [];
-          const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
-          if (nav && o >= inputAt) {
-            // A document loaded after the input (redirects included: same origin, so timed).
-            const redirect = nav.redirectEnd > 0 ? nav.redirectEnd - nav.redirectStart : 0;
-            const begin = nav.redirectStart > 0 ? nav.redirectStart : nav.requestStart;
-            out.push({
-              ttfb: nav.responseStart - nav.requestStart + redirect,
-              answer: nav.responseEnd - begin,
-              end: o + nav.responseEnd,
-            });
-          }
-          for (const e of performance.getEntriesByType('resource') as PerformanceResourceTiming[]) {
-            if (!urls.includes(e.name) || o + e.startTime < inputAt) continue;
-            out.push({
-              ttfb: e.responseStart - e.requestStart,
-              answer: e.responseEnd - e.requestStart,
-              end: o + e.responseEnd,
-            });
-          }
-          return out;
-        },
-        { urls, inputAt },
-      );
-    // An entry is added once the body has been read to its end: give a streamed one a moment.
-    let timing = await readTimings();
-    for (let k = 0; k < 20 && timing.length < urls.length; k++) {
-      await new Promise((r) => setTimeout(r, 50));
-      timing = await readTimings();
+    const timing: { ttfb: number; answer: number; end: number }[] = [];
+    // A document loaded after the input (redirects included: same origin, so timed): its
+    // Navigation Timing entry, on the probe's clock.
+    const doc = await page.evaluate((inputAt) => {
+      const o = performance.timeOrigin;
+      const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming | undefined;
+      if (!nav || o < inputAt) return null;
+      const redirect = nav.redirectEnd > 0 ? nav.redirectEnd - nav.redirectStart : 0;
+      const begin = nav.redirectStart > 0 ? nav.redirectStart : nav.requestStart;
+      return {
+        ttfb: nav.responseStart - nav.requestStart + redirect,
+        answer: nav.responseEnd - begin,
+        end: o + nav.responseEnd,
+      };
+    }, inputAt);
+    if (doc) timing.push(doc);
+    // The router's RSC fetches sent between the input and the content shown: sent → last byte
+    // from the network events (an aborted one included: see the top of this file).
+    const net = recorders.get(page);
+    if (!net) throw new Error(`${what}: no network recorder (installProbe first)`);
+    const fetches = () =>
+      [...net.requests.values()].filter((r) => r.navigationFetch && r.sentAt >= inputAt && r.sentAt <= last);
+    while (fetches().some((r) => r.endedAt === null) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    for (const r of fetches()) {
+      if (r.endedAt === null || r.headersAt === null) continue;
+      const lastByte = Math.max(r.lastDataAt ?? r.headersAt, r.failure ? 0 : r.endedAt);
+      timing.push({ ttfb: r.headersAt - r.sentAt, answer: lastByte - r.sentAt, end: lastByte });
+      if (process.env.BENCH_UI_DEBUG && r.failure)
+        console.log(
+          `[bench] debug: ${what}: ${r.url.replace(/^https?:\/\/[^/]+/, '')} ${r.failure} ${Math.round(r.endedAt - lastByte)} ms after its last byte`,
+        );
     }
     const ttfb = timing.reduce((a, t) => a + t.ttfb, 0);
     const answer = timing.reduce((a, t) => a + t.answer, 0);

@@ -12,6 +12,7 @@ import {
   dropPurgedTable,
   renamePurged,
   selectPurgedTables,
+  forgetPartitionCounts,
   partitionRowCount,
   restoreKeptOutcomes,
   selectOutcomePartitions,
@@ -98,7 +99,7 @@ const boundaryOf = (partitions: OutcomePartition[], cutoff: Date) =>
  * Takes a partition entirely past the cutoff out of the table, keeping its tied records; answers
  * the rows it removed. Detached and renamed, not dropped: its files are freed by cleanUpPurged.
  */
-async function detachWholePartition(name: string, at: Date): Promise<number> {
+async function detachWholePartition({ name, lower_bound, upper_bound }: OutcomePartition, at: Date): Promise<number> {
   return db.$transaction(
     async (tx) => {
       // Detaching locks the whole table: give up (the next run tries again) rather than queue
@@ -107,6 +108,9 @@ async function detachWholePartition(name: string, at: Date): Promise<number> {
       const [{ n: total }] = await rows(partitionRowCount(name), tx);
       await rows(createKeptTable(), tx);
       const [{ n: kept }] = await rows(setAsideKeptOutcomes(name, at), tx);
+      // The overview's counts of its records go with it (the kept ones come back through the
+      // insert trigger when restored): before the restore, which would be forgotten with them.
+      await rows(forgetPartitionCounts(name, lower_bound!, upper_bound!), tx);
       await rows(detachPartition(name), tx);
       await rows(renamePurged(name, randomBytes(6).toString('hex')), tx);
       if (kept > 0) await rows(restoreKeptOutcomes(), tx);
@@ -195,7 +199,7 @@ export async function purgeExpiredOutcomes(options: PurgeOptions = {}): Promise<
         for (const p of partitions) {
           if (p.upper_bound === null || p.upper_bound > cutoff) continue;
           if (!held()) throw new Error('the purge lost its lock (its connection closed); the next run carries on');
-          deleted += await detachWholePartition(p.name, at);
+          deleted += await detachWholePartition(p, at);
           dropped++;
         }
         const targets = boundaryOf(partitions, cutoff);
