@@ -33,6 +33,8 @@ const REFERENCE: Record<string, string> = {
   webhook_events: 'the outbox of console-wide endpoints',
   webhook_deliveries: 'the outbox of console-wide endpoints',
   reclassify_runs: 'console-wide progress of outcomes:reclassify, one run per classifier version',
+  // Not small like the others: its size follows hours × classifications (folded by a job), not records.
+  outcome_counts: 'the console-wide overview counts per hour and classification; the overview reads every organization',
   _prisma_migrations: 'migration history',
 };
 
