@@ -302,7 +302,7 @@ test.describe('layout and accessibility of every console page', () => {
             await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
             const res = await page.goto(spec.path(ids));
             expect(res?.status(), spec.name).toBe(200);
-            await expect(page.getByTestId('page-loading')).toHaveCount(0);
+            await expect(page.getByTestId('findings-loading')).toHaveCount(0);
             expect(await sidewaysOverflow(page), `${spec.name} scrolls sideways`).toBe(0);
             const items = spec.shown(page, width);
             for (const [i, item] of items.entries()) await expectOnScreen(item, `${spec.name}: item ${i + 1}`);

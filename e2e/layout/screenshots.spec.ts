@@ -17,7 +17,7 @@ for (const width of [1440, 390] as const) {
     const record = (await first.getAttribute('href')) ?? '/outcomes';
     for (const path of [...paths, record]) {
       await page.goto(path);
-      await expect(page.getByTestId('page-loading')).toHaveCount(0);
+      await expect(page.getByTestId('findings-loading')).toHaveCount(0);
       const name = path === '/' ? 'overview' : path.slice(1).replaceAll('/', '_').slice(0, 40);
       await page.screenshot({
         path: `test-results/screens/${width}-${name}.png`,
@@ -27,7 +27,7 @@ for (const width of [1440, 390] as const) {
     }
     if (width === 390) {
       await page.goto('/outcomes');
-      await expect(page.getByTestId('page-loading')).toHaveCount(0);
+      await expect(page.getByTestId('findings-loading')).toHaveCount(0);
       await page.getByRole('button', { name: /Menu/ }).click();
       await page.screenshot({ path: `test-results/screens/390-menu-open.png` });
     }
