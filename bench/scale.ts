@@ -17,11 +17,16 @@
 //   BENCH_SCALE_SMALL (2000000)  BENCH_SCALE_LARGE (20000000)
 //   BENCH_SCALE_PURGE_SMALL (1000000)  BENCH_SCALE_PURGE_LARGE (10000000)
 //   BENCH_SCALE_SAMPLES (300)  BENCH_SCALE_INGEST_BATCHES (200)
-import { closeSync, fsyncSync, ftruncateSync, mkdirSync, openSync, rmSync, writeSync } from 'node:fs';
+//   BENCH_SCALE_QUIET_CORES (off): before each measured phase, wait (up to 30 min) until the
+//   machine has had at most this many cores busy over 5 s, so other work may run while it loads;
+//   BENCH_PAUSE_FILE (off): a file that exists while a phase is measured (from the wait to its end),
+//   for other work on the machine to hold off meanwhile
+import { closeSync, fsyncSync, ftruncateSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { applyMigrations } from '../scripts/lib/migrations';
+import { waitForQuiet } from './lib/cpu';
 import { envNumber, int, load1, log, machine, ms, prng, runMain, stats, table, verdict } from './lib/report';
 import { benchDatabase, cleanup, connect } from './lib/setup';
 
@@ -32,6 +37,9 @@ const PURGE_SMALL = envNumber('BENCH_SCALE_PURGE_SMALL', 1_000_000);
 const PURGE_LARGE = envNumber('BENCH_SCALE_PURGE_LARGE', 10_000_000);
 const SAMPLES = envNumber('BENCH_SCALE_SAMPLES', 300);
 const INGEST_BATCHES = envNumber('BENCH_SCALE_INGEST_BATCHES', 200);
+const QUIET_CORES = process.env.BENCH_SCALE_QUIET_CORES ? Number(process.env.BENCH_SCALE_QUIET_CORES) : NaN;
+if (process.env.BENCH_SCALE_QUIET_CORES && !(QUIET_CORES > 0))
+  throw new Error('BENCH_SCALE_QUIET_CORES must be a positive number of cores');
 const KEY = '00000000-0000-4000-8000-000000000001';
 const CHUNK = 1_000_000;
 const MONTHS = 12;
@@ -63,6 +71,26 @@ async function load(c: pg.Client, from: number, to: number, start: Date, spanSec
     log(`  loaded ${int(b)} (${int((b - a) / ((Date.now() - t0) / 1000))} rows/s, load ${load1()})`);
   }
   await c.query('ALTER TABLE outcome_records ENABLE TRIGGER outcome_records_event_unique');
+}
+
+/**
+ * `measured` run on a quiet machine where asked: BENCH_PAUSE_FILE exists meanwhile, and with
+ * BENCH_SCALE_QUIET_CORES it first waits for the machine to go quiet, and says how long it waited.
+ */
+async function quietly<T>(what: string, measured: () => Promise<T>): Promise<T> {
+  const pause = process.env.BENCH_PAUSE_FILE;
+  if (pause) writeFileSync(pause, `${process.pid} ${what}\n`);
+  try {
+    if (!Number.isNaN(QUIET_CORES)) {
+      const q = await waitForQuiet(QUIET_CORES);
+      log(
+        `${what}: ${q.quiet ? 'quiet' : 'NOT quiet'} after ${(q.waitedMs / 1000).toFixed(0)} s (${q.cores.toFixed(2)} cores busy over 5 s; limit ${QUIET_CORES})`,
+      );
+    }
+    return await measured();
+  } finally {
+    if (pause) rmSync(pause, { force: true });
+  }
 }
 
 /** Milliseconds to free a file of `bytes` (written and synced first), as a drop's commit frees a table's files. */
@@ -125,65 +153,67 @@ async function main(): Promise<number> {
   const measure = async (n: number, label: string): Promise<Phase> => {
     // So no autovacuum of the freshly loaded rows competes with the measurements.
     await c.query('VACUUM ANALYZE outcome_records');
-    const rnd = prng(n);
-    const inc: number[] = [];
-    const lst: number[] = [];
-    for (let i = 0; i < SAMPLES; i++) {
-      const ref = `s-req-${Math.floor(rnd() * (n / 4))}`;
-      const t0 = performance.now();
-      await rowsOf(selectIncidentOutcomes([ref], 'org-' + (i % 10), 500), c);
-      inc.push(performance.now() - t0);
-      const t1 = performance.now();
-      const page = await listOutcomes(reader, {
-        organization: `org-${i % 10}`,
-        delivery: i % 2 ? 'rejected' : 'completed',
-        limit: 50,
-      });
-      lst.push(performance.now() - t1);
-      if (!page.ok) throw new Error('listOutcomes failed');
-    }
-    // Ingest: batches of 100 new records through the real statement, each batch a transaction.
-    let stored = 0;
-    const t2 = performance.now();
-    for (let b = 0; b < INGEST_BATCHES; b++) {
-      const batch = Array.from({ length: 100 }, (_, k) => ({
-        event_id: `${label}-ing-${b}-${k}`,
-        occurred_at: new Date().toISOString(),
-        request_ref: `${label}-ing-${b}`,
-        organization: 'org-1',
-        principal: 'user_1',
-        server: 'mcp-1',
-        tool_name: 'tool_1',
-        observed: { sent: true },
-        boundary: 'none',
-        delivery: 'completed',
-        category: 'ok',
-        retry: 'no',
-        read_only: true,
-        what_happened: 'The tool answered.',
-        next_step: 'Nothing to do.',
-        classifier_version: 1,
-        annotations_trusted: true,
-        content_hash: `h-${label}-${b}-${k}`,
-        ord: k,
-      }));
-      await c.query('BEGIN');
-      stored += (await rowsOf(insertOutcomeRows(KEY, batch, lockOperations([])), c)).length;
-      await c.query('COMMIT');
-    }
-    const ingest = stored / ((performance.now() - t2) / 1000);
-    const { rows: disk } = await c.query<{ bytes: string }>(
-      // The records and their event-id claims (migration 20261201192841_outcome_event_ids).
-      `SELECT (SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('outcome_records'))::bigint
+    return quietly(`measuring at ${int(n)}`, async () => {
+      const rnd = prng(n);
+      const inc: number[] = [];
+      const lst: number[] = [];
+      for (let i = 0; i < SAMPLES; i++) {
+        const ref = `s-req-${Math.floor(rnd() * (n / 4))}`;
+        const t0 = performance.now();
+        await rowsOf(selectIncidentOutcomes([ref], 'org-' + (i % 10), 500), c);
+        inc.push(performance.now() - t0);
+        const t1 = performance.now();
+        const page = await listOutcomes(reader, {
+          organization: `org-${i % 10}`,
+          delivery: i % 2 ? 'rejected' : 'completed',
+          limit: 50,
+        });
+        lst.push(performance.now() - t1);
+        if (!page.ok) throw new Error('listOutcomes failed');
+      }
+      // Ingest: batches of 100 new records through the real statement, each batch a transaction.
+      let stored = 0;
+      const t2 = performance.now();
+      for (let b = 0; b < INGEST_BATCHES; b++) {
+        const batch = Array.from({ length: 100 }, (_, k) => ({
+          event_id: `${label}-ing-${b}-${k}`,
+          occurred_at: new Date().toISOString(),
+          request_ref: `${label}-ing-${b}`,
+          organization: 'org-1',
+          principal: 'user_1',
+          server: 'mcp-1',
+          tool_name: 'tool_1',
+          observed: { sent: true },
+          boundary: 'none',
+          delivery: 'completed',
+          category: 'ok',
+          retry: 'no',
+          read_only: true,
+          what_happened: 'The tool answered.',
+          next_step: 'Nothing to do.',
+          classifier_version: 1,
+          annotations_trusted: true,
+          content_hash: `h-${label}-${b}-${k}`,
+          ord: k,
+        }));
+        await c.query('BEGIN');
+        stored += (await rowsOf(insertOutcomeRows(KEY, batch, lockOperations([])), c)).length;
+        await c.query('COMMIT');
+      }
+      const ingest = stored / ((performance.now() - t2) / 1000);
+      const { rows: disk } = await c.query<{ bytes: string }>(
+        // The records and their event-id claims (migration 20261201192841_outcome_event_ids).
+        `SELECT (SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('outcome_records'))::bigint
          + pg_total_relation_size('outcome_event_ids') AS bytes`,
-    );
-    const incident = stats(inc).p95;
-    const list = stats(lst).p95;
-    const diskPerM = Number(disk[0].bytes) / 2 ** 20 / (n / 1e6);
-    log(
-      `at ${int(n)}: incident p95 ${ms(incident)}, list p95 ${ms(list)}, ingest ${int(ingest)} records/s, ${diskPerM.toFixed(0)} MiB per million (load ${load1()})`,
-    );
-    return { incident, list, ingest, diskPerM };
+      );
+      const incident = stats(inc).p95;
+      const list = stats(lst).p95;
+      const diskPerM = Number(disk[0].bytes) / 2 ** 20 / (n / 1e6);
+      log(
+        `at ${int(n)}: incident p95 ${ms(incident)}, list p95 ${ms(list)}, ingest ${int(ingest)} records/s, ${diskPerM.toFixed(0)} MiB per million (load ${load1()})`,
+      );
+      return { incident, list, ingest, diskPerM };
+    });
   };
 
   log(`loading ${int(SMALL)}…`);
@@ -207,25 +237,27 @@ async function main(): Promise<number> {
     );
     const bytes = Number(size[0].bytes);
     await c.query('CHECKPOINT');
-    const t0 = performance.now();
-    const r = await purgeExpiredOutcomes({ actor: 'cli' });
-    const took = performance.now() - t0;
-    if (!r.ran || r.partitionsDropped !== 1)
-      throw new Error(`the purge did not take the month out: ${JSON.stringify(r)}`);
-    log(`purge of a month of ${int(n)}: ${ms(took)} (deleted ${int(r.deleted)}, load ${load1()})`);
-    // Then, apart (the hourly routine runs it after the purge): the month's files freed and its
-    // records' event-id claims deleted, the steps whose work follows the rows.
-    const u = await cleanUpPurged();
-    if (!u.ran || u.tablesDropped !== 1 || u.claimsSwept !== n)
-      throw new Error(`the clean-up did not finish the month: ${JSON.stringify(u)}`);
-    // The filesystem's own cost of freeing that many bytes (a file of the month's size, on the
-    // disk of .bench-data: the database's own when it runs on this machine).
-    const floor = freeFileCost(bytes);
-    log(
-      `clean-up: drop of its ${(bytes / 2 ** 30).toFixed(2)} GiB ${ms(u.dropMs)} (a file that size freed: ${ms(floor)}), ` +
-        `${int(u.claimsSwept)} claims ${ms(u.sweepMs)} (${((u.sweepMs * 1000) / n).toFixed(2)} µs each), load ${load1()}`,
-    );
-    return { took, drop: u.dropMs, sweep: u.sweepMs, floor };
+    return quietly(`purging ${int(n)}`, async () => {
+      const t0 = performance.now();
+      const r = await purgeExpiredOutcomes({ actor: 'cli' });
+      const took = performance.now() - t0;
+      if (!r.ran || r.partitionsDropped !== 1)
+        throw new Error(`the purge did not take the month out: ${JSON.stringify(r)}`);
+      log(`purge of a month of ${int(n)}: ${ms(took)} (deleted ${int(r.deleted)}, load ${load1()})`);
+      // Then, apart (the hourly routine runs it after the purge): the month's files freed and its
+      // records' event-id claims deleted, the steps whose work follows the rows.
+      const u = await cleanUpPurged();
+      if (!u.ran || u.tablesDropped !== 1 || u.claimsSwept !== n)
+        throw new Error(`the clean-up did not finish the month: ${JSON.stringify(u)}`);
+      // The filesystem's own cost of freeing that many bytes (a file of the month's size, on the
+      // disk of .bench-data: the database's own when it runs on this machine).
+      const floor = freeFileCost(bytes);
+      log(
+        `clean-up: drop of its ${(bytes / 2 ** 30).toFixed(2)} GiB ${ms(u.dropMs)} (a file that size freed: ${ms(floor)}), ` +
+          `${int(u.claimsSwept)} claims ${ms(u.sweepMs)} (${((u.sweepMs * 1000) / n).toFixed(2)} µs each), load ${load1()}`,
+      );
+      return { took, drop: u.dropMs, sweep: u.sweepMs, floor };
+    });
   };
   const purgeSmall = await purge(PURGE_SMALL);
   const purgeLarge = await purge(PURGE_LARGE);

@@ -112,3 +112,24 @@ export function mergeCpu(shares: (CpuShare | undefined)[]): CpuShare | undefined
     other: avg('other'),
   };
 }
+
+/**
+ * Waits until the whole machine has been nearly idle (at most `maxCores` busy) over a 5-second
+ * window, for at most `limitMs`; answers how long it waited and the busy cores of the last
+ * window. For long benchmarks on a shared machine: what is measured waits for others' work to
+ * stop; what only prepares (loading rows) goes on meanwhile.
+ */
+export async function waitForQuiet(
+  maxCores: number,
+  limitMs = 30 * 60_000,
+): Promise<{ waitedMs: number; cores: number; quiet: boolean }> {
+  const t0 = Date.now();
+  for (;;) {
+    const a = machineBusyMs();
+    const at = Date.now();
+    await new Promise((r) => setTimeout(r, 5_000));
+    const cores = (machineBusyMs() - a) / (Date.now() - at);
+    const waitedMs = Date.now() - t0;
+    if (cores <= maxCores || waitedMs >= limitMs) return { waitedMs, cores, quiet: cores <= maxCores };
+  }
+}
