@@ -19,7 +19,7 @@ import { benchDatabase, cleanup, connect, onCleanup, pointDataLayerAt } from './
 import { benchReceiver, postCeiling } from './lib/webhooks-parts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const DECISIONS = envNumber('BENCH_WEBHOOK_DECISIONS', 2_000);
+const DECISIONS = envNumber('BENCH_WEBHOOK_DECISIONS', 10_000);
 const EVENTS = envNumber('BENCH_WEBHOOK_EVENTS', 10_000);
 const CLIENTS = envNumber('BENCH_WEBHOOK_CLIENTS', 8);
 const TARGET_DECISION_MS = 1;
