@@ -25,7 +25,10 @@ async function cliWith(
   }
 }
 
-describe('npm run cli', () => {
+// Each case spawns the CLI, some of them several times in a row (1–3 s of start-up each, most of
+// it tsx and module loading): the cases run side by side, each on names of its own, with room for
+// a busy machine (five at once on two cores).
+describe.concurrent('npm run cli', { timeout: 90_000 }, () => {
   it('users:create creates a user, generating a password when none is given', async () => {
     const email = `${uniq('cli')}@example.test`;
     const r = await cli('users:create', '--email', email, '--role', 'reviewer', '--principal', 'user_42');

@@ -140,15 +140,21 @@ export default async function OutcomesPage({ searchParams }: { searchParams: Pro
                     </Link>
                     <span className="block text-xs text-slate-500">{r.server}</span>
                   </Td>
-                  {/* The summary takes what room is left (truncated, whole on hover): Request stays in view. */}
+                  {/* The summary takes what room is left (truncated, whole on hover): Request stays in view.
+                      On a phone's card it wraps to three lines, above who it was for. */}
                   <Td className="w-full min-w-40 max-w-0">
-                    <span className="block truncate text-sm text-slate-800" title={r.summary ?? undefined}>
-                      {r.summary ?? <span className="text-slate-500">no summary</span>}
-                    </span>
-                    <span className="block truncate text-xs text-slate-500">
-                      {r.organization} · {r.principal}
-                      {r.attempt && r.attempt > 1 ? ` · attempt ${r.attempt}` : ''}
-                    </span>
+                    <div className="min-w-0 flex-1">
+                      <span
+                        className="block truncate text-sm text-slate-800 max-md:line-clamp-3 max-md:whitespace-normal"
+                        title={r.summary ?? undefined}
+                      >
+                        {r.summary ?? <span className="text-slate-500">no summary</span>}
+                      </span>
+                      <span className="block truncate text-xs text-slate-500">
+                        {r.organization} · {r.principal}
+                        {r.attempt && r.attempt > 1 ? ` · attempt ${r.attempt}` : ''}
+                      </span>
+                    </div>
                   </Td>
                   <Td className="whitespace-normal">
                     <div className="flex w-48 flex-wrap items-center gap-x-2 gap-y-1 max-md:w-auto">
