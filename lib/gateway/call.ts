@@ -29,7 +29,7 @@ interface Forwarded {
   name: string;
   tool: Tool | undefined;
   meta: CallMeta;
-  digest: string;
+  digest: Digest;
   grantId?: string;
   startedAt: Date;
   t0: number;
@@ -59,7 +59,7 @@ export class ToolCalls {
     const name = params.name;
     const args = isRecord(params.arguments) ? params.arguments : {};
     const meta = callMeta(params._meta, this.relay.sessionRef, name);
-    const digest = argsDigest(args);
+    const digest = lazyDigest(args);
     const unsent = new Unsent(this.unsent, request.id);
     try {
       await this.enforced(request, exchange, name, meta, digest, unsent);
@@ -79,7 +79,7 @@ export class ToolCalls {
     exchange: Exchange | undefined,
     name: string,
     meta: CallMeta,
-    digest: string,
+    digest: Digest,
     unsent: Unsent,
   ): Promise<void> {
     const ctx = this.relay.ctx;
@@ -153,13 +153,13 @@ export class ToolCalls {
     // Forwarded from here on: a cancel now is one of a call that was sent.
     unsent.release();
     this.forwarded.set(request.id, { name, tool, meta, digest, grantId, startedAt: new Date(), t0: performance.now() });
-    const trace = newTrace();
     // Sent again on a closed kept-alive connection only when running it twice is harmless.
     const error = await this.relay.toServer(request, {
       resendable: verdict?.readOnly === true || unansweredRead,
       exchange,
     });
-    if (error) this.finish(request.id, fromError(error, trace, 'tools/call'), upstreamError(request.id));
+    // No HTTP exchange is traced here (the upstream reports its errors itself): an empty trace.
+    if (error) this.finish(request.id, fromError(error, newTrace(), 'tools/call'), upstreamError(request.id));
   }
 
   /** The client asks about a task (tasks/get, tasks/result, tasks/cancel): its answer is observed. */
@@ -220,7 +220,7 @@ export class ToolCalls {
         name: call.name,
         tool: call.tool,
         meta: call.meta,
-        digest: call.digest,
+        digest: call.digest(),
         observed,
         startedAt: new Date(),
         durationMs: Math.round(performance.now() - call.t0),
@@ -299,7 +299,7 @@ export class ToolCalls {
         name: call.name,
         tool: call.tool,
         meta: call.meta,
-        digest: call.digest,
+        digest: call.digest(),
         observed: typeof observed === 'function' ? observed() : observed,
         startedAt: call.startedAt,
         durationMs,
@@ -314,7 +314,7 @@ export class ToolCalls {
     meta: CallMeta,
     name: string,
     tool: Tool | undefined,
-    digest: string,
+    digest: Digest,
     signal: AbortSignal,
   ) {
     const ctx = this.relay.ctx;
@@ -344,10 +344,10 @@ export class ToolCalls {
             ...(ctx.agent ? { agent: ctx.agent } : {}),
             server: ctx.server,
             tool: { name, annotations: gatewayRecord.annotations(tool) },
-            argsDigest: digest,
+            argsDigest: digest(),
             summary: meta.summary,
           },
-          idempotencyKey: approvalKey(ctx.server, name, meta, digest, 1),
+          idempotencyKey: approvalKey(ctx.server, name, meta, digest(), 1),
         },
         { maxWaitMs: ctx.approvalWaitMs, pollInitialMs: ctx.pollInitialMs ?? 500, pollMaxMs: 2000 },
         signal,
@@ -362,7 +362,7 @@ export class ToolCalls {
     meta: CallMeta,
     name: string,
     tool: Tool | undefined,
-    digest: string,
+    digest: Digest,
     grant: Extract<GrantOutcome, { ok: false }>,
   ) {
     const url = grant.approvalId ? approvalUrl(this.relay.ctx.endpoint, grant.approvalId) : undefined;
@@ -393,7 +393,7 @@ export class ToolCalls {
     meta: CallMeta,
     name: string,
     tool: Tool | undefined,
-    digest: string,
+    digest: Digest,
     grantId?: string,
   ): void {
     // Its HTTP request waits for no refusal of the server's: the server is never asked.
@@ -403,7 +403,7 @@ export class ToolCalls {
         name,
         tool,
         meta,
-        digest,
+        digest: digest(),
         observed: { sent: false, clientError: 'cancelled' },
         startedAt: new Date(),
         durationMs: 0,
@@ -417,7 +417,7 @@ export class ToolCalls {
     meta: CallMeta,
     name: string,
     tool: Tool | undefined,
-    digest: string,
+    digest: Digest,
     observed: Observed,
     category: Parameters<typeof gatewayError>[0],
     text: string,
@@ -427,7 +427,7 @@ export class ToolCalls {
       name,
       tool,
       meta,
-      digest,
+      digest: digest(),
       observed,
       startedAt: new Date(),
       durationMs: 0,
@@ -438,6 +438,18 @@ export class ToolCalls {
       withMeta({ jsonrpc: '2.0', id: request.id, result } as JSONRPCMessage, meta.requestRef, record.eventId),
     );
   }
+}
+
+type Digest = () => string;
+
+/**
+ * The arguments' digest, made when first asked for: before forwarding only by a call that needs
+ * a grant (the approval request and the redemption name it); otherwise for the record, made after
+ * the answer went out to the client.
+ */
+function lazyDigest(args: Record<string, unknown>): Digest {
+  let digest: string | undefined;
+  return () => (digest ??= argsDigest(args));
 }
 
 /** One call's registration in `unsent`, made by its first await on the way (see enforced()). */
