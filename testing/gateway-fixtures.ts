@@ -89,6 +89,15 @@ export async function decide(token: string, requestRef: string, decision: 'appro
   }
 }
 
+/** The approval requests staged for this request reference, oldest first, each with its grant. */
+export function approvalsOf(requestRef: string) {
+  return db.approvalRequest.findMany({
+    where: { requestRef },
+    orderBy: { createdAt: 'asc' },
+    select: { id: true, status: true, grant: { select: { id: true, redeemedAt: true } } },
+  });
+}
+
 /** The records the console stored for this request reference, oldest first. */
 export async function recordsOf(requestRef: string, reporter?: OutcomeReporter) {
   await reporter?.flush();

@@ -29,7 +29,7 @@ interface Forwarded {
   name: string;
   tool: Tool | undefined;
   meta: CallMeta;
-  digest: string;
+  digest: Digest;
   grantId?: string;
   startedAt: Date;
   t0: number;
@@ -44,7 +44,8 @@ interface TaskCall extends Forwarded {
 
 export class ToolCalls {
   private forwarded = new Map<Id, Forwarded>();
-  private held = new Map<Id, AbortController>();
+  /** Calls that awaited something on their way and are not forwarded yet (see enforced()). */
+  private unsent = new Map<Id, AbortController>();
   private tasks = new Map<string, TaskCall>();
   private taskRequests = new Map<Id, { taskId: string; method: string }>();
 
@@ -52,20 +53,51 @@ export class ToolCalls {
 
   /** `exchange`: the client's HTTP request (HTTP mode), told when the gateway answers the call itself. */
   async handle(request: JSONRPCRequest, exchange?: Exchange): Promise<void> {
-    const ctx = this.relay.ctx;
     const params = (request.params ?? {}) as { name?: unknown; arguments?: unknown; _meta?: Record<string, unknown> };
     // Not a call we can read (no name): the server answers it as it would without the gateway.
     if (typeof params.name !== 'string') return void this.relay.toServer(request, { exchange });
     const name = params.name;
     const args = isRecord(params.arguments) ? params.arguments : {};
     const meta = callMeta(params._meta, this.relay.sessionRef, name);
-    const digest = argsDigest(args);
+    const digest = lazyDigest(args);
+    const unsent = new Unsent(this.unsent, request.id);
+    try {
+      await this.enforced(request, exchange, name, meta, digest, unsent);
+    } finally {
+      unsent.release();
+    }
+  }
 
+  // A call is stoppable from its arrival until it is forwarded: every await on its way (the
+  // catalog, the policy, the grant) registers it in `unsent` with an AbortController, which the
+  // client's notifications/cancelled aborts (cancelled() below), and is followed by a check of
+  // it. A cancelled call is never forwarded: recorded never_sent / cancelled, and not answered
+  // (MCP: a cancelled request gets no response). The usual call, catalog known and policy fresh,
+  // awaits nothing before it is forwarded: nothing can come between, so nothing is registered.
+  private async enforced(
+    request: JSONRPCRequest,
+    exchange: Exchange | undefined,
+    name: string,
+    meta: CallMeta,
+    digest: Digest,
+    unsent: Unsent,
+  ): Promise<void> {
+    const ctx = this.relay.ctx;
     // The usual case without a wait: the catalog known and its policy fresh.
-    const catalog = this.relay.catalogLoaded ? this.relay.catalog : await this.relay.tools();
+    let catalog: Map<string, Tool> | null = this.relay.catalog;
+    if (!this.relay.catalogLoaded) {
+      const signal = unsent.signal();
+      catalog = await this.relay.tools();
+      if (signal.aborted) return this.dropCancelled(exchange, meta, name, catalog?.get(name), digest);
+    }
     const tool = catalog?.get(name);
     const list = catalog ? this.relay.toolList() : null;
-    const policy = list ? (ctx.policy.cached(list) ?? (await ctx.policy.get(list))) : ctx.policy.last();
+    let policy = list ? ctx.policy.cached(list) : ctx.policy.last();
+    if (list && !policy) {
+      const signal = unsent.signal();
+      policy = await ctx.policy.get(list);
+      if (signal.aborted) return this.dropCancelled(exchange, meta, name, tool, digest);
+    }
     if (policy) this.relay.noticeBlocked(policy.blockedKey);
     const verdict = policy?.tools.get(name);
 
@@ -108,18 +140,26 @@ export class ToolCalls {
     let grantId: string | undefined;
     if (verdict && (verdict.requiredApprovals > 0 || !verdict.readOnly)) {
       local();
-      const grant = await this.hold(request, meta, name, tool, digest);
+      const signal = unsent.signal();
+      const grant = await this.hold(request, meta, name, tool, digest, signal);
+      // Cancelled, even if the grant was redeemed meanwhile (its answer came after the cancel, or
+      // the redemption's own answer was cut by it): not sent. A redeemed grant is spent by then and
+      // is not used again; the record names it, a call that redeemed a grant and was not sent.
+      if (signal.aborted)
+        return this.dropCancelled(exchange, meta, name, tool, digest, grant.ok ? grant.grantId : undefined);
       if (!grant.ok) return this.blockedByGrant(request, meta, name, tool, digest, grant);
       grantId = grant.grantId;
     }
+    // Forwarded from here on: a cancel now is one of a call that was sent.
+    unsent.release();
     this.forwarded.set(request.id, { name, tool, meta, digest, grantId, startedAt: new Date(), t0: performance.now() });
-    const trace = newTrace();
     // Sent again on a closed kept-alive connection only when running it twice is harmless.
     const error = await this.relay.toServer(request, {
       resendable: verdict?.readOnly === true || unansweredRead,
       exchange,
     });
-    if (error) this.finish(request.id, fromError(error, trace, 'tools/call'), upstreamError(request.id));
+    // No HTTP exchange is traced here (the upstream reports its errors itself): an empty trace.
+    if (error) this.finish(request.id, fromError(error, newTrace(), 'tools/call'), upstreamError(request.id));
   }
 
   /** The client asks about a task (tasks/get, tasks/result, tasks/cancel): its answer is observed. */
@@ -180,7 +220,7 @@ export class ToolCalls {
         name: call.name,
         tool: call.tool,
         meta: call.meta,
-        digest: call.digest,
+        digest: call.digest(),
         observed,
         startedAt: new Date(),
         durationMs: Math.round(performance.now() - call.t0),
@@ -219,12 +259,16 @@ export class ToolCalls {
     return true;
   }
 
-  /** The client cancelled: a held call is dropped (never sent); a forwarded one is reported cancelled. */
+  /**
+   * The client cancelled: a call not forwarded yet is dropped (never sent; true: the server never
+   * saw it, the cancel is not passed on); a forwarded one is reported cancelled, and the cancel
+   * goes on to the server, as does one for any id the gateway does not hold.
+   */
   cancelled(id: Id | undefined): boolean {
     if (id === undefined) return false;
-    const held = this.held.get(id);
-    if (held) {
-      held.abort();
+    const unsent = this.unsent.get(id);
+    if (unsent) {
+      unsent.abort();
       return true;
     }
     if (this.forwarded.has(id)) this.finish(id, { sent: true, clientError: 'cancelled' }, null);
@@ -234,7 +278,7 @@ export class ToolCalls {
   connectionClosed(side: 'client' | 'server' | 'gateway'): void {
     this.taskRequests.clear();
     this.tasks.clear();
-    for (const controller of this.held.values()) controller.abort();
+    for (const controller of this.unsent.values()) controller.abort();
     for (const id of [...this.forwarded.keys()]) {
       const error: JSONRPCMessage | null = side === 'client' ? null : upstreamError(id);
       this.finish(id, { sent: true, clientError: side === 'client' ? 'cancelled' : 'connection_lost' }, error);
@@ -255,7 +299,7 @@ export class ToolCalls {
         name: call.name,
         tool: call.tool,
         meta: call.meta,
-        digest: call.digest,
+        digest: call.digest(),
         observed: typeof observed === 'function' ? observed() : observed,
         startedAt: call.startedAt,
         durationMs,
@@ -265,10 +309,15 @@ export class ToolCalls {
     );
   }
 
-  private async hold(request: JSONRPCRequest, meta: CallMeta, name: string, tool: Tool | undefined, digest: string) {
+  private async hold(
+    request: JSONRPCRequest,
+    meta: CallMeta,
+    name: string,
+    tool: Tool | undefined,
+    digest: Digest,
+    signal: AbortSignal,
+  ) {
     const ctx = this.relay.ctx;
-    const controller = new AbortController();
-    this.held.set(request.id, controller);
     const progressToken = (request.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
     let progress = 0;
     const tick =
@@ -295,17 +344,16 @@ export class ToolCalls {
             ...(ctx.agent ? { agent: ctx.agent } : {}),
             server: ctx.server,
             tool: { name, annotations: gatewayRecord.annotations(tool) },
-            argsDigest: digest,
+            argsDigest: digest(),
             summary: meta.summary,
           },
-          idempotencyKey: approvalKey(ctx.server, name, meta, digest, 1),
+          idempotencyKey: approvalKey(ctx.server, name, meta, digest(), 1),
         },
         { maxWaitMs: ctx.approvalWaitMs, pollInitialMs: ctx.pollInitialMs ?? 500, pollMaxMs: 2000 },
-        controller.signal,
+        signal,
       );
     } finally {
       clearInterval(tick);
-      this.held.delete(request.id);
     }
   }
 
@@ -314,11 +362,9 @@ export class ToolCalls {
     meta: CallMeta,
     name: string,
     tool: Tool | undefined,
-    digest: string,
+    digest: Digest,
     grant: Extract<GrantOutcome, { ok: false }>,
   ) {
-    if (grant.cancelled)
-      return this.refuse(request, meta, name, tool, digest, { sent: false, clientError: 'cancelled' }, null, '');
     const url = grant.approvalId ? approvalUrl(this.relay.ctx.endpoint, grant.approvalId) : undefined;
     const approval = grant.approvalId ? { id: grant.approvalId, url } : undefined;
     const [category, text] =
@@ -341,14 +387,39 @@ export class ToolCalls {
     return this.refuse(request, meta, name, tool, digest, observed, category, text, approval);
   }
 
+  /** A call cancelled before it was sent: recorded so, and not answered (the client stopped waiting). */
+  private dropCancelled(
+    exchange: Exchange | undefined,
+    meta: CallMeta,
+    name: string,
+    tool: Tool | undefined,
+    digest: Digest,
+    grantId?: string,
+  ): void {
+    // Its HTTP request waits for no refusal of the server's: the server is never asked.
+    exchange?.settle(null);
+    this.relay.ctx.reporter.enqueue(
+      gatewayRecord(this.relay.ctx, {
+        name,
+        tool,
+        meta,
+        digest: digest(),
+        observed: { sent: false, clientError: 'cancelled' },
+        startedAt: new Date(),
+        durationMs: 0,
+        grantId,
+      }),
+    );
+  }
+
   private refuse(
     request: JSONRPCRequest,
     meta: CallMeta,
     name: string,
     tool: Tool | undefined,
-    digest: string,
+    digest: Digest,
     observed: Observed,
-    category: Parameters<typeof gatewayError>[0] | null,
+    category: Parameters<typeof gatewayError>[0],
     text: string,
     approval?: { id: string; url?: string },
   ): void {
@@ -356,18 +427,49 @@ export class ToolCalls {
       name,
       tool,
       meta,
-      digest,
+      digest: digest(),
       observed,
       startedAt: new Date(),
       durationMs: 0,
     });
     this.relay.ctx.reporter.enqueue(record);
-    // A cancelled request gets no answer (MCP): the client has stopped waiting.
-    if (!category) return;
     const result = gatewayError(category, text, approval);
     void this.relay.toClient(
       withMeta({ jsonrpc: '2.0', id: request.id, result } as JSONRPCMessage, meta.requestRef, record.eventId),
     );
+  }
+}
+
+type Digest = () => string;
+
+/**
+ * The arguments' digest, made when first asked for: before forwarding only by a call that needs
+ * a grant (the approval request and the redemption name it); otherwise for the record, made after
+ * the answer went out to the client.
+ */
+function lazyDigest(args: Record<string, unknown>): Digest {
+  let digest: string | undefined;
+  return () => (digest ??= argsDigest(args));
+}
+
+/** One call's registration in `unsent`, made by its first await on the way (see enforced()). */
+class Unsent {
+  private controller: AbortController | null = null;
+
+  constructor(
+    private readonly calls: Map<Id, AbortController>,
+    private readonly id: Id,
+  ) {}
+
+  /** Registers the call (once); its signal is aborted when the client cancels it. */
+  signal(): AbortSignal {
+    if (!this.controller) this.calls.set(this.id, (this.controller = new AbortController()));
+    return this.controller.signal;
+  }
+
+  /** Forwarded, or answered by the gateway: no longer the gateway's to stop. */
+  release(): void {
+    if (this.controller && this.calls.get(this.id) === this.controller) this.calls.delete(this.id);
   }
 }
 

@@ -28,6 +28,8 @@ type Id = string | number;
 
 /** The SDK's DEFAULT_SSE_KEEP_ALIVE_MS: the longest a client's connection stays silent. */
 export const KEEP_ALIVE_MS = 15_000;
+/** How long a POST's answer waits to learn whether the server refused the request (401/403). */
+export const HEAD_WAIT_MS = 30_000;
 
 const SSE_HEADERS = {
   'content-type': 'text/event-stream',
@@ -87,6 +89,8 @@ export class LeanAnswer {
     readonly id: Id,
     /** Called once, when nothing more will be written. */
     private readonly released: () => void,
+    /** The POST's exchange, whose wait for the server's refusal the sweep bounds (no timer per request). */
+    private readonly exchange?: Exchange,
   ) {}
 
   /** The gateway passes the answer on (no refusal of the server's to pass back instead). */
@@ -120,8 +124,12 @@ export class LeanAnswer {
     if (response) this.end();
   }
 
-  /** Silent for KEEP_ALIVE_MS: the SDK's stream, headers out and kept alive, from now on. */
+  /**
+   * Called by the sweep. Still waiting for the server's head after HEAD_WAIT_MS: no refusal
+   * (the answer starts). Silent for KEEP_ALIVE_MS: the SDK's stream, headers out and kept alive.
+   */
   idle(now: number): void {
+    if (!this.open && now - this.since >= HEAD_WAIT_MS) this.exchange?.settle(null);
     if (this.open && !this.sse && !this.done && now - this.since >= KEEP_ALIVE_MS) {
       this.toSse();
       this.res.write(': keepalive\n\n');
@@ -149,6 +157,8 @@ export class LeanAnswer {
     if (this.done) return;
     this.done = true;
     this.released();
+    // Out of the sweep from now on: its wait for the server's head (if still on) ends here.
+    this.exchange?.settle(null);
   }
 }
 
@@ -207,14 +217,14 @@ export class Downstream implements Transport {
     const sessionId = this.sdk.sessionId;
     const id = request.id;
     if (!sessionId || this.lean.has(id)) return null;
-    const answer = new LeanAnswer(res, sessionId, id, () => this.lean.delete(id));
+    const answer = new LeanAnswer(res, sessionId, id, () => this.lean.delete(id), exchange);
     this.lean.set(id, answer);
     res.once('close', () => answer.finished());
     this.onmessage?.(request, { exchange });
     return answer;
   }
 
-  /** Called now and then: lean answers silent for KEEP_ALIVE_MS become kept-alive SSE streams. */
+  /** Called now and then (every few seconds): see LeanAnswer.idle. */
   sweep(now: number): void {
     for (const answer of this.lean.values()) answer.idle(now);
   }

@@ -182,15 +182,23 @@ export class HttpUpstream implements Transport {
     res.on('data', (chunk: string) => {
       buffer += chunk;
       let start = 0;
-      for (let i = 0; i < buffer.length; i++) {
-        const c = buffer.charCodeAt(i);
-        if (c !== 10 && c !== 13) continue;
-        if (c === 13 && i + 1 === buffer.length) break; // a \r\n split across chunks
-        line(buffer.slice(start, i));
-        if (c === 13 && buffer.charCodeAt(i + 1) === 10) i++;
-        start = i + 1;
+      if (buffer.indexOf('\r') < 0) {
+        // Lines ending in \n only (what servers send): found by indexOf, not character by character.
+        for (let i = buffer.indexOf('\n'); i >= 0; i = buffer.indexOf('\n', start)) {
+          line(buffer.slice(start, i));
+          start = i + 1;
+        }
+      } else {
+        for (let i = 0; i < buffer.length; i++) {
+          const c = buffer.charCodeAt(i);
+          if (c !== 10 && c !== 13) continue;
+          if (c === 13 && i + 1 === buffer.length) break; // a \r\n split across chunks
+          line(buffer.slice(start, i));
+          if (c === 13 && buffer.charCodeAt(i + 1) === 10) i++;
+          start = i + 1;
+        }
       }
-      buffer = buffer.slice(start);
+      buffer = start ? buffer.slice(start) : buffer;
     });
     const ended = (error?: Error) => {
       if (!this.open.delete(res)) return;

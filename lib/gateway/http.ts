@@ -11,12 +11,11 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { GatewayContext } from './context';
 import { carrying, newExchange, type Exchange, type UpstreamHead } from './exchange';
-import { Downstream, KEEP_ALIVE_MS, leanRequest } from './http-downstream';
+import { Downstream, HEAD_WAIT_MS, KEEP_ALIVE_MS, leanRequest } from './http-downstream';
 import { HttpUpstream, upstreamAgent } from './http-upstream';
 import { Relay } from './relay';
 
 const MAX_BODY = 4 * 1024 * 1024;
-const HEAD_WAIT_MS = 30_000;
 /** `promise`, or null after `ms` (its timer cleared as soon as the promise settles: one per request). */
 function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
   let timer: NodeJS.Timeout | undefined;
@@ -56,7 +55,8 @@ export async function runHttp(
   const sessions = new Map<string, Session>();
   const agent = upstreamAgent(upstream);
   const lean = options.lean ?? true;
-  // Lean answers silent for KEEP_ALIVE_MS turn into kept-alive SSE streams (one timer for all).
+  // Lean answers silent for KEEP_ALIVE_MS turn into kept-alive SSE streams, and their wait for the
+  // server's head is bounded (one timer for all: LeanAnswer.idle).
   const sweeper = setInterval(
     () => {
       const now = performance.now();
@@ -151,7 +151,8 @@ export async function runHttp(
     const answer = session.down.post(request, res, exchange);
     if (!answer) return false;
     // As on the SDK's path: the server's refusal of the request, if it refuses, goes back instead.
-    const refusal = await within(exchange.refusal, HEAD_WAIT_MS);
+    // Bounded by the sweep (LeanAnswer.idle), not a timer per request.
+    const refusal = await exchange.refusal;
     if (refusal) {
       answer.finished();
       writeRefusal(res, refusal);

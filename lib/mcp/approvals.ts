@@ -165,6 +165,8 @@ export async function obtainGrant(
   }
   const grantId = approval.grant?.id;
   if (!grantId) return blocked('approved without a grant', approval.id);
+  // Cancelled before redeeming: the grant stays unspent, for the same call to redeem later.
+  if (signal?.aborted) return blocked('cancelled before the grant was redeemed', approval.id);
 
   // A lost answer to a redemption that did succeed reads as 409 on the retry: the grant is then
   // spent without our knowing it, and we stop. Never call without a confirmed redemption.
@@ -200,6 +202,8 @@ async function withRetries(
         ? Math.min(res.retryAfterMs, 10_000)
         : backoffDelay(attempt, { initialMs: 250, maxMs: 4000, random });
     await sleep(wait, signal);
+    // Cancelled during the wait: not asked again (a fetch that ignores the signal would still ask).
+    if (signal?.aborted) break;
     res = await call();
   }
   return res;
