@@ -27,7 +27,9 @@ export type InventoryRow = Pick<OutcomeRow, 'server' | 'tool_name'> & {
 //     from the records of that hour, backwards from the groups' bound (an index lookup; the
 //     bound is the instant itself unless that record was deleted);
 //   - the latest advertisement: the same over the counts of records that carried annotations,
-//     then its annotations from that record (ties: the last received);
+//     then its annotations from the records at that instant (ties: the last received). Two
+//     lookups, not one ordered by (occurred_at, received_seq): that sort reads past the first
+//     match to the next instant, through the rest of the hour;
 //   - the seven days, exact as the overview counts them (lib/server/data/sql/stats.ts): the
 //     whole hours from lo_full on from the counts (through their occurred_hour index: the rows of
 //     a week lie together), the partial hour [lo, lo_full) from the records.
@@ -65,7 +67,7 @@ export const selectToolInventory = (limit: number) => sql<InventoryRow>`
     SELECT s.server, s.tool_name, seen.occurred_at AS last_seen,
            coalesce(k.calls, 0) + coalesce(e.calls, 0) AS calls_7d,
            coalesce(k.failures, 0) + coalesce(e.failures, 0) AS failures_7d,
-           adv.occurred_at AS advertised_at, adv.tool_annotations
+           adv.occurred_at AS advertised_at, ca.tool_annotations
     FROM stored s
     CROSS JOIN LATERAL (
       SELECT o.occurred_at FROM outcome_records o
@@ -77,10 +79,15 @@ export const selectToolInventory = (limit: number) => sql<InventoryRow>`
       GROUP BY c.occurred_hour HAVING sum(c.advertised) > 0
       ORDER BY c.occurred_hour DESC LIMIT 1) ah ON true
     LEFT JOIN LATERAL (
-      SELECT o.occurred_at, o.tool_annotations FROM outcome_records o
+      SELECT o.occurred_at FROM outcome_records o
       WHERE o.server = s.server AND o.tool_name = s.tool_name AND o.tool_annotations IS NOT NULL
         AND o.occurred_at >= ah.occurred_hour AND o.occurred_at <= ah.upto
-      ORDER BY o.occurred_at DESC, o.received_seq DESC LIMIT 1) adv ON true
+      ORDER BY o.occurred_at DESC LIMIT 1) adv ON true
+    LEFT JOIN LATERAL (
+      SELECT o.tool_annotations FROM outcome_records o
+      WHERE o.occurred_at = adv.occurred_at AND o.server = s.server AND o.tool_name = s.tool_name
+        AND o.tool_annotations IS NOT NULL
+      ORDER BY o.received_seq DESC LIMIT 1) ca ON true
     LEFT JOIN week k ON k.server = s.server AND k.tool_name = s.tool_name
     LEFT JOIN edge e ON e.server = s.server AND e.tool_name = s.tool_name
   ), requests AS (
