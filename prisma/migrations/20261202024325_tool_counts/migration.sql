@@ -44,6 +44,9 @@ CREATE INDEX "outcome_tool_counts_server_tool_name_occurred_hour_received_idx" O
 -- CreateIndex
 CREATE INDEX "outcome_tool_counts_occurred_hour_idx" ON "outcome_tool_counts"("occurred_hour");
 
+-- CreateIndex
+CREATE INDEX "outcome_tool_counts_received_day_idx" ON "outcome_tool_counts"("received_day");
+
 -- The latest advertisement of a pair: only the rows that changed how many records carried
 -- annotations, so a tool that stopped advertising long ago is not found by reading every hour since.
 CREATE INDEX "outcome_tool_counts_advertised_idx" ON "outcome_tool_counts"("server", "tool_name", "occurred_hour")
