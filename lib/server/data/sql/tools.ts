@@ -31,15 +31,16 @@ export type InventoryRow = Pick<OutcomeRow, 'server' | 'tool_name'> & {
 //     lookups, not one ordered by (occurred_at, received_seq): that sort reads past the first
 //     match to the next instant, through the rest of the hour;
 //   - the seven days, exact as the overview counts them (lib/server/data/sql/stats.ts): the
-//     whole hours from lo_full on from the counts (through their occurred_hour index: the rows of
-//     a week lie together), the partial hour [lo, lo_full) from the records.
+//     whole hours from LO_FULL on from the counts (through their occurred_hour index: the rows of
+//     a week lie together), the partial hour [LO, LO_FULL) from the records.
 // Approval requests (far fewer) are grouped as they are. A call "failed" unless it completed ok.
+// The window's bounds written out where they are used (not a CTE's columns): so the planner
+// estimates the edge hour's rows from their values and keeps to the index.
 const ORIGIN = sql`timestamptz '2000-01-01 00:00:00+00'`;
+const LO = sql`(now() - interval '7 days')`;
+const LO_FULL = sql`(date_bin('1 hour', now() - interval '7 days', ${ORIGIN}) + interval '1 hour')`;
 export const selectToolInventory = (limit: number) => sql<InventoryRow>`
-  WITH RECURSIVE w AS (
-    SELECT now() - interval '7 days' AS lo,
-           date_bin('1 hour', now() - interval '7 days', ${ORIGIN}) + interval '1 hour' AS lo_full
-  ), pairs AS (
+  WITH RECURSIVE pairs AS (
     (SELECT c.server, c.tool_name FROM outcome_tool_counts c ORDER BY c.server, c.tool_name LIMIT 1)
     UNION ALL
     SELECT nx.server, nx.tool_name FROM pairs p CROSS JOIN LATERAL (
@@ -56,12 +57,12 @@ export const selectToolInventory = (limit: number) => sql<InventoryRow>`
     LIMIT ${limit}::int
   ), week AS (
     SELECT c.server, c.tool_name, sum(c.calls) AS calls, sum(c.failures) AS failures
-    FROM w JOIN outcome_tool_counts c ON c.occurred_hour >= w.lo_full
+    FROM outcome_tool_counts c WHERE c.occurred_hour >= ${LO_FULL}
     GROUP BY 1, 2
   ), edge AS (
     SELECT o.server, o.tool_name, count(*) AS calls,
            count(*) FILTER (WHERE NOT (o.delivery = 'completed' AND o.category = 'ok')) AS failures
-    FROM w JOIN outcome_records o ON o.occurred_at >= w.lo AND o.occurred_at < w.lo_full
+    FROM outcome_records o WHERE o.occurred_at >= ${LO} AND o.occurred_at < ${LO_FULL}
     GROUP BY 1, 2
   ), calls AS (
     SELECT s.server, s.tool_name, seen.occurred_at AS last_seen,
