@@ -55,21 +55,26 @@ export const selectToolInventory = (limit: number) => sql<InventoryRow>`
       GROUP BY c.occurred_hour HAVING sum(c.calls) > 0
       ORDER BY c.occurred_hour DESC LIMIT 1) h
     LIMIT ${limit}::int
-  ), week AS (
-    SELECT c.server, c.tool_name, sum(c.calls) AS calls, sum(c.failures) AS failures
-    FROM outcome_tool_counts c WHERE c.occurred_hour >= ${LO_FULL}
+  ), recent AS (
+    SELECT server, tool_name, sum(calls) AS calls, sum(failures) AS failures
+    FROM (
+      SELECT c.server, c.tool_name, c.calls, c.failures FROM outcome_tool_counts c WHERE c.occurred_hour >= ${LO_FULL}
+      UNION ALL
+      SELECT o.server, o.tool_name, 1, CASE WHEN o.delivery = 'completed' AND o.category = 'ok' THEN 0 ELSE 1 END
+      FROM outcome_records o WHERE o.occurred_at >= ${LO} AND o.occurred_at < ${LO_FULL}
+    ) AS parts
     GROUP BY 1, 2
-  ), edge AS (
-    SELECT o.server, o.tool_name, count(*) AS calls,
-           count(*) FILTER (WHERE NOT (o.delivery = 'completed' AND o.category = 'ok')) AS failures
-    FROM outcome_records o WHERE o.occurred_at >= ${LO} AND o.occurred_at < ${LO_FULL}
-    GROUP BY 1, 2
+  ), counted AS (
+    -- A full join, so a hash or merge join: joined to the pairs otherwise, the planner (which
+    -- cannot tell how many pairs a recursive CTE yields) may scan the week's pairs once per pair.
+    -- The week's pairs not listed have no stored hour: the lookup below drops them.
+    SELECT s.server, s.tool_name, s.occurred_hour, s.upto, r.calls, r.failures
+    FROM stored s FULL JOIN recent r ON r.server = s.server AND r.tool_name = s.tool_name
   ), calls AS (
     SELECT s.server, s.tool_name, seen.occurred_at AS last_seen,
-           coalesce(k.calls, 0) + coalesce(e.calls, 0) AS calls_7d,
-           coalesce(k.failures, 0) + coalesce(e.failures, 0) AS failures_7d,
+           coalesce(s.calls, 0) AS calls_7d, coalesce(s.failures, 0) AS failures_7d,
            adv.occurred_at AS advertised_at, ca.tool_annotations
-    FROM stored s
+    FROM counted s
     CROSS JOIN LATERAL (
       SELECT o.occurred_at FROM outcome_records o
       WHERE o.server = s.server AND o.tool_name = s.tool_name AND o.occurred_at >= s.occurred_hour AND o.occurred_at <= s.upto
@@ -89,8 +94,6 @@ export const selectToolInventory = (limit: number) => sql<InventoryRow>`
       WHERE o.occurred_at = adv.occurred_at AND o.server = s.server AND o.tool_name = s.tool_name
         AND o.tool_annotations IS NOT NULL
       ORDER BY o.received_seq DESC LIMIT 1) ca ON true
-    LEFT JOIN week k ON k.server = s.server AND k.tool_name = s.tool_name
-    LEFT JOIN edge e ON e.server = s.server AND e.tool_name = s.tool_name
   ), requests AS (
     SELECT server, tool_name,
            count(*) FILTER (WHERE created_at >= now() - interval '7 days') AS requests_7d,
