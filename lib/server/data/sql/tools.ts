@@ -18,7 +18,7 @@ export type InventoryRow = Pick<OutcomeRow, 'server' | 'tool_name'> & {
 
 // One statement. The calls' side from the counts kept per (server, tool, hour, receipt day) at
 // every write (outcome_tool_counts, migration 20261202024325_tool_counts), never by grouping the
-// records, so its cost follows the pairs listed, not the records stored:
+// records, so its cost follows the pairs listed and the week's (pair, hour) rows, not the records stored:
 //   - the pairs: a skip scan of the counts' (server, tool_name, …) index (one descent per pair,
 //     in order: the recursive union yields them sorted, so LIMIT stops it after `limit` pairs
 //     that still hold records; the first `limit` pairs of both sides together are among the first
