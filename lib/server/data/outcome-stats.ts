@@ -105,7 +105,10 @@ export const getOverviewStats = replicaSafe(async function getOverviewStats(
   });
 });
 
-/** Folds the overview's kept counts, one row per group (the schedule's: lib/server/jobs/overview-counts.ts); answers the rows folded. */
+/**
+ * Folds the overview's kept counts and the tools inventory's, one row per group (the schedule's:
+ * lib/server/jobs/overview-counts.ts); answers the rows folded.
+ */
 export async function foldOverviewCounts(): Promise<number> {
   const [r] = await run(foldCounts(), pool());
   return Number(r.n);

@@ -108,7 +108,7 @@ async function detachWholePartition({ name, lower_bound, upper_bound }: OutcomeP
       const [{ n: total }] = await rows(partitionRowCount(name), tx);
       await rows(createKeptTable(), tx);
       const [{ n: kept }] = await rows(setAsideKeptOutcomes(name, at), tx);
-      // The overview's counts of its records go with it (the kept ones come back through the
+      // The overview's and the tools inventory's counts of its records go with it (the kept ones come back through the
       // insert trigger when restored): before the restore, which would be forgotten with them.
       await rows(forgetPartitionCounts(name, lower_bound!, upper_bound!), tx);
       await rows(detachPartition(name), tx);

@@ -35,6 +35,9 @@ const REFERENCE: Record<string, string> = {
   reclassify_runs: 'console-wide progress of outcomes:reclassify, one run per classifier version',
   // Not small like the others: its size follows hours × classifications (folded by a job), not records.
   outcome_counts: 'the console-wide overview counts per hour and classification; the overview reads every organization',
+  // Likewise: its size follows (server, tool) pairs × hours, not records; folded by the same job.
+  outcome_tool_counts:
+    'the console-wide tools inventory counts per server, tool and hour; the inventory reads every organization',
   _prisma_migrations: 'migration history',
 };
 

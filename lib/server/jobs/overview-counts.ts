@@ -2,8 +2,9 @@ import 'server-only';
 import { isDatabaseUnavailable } from '../data/unavailable';
 import { foldOverviewCounts } from '../data/outcome-stats';
 
-// Folds the overview's counts (migration 20261201232642_overview_counts): every minute, each
-// group's trigger rows into one, so the overview reads about one row per group and hour. The
+// Folds the overview's counts (migration 20261201232642_overview_counts) and the tools inventory's
+// (20261202024325_tool_counts, one function folds both): every minute, each group's trigger rows
+// into one, so the overview and the inventory read about one row per group and hour. The
 // counts are exact whether or not this has run (a group's count is the sum of its rows); what it
 // bounds is how many rows the overview reads. Safe with any number of instances.
 

@@ -38,16 +38,27 @@ export const deleteOutcomeBatch = (partition: string, from: Date, cutoff: Date, 
       ORDER BY o.received_at
       LIMIT ${batchSize}::int
       FOR UPDATE OF o SKIP LOCKED))
-    RETURNING id, api_key_id, event_id, received_at, occurred_at, delivery, category, read_only, resolved_at
+    RETURNING id, api_key_id, event_id, received_at, occurred_at, delivery, category, read_only, resolved_at,
+              server, tool_name, tool_annotations IS NOT NULL AS annotated
   ),
   -- Through the partition, not the parent: outcome_records' delete trigger does not see these,
-  -- so the overview's counts are taken down here (migration 20261201232642_overview_counts).
+  -- so the overview's counts (migration 20261201232642_overview_counts) and the tools
+  -- inventory's (20261202024325_tool_counts) are taken down here.
   counted AS (
     INSERT INTO outcome_counts (occurred_hour, received_day, delivery, category, read_only, unresolved, n)
     SELECT date_bin('1 hour', occurred_at, timestamptz '2000-01-01 00:00:00+00'),
            date_bin('1 day', received_at, timestamptz '2000-01-01 00:00:00+00'),
            delivery, category, read_only, delivery = 'unknown' AND resolved_at IS NULL, -count(*)
     FROM deleted GROUP BY 1, 2, 3, 4, 5, 6
+  ),
+  tools_counted AS (
+    INSERT INTO outcome_tool_counts (server, tool_name, occurred_hour, received_day, calls, failures, advertised)
+    SELECT server, tool_name,
+           date_bin('1 hour', occurred_at, timestamptz '2000-01-01 00:00:00+00'),
+           date_bin('1 day', received_at, timestamptz '2000-01-01 00:00:00+00'),
+           -count(*), -count(*) FILTER (WHERE NOT (delivery = 'completed' AND category = 'ok')),
+           -count(*) FILTER (WHERE annotated)
+    FROM deleted GROUP BY 1, 2, 3, 4
   ),
   -- Their event ids' claims go with them (migration 20261201192841_outcome_event_ids), each found
   -- by its key (a LATERAL lookup fenced with OFFSET 0: never a join over every claim).
@@ -126,7 +137,10 @@ export const selectPurgedTables = () => sql<{ name: string }>`
 /** Drops one (IF EXISTS: two clean-ups at once both finish). Locks that table only. */
 export const dropPurgedTable = (name: string) => sql`DROP TABLE IF EXISTS ${sql.table(name)}`;
 
-/** Before a partition is taken out: the overview's counts of its records (migration 20261201232642_overview_counts). */
+/**
+ * Before a partition is taken out: the overview's and the tools inventory's counts of its records
+ * (migrations 20261201232642_overview_counts, 20261202024325_tool_counts).
+ */
 export const forgetPartitionCounts = (partition: string, lower: Date, upper: Date) =>
   sql`SELECT outcome_counts_forget(${partition}, ${lower}::timestamptz, ${upper}::timestamptz)::text AS done`;
 

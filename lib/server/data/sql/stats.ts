@@ -66,7 +66,7 @@ export const selectOverviewBuckets = (hours: number) => sql<Pick<Classified, 'de
   GROUP BY 1, 2
   HAVING sum(n) <> 0`;
 
-/** Folds outcome_counts' trigger rows, one row per group (lib/server/jobs/overview-counts.ts). */
+/** Folds the trigger rows of outcome_counts and outcome_tool_counts, one row per group (lib/server/jobs/overview-counts.ts). */
 export const foldOverviewCounts = () => sql<{ n: string }>`SELECT outcome_counts_fold() AS n`;
 
 /**
