@@ -9,7 +9,9 @@
 // Targets: added latency p50 ≤ 1 ms and p99 ≤ 5 ms; throughput through the gateway ≥ 0.7× direct;
 // gateway memory (RSS after a forced settle) flat over BENCH_GATEWAY_CALLS calls (default 100,000).
 // Beside the latencies, the gateway process's own CPU per call (utime + stime from /proc over its
-// rounds): load on the machine stretches wall time, far less the CPU a call costs.
+// rounds): load on the machine stretches wall time, far less the CPU a call costs. And a second
+// ceiling, in the same rounds: the same calls through a bare pass-through proxy of its own process
+// (bench/lib/bare-proxy.mjs), the least one more process and hop cost here whatever it does.
 //   BENCH_GATEWAY_ROUNDS (6)  BENCH_GATEWAY_ROUND_CALLS (300)  BENCH_GATEWAY_CALLS (100000)  BENCH_GATEWAY_TSX (0)
 //   BENCH_CPU_PROFILE=<dir>: the gateway writes a V8 .cpuprofile there on exit (open in Chrome DevTools)
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -32,6 +34,7 @@ const MEMORY_CALLS = envNumber('BENCH_GATEWAY_CALLS', 100_000);
 let demo: DemoMcpServer | undefined;
 let stub: Server | undefined;
 let gateway: ChildProcess | undefined;
+let bare: ChildProcess | undefined;
 const clients: Client[] = [];
 
 function stubConsole(): Promise<string> {
@@ -111,14 +114,28 @@ async function startGateway(consoleUrl: string, upstream: URL): Promise<string> 
       stdio: ['ignore', 'ignore', 'pipe'],
     },
   );
+  return listening(gateway);
+}
+
+/** The bare proxy (bench/lib/bare-proxy.mjs) in front of the same server, as its own process. */
+function startBare(upstream: URL): Promise<string> {
+  bare = spawn(process.execPath, [path.join(root, 'bench/lib/bare-proxy.mjs'), upstream.toString()], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  return listening(bare);
+}
+
+/** The URL a child prints on stderr as "listening on <URL>,", once it does. */
+function listening(child: ChildProcess): Promise<string> {
   return new Promise((resolve, reject) => {
     let err = '';
-    gateway!.stderr!.on('data', (c: Buffer) => {
+    child.stderr!.on('data', (c: Buffer) => {
       err += c.toString();
       const m = /listening on (\S+?),/.exec(err);
       if (m) resolve(m[1]);
     });
-    gateway!.once('exit', (code) => reject(new Error(`gateway exited ${code}: ${err}`)));
+    child.once('exit', (code) => reject(new Error(`${path.basename(String(child.spawnfile))} exited ${code}: ${err}`)));
   });
 }
 
@@ -167,58 +184,59 @@ const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/
 async function main(): Promise<number> {
   demo = await startDemoMcpServer({ slowMs: 0 });
   const gatewayUrl = await startGateway(await stubConsole(), demo.url);
+  const bareUrl = await startBare(demo.url);
   const how = process.env.BENCH_GATEWAY_TSX === '1' ? 'through tsx' : 'bundled';
   log(`gateway (${how}) ${gatewayUrl} → demo server ${demo.url}; load ${load1()}`);
   const rows = [['clients', 'path', 'calls', 'p50', 'p99', 'calls/s', 'gateway CPU/call']];
   const verdicts: string[][] = [['target', 'measured', 'ceiling (same run)', 'verdict']];
   let ok = true;
   for (const concurrency of [1, 16]) {
-    const direct = await Promise.all(
-      Array.from({ length: concurrency }, () => connect(demo!.url.toString(), demo!.tokens.full)),
+    const pools = await Promise.all(
+      [demo.url.toString(), gatewayUrl, bareUrl].map((url) =>
+        Promise.all(Array.from({ length: concurrency }, () => connect(url, demo!.tokens.full))),
+      ),
     );
-    const through = await Promise.all(
-      Array.from({ length: concurrency }, () => connect(gatewayUrl, demo!.tokens.full)),
-    );
-    await run(direct, 50);
-    await run(through, 50);
-    const d = { latencies: [] as number[], seconds: 0 };
-    const g = { latencies: [] as number[], seconds: 0, cpuMs: 0 };
+    for (const pool of pools) await run(pool, 50);
+    const acc = pools.map(() => ({ latencies: [] as number[], seconds: 0, cpuMs: 0 }));
     for (let round = 0; round < ROUNDS; round++) {
-      for (const [pool, acc] of round % 2
-        ? ([
-            [through, g],
-            [direct, d],
-          ] as const)
-        : ([
-            [direct, d],
-            [through, g],
-          ] as const)) {
-        const cpu0 = acc === g ? cpuMs(gateway!.pid!) : 0;
-        const r = await run(pool, ROUND_CALLS);
-        if (acc === g) g.cpuMs += cpuMs(gateway!.pid!) - cpu0;
-        acc.latencies.push(...r.latencies);
-        acc.seconds += r.seconds;
+      // The three take turns, in an order that rotates each round.
+      for (let k = 0; k < pools.length; k++) {
+        const i = (round + k) % pools.length;
+        const cpu0 = i === 1 ? cpuMs(gateway!.pid!) : 0;
+        const r = await run(pools[i], ROUND_CALLS);
+        if (i === 1) acc[i].cpuMs += cpuMs(gateway!.pid!) - cpu0;
+        acc[i].latencies.push(...r.latencies);
+        acc[i].seconds += r.seconds;
       }
     }
-    const ds = stats(d.latencies);
-    const gs = stats(g.latencies);
-    const dRate = d.latencies.length / d.seconds;
-    const gRate = g.latencies.length / g.seconds;
+    const [ds, gs, bs] = acc.map((a) => stats(a.latencies));
+    const [dRate, gRate, bRate] = acc.map((a) => a.latencies.length / a.seconds);
     rows.push([String(concurrency), 'direct', int(ds.n), ms(ds.p50), ms(ds.p99), int(dRate), '']);
-    rows.push([String(concurrency), 'gateway', int(gs.n), ms(gs.p50), ms(gs.p99), int(gRate), ms(g.cpuMs / gs.n)]);
+    rows.push([String(concurrency), 'gateway', int(gs.n), ms(gs.p50), ms(gs.p99), int(gRate), ms(acc[1].cpuMs / gs.n)]);
+    rows.push([String(concurrency), 'bare proxy', int(bs.n), ms(bs.p50), ms(bs.p99), int(bRate), '']);
     const checks: [string, number, string, boolean][] = [
-      [`${concurrency} client(s): added p50 ≤ 1 ms`, gs.p50 - ds.p50, ms(ds.p50), gs.p50 - ds.p50 <= 1],
-      [`${concurrency} client(s): added p99 ≤ 5 ms`, gs.p99 - ds.p99, ms(ds.p99), gs.p99 - ds.p99 <= 5],
+      [
+        `${concurrency} client(s): added p50 ≤ 1 ms`,
+        gs.p50 - ds.p50,
+        `direct ${ms(ds.p50)}; bare proxy +${ms(bs.p50 - ds.p50)}`,
+        gs.p50 - ds.p50 <= 1,
+      ],
+      [
+        `${concurrency} client(s): added p99 ≤ 5 ms`,
+        gs.p99 - ds.p99,
+        `direct ${ms(ds.p99)}; bare proxy +${ms(bs.p99 - ds.p99)}`,
+        gs.p99 - ds.p99 <= 5,
+      ],
     ];
     for (const [name, value, ceiling, pass] of checks) {
-      verdicts.push([name, ms(value), `direct ${ceiling}`, verdict(pass)]);
+      verdicts.push([name, ms(value), ceiling, verdict(pass)]);
       ok &&= pass;
     }
     const ratio = gRate / dRate;
     verdicts.push([
       `${concurrency} client(s): throughput ≥ 0.7× direct`,
       `${ratio.toFixed(2)}×`,
-      `direct ${int(dRate)}/s`,
+      `direct ${int(dRate)}/s; bare proxy ${(bRate / dRate).toFixed(2)}×`,
       verdict(ratio >= 0.7),
     ]);
     ok &&= ratio >= 0.7;
@@ -252,6 +270,7 @@ runMain(main, async () => {
     gateway.kill('SIGTERM');
     await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]); // the profile is written on exit
   }
+  if (bare && bare.exitCode === null) bare.kill('SIGTERM');
   stub?.close();
   await demo?.close();
 });
