@@ -218,13 +218,13 @@ async function main(): Promise<number> {
       [
         `${concurrency} client(s): added p50 ≤ 1 ms`,
         gs.p50 - ds.p50,
-        `direct ${ms(ds.p50)}; bare proxy +${ms(bs.p50 - ds.p50)}`,
+        `direct ${ms(ds.p50)}; bare proxy added ${ms(bs.p50 - ds.p50)}`,
         gs.p50 - ds.p50 <= 1,
       ],
       [
         `${concurrency} client(s): added p99 ≤ 5 ms`,
         gs.p99 - ds.p99,
-        `direct ${ms(ds.p99)}; bare proxy +${ms(bs.p99 - ds.p99)}`,
+        `direct ${ms(ds.p99)}; bare proxy added ${ms(bs.p99 - ds.p99)}`,
         gs.p99 - ds.p99 <= 5,
       ],
     ];
