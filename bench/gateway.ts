@@ -36,6 +36,8 @@ let stub: Server | undefined;
 let gateway: ChildProcess | undefined;
 let bare: ChildProcess | undefined;
 const clients: Client[] = [];
+/** The gateway's place among the paths each round takes turns on (direct, gateway, bare proxy). */
+const THROUGH_GATEWAY = 1;
 
 function stubConsole(): Promise<string> {
   stub = createServer((req, res) => {
@@ -191,6 +193,7 @@ async function main(): Promise<number> {
   const verdicts: string[][] = [['target', 'measured', 'ceiling (same run)', 'verdict']];
   let ok = true;
   for (const concurrency of [1, 16]) {
+    // In this order: direct, the gateway (whose CPU is counted), the bare proxy.
     const pools = await Promise.all(
       [demo.url.toString(), gatewayUrl, bareUrl].map((url) =>
         Promise.all(Array.from({ length: concurrency }, () => connect(url, demo!.tokens.full))),
@@ -202,9 +205,9 @@ async function main(): Promise<number> {
       // The three take turns, in an order that rotates each round.
       for (let k = 0; k < pools.length; k++) {
         const i = (round + k) % pools.length;
-        const cpu0 = i === 1 ? cpuMs(gateway!.pid!) : 0;
+        const cpu0 = i === THROUGH_GATEWAY ? cpuMs(gateway!.pid!) : 0;
         const r = await run(pools[i], ROUND_CALLS);
-        if (i === 1) acc[i].cpuMs += cpuMs(gateway!.pid!) - cpu0;
+        if (i === THROUGH_GATEWAY) acc[i].cpuMs += cpuMs(gateway!.pid!) - cpu0;
         acc[i].latencies.push(...r.latencies);
         acc[i].seconds += r.seconds;
       }
@@ -212,7 +215,15 @@ async function main(): Promise<number> {
     const [ds, gs, bs] = acc.map((a) => stats(a.latencies));
     const [dRate, gRate, bRate] = acc.map((a) => a.latencies.length / a.seconds);
     rows.push([String(concurrency), 'direct', int(ds.n), ms(ds.p50), ms(ds.p99), int(dRate), '']);
-    rows.push([String(concurrency), 'gateway', int(gs.n), ms(gs.p50), ms(gs.p99), int(gRate), ms(acc[1].cpuMs / gs.n)]);
+    rows.push([
+      String(concurrency),
+      'gateway',
+      int(gs.n),
+      ms(gs.p50),
+      ms(gs.p99),
+      int(gRate),
+      ms(acc[THROUGH_GATEWAY].cpuMs / gs.n),
+    ]);
     rows.push([String(concurrency), 'bare proxy', int(bs.n), ms(bs.p50), ms(bs.p99), int(bRate), '']);
     const checks: [string, number, string, boolean][] = [
       [
