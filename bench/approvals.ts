@@ -15,6 +15,7 @@
 //   BENCH_REDEEM_RATE (200/s)  BENCH_REDEEM_SECONDS (30, per open-loop phase)
 //   BENCH_REDEEM_SCHEDULE (poisson | even)  BENCH_QUEUE_PENDING (10000)  BENCH_QUEUE_REQUESTS (30)
 //   BENCH_CPU_PROFILE=<dir>: the console writes a V8 .cpuprofile there (open in Chrome DevTools)
+//   COUNTERSIGN_PROCESSES (1) and REDIS_URL: passed to the console (scripts/lib/serve.mjs)
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -8,6 +8,7 @@ import { buildInBackground, buildIsCurrent } from './lib/build';
 import { parseRetentionSetting, RETENTION_ENV } from '@/lib/outcomes/retention';
 import { rateLimitConfig } from '@/lib/ratelimit/config';
 import { identityConfig } from '@/lib/identity/config';
+import { parseProcesses, PROCESSES_ENV, sharedLimitsWarning } from './lib/serve.mjs';
 
 async function main() {
   const started = Date.now();
@@ -15,6 +16,9 @@ async function main() {
   parseRetentionSetting(process.env[RETENTION_ENV]);
   rateLimitConfig();
   identityConfig();
+  const processes = parseProcesses(process.env[PROCESSES_ENV]);
+  const warning = sharedLimitsWarning(processes, process.env.REDIS_URL);
+  if (warning) console.warn(warning);
   // The build does not need the database: it runs while the database starts, migrates and seeds.
   const logFile = path.resolve(process.env.COUNTERSIGN_DATA_DIR || '.data', 'build.log');
   const buildStarted = Date.now();
@@ -63,14 +67,15 @@ async function main() {
     child.on('exit', (code) => code && console.error(`[reclassify] stopped (exit ${code}); the next start resumes it`));
   }
   const port = process.env.PORT || '3000';
-  const server = spawn(path.resolve('node_modules/.bin/next'), ['start', '-p', port], {
+  // scripts/lib/serve.mjs: `next start`, in COUNTERSIGN_PROCESSES processes sharing the port.
+  const server = spawn(process.execPath, [path.resolve('scripts/lib/serve.mjs'), '-p', port], {
     stdio: 'inherit',
     env: { ...process.env, DATABASE_URL: database.url, AUTH_SECRET: database.authSecret, NEXT_TELEMETRY_DISABLED: '1' },
   });
   // Last, once the server answers, so it stays on screen: where to go and how to sign in.
   void waitUntilServing(port).then((up) => {
     console.log(
-      `\n[start] Countersign ${up ? 'is ready' : 'is starting'} on http://localhost:${port} (set-up took ${((Date.now() - started) / 1000).toFixed(1)} s${database.embedded ? ', embedded PostgreSQL' : ''})`,
+      `\n[start] Countersign ${up ? 'is ready' : 'is starting'} on http://localhost:${port} (set-up took ${((Date.now() - started) / 1000).toFixed(1)} s${database.embedded ? ', embedded PostgreSQL' : ''}${processes > 1 ? `, ${processes} processes` : ''})`,
     );
     if (demo) printDemoSignIn();
   });

@@ -10,6 +10,7 @@ import { ensureDatabaseExists } from '../../scripts/lib/database';
 import { startConsole, type ConsoleProcess } from '../../scripts/lib/console-process';
 import { startEmbeddedPostgres } from '../../scripts/lib/embedded-postgres';
 import { applyMigrations } from '../../scripts/lib/migrations';
+import { parseProcesses, PROCESSES_ENV } from '../../scripts/lib/serve.mjs';
 import { load1, log } from './report';
 
 export { createApiKey, createUser, runCli } from '../../scripts/lib/console-process';
@@ -130,7 +131,10 @@ export async function setUpBench<T>(
     { DATABASE_URL: db.url, AUTH_SECRET: authSecret },
     profile ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profile)}`] : [],
   );
-  log(`console: ${app.origin}`);
+  // COUNTERSIGN_PROCESSES and REDIS_URL in this environment reach the console (scripts/lib/serve.mjs).
+  const processes = parseProcesses(process.env[PROCESSES_ENV]);
+  const limits = process.env.REDIS_URL?.trim() ? 'rate limits in Redis' : 'rate limits per process';
+  log(`console: ${app.origin} (${processes} process${processes > 1 ? 'es' : ''}, ${limits})`);
   return { ...bench, prepared, app, authSecret };
 }
 

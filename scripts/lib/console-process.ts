@@ -9,9 +9,10 @@ import { freePort } from './embedded-postgres';
 export type ConsoleProcess = { origin: string; pid: number; stop: () => Promise<void>; output: () => string };
 
 /**
- * `next start` (a build must exist) on a free loopback port, in its own process group so that
- * stopping it stops all of it. `nodeFlags` (e.g. --cpu-prof, which NODE_OPTIONS refuses) run the
- * same script under `node …`. Resolves once it answers HTTP; the caller must `stop` it.
+ * `next start` through scripts/lib/serve.mjs (a build must exist; COUNTERSIGN_PROCESSES in `env`
+ * for several processes) on a free loopback port, in its own process group so that stopping it
+ * stops all of it. `nodeFlags` (e.g. --cpu-prof, which NODE_OPTIONS refuses) go to `node`, and to
+ * every process. Resolves once it answers HTTP; the caller must `stop` it.
  */
 export async function startConsole(
   root: string,
@@ -20,9 +21,8 @@ export async function startConsole(
 ): Promise<ConsoleProcess> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const next = [path.join(root, 'node_modules/.bin/next'), 'start', '-p', String(port), '-H', '127.0.0.1'];
-  const [cmd, ...args] = nodeFlags.length ? [process.execPath, ...nodeFlags, ...next] : next;
-  const child: ChildProcess = spawn(cmd, args, {
+  const serve = [path.join(root, 'scripts/lib/serve.mjs'), '-p', String(port), '-H', '127.0.0.1'];
+  const child: ChildProcess = spawn(process.execPath, [...nodeFlags, ...serve], {
     cwd: root,
     env: { ...process.env, ...env, NEXT_TELEMETRY_DISABLED: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
