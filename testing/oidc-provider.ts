@@ -25,7 +25,7 @@ export type TestProvider = {
 };
 
 const silence = () => {
-  // oidc-provider warns on Node 20 ("Unsupported runtime"); the specs read the console's pages, not this.
+  // The provider's own console output; the specs read the console's pages, not this.
 };
 
 export async function startTestProvider(port: number, redirectUri: string): Promise<TestProvider> {
