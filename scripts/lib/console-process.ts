@@ -114,8 +114,8 @@ export function createUser(
     user.email,
     '--role',
     user.role,
-    '--password',
-    user.password,
+    // One argument: a generated password may begin with "-", which would read as an option.
+    `--password=${user.password}`,
     ...(user.principal ? ['--principal', user.principal] : []),
   ]);
 }
