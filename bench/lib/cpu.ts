@@ -8,6 +8,7 @@ const TICK_MS = 10; // USER_HZ is 100 on every Linux the project targets
 type Snapshot = {
   at: number;
   machineBusyMs: number;
+  stolenMs: number;
   appMs: number;
   /** Per PostgreSQL process (other databases' sessions come and go meanwhile on a shared server). */
   postgres: Map<string, number>;
@@ -21,14 +22,19 @@ export type CpuShare = {
   postgres: number;
   bench: number;
   other: number;
+  /** Cores' worth of time the host did not run this VM's ready vCPUs (steal): a stall no process here caused. */
+  stolen: number;
 };
 
-function machineBusyMs(): number {
+/** The machine's /proc/stat line: busy time and the time the host gave its vCPUs to others (steal). */
+function machineTimes(): { busyMs: number; stolenMs: number } {
   const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+  // user nice system idle iowait irq softirq steal …
   const n = fields.map(Number);
-  const idle = n[3] + (n[4] ?? 0);
-  return (n.slice(0, 8).reduce((a, b) => a + b, 0) - idle) * TICK_MS;
+  const busy = n[0] + n[1] + n[2] + n[5] + n[6];
+  return { busyMs: busy * TICK_MS, stolenMs: (n[7] ?? 0) * TICK_MS };
 }
+const machineBusyMs = () => machineTimes().busyMs;
 
 function processesMs(appGroup: number): { app: number; postgres: Map<string, number> } {
   let app = 0;
@@ -53,9 +59,11 @@ function processesMs(appGroup: number): { app: number; postgres: Map<string, num
 function snapshot(appGroup: number): Snapshot {
   const { user, system } = process.cpuUsage();
   const { app, postgres } = processesMs(appGroup);
+  const { busyMs, stolenMs } = machineTimes();
   return {
     at: performance.now(),
-    machineBusyMs: machineBusyMs(),
+    machineBusyMs: busyMs,
+    stolenMs,
     appMs: app,
     postgres,
     selfMs: (user + system) / 1000,
@@ -87,20 +95,21 @@ export function cpuMeter(appGroup: number): { stop: () => CpuShare } | null {
         postgres,
         bench,
         other: Math.max(0, machine - app - postgres - bench),
+        stolen: share(b.stolenMs - a.stolenMs),
       };
     },
   };
 }
 
 export const describeCpu = (c: CpuShare) =>
-  `CPU (cores busy of ${c.cores}): machine ${c.machine.toFixed(2)} = console ${c.app.toFixed(2)} + PostgreSQL ${c.postgres.toFixed(2)} + load generator ${c.bench.toFixed(2)} + other ${c.other.toFixed(2)}`;
+  `CPU (cores busy of ${c.cores}): machine ${c.machine.toFixed(2)} = console ${c.app.toFixed(2)} + PostgreSQL ${c.postgres.toFixed(2)} + load generator ${c.bench.toFixed(2)} + other ${c.other.toFixed(2)}; stolen by the host ${c.stolen.toFixed(2)}`;
 
 /** Several phases' shares as one, each weighted by its length. */
 export function mergeCpu(shares: (CpuShare | undefined)[]): CpuShare | undefined {
   const got = shares.filter((s): s is CpuShare => !!s);
   if (!got.length) return undefined;
   const seconds = got.reduce((a, s) => a + s.seconds, 0);
-  const avg = (k: 'machine' | 'app' | 'postgres' | 'bench' | 'other') =>
+  const avg = (k: 'machine' | 'app' | 'postgres' | 'bench' | 'other' | 'stolen') =>
     got.reduce((a, s) => a + s[k] * s.seconds, 0) / seconds;
   return {
     seconds,
@@ -110,6 +119,7 @@ export function mergeCpu(shares: (CpuShare | undefined)[]): CpuShare | undefined
     postgres: avg('postgres'),
     bench: avg('bench'),
     other: avg('other'),
+    stolen: avg('stolen'),
   };
 }
 
