@@ -1,6 +1,9 @@
 // @ts-check
 
-// The Content-Security-Policy is set per request, with a fresh script nonce, in proxy.ts.
+import { contentSecurityPolicy } from './lib/content-security-policy.mjs';
+
+// A page's Content-Security-Policy is set per request, with a fresh script nonce, in proxy.ts; the
+// API's answers, which proxy.ts does not see (but for paths with a percent sign), get it here.
 
 /** @type {import('next').NextConfig} */
 const nextConfig = {
@@ -21,6 +24,7 @@ const nextConfig = {
           { key: 'Strict-Transport-Security', value: 'max-age=31536000; includeSubDomains' },
         ],
       },
+      { source: '/api/:path*', headers: [{ key: 'Content-Security-Policy', value: contentSecurityPolicy() }] },
     ];
   },
 };

@@ -19,6 +19,20 @@ test.describe('security headers and cookies', () => {
     });
   }
 
+  // API answers carry no scripts: one nonce-less policy from next.config.js, whether proxy.ts saw
+  // the request (a path with a percent sign, valid or not) or not.
+  for (const path of ['/api/v1/me', '/api/v1/incidents/r%C3%A9f', '/api/v1/incidents/%ED%A0%80', '/api/v1/nope']) {
+    test(`${path}: one Content-Security-Policy, scripts from this origin only`, async ({ request }) => {
+      const res = await request.get(path);
+      const policies = res.headersArray().filter((h) => h.name.toLowerCase() === 'content-security-policy');
+      expect(policies.map((h) => h.value)).toEqual([
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+          "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; " +
+          "frame-ancestors 'none'",
+      ]);
+    });
+  }
+
   test('the session cookie is HttpOnly and SameSite', async ({ page, context }) => {
     await signIn(page, 'support');
     const session = (await context.cookies()).find((c) => /session-token/.test(c.name));
