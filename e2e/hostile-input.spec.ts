@@ -154,6 +154,19 @@ test.describe('hostile bodies and paths against the built server', () => {
     await expectProblem(await request.get('/api/v1/incidents/r%C3%A9f', { headers: bearer() }), 404);
   });
 
+  test('a path under /api that names no route: 404 problem+json for every method, not the HTML page', async ({
+    request,
+  }) => {
+    for (const path of ['/api/v1/nope', '/api/v2/outcomes', '/api/v1/approvals/x/y/z', '/api/nope']) {
+      await expectProblem(await request.get(path), 404);
+      await expectProblem(await request.post(path, { data: {} }), 404);
+      await expectProblem(await request.delete(path, { headers: bearer() }), 404);
+    }
+    // The API's own routes still answer (no credential: 401), and a page path still gets the page.
+    await expectProblem(await request.get('/api/v1/me'), 401);
+    expect((await request.get('/no-such-page')).headers()['content-type']).toContain('text/html');
+  });
+
   test('a reference with CR/LF and quotes: stored as sent, exported under one safe file name', async ({ request }) => {
     const requestRef = `req_${n}\r\nX-Injected: yes"; filename="evil.sh`;
     expect(
