@@ -7,7 +7,8 @@
 // its own; its console is a stub on loopback answering policy (a trusted read) and outcome batches
 // at once, so the figures are the gateway's.
 // Targets: added latency p50 ≤ 1 ms and p99 ≤ 5 ms; throughput through the gateway ≥ 0.7× direct;
-// gateway memory (RSS after a forced settle) flat over BENCH_GATEWAY_CALLS calls (default 100,000).
+// gateway memory (RSS after a forced settle, printed beside the live heap and the heap V8 keeps
+// committed) flat over BENCH_GATEWAY_CALLS calls (default 100,000).
 // Beside the latencies, the gateway process's own CPU per call (utime + stime from /proc over its
 // rounds): load on the machine stretches wall time, far less the CPU a call costs. And a second
 // ceiling, in the same rounds: the same calls through a bare pass-through proxy of its own process
@@ -15,10 +16,11 @@
 //   BENCH_GATEWAY_ROUNDS (6)  BENCH_GATEWAY_ROUND_CALLS (300)  BENCH_GATEWAY_CALLS (100000)  BENCH_GATEWAY_TSX (0)
 //   BENCH_CPU_PROFILE=<dir>: the gateway writes a V8 .cpuprofile there on exit (open in Chrome DevTools)
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -30,6 +32,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ROUNDS = envNumber('BENCH_GATEWAY_ROUNDS', 6);
 const ROUND_CALLS = envNumber('BENCH_GATEWAY_ROUND_CALLS', 300);
 const MEMORY_CALLS = envNumber('BENCH_GATEWAY_CALLS', 100_000);
+const MEMORY_FILE = path.join(os.tmpdir(), `countersign-bench-gateway-memory-${process.pid}.json`);
 
 let demo: DemoMcpServer | undefined;
 let stub: Server | undefined;
@@ -112,7 +115,12 @@ async function startGateway(consoleUrl: string, upstream: URL): Promise<string> 
     ],
     {
       cwd: root,
-      env: { ...process.env, COUNTERSIGN_URL: consoleUrl, COUNTERSIGN_API_KEY: 'cs_live_bench' },
+      env: {
+        ...process.env,
+        COUNTERSIGN_URL: consoleUrl,
+        COUNTERSIGN_API_KEY: 'cs_live_bench',
+        BENCH_MEMORY_FILE: MEMORY_FILE,
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     },
   );
@@ -174,11 +182,19 @@ function cpuMs(pid: number): number {
   return (Number(f[11]) + Number(f[12])) * 10;
 }
 
-/** The process's RSS after a full garbage collection (bench/lib/gc-on-signal.mjs), in kB. */
-async function settledRssKb(pid: number): Promise<number> {
+type Settled = { rssKb: number; heapUsedMb: number; heapTotalMb: number };
+
+/**
+ * The process's RSS after a full garbage collection (bench/lib/gc-on-signal.mjs), in kB, and its
+ * own figures from then: the live heap, and the heap V8 keeps committed (its young generation
+ * grows with the allocation rate up to a size Node.js 24 sets far higher than 20 did).
+ */
+async function settled(pid: number): Promise<Settled> {
+  rmSync(MEMORY_FILE, { force: true });
   process.kill(pid, 'SIGUSR2');
   await new Promise((r) => setTimeout(r, 500));
-  return rssKb(pid);
+  const usage = JSON.parse(readFileSync(MEMORY_FILE, 'utf8')) as { heapUsed: number; heapTotal: number };
+  return { rssKb: rssKb(pid), heapUsedMb: usage.heapUsed / 2 ** 20, heapTotalMb: usage.heapTotal / 2 ** 20 };
 }
 
 const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
@@ -255,16 +271,19 @@ async function main(): Promise<number> {
 
   const memoryClients = await Promise.all(Array.from({ length: 16 }, () => connect(gatewayUrl, demo!.tokens.full)));
   await run(memoryClients, Math.min(5000, MEMORY_CALLS / 10));
-  const before = await settledRssKb(gateway!.pid!);
+  const before = await settled(gateway!.pid!);
   await run(memoryClients, MEMORY_CALLS);
   await new Promise((r) => setTimeout(r, 1500)); // the reporter's batches go out, timers settle
-  const after = await settledRssKb(gateway!.pid!);
-  const grown = (after - before) / 1024;
+  const after = await settled(gateway!.pid!);
+  rmSync(MEMORY_FILE, { force: true });
+  const grown = (after.rssKb - before.rssKb) / 1024;
   const flat = grown <= 20;
+  const mb = (x: number) => x.toFixed(0);
   verdicts.push([
     `memory flat over ${int(MEMORY_CALLS)} calls (≤ 20 MB growth)`,
     `${grown.toFixed(1)} MB`,
-    `RSS ${(before / 1024).toFixed(0)} MB before`,
+    `RSS ${mb(before.rssKb / 1024)} MB before; live heap ${mb(before.heapUsedMb)} → ${mb(after.heapUsedMb)} MB, ` +
+      `heap V8 keeps ${mb(before.heapTotalMb)} → ${mb(after.heapTotalMb)} MB`,
     verdict(flat),
   ]);
   ok &&= flat;
