@@ -25,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { GATEWAY_NODE_FLAGS } from '../lib/gateway/node-flags';
 import { startDemoMcpServer, type DemoMcpServer } from '../scripts/demo-mcp-server';
 import { envNumber, int, load1, log, ms, runMain, stats, table, verdict } from './lib/report';
 
@@ -97,6 +98,7 @@ async function startGateway(consoleUrl: string, upstream: URL): Promise<string> 
   gateway = spawn(
     process.execPath,
     [
+      ...GATEWAY_NODE_FLAGS,
       '--expose-gc',
       '--import',
       path.join(root, 'bench/lib/gc-on-signal.mjs'),

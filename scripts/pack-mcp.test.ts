@@ -3,7 +3,7 @@
 // installed SDK against an MCP server, reports to a running console (the console's route
 // handlers served over HTTP on 127.0.0.1, on the real database).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -45,8 +45,10 @@ afterAll(() => {
 });
 
 describe('@countersign/mcp from its tarball', () => {
-  it('the countersign-gateway bin runs and exits 2 naming a bad flag', () => {
-    const r = spawnSync(path.join(project, 'node_modules/.bin/countersign-gateway'), ['--nope'], { encoding: 'utf8' });
+  it("the countersign-gateway bin runs, under node with the gateway's flags, and exits 2 naming a bad flag", () => {
+    const bin = path.join(project, 'node_modules/.bin/countersign-gateway');
+    expect(readFileSync(bin, 'utf8').split('\n')[0]).toBe('#!/usr/bin/env -S node --max-semi-space-size=16');
+    const r = spawnSync(bin, ['--nope'], { encoding: 'utf8' });
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('--nope');
   });

@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
+import { GATEWAY_NODE_FLAGS } from '../lib/gateway/node-flags';
 
 const root = path.resolve(import.meta.dirname, '..');
 const repo = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
@@ -38,7 +39,8 @@ async function main() {
     ...common,
     entryPoints: [path.join(root, 'scripts/gateway.ts')],
     outfile: path.join(pkg, 'dist/gateway.js'),
-    banner: { js: '#!/usr/bin/env node' },
+    // env -S: the flags go to node as their own arguments (GNU coreutils 8.30+, BSD, macOS).
+    banner: { js: `#!/usr/bin/env -S node ${GATEWAY_NODE_FLAGS.join(' ')}` },
   });
   writeFileSync(
     path.join(pkg, 'package.json'),

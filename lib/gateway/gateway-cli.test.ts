@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { parseFlags } from './flags';
+import { GATEWAY_NODE_FLAGS } from './node-flags';
 
 const TSX = createRequire(import.meta.url).resolve('tsx/cli');
 const FS_BIN = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
@@ -74,6 +75,18 @@ describe('gateway flags', () => {
     expect(noKey.status).toBe(2);
     expect(noKey.stderr).toContain('COUNTERSIGN_API_KEY');
   }, 60_000);
+
+  it('`npm run gateway` runs it under node with the flags every launcher gives it (lib/gateway/node-flags.ts)', async () => {
+    const scripts = JSON.parse(await readFile('package.json', 'utf8')).scripts as Record<string, string>;
+    expect(scripts.gateway).toBe(`node ${GATEWAY_NODE_FLAGS.join(' ')} --import tsx scripts/gateway.ts`);
+    const r = spawnSync('npm', ['run', '-s', 'gateway', '--', ...BASE, '--nope', '--', 'x'], {
+      env,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('--nope');
+  });
 
   it('stdio mode: stdout carries only MCP messages; with the console down from the start a read goes through and a write fails closed unavailable', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'cs-gw-cli-'));
