@@ -98,8 +98,8 @@ type Waiting = { item: RedeemItem; resolve: (r: Redeemed | null) => void; reject
 // Two statements at a time. They all queue for the audit chain's lock anyway, so more in flight
 // only turns one commit of many redemptions into many commits of one: at 200/s offered, 8 in
 // flight (the old bound) had 0.4 connections waiting on the lock and a p99 of 150–209 ms; 2 had
-// none waiting and 67.5 ms, and 1 gave 74.8 ms (bench:approvals, README "Figures", twelfth
-// session). Two rather than one, so one statement stuck behind a row lock (a revocation
+// none waiting and 67.5–131 ms in five runs, and 1 gave 74.8 ms (bench:approvals, README
+// "Figures", twelfth session). Two rather than one, so one statement stuck behind a row lock (a revocation
 // committing) does not hold up every redemption.
 const MAX_IN_FLIGHT = 2;
 const MAX_BATCH = 64;
