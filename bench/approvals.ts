@@ -23,7 +23,7 @@ import { stageApprovedGrants, stagePendingQueue } from './lib/approval-data';
 import { cpuMeter, mergeCpu, type CpuShare } from './lib/cpu';
 import { floorRequest, type FloorRoute } from './lib/floor';
 import { mergeRuns, openLoop, type OpenLoopRun } from './lib/open-loop';
-import { signIn, timedFetch } from './lib/http';
+import { signIn, timedFetch, timedHttp } from './lib/http';
 import { int, load1, log, runMain } from './lib/report';
 import { cleanup, createApiKey, createUser, setUpBench } from './lib/setup';
 import { printApprovalsReport } from './lib/approvals-report';
@@ -102,8 +102,8 @@ async function main(): Promise<number> {
   const warmRun = await redeemAll(app.origin, redeemKey, deal(warm, 10), 60);
   if (warmRun.errors) throw new Error(`warm-up redemptions failed: ${warmRun.firstError}`);
   for (let k = 0; k < 200; k++) {
-    await floorRequest(app.origin, 'me', redeemKey);
-    await floorRequest(app.origin, 'bare401', redeemKey);
+    await floorRequest(app.origin, 'me', redeemKey, timedHttp);
+    await floorRequest(app.origin, 'bare401', redeemKey, timedHttp);
   }
   const cpu: Record<string, CpuShare | undefined> = {};
   log(`redemption: ${SERIAL_GRANTS} sequential (load ${load1()})…`);
@@ -137,7 +137,7 @@ async function main(): Promise<number> {
           phase === 'redeem'
             ? (i) => redeemOne(app.origin, redeemKey, timed[base + i])
             : () =>
-                floorRequest(app.origin, phase, redeemKey).then(
+                floorRequest(app.origin, phase, redeemKey, timedHttp).then(
                   () => ({ ok: true as const }),
                   (err: unknown) => ({ ok: false as const, error: err instanceof Error ? err.message : String(err) }),
                 ),

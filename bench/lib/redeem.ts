@@ -1,7 +1,8 @@
-// Redemption over HTTP for bench/approvals.ts: one redemption (for the open loop), clients
-// redeeming their own grants as fast as they can, and what the app's sessions do meanwhile.
+// Redemption over HTTP (node:http keep-alive, bench/lib/http.ts) for bench/approvals.ts: one
+// redemption (for the open loop), clients redeeming their own grants as fast as they can, and
+// what the app's sessions do meanwhile.
 import { type StagedGrant } from './approval-data';
-import { timedFetch } from './http';
+import { timedHttp } from './http';
 import { connect } from './setup';
 
 export type RedeemRun = {
@@ -18,7 +19,7 @@ export async function redeemOne(
   apiKey: string,
   g: StagedGrant,
 ): Promise<{ ok: true } | { ok: false; error: string }> {
-  const r = await timedFetch(`${origin}/api/v1/grants/${g.id}/redeem`, {
+  const r = await timedHttp(`${origin}/api/v1/grants/${g.id}/redeem`, {
     method: 'POST',
     headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
     body: JSON.stringify({ server: g.server, tool: g.tool, argsDigest: g.argsDigest }),
@@ -42,7 +43,7 @@ export async function redeemAll(
         if (performance.now() > until) return;
         const body = JSON.stringify({ server: g.server, tool: g.tool, argsDigest: g.argsDigest });
         try {
-          const r = await timedFetch(`${origin}/api/v1/grants/${g.id}/redeem`, { method: 'POST', headers, body });
+          const r = await timedHttp(`${origin}/api/v1/grants/${g.id}/redeem`, { method: 'POST', headers, body });
           if (r.status === 200) {
             out.latencies.push(r.ms);
             out.redeemed++;
