@@ -10,9 +10,10 @@
 // gateway memory (RSS after a forced settle, printed beside the live heap and the heap V8 keeps
 // committed) flat over BENCH_GATEWAY_CALLS calls (default 100,000).
 // Beside the latencies, the gateway process's own CPU per call (utime + stime from /proc over its
-// rounds): load on the machine stretches wall time, far less the CPU a call costs. And a second
-// ceiling, in the same rounds: the same calls through a bare pass-through proxy of its own process
-// (bench/lib/bare-proxy.mjs), the least one more process and hop cost here whatever it does.
+// rounds): load on the machine stretches wall time, far less the CPU a call costs. And two more
+// ceilings, in the same rounds: the same calls through a bare pass-through HTTP proxy of its own
+// process (bench/lib/bare-proxy.mjs), the least one more HTTP hop costs here whatever it does, and
+// through a TCP relay (bench/lib/tcp-relay.mjs), the least one more process and connection cost.
 //   BENCH_GATEWAY_ROUNDS (6)  BENCH_GATEWAY_ROUND_CALLS (300)  BENCH_GATEWAY_CALLS (100000)  BENCH_GATEWAY_TSX (0)
 //   BENCH_CPU_PROFILE=<dir>: the gateway writes a V8 .cpuprofile there on exit (open in Chrome DevTools)
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -39,8 +40,9 @@ let demo: DemoMcpServer | undefined;
 let stub: Server | undefined;
 let gateway: ChildProcess | undefined;
 let bare: ChildProcess | undefined;
+let relay: ChildProcess | undefined;
 const clients: Client[] = [];
-/** The gateway's place among the paths each round takes turns on (direct, gateway, bare proxy). */
+/** The gateway's place among the paths each round takes turns on (direct, gateway, bare proxy, TCP relay). */
 const THROUGH_GATEWAY = 1;
 
 function stubConsole(): Promise<string> {
@@ -129,13 +131,13 @@ async function startGateway(consoleUrl: string, upstream: URL): Promise<string> 
   return listening(gateway);
 }
 
-/** The bare proxy (bench/lib/bare-proxy.mjs) in front of the same server, as its own process. */
-function startBare(upstream: URL): Promise<string> {
-  bare = spawn(process.execPath, [path.join(root, 'bench/lib/bare-proxy.mjs'), upstream.toString()], {
+/** A ceiling (bench/lib/<script>) in front of the same server, as its own process. */
+async function startCeiling(script: string, upstream: URL): Promise<[ChildProcess, string]> {
+  const child = spawn(process.execPath, [path.join(root, 'bench/lib', script), upstream.toString()], {
     cwd: root,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  return listening(bare);
+  return [child, await listening(child)];
 }
 
 /** The URL a child prints on stderr as "listening on <URL>,", once it does. */
@@ -204,23 +206,25 @@ const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/
 async function main(): Promise<number> {
   demo = await startDemoMcpServer({ slowMs: 0 });
   const gatewayUrl = await startGateway(await stubConsole(), demo.url);
-  const bareUrl = await startBare(demo.url);
+  let bareUrl: string, relayUrl: string;
+  [bare, bareUrl] = await startCeiling('bare-proxy.mjs', demo.url);
+  [relay, relayUrl] = await startCeiling('tcp-relay.mjs', demo.url);
   const how = process.env.BENCH_GATEWAY_TSX === '1' ? 'through tsx' : 'bundled';
   log(`gateway (${how}) ${gatewayUrl} → demo server ${demo.url}; load ${load1()}`);
   const rows = [['clients', 'path', 'calls', 'p50', 'p99', 'calls/s', 'gateway CPU/call']];
   const verdicts: string[][] = [['target', 'measured', 'ceiling (same run)', 'verdict']];
   let ok = true;
   for (const concurrency of [1, 16]) {
-    // In this order: direct, the gateway (whose CPU is counted), the bare proxy.
+    // In this order: direct, the gateway (whose CPU is counted), the bare proxy, the TCP relay.
     const pools = await Promise.all(
-      [demo.url.toString(), gatewayUrl, bareUrl].map((url) =>
+      [demo.url.toString(), gatewayUrl, bareUrl, relayUrl].map((url) =>
         Promise.all(Array.from({ length: concurrency }, () => connect(url, demo!.tokens.full))),
       ),
     );
     for (const pool of pools) await run(pool, 50);
     const acc = pools.map(() => ({ latencies: [] as number[], seconds: 0, cpuMs: 0 }));
     for (let round = 0; round < ROUNDS; round++) {
-      // The three take turns, in an order that rotates each round.
+      // The four take turns, in an order that rotates each round.
       for (let k = 0; k < pools.length; k++) {
         const i = (round + k) % pools.length;
         const cpu0 = i === THROUGH_GATEWAY ? cpuMs(gateway!.pid!) : 0;
@@ -230,8 +234,8 @@ async function main(): Promise<number> {
         acc[i].seconds += r.seconds;
       }
     }
-    const [ds, gs, bs] = acc.map((a) => stats(a.latencies));
-    const [dRate, gRate, bRate] = acc.map((a) => a.latencies.length / a.seconds);
+    const [ds, gs, bs, ts] = acc.map((a) => stats(a.latencies));
+    const [dRate, gRate, bRate, tRate] = acc.map((a) => a.latencies.length / a.seconds);
     rows.push([String(concurrency), 'direct', int(ds.n), ms(ds.p50), ms(ds.p99), int(dRate), '']);
     rows.push([
       String(concurrency),
@@ -243,17 +247,18 @@ async function main(): Promise<number> {
       ms(acc[THROUGH_GATEWAY].cpuMs / gs.n),
     ]);
     rows.push([String(concurrency), 'bare proxy', int(bs.n), ms(bs.p50), ms(bs.p99), int(bRate), '']);
+    rows.push([String(concurrency), 'TCP relay', int(ts.n), ms(ts.p50), ms(ts.p99), int(tRate), '']);
     const checks: [string, number, string, boolean][] = [
       [
         `${concurrency} client(s): added p50 ≤ 1 ms`,
         gs.p50 - ds.p50,
-        `direct ${ms(ds.p50)}; bare proxy added ${ms(bs.p50 - ds.p50)}`,
+        `direct ${ms(ds.p50)}; bare proxy added ${ms(bs.p50 - ds.p50)}, TCP relay ${ms(ts.p50 - ds.p50)}`,
         gs.p50 - ds.p50 <= 1,
       ],
       [
         `${concurrency} client(s): added p99 ≤ 5 ms`,
         gs.p99 - ds.p99,
-        `direct ${ms(ds.p99)}; bare proxy added ${ms(bs.p99 - ds.p99)}`,
+        `direct ${ms(ds.p99)}; bare proxy added ${ms(bs.p99 - ds.p99)}, TCP relay ${ms(ts.p99 - ds.p99)}`,
         gs.p99 - ds.p99 <= 5,
       ],
     ];
@@ -265,7 +270,7 @@ async function main(): Promise<number> {
     verdicts.push([
       `${concurrency} client(s): throughput ≥ 0.7× direct`,
       `${ratio.toFixed(2)}×`,
-      `direct ${int(dRate)}/s; bare proxy ${(bRate / dRate).toFixed(2)}×`,
+      `direct ${int(dRate)}/s; bare proxy ${(bRate / dRate).toFixed(2)}×, TCP relay ${(tRate / dRate).toFixed(2)}×`,
       verdict(ratio >= 0.7),
     ]);
     ok &&= ratio >= 0.7;
@@ -302,7 +307,7 @@ runMain(main, async () => {
     gateway.kill('SIGTERM');
     await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]); // the profile is written on exit
   }
-  if (bare && bare.exitCode === null) bare.kill('SIGTERM');
+  for (const child of [bare, relay]) if (child && child.exitCode === null) child.kill('SIGTERM');
   stub?.close();
   await demo?.close();
 });
