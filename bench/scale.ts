@@ -27,6 +27,7 @@ import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { applyMigrations } from '../scripts/lib/migrations';
 import { waitForQuiet } from './lib/cpu';
+import { describeIo, ioMeter } from './lib/io';
 import { envNumber, int, load1, log, machine, ms, prng, runMain, stats, table, verdict } from './lib/report';
 import { benchDatabase, cleanup, connect } from './lib/setup';
 
@@ -162,6 +163,7 @@ async function main(): Promise<number> {
       const rnd = prng(n);
       const inc: number[] = [];
       const lst: number[] = [];
+      const lookupIo = ioMeter();
       for (let i = 0; i < SAMPLES; i++) {
         const ref = `s-req-${Math.floor(rnd() * (n / 4))}`;
         const t0 = performance.now();
@@ -176,7 +178,9 @@ async function main(): Promise<number> {
         lst.push(performance.now() - t1);
         if (!page.ok) throw new Error('listOutcomes failed');
       }
+      log(`  look-ups and list pages: ${describeIo(lookupIo())}`);
       // Ingest: batches of 100 new records through the real statement, each batch a transaction.
+      const ingestIo = ioMeter();
       let stored = 0;
       const t2 = performance.now();
       for (let b = 0; b < INGEST_BATCHES; b++) {
@@ -206,6 +210,7 @@ async function main(): Promise<number> {
         await c.query('COMMIT');
       }
       const ingest = stored / ((performance.now() - t2) / 1000);
+      log(`  ingest: ${describeIo(ingestIo())}`);
       const { rows: disk } = await c.query<{ bytes: string }>(
         // The records and their event-id claims (migration 20261201192841_outcome_event_ids).
         `SELECT (SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('outcome_records'))::bigint
