@@ -14,7 +14,11 @@
 // ceilings, in the same rounds: the same calls through a bare pass-through HTTP proxy of its own
 // process (bench/lib/bare-proxy.mjs), the least one more HTTP hop costs here whatever it does, and
 // through a TCP relay (bench/lib/tcp-relay.mjs), the least one more process and connection cost.
+// The demo server runs in this process, beside the clients, unless BENCH_GATEWAY_SERVER=process:
+// then in its own (bundled as the gateway is), as an MCP server is deployed, so that the direct
+// path crosses processes as well.
 //   BENCH_GATEWAY_ROUNDS (6)  BENCH_GATEWAY_ROUND_CALLS (300)  BENCH_GATEWAY_CALLS (100000)  BENCH_GATEWAY_TSX (0)
+//   BENCH_GATEWAY_SERVER (in-process | process)
 //   BENCH_CPU_PROFILE=<dir>: the gateway writes a V8 .cpuprofile there on exit (open in Chrome DevTools)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -27,16 +31,20 @@ import { build } from 'esbuild';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { GATEWAY_NODE_FLAGS } from '../lib/gateway/node-flags';
-import { startDemoMcpServer, type DemoMcpServer } from '../scripts/demo-mcp-server';
+import { startDemoMcpServer } from '../scripts/demo-mcp-server';
 import { envNumber, int, load1, log, ms, runMain, stats, table, verdict } from './lib/report';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ROUNDS = envNumber('BENCH_GATEWAY_ROUNDS', 6);
 const ROUND_CALLS = envNumber('BENCH_GATEWAY_ROUND_CALLS', 300);
 const MEMORY_CALLS = envNumber('BENCH_GATEWAY_CALLS', 100_000);
+const SERVER = process.env.BENCH_GATEWAY_SERVER ?? 'in-process';
+if (SERVER !== 'in-process' && SERVER !== 'process')
+  throw new Error(`BENCH_GATEWAY_SERVER must be in-process or process, got ${SERVER}`);
 const MEMORY_FILE = path.join(os.tmpdir(), `countersign-bench-gateway-memory-${process.pid}.json`);
 
-let demo: DemoMcpServer | undefined;
+/** The demo server, wherever it runs: its URL, the token that may call every tool, its stop. */
+let demo: { url: URL; token: string; close(): Promise<void> } | undefined;
 let stub: Server | undefined;
 let gateway: ChildProcess | undefined;
 let bare: ChildProcess | undefined;
@@ -72,14 +80,17 @@ function stubConsole(): Promise<string> {
   );
 }
 
-/** The gateway as the package ships it (scripts/pack-mcp.ts): bundled, the SDK and zod outside. */
-async function gatewayBundle(): Promise<string> {
+/**
+ * scripts/<script>.ts bundled as the package ships the gateway (scripts/pack-mcp.ts): the SDK and
+ * zod outside.
+ */
+async function bundle(script: 'gateway' | 'demo-mcp-server'): Promise<string> {
   const dir = path.join(root, '.bench-data');
   mkdirSync(dir, { recursive: true });
-  const outfile = path.join(dir, 'gateway.mjs'); // beside node_modules, for the SDK and zod
+  const outfile = path.join(dir, `${script}.mjs`); // beside node_modules, for the SDK and zod
   const external = ['@modelcontextprotocol/sdk', 'zod'].flatMap((e) => [e, `${e}/*`]);
   await build({
-    entryPoints: [path.join(root, 'scripts/gateway.ts')],
+    entryPoints: [path.join(root, `scripts/${script}.ts`)],
     outfile,
     bundle: true,
     platform: 'node',
@@ -96,7 +107,7 @@ async function startGateway(consoleUrl: string, upstream: URL): Promise<string> 
   const profile = process.env.BENCH_CPU_PROFILE;
   // tsx in this process (tsx's CLI would run the gateway as a child: its CPU and profile not ours).
   const entry =
-    process.env.BENCH_GATEWAY_TSX === '1' ? ['--import', 'tsx', 'scripts/gateway.ts'] : [await gatewayBundle()];
+    process.env.BENCH_GATEWAY_TSX === '1' ? ['--import', 'tsx', 'scripts/gateway.ts'] : [await bundle('gateway')];
   gateway = spawn(
     process.execPath,
     [
@@ -129,6 +140,39 @@ async function startGateway(consoleUrl: string, upstream: URL): Promise<string> 
     },
   );
   return listening(gateway);
+}
+
+async function startServer(): Promise<NonNullable<typeof demo>> {
+  if (SERVER === 'in-process') {
+    const server = await startDemoMcpServer({ slowMs: 0 });
+    return { url: server.url, token: server.tokens.full, close: () => server.close() };
+  }
+  const child = spawn(process.execPath, [await bundle('demo-mcp-server'), '--port', '0', '--slow-ms', '0'], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  // It prints its URL, then the token with every scope, then the one with orders:read only.
+  const printed = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      if (out.includes('orders:read:')) resolve(out);
+    });
+    child.once('exit', (code) => reject(new Error(`the demo server exited ${code}: ${out}`)));
+  });
+  const url = /on (http\S+)/.exec(printed)?.[1];
+  const token = /every scope:\s+(\S+)/.exec(printed)?.[1];
+  if (!url || !token) throw new Error(`the demo server printed no URL and token: ${printed}`);
+  return {
+    url: new URL(url),
+    token,
+    close: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }
 
 /** A ceiling (bench/lib/<script>) in front of the same server, as its own process. */
@@ -204,13 +248,13 @@ async function settled(pid: number): Promise<Settled> {
 const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN);
 
 async function main(): Promise<number> {
-  demo = await startDemoMcpServer({ slowMs: 0 });
+  demo = await startServer();
   const gatewayUrl = await startGateway(await stubConsole(), demo.url);
   let bareUrl: string, relayUrl: string;
   [bare, bareUrl] = await startCeiling('bare-proxy.mjs', demo.url);
   [relay, relayUrl] = await startCeiling('tcp-relay.mjs', demo.url);
   const how = process.env.BENCH_GATEWAY_TSX === '1' ? 'through tsx' : 'bundled';
-  log(`gateway (${how}) ${gatewayUrl} → demo server ${demo.url}; load ${load1()}`);
+  log(`gateway (${how}) ${gatewayUrl} → demo server ${demo.url} (${SERVER}); load ${load1()}`);
   const rows = [['clients', 'path', 'calls', 'p50', 'p99', 'calls/s', 'gateway CPU/call']];
   const verdicts: string[][] = [['target', 'measured', 'ceiling (same run)', 'verdict']];
   let ok = true;
@@ -218,7 +262,7 @@ async function main(): Promise<number> {
     // In this order: direct, the gateway (whose CPU is counted), the bare proxy, the TCP relay.
     const pools = await Promise.all(
       [demo.url.toString(), gatewayUrl, bareUrl, relayUrl].map((url) =>
-        Promise.all(Array.from({ length: concurrency }, () => connect(url, demo!.tokens.full))),
+        Promise.all(Array.from({ length: concurrency }, () => connect(url, demo!.token))),
       ),
     );
     for (const pool of pools) await run(pool, 50);
@@ -276,7 +320,7 @@ async function main(): Promise<number> {
     ok &&= ratio >= 0.7;
   }
 
-  const memoryClients = await Promise.all(Array.from({ length: 16 }, () => connect(gatewayUrl, demo!.tokens.full)));
+  const memoryClients = await Promise.all(Array.from({ length: 16 }, () => connect(gatewayUrl, demo!.token)));
   await run(memoryClients, Math.min(5000, MEMORY_CALLS / 10));
   const before = await settled(gateway!.pid!);
   await run(memoryClients, MEMORY_CALLS);
