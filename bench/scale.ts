@@ -11,7 +11,8 @@
 //     what freeing a file of that size costs this filesystem, and its records' event-id claims;
 //   - disk used per million records (every partition, indexes and TOAST included).
 // Each measured phase starts with the records' tables and indexes read into the page cache (warm),
-// a checkpoint, and an untimed pass of its statements; it prints what it still read from disk.
+// a checkpoint, and an untimed pass of its statements; it prints what it still read from disk,
+// what it wrote, and how much page cache the kernel had to free meanwhile (bench/lib/io.ts).
 // Every organization has both deliveries (i % 10 and i % 7 independent), so each filter matches.
 // Rows are generated in SQL (INSERT … SELECT generate_series), each chunk in order of receipt as
 // ingestion writes them, the uniqueness trigger off while loading (event ids are unique by

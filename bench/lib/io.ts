@@ -1,11 +1,31 @@
-// What a phase read from disk (Linux /proc): so a figure says whether it was served from memory.
+// What a phase read from and wrote to disk, and what the kernel reclaimed from memory meanwhile
+// (Linux /proc): so a figure says whether it was served from memory, and whether it ran while the
+// kernel had to free page cache to make room (a page cache holding nearly all of RAM).
 import { readFileSync } from 'node:fs';
 
-type IoSnapshot = { at: number; sectorsRead: number; readMs: number; iowaitMs: number };
-export type IoShare = { mib: number; readMs: number; iowaitCores: number; cachedGiB: number };
+type IoSnapshot = {
+  at: number;
+  sectorsRead: number;
+  sectorsWritten: number;
+  readMs: number;
+  iowaitMs: number;
+  reclaimedPages: { kswapd: number; direct: number };
+};
+export type IoShare = {
+  mib: number;
+  writtenMib: number;
+  readMs: number;
+  iowaitCores: number;
+  cachedGiB: number;
+  /** Page cache the kernel freed: by its background thread, and by the processes themselves (a stall). */
+  reclaimedMib: { kswapd: number; direct: number };
+};
+
+const PAGE = 4096;
 
 function snapshot(): IoSnapshot {
   let sectorsRead = 0;
+  let sectorsWritten = 0;
   let readMs = 0;
   for (const line of readFileSync('/proc/diskstats', 'utf8').split('\n')) {
     const f = line.trim().split(/\s+/);
@@ -13,12 +33,22 @@ function snapshot(): IoSnapshot {
     if (!/^(vd[a-z]+|sd[a-z]+|xvd[a-z]+|nvme\d+n\d+)$/.test(f[2] ?? '')) continue;
     sectorsRead += Number(f[5]);
     readMs += Number(f[6]);
+    sectorsWritten += Number(f[9]);
   }
   const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
-  return { at: performance.now(), sectorsRead, readMs, iowaitMs: Number(cpu[5]) * 10 };
+  const vm = readFileSync('/proc/vmstat', 'utf8');
+  const counter = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(vm)?.[1] ?? NaN);
+  return {
+    at: performance.now(),
+    sectorsRead,
+    sectorsWritten,
+    readMs,
+    iowaitMs: Number(cpu[5]) * 10,
+    reclaimedPages: { kswapd: counter('pgsteal_kswapd'), direct: counter('pgsteal_direct') },
+  };
 }
 
-/** Starts counting; the returned function gives what the disks read since (sectors are 512 bytes). */
+/** Starts counting; the returned function gives what happened since (sectors are 512 bytes). */
 export function ioMeter(): () => IoShare {
   const a = snapshot();
   return () => {
@@ -26,12 +56,19 @@ export function ioMeter(): () => IoShare {
     const cached = /^Cached:\s+(\d+) kB/m.exec(readFileSync('/proc/meminfo', 'utf8'));
     return {
       mib: ((b.sectorsRead - a.sectorsRead) * 512) / 2 ** 20,
+      writtenMib: ((b.sectorsWritten - a.sectorsWritten) * 512) / 2 ** 20,
       readMs: b.readMs - a.readMs,
       iowaitCores: (b.iowaitMs - a.iowaitMs) / (b.at - a.at),
       cachedGiB: cached ? Number(cached[1]) / 2 ** 20 : NaN,
+      reclaimedMib: {
+        kswapd: ((b.reclaimedPages.kswapd - a.reclaimedPages.kswapd) * PAGE) / 2 ** 20,
+        direct: ((b.reclaimedPages.direct - a.reclaimedPages.direct) * PAGE) / 2 ** 20,
+      },
     };
   };
 }
 
 export const describeIo = (io: IoShare) =>
-  `disk read ${io.mib.toFixed(1)} MiB (${io.readMs} ms of reads), iowait ${io.iowaitCores.toFixed(2)} cores, page cache ${io.cachedGiB.toFixed(1)} GiB`;
+  `disk read ${io.mib.toFixed(1)} MiB (${io.readMs} ms of reads), written ${io.writtenMib.toFixed(1)} MiB, ` +
+  `iowait ${io.iowaitCores.toFixed(2)} cores, page cache ${io.cachedGiB.toFixed(1)} GiB, ` +
+  `reclaimed ${io.reclaimedMib.kswapd.toFixed(1)} MiB in the background and ${io.reclaimedMib.direct.toFixed(1)} MiB by stalled allocations`;
