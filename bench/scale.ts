@@ -242,9 +242,9 @@ async function main(): Promise<number> {
     // So no autovacuum of the freshly loaded rows competes with the measurements.
     await c.query('VACUUM ANALYZE outcome_records');
     await warm(c);
-    // No checkpoint under way while measuring (the vacuum's writes would trigger one at one size and
-    // not the other), as the purge below; then an untimed pass of the same statements (other
-    // references, other records) reads their hot index pages into the buffers a serving console keeps.
+    // The load's and the vacuum's dirty pages written out before measuring, as before the purge
+    // below; then an untimed pass of the same statements (other references, other records) reads
+    // their hot index pages into the buffers a serving console keeps.
     await c.query('CHECKPOINT');
     await lookUps(n, Math.ceil(SAMPLES / 4), prng(n + 1));
     await ingestBatches(`${label}-warm`, Math.ceil(INGEST_BATCHES / 4));
