@@ -10,7 +10,8 @@
 //     clean-up the hourly routine runs after it (cleanUpPurged): the month's files dropped, beside
 //     what freeing a file of that size costs this filesystem, and its records' event-id claims;
 //   - disk used per million records (every partition, indexes and TOAST included).
-// Each measured phase starts with the records' tables and indexes read into the page cache (warm),
+// Each measured phase starts with the records and the kept counts vacuumed, the records' tables and
+// indexes read into the page cache (warm),
 // a checkpoint, and an untimed pass of its statements; it prints what it still read from disk,
 // what it wrote, and how much page cache the kernel had to free meanwhile (bench/lib/io.ts).
 // Every organization has both deliveries (i % 10 and i % 7 independent), so each filter matches.
@@ -176,7 +177,6 @@ async function main(): Promise<number> {
   process.env.DATABASE_URL = database.url;
   process.env.OUTCOME_RETENTION_DAYS = '400';
   const c = await connect(database.url);
-  const vacuum = () => vacuumAll(c);
   const { rows: ver } = await c.query('SHOW server_version');
   log(`${machine(ver[0].server_version)}; ${database.where}; load ${load1()}`);
   log(
@@ -267,7 +267,7 @@ async function main(): Promise<number> {
     // So no autovacuum of the freshly loaded rows competes with the measurements; and the kept
     // counts as the console keeps them, folded every minute and vacuumed as they churn, not holding
     // the trigger rows of the whole load dead in their indexes (which every ingest writes to).
-    await vacuum();
+    await vacuumAll(c);
     await warm(c);
     // The load's and the vacuum's dirty pages written out before measuring, as before the purge
     // below; then an untimed pass of the same statements (other references, other records) reads
@@ -320,7 +320,7 @@ async function main(): Promise<number> {
     // A month past the limit has long been vacuumed: no autovacuum of fresh rows holding the drop up.
     // So have the kept counts, whose fold leaves the rows it replaced dead until vacuum (the
     // purge's forget of the month would otherwise walk their index entries: 56 → 128 ms at 1M → 10M).
-    await vacuum();
+    await vacuumAll(c);
     const { rows: size } = await c.query<{ bytes: string }>(
       `SELECT pg_total_relation_size(name::regclass) AS bytes FROM outcome_records_partitions() WHERE lower_bound = $1`,
       [purgeMonth],

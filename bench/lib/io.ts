@@ -1,6 +1,8 @@
 // What a phase read from and wrote to disk, and what the kernel reclaimed from memory meanwhile
 // (Linux /proc): so a figure says whether it was served from memory, and whether it ran while the
-// kernel had to free page cache to make room (a page cache holding nearly all of RAM).
+// kernel had to free page cache to make room (a page cache holding nearly all of RAM). Only the
+// reclaim /proc/vmstat counts as pgsteal_kswapd and pgsteal_direct: a DAMON `pageout` scheme's
+// proactive reclaim (as these machines' kernel runs) is not among them.
 import { readFileSync } from 'node:fs';
 
 type IoSnapshot = {
