@@ -13,7 +13,8 @@
 // Each measured phase starts with the records and the kept counts vacuumed, the records' tables and
 // indexes read into the page cache (warm),
 // a checkpoint, and an untimed pass of its statements; it prints what it still read from disk,
-// what it wrote, and how much page cache the kernel had to free meanwhile (bench/lib/io.ts).
+// what it wrote, and how much page cache the kernel freed meanwhile, under memory pressure or by a
+// DAMON pageout scheme (bench/lib/io.ts), and the same from the warm to the end of the look-ups.
 // Every organization has both deliveries (i % 10 and i % 7 independent), so each filter matches.
 // Rows are generated in SQL (INSERT … SELECT generate_series), each chunk in order of receipt as
 // ingestion writes them, the uniqueness trigger off while loading (event ids are unique by
@@ -268,6 +269,7 @@ async function main(): Promise<number> {
     // counts as the console keeps them, folded every minute and vacuumed as they churn, not holding
     // the trigger rows of the whole load dead in their indexes (which every ingest writes to).
     await vacuumAll(c);
+    const sinceWarm = ioMeter();
     await warm(c);
     // The load's and the vacuum's dirty pages written out before measuring, as before the purge
     // below; then an untimed pass of the same statements (other references, other records) reads
@@ -279,6 +281,7 @@ async function main(): Promise<number> {
       const lookupIo = ioMeter();
       const { inc, lst } = await lookUps(n, SAMPLES, prng(n));
       log(`  look-ups and list pages: ${describeIo(lookupIo())}`);
+      log(`  from the warm to here: ${describeIo(sinceWarm())}`);
       // In rounds, so a single stall (a checkpoint, a collection) moves one round, not the figure.
       const ingestIo = ioMeter();
       const rates: number[] = [];

@@ -2,8 +2,10 @@
 // (Linux /proc): so a figure says whether it was served from memory, and whether it ran while the
 // kernel had to free page cache to make room (a page cache holding nearly all of RAM). Only the
 // reclaim /proc/vmstat counts as pgsteal_kswapd and pgsteal_direct: a DAMON `pageout` scheme's
-// proactive reclaim (as these machines' kernel runs) is not among them.
-import { readFileSync } from 'node:fs';
+// proactive reclaim (as these machines' kernel runs) is not among them, and is read apart from
+// the scheme's own statistics (damonPagedOut).
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 
 type IoSnapshot = {
   at: number;
@@ -12,6 +14,7 @@ type IoSnapshot = {
   readMs: number;
   iowaitMs: number;
   reclaimedPages: { kswapd: number; direct: number };
+  damonBytes: number | null;
 };
 export type IoShare = {
   mib: number;
@@ -21,6 +24,8 @@ export type IoShare = {
   cachedGiB: number;
   /** Page cache the kernel freed: by its background thread, and by the processes themselves (a stall). */
   reclaimedMib: { kswapd: number; direct: number };
+  /** Memory DAMON's pageout schemes reclaimed (cold page cache dropped); null without such a scheme. */
+  damonMib: number | null;
 };
 
 const PAGE = 4096;
@@ -47,7 +52,38 @@ function snapshot(): IoSnapshot {
     readMs,
     iowaitMs: Number(cpu[5]) * 10,
     reclaimedPages: { kswapd: counter('pgsteal_kswapd'), direct: counter('pgsteal_direct') },
+    damonBytes: damonPagedOut(),
   };
+}
+
+export const DAMON_ADMIN = '/sys/kernel/mm/damon/admin';
+const subdirs = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((d) => /^\d+$/.test(d)) : []);
+const read = (file: string) => readFileSync(file, 'utf8').trim();
+
+/**
+ * Bytes the running DAMON schemes whose action is `pageout` have reclaimed since they started
+ * (the kernel's sysfs interface: each kdamond that is on is first asked to refresh its schemes'
+ * statistics, which needs root); null where there is no such scheme or it cannot be read.
+ */
+export function damonPagedOut(admin = DAMON_ADMIN): number | null {
+  let total: number | null = null;
+  try {
+    for (const k of subdirs(path.join(admin, 'kdamonds'))) {
+      const kdamond = path.join(admin, 'kdamonds', k);
+      if (read(path.join(kdamond, 'state')) !== 'on') continue;
+      writeFileSync(path.join(kdamond, 'state'), 'update_schemes_stats');
+      for (const c of subdirs(path.join(kdamond, 'contexts'))) {
+        const schemes = path.join(kdamond, 'contexts', c, 'schemes');
+        for (const s of subdirs(schemes)) {
+          if (read(path.join(schemes, s, 'action')) !== 'pageout') continue;
+          total = (total ?? 0) + Number(read(path.join(schemes, s, 'stats', 'sz_applied')));
+        }
+      }
+    }
+  } catch {
+    return null;
+  }
+  return total;
 }
 
 /** Starts counting; the returned function gives what happened since (sectors are 512 bytes). */
@@ -66,6 +102,7 @@ export function ioMeter(): () => IoShare {
         kswapd: ((b.reclaimedPages.kswapd - a.reclaimedPages.kswapd) * PAGE) / 2 ** 20,
         direct: ((b.reclaimedPages.direct - a.reclaimedPages.direct) * PAGE) / 2 ** 20,
       },
+      damonMib: a.damonBytes === null || b.damonBytes === null ? null : (b.damonBytes - a.damonBytes) / 2 ** 20,
     };
   };
 }
@@ -73,4 +110,5 @@ export function ioMeter(): () => IoShare {
 export const describeIo = (io: IoShare) =>
   `disk read ${io.mib.toFixed(1)} MiB (${io.readMs} ms of reads), written ${io.writtenMib.toFixed(1)} MiB, ` +
   `iowait ${io.iowaitCores.toFixed(2)} cores, page cache ${io.cachedGiB.toFixed(1)} GiB, ` +
-  `reclaimed ${io.reclaimedMib.kswapd.toFixed(1)} MiB in the background and ${io.reclaimedMib.direct.toFixed(1)} MiB by stalled allocations`;
+  `reclaimed ${io.reclaimedMib.kswapd.toFixed(1)} MiB in the background and ${io.reclaimedMib.direct.toFixed(1)} MiB by stalled allocations` +
+  (io.damonMib === null ? '' : `, paged out by DAMON ${io.damonMib.toFixed(1)} MiB`);
