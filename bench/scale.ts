@@ -11,7 +11,7 @@
 //     what freeing a file of that size costs this filesystem, and its records' event-id claims;
 //   - disk used per million records (every partition, indexes and TOAST included).
 // Each measured phase starts with the records and the kept counts vacuumed, the records' tables and
-// indexes read into the page cache (warm),
+// indexes read into the page cache (warm) and held there for the phase (mapped by a helper: hold),
 // a checkpoint, and an untimed pass of its statements; it prints what it still read from disk,
 // what it wrote, and how much page cache the kernel freed meanwhile, under memory pressure or by a
 // DAMON pageout scheme (bench/lib/io.ts), and the same from the warm to the end of the look-ups.
@@ -26,12 +26,23 @@
 //   machine has had at most this many cores busy over 5 s, so other work may run while it loads;
 //   BENCH_PAUSE_FILE (off): a file that exists while a phase is measured (from the wait to its end),
 //   for other work on the machine to hold off meanwhile
-import { closeSync, fsyncSync, ftruncateSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import { applyMigrations } from '../scripts/lib/migrations';
 import { waitForQuiet } from './lib/cpu';
+import { type Held, holdPages } from './lib/hold-pages';
 import { describeIo, ioMeter } from './lib/io';
 import { envNumber, int, load1, log, machine, ms, prng, runMain, stats, table, verdict } from './lib/report';
 import { benchDatabase, cleanup, connect } from './lib/setup';
@@ -125,26 +136,63 @@ function freeFileCost(bytes: number): number {
   }
 }
 
+/** The records' partitions, the event-id claims and all their indexes: what the measured statements read. */
+const MEASURED_RELATIONS = `
+  WITH tables AS (
+    SELECT relid FROM pg_partition_tree('outcome_records') WHERE isleaf
+    UNION ALL SELECT 'outcome_event_ids'::regclass)
+  SELECT relid AS oid FROM tables
+  UNION ALL SELECT indexrelid FROM pg_index WHERE indrelid IN (SELECT relid FROM tables)`;
+
 /**
- * Reads every partition of the records, the event-id claims and all their indexes into the OS
- * page cache (pg_prewarm 'read'), as a console that has been serving them holds them: loading
- * pushes them out (its WAL passes through the same cache) and the vacuum reads no index of an
- * insert-only table, so without it the large phase's look-ups wait on the disk and the small one's
- * do not. What each measured phase still read from disk is printed with it.
+ * Reads the measured relations into the OS page cache (pg_prewarm 'read'), as a console that has
+ * been serving them holds them: loading pushes them out (its WAL passes through the same cache)
+ * and the vacuum reads no index of an insert-only table, so without it the large phase's look-ups
+ * wait on the disk and the small one's do not. What each measured phase still read from disk is
+ * printed with it.
  */
 async function warm(c: pg.Client): Promise<void> {
   const t0 = Date.now();
   await c.query('CREATE EXTENSION IF NOT EXISTS pg_prewarm');
   const { rows } = await c.query<{ blocks: string }>(
-    `WITH tables AS (
-       SELECT relid FROM pg_partition_tree('outcome_records') WHERE isleaf
-       UNION ALL SELECT 'outcome_event_ids'::regclass)
-     SELECT sum(pg_prewarm(oid, 'read'))::bigint AS blocks
-     FROM (SELECT relid AS oid FROM tables
-           UNION ALL SELECT indexrelid FROM pg_index WHERE indrelid IN (SELECT relid FROM tables)) r`,
+    `SELECT sum(pg_prewarm(oid, 'read'))::bigint AS blocks FROM (${MEASURED_RELATIONS}) r`,
   );
   const gib = (Number(rows[0].blocks) * 8192) / 2 ** 30;
   log(`  warmed ${gib.toFixed(2)} GiB of tables and indexes in ${int((Date.now() - t0) / 1000)} s`);
+}
+
+/**
+ * Then keeps them there for the phase: their files (every 1 GiB segment) held mapped by a helper
+ * (bench/lib/hold-pages.ts). This machine's kernel pages out file cache that no process maps once
+ * it has gone untouched for about a minute (DAMON, bench/lib/io.ts), which a warmed 20M table's
+ * pages, read once each, are; the look-ups of uniformly drawn references then wait on the disk
+ * for some of them, the more the larger the table. Held, both phases read from memory, as on a
+ * kernel without that scheme. Nothing is held where the files are not on this machine, and the
+ * log says so.
+ */
+async function hold(c: pg.Client): Promise<Held | null> {
+  const { rows } = await c.query<{ dir: string; file: string }>(
+    `SELECT current_setting('data_directory') AS dir, pg_relation_filepath(oid) AS file FROM (${MEASURED_RELATIONS}) r`,
+  );
+  const files: string[] = [];
+  for (const r of rows) {
+    const base = path.join(r.dir, r.file);
+    files.push(base);
+    for (let segment = 1; existsSync(`${base}.${segment}`); segment++) files.push(`${base}.${segment}`);
+  }
+  try {
+    const held = await holdPages(files);
+    if (held.files === 0) {
+      await held.release();
+      log('  NOT held in memory: the database files are not on this machine');
+      return null;
+    }
+    log(`  held ${(held.bytes / 2 ** 30).toFixed(2)} GiB of ${held.files} files mapped for the phase`);
+    return held;
+  } catch (err) {
+    log(`  NOT held in memory: ${err instanceof Error ? err.message : err}`);
+    return null;
+  }
 }
 
 const VACUUMED = ['outcome_records', 'outcome_counts', 'outcome_tool_counts'];
@@ -271,40 +319,45 @@ async function main(): Promise<number> {
     await vacuumAll(c);
     const sinceWarm = ioMeter();
     await warm(c);
-    // The load's and the vacuum's dirty pages written out before measuring, as before the purge
-    // below; then an untimed pass of the same statements (other references, other records) reads
-    // their hot index pages into the buffers a serving console keeps.
-    await c.query('CHECKPOINT');
-    await lookUps(n, Math.ceil(SAMPLES / 4), prng(n + 1));
-    await ingestBatches(`${label}-warm`, Math.ceil(INGEST_BATCHES / 4));
-    return quietly(`measuring at ${int(n)}`, async () => {
-      const lookupIo = ioMeter();
-      const { inc, lst } = await lookUps(n, SAMPLES, prng(n));
-      log(`  look-ups and list pages: ${describeIo(lookupIo())}`);
-      log(`  from the warm to here: ${describeIo(sinceWarm())}`);
-      // In rounds, so a single stall (a checkpoint, a collection) moves one round, not the figure.
-      const ingestIo = ioMeter();
-      const rates: number[] = [];
-      for (let r = 0; r < INGEST_ROUNDS; r++) {
-        const t2 = performance.now();
-        const stored = await ingestBatches(`${label}-${r}`, Math.ceil(INGEST_BATCHES / INGEST_ROUNDS));
-        rates.push(stored / ((performance.now() - t2) / 1000));
-      }
-      const ingest = stats(rates).p50;
-      log(`  ingest rounds ${rates.map(int).join(', ')} records/s; ${describeIo(ingestIo())}`);
-      const { rows: disk } = await c.query<{ bytes: string }>(
-        // The records and their event-id claims (migration 20261201192841_outcome_event_ids).
-        `SELECT (SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('outcome_records'))::bigint
+    const held = await hold(c);
+    try {
+      // The load's and the vacuum's dirty pages written out before measuring, as before the purge
+      // below; then an untimed pass of the same statements (other references, other records) reads
+      // their hot index pages into the buffers a serving console keeps.
+      await c.query('CHECKPOINT');
+      await lookUps(n, Math.ceil(SAMPLES / 4), prng(n + 1));
+      await ingestBatches(`${label}-warm`, Math.ceil(INGEST_BATCHES / 4));
+      return quietly(`measuring at ${int(n)}`, async () => {
+        const lookupIo = ioMeter();
+        const { inc, lst } = await lookUps(n, SAMPLES, prng(n));
+        log(`  look-ups and list pages: ${describeIo(lookupIo())}`);
+        log(`  from the warm to here: ${describeIo(sinceWarm())}`);
+        // In rounds, so a single stall (a checkpoint, a collection) moves one round, not the figure.
+        const ingestIo = ioMeter();
+        const rates: number[] = [];
+        for (let r = 0; r < INGEST_ROUNDS; r++) {
+          const t2 = performance.now();
+          const stored = await ingestBatches(`${label}-${r}`, Math.ceil(INGEST_BATCHES / INGEST_ROUNDS));
+          rates.push(stored / ((performance.now() - t2) / 1000));
+        }
+        const ingest = stats(rates).p50;
+        log(`  ingest rounds ${rates.map(int).join(', ')} records/s; ${describeIo(ingestIo())}`);
+        const { rows: disk } = await c.query<{ bytes: string }>(
+          // The records and their event-id claims (migration 20261201192841_outcome_event_ids).
+          `SELECT (SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('outcome_records'))::bigint
          + pg_total_relation_size('outcome_event_ids') AS bytes`,
-      );
-      const incident = stats(inc).p95;
-      const list = stats(lst).p95;
-      const diskPerM = Number(disk[0].bytes) / 2 ** 20 / (n / 1e6);
-      log(
-        `at ${int(n)}: incident p95 ${ms(incident)}, list p95 ${ms(list)}, ingest ${int(ingest)} records/s, ${diskPerM.toFixed(0)} MiB per million (load ${load1()})`,
-      );
-      return { incident, list, ingest, diskPerM };
-    });
+        );
+        const incident = stats(inc).p95;
+        const list = stats(lst).p95;
+        const diskPerM = Number(disk[0].bytes) / 2 ** 20 / (n / 1e6);
+        log(
+          `at ${int(n)}: incident p95 ${ms(incident)}, list p95 ${ms(list)}, ingest ${int(ingest)} records/s, ${diskPerM.toFixed(0)} MiB per million (load ${load1()})`,
+        );
+        return { incident, list, ingest, diskPerM };
+      });
+    } finally {
+      await held?.release();
+    }
   };
 
   log(`loading ${int(SMALL)}…`);
