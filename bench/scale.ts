@@ -1,27 +1,31 @@
-// `npm run bench:scale`: costs that must not grow with the outcome log (issue 15). On a fresh
-// database (bench/lib/setup.ts, dropped afterwards), outcome_records over 12 monthly partitions:
+// `npm run bench:scale`: costs that must not grow with the outcome log (issue 15). Two fresh
+// databases on the same server (bench/lib/setup.ts, dropped afterwards), one of SMALL and one of
+// LARGE records, outcome_records over 12 monthly partitions in each:
 //   - incident look-up (lib/server/data/sql/outcomes.ts selectIncidentOutcomes) and the outcome
 //     list's first page with filters (lib/server/data/outcomes listOutcomes: organization and
 //     delivery), p95 at SMALL and at LARGE records: LARGE ≤ 1.2× SMALL;
 //   - ingest throughput (the real insert statement, trigger included, batches of 100 in a
 //     transaction) at LARGE ≥ 0.9× at SMALL;
 //   - purge of one month past the limit (lib/server/data/retention purgeExpiredOutcomes) holding
-//     PURGE_SMALL and PURGE_LARGE rows: ratio ≤ 1.5×; then, timed apart and without a target, the
-//     clean-up the hourly routine runs after it (cleanUpPurged): the month's files dropped, beside
-//     what freeing a file of that size costs this filesystem, and its records' event-id claims;
+//     PURGE_SMALL and PURGE_LARGE rows, in the large database: ratio ≤ 1.5×; then, timed apart and
+//     without a target, the clean-up the hourly routine runs after it (cleanUpPurged): the month's
+//     files dropped, beside what freeing a file of that size costs this filesystem, and its
+//     records' event-id claims;
 //   - disk used per million records (every partition, indexes and TOAST included).
-// Each measured phase starts with the records and the kept counts vacuumed, the records' tables and
-// indexes read into the page cache (warm) and held there for the phase (mapped by a helper: hold),
-// a checkpoint, and an untimed pass of its statements; it prints what it still read from disk,
-// what it wrote, and how much page cache the kernel freed meanwhile, under memory pressure or by a
-// DAMON pageout scheme (bench/lib/io.ts), and the same from the warm to the end of the look-ups.
+// The two sizes are measured in turns, in the same minutes (measureInTurns; each database's side
+// in a worker process, bench/lib/scale-worker.ts), after each database's records and kept counts
+// are vacuumed, its tables and indexes read into the page cache (warm) and held there (mapped by a
+// helper: hold), a checkpoint, and an untimed pass of its statements. It prints what the phase
+// still read from disk, what it wrote, and how much page cache the kernel freed meanwhile, under
+// memory pressure or by a DAMON pageout scheme (bench/lib/io.ts), and the same from the warm on.
 // Every organization has both deliveries (i % 10 and i % 7 independent), so each filter matches.
 // Rows are generated in SQL (INSERT … SELECT generate_series), each chunk in order of receipt as
 // ingestion writes them, the uniqueness trigger off while loading (event ids are unique by
 // construction); the event-id claims it would have made are written by the same statement. Prints PASS/MISS; exits non-zero on errors only.
 //   BENCH_SCALE_SMALL (2000000)  BENCH_SCALE_LARGE (20000000)
 //   BENCH_SCALE_PURGE_SMALL (1000000)  BENCH_SCALE_PURGE_LARGE (10000000)
-//   BENCH_SCALE_SAMPLES (1000)  BENCH_SCALE_INGEST_BATCHES (500, in 5 rounds: the median round's rate)
+//   BENCH_SCALE_SAMPLES (1000 per size, in 10 rounds)  BENCH_SCALE_INGEST_BATCHES (500 per size, in 6
+//   rounds: the median round's rate)
 //   BENCH_SCALE_QUIET_CORES (off): before each measured phase, wait (up to 30 min) until the
 //   machine has had at most this many cores busy over 5 s, so other work may run while it loads;
 //   BENCH_PAUSE_FILE (off): a file that exists while a phase is measured (from the wait to its end),
@@ -39,13 +43,16 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
 import type pg from 'pg';
 import { applyMigrations } from '../scripts/lib/migrations';
 import { waitForQuiet } from './lib/cpu';
 import { type Held, holdPages } from './lib/hold-pages';
 import { describeIo, ioMeter } from './lib/io';
-import { envNumber, int, load1, log, machine, ms, prng, runMain, stats, table, verdict } from './lib/report';
-import { benchDatabase, cleanup, connect } from './lib/setup';
+import { envNumber, int, load1, log, machine, ms, runMain, stats, table, verdict } from './lib/report';
+import type { WorkerReply, WorkerRequest } from './lib/scale-worker';
+import { benchDatabase, cleanup, connect, onCleanup } from './lib/setup';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SMALL = envNumber('BENCH_SCALE_SMALL', 2_000_000);
@@ -54,7 +61,8 @@ const PURGE_SMALL = envNumber('BENCH_SCALE_PURGE_SMALL', 1_000_000);
 const PURGE_LARGE = envNumber('BENCH_SCALE_PURGE_LARGE', 10_000_000);
 const SAMPLES = envNumber('BENCH_SCALE_SAMPLES', 1000);
 const INGEST_BATCHES = envNumber('BENCH_SCALE_INGEST_BATCHES', 500);
-const INGEST_ROUNDS = 5;
+const LOOKUP_ROUNDS = 10;
+const INGEST_ROUNDS = 6;
 const QUIET_CORES = process.env.BENCH_SCALE_QUIET_CORES ? Number(process.env.BENCH_SCALE_QUIET_CORES) : NaN;
 if (process.env.BENCH_SCALE_QUIET_CORES && !(QUIET_CORES > 0))
   throw new Error('BENCH_SCALE_QUIET_CORES must be a positive number of cores');
@@ -220,152 +228,160 @@ async function vacuumAll(c: pg.Client): Promise<void> {
 
 const monthStart = (d: Date, add: number) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + add, 1));
 
+type Phase = { incident: number; list: number; ingest: number; diskPerM: number };
+type Side = { label: 'small' | 'large'; n: number; c: pg.Client; url: string };
+type Worker = { ask: <R extends WorkerReply>(req: WorkerRequest) => Promise<R>; stop: () => Promise<void> };
+
+/** A bench/lib/scale-worker.ts process on the database at `url`, answering one request at a time. */
+async function startWorker(url: string): Promise<Worker> {
+  const child = fork(path.join(root, 'bench/lib/scale-worker.ts'), [], {
+    env: { ...process.env, DATABASE_URL: url, BENCH_SCALE_KEY: KEY },
+    execArgv: ['--conditions=react-server', '--import', 'tsx'],
+  });
+  const exited = once(child, 'exit');
+  onCleanup('stop a scale worker', () => void child.kill());
+  await once(child, 'message'); // ready
+  let pending: ((reply: WorkerReply) => void) | null = null;
+  child.on('message', (reply: WorkerReply) => pending?.(reply));
+  return {
+    ask: <R extends WorkerReply>(req: WorkerRequest) =>
+      new Promise<R>((resolve, reject) => {
+        pending = (reply) => ('error' in reply ? reject(new Error(reply.error)) : resolve(reply as R));
+        child.send(req);
+      }),
+    stop: async () => {
+      child.disconnect();
+      await exited;
+    },
+  };
+}
+
+/** Alternates which side goes first, so neither always follows the other's work. */
+const turns = (round: number) => (round % 2 === 0 ? [0, 1] : [1, 0]);
+
+/**
+ * Both sizes measured in turns, in rounds, within the same minutes: whatever the machine does
+ * meanwhile (another tenant, the host) falls on both. Each side's records and kept counts
+ * vacuumed, warmed and held in memory; a checkpoint; an untimed pass of its statements; then the
+ * look-ups in LOOKUP_ROUNDS rounds and ingest in INGEST_ROUNDS rounds, the sides alternating.
+ */
+async function measureInTurns(sides: Side[]): Promise<Phase[]> {
+  const workers: Worker[] = [];
+  const held: (Held | null)[] = [];
+  try {
+    // So no autovacuum of the freshly loaded rows competes with the measurements; and the kept
+    // counts as the console keeps them, folded every minute and vacuumed as they churn, not holding
+    // the trigger rows of the whole load dead in their indexes (which every ingest writes to).
+    for (const s of sides) await vacuumAll(s.c);
+    const sinceWarm = ioMeter();
+    for (const s of sides) {
+      await warm(s.c);
+      held.push(await hold(s.c));
+    }
+    // The loads' and the vacuums' dirty pages written out before measuring, as before the purge
+    // below; then an untimed pass of the same statements (other references, other records) reads
+    // their hot index pages into the buffers a serving console keeps.
+    await sides[0].c.query('CHECKPOINT');
+    for (const s of sides) workers.push(await startWorker(s.url));
+    for (const [i, s] of sides.entries()) {
+      await workers[i].ask({ op: 'lookUps', records: s.n, samples: Math.ceil(SAMPLES / 4), seed: s.n + 1 });
+      await workers[i].ask({ op: 'ingest', label: `${s.label}-warm`, batches: Math.ceil(INGEST_BATCHES / 4) });
+    }
+    return await quietly('measuring both sizes in turns', async () => {
+      const lookupIo = ioMeter();
+      const inc: number[][] = sides.map(() => []);
+      const lst: number[][] = sides.map(() => []);
+      for (let r = 0; r < LOOKUP_ROUNDS; r++) {
+        for (const i of turns(r)) {
+          const samples = Math.ceil(SAMPLES / LOOKUP_ROUNDS);
+          const got = await workers[i].ask<{ inc: number[]; lst: number[] }>({
+            op: 'lookUps',
+            records: sides[i].n,
+            samples,
+            seed: sides[i].n + 1000 * (r + 2),
+          });
+          inc[i].push(...got.inc);
+          lst[i].push(...got.lst);
+        }
+      }
+      log(`  look-ups and list pages: ${describeIo(lookupIo())}`);
+      log(`  from the warm to here: ${describeIo(sinceWarm())}`);
+      // In rounds, so a single stall (a checkpoint, a collection) moves one round, not the figure.
+      const ingestIo = ioMeter();
+      const rates: number[][] = sides.map(() => []);
+      for (let r = 0; r < INGEST_ROUNDS; r++) {
+        for (const i of turns(r)) {
+          const got = await workers[i].ask<{ stored: number; ms: number }>({
+            op: 'ingest',
+            label: `${sides[i].label}-${r}`,
+            batches: Math.ceil(INGEST_BATCHES / INGEST_ROUNDS),
+          });
+          rates[i].push(got.stored / (got.ms / 1000));
+        }
+      }
+      log(`  ingest: ${describeIo(ingestIo())}`);
+      const phases: Phase[] = [];
+      for (const [i, s] of sides.entries()) {
+        const { rows: disk } = await s.c.query<{ bytes: string }>(
+          // The records and their event-id claims (migration 20261201192841_outcome_event_ids).
+          `SELECT (SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('outcome_records'))::bigint
+           + pg_total_relation_size('outcome_event_ids') AS bytes`,
+        );
+        const phase = {
+          incident: stats(inc[i]).p95,
+          list: stats(lst[i]).p95,
+          ingest: stats(rates[i]).p50,
+          diskPerM: Number(disk[0].bytes) / 2 ** 20 / (s.n / 1e6),
+        };
+        log(
+          `at ${int(s.n)}: incident p95 ${ms(phase.incident)}, list p95 ${ms(phase.list)}, ingest ${int(phase.ingest)} records/s ` +
+            `(rounds ${rates[i].map(int).join(', ')}), ${phase.diskPerM.toFixed(0)} MiB per million (load ${load1()})`,
+        );
+        phases.push(phase);
+      }
+      return phases;
+    });
+  } finally {
+    for (const w of workers) await w.stop();
+    for (const h of held) await h?.release();
+  }
+}
+
 async function main(): Promise<number> {
-  const database = await benchDatabase(root);
-  await applyMigrations(database.url, { warn: () => {} });
-  process.env.DATABASE_URL = database.url;
+  // Two databases on the same server, one per size, so both are measured in the same minutes.
+  const smallDb = await benchDatabase(root);
+  const largeDb = await benchDatabase(root);
+  for (const d of [smallDb, largeDb]) await applyMigrations(d.url, { warn: () => {} });
+  // The purge runs in the large one, through the console's own code (whose database is DATABASE_URL).
+  process.env.DATABASE_URL = largeDb.url;
   process.env.OUTCOME_RETENTION_DAYS = '400';
-  const c = await connect(database.url);
+  const cs = await connect(smallDb.url);
+  const c = await connect(largeDb.url);
   const { rows: ver } = await c.query('SHOW server_version');
-  log(`${machine(ver[0].server_version)}; ${database.where}; load ${load1()}`);
+  log(`${machine(ver[0].server_version)}; ${largeDb.where}; load ${load1()}`);
   log(
-    `sizes: ${int(SMALL)} → ${int(LARGE)} records over ${MONTHS} months; purge ${int(PURGE_SMALL)} → ${int(PURGE_LARGE)}`,
+    `sizes: ${int(SMALL)} and ${int(LARGE)} records over ${MONTHS} months, in two databases; purge ${int(PURGE_SMALL)} → ${int(PURGE_LARGE)}`,
   );
 
   const { rows: nowRows } = await c.query<{ now: Date }>('SELECT now() AS now');
   const now = nowRows[0].now;
   const first = monthStart(now, -(MONTHS - 1));
   const end = monthStart(now, 1);
-  await c.query('SELECT outcome_records_ensure_partitions($1, $2, $3)', [first, end, 'month']);
+  for (const client of [cs, c])
+    await client.query('SELECT outcome_records_ensure_partitions($1, $2, $3)', [first, end, 'month']);
   // Spread over the first 12 months minus the last hours of the current one (received up to "now").
   const span = Math.floor((now.getTime() - first.getTime()) / 1000);
 
-  const { rows: rowsOf } = await import('../lib/server/data/sql/kysely');
-  const { insertOutcomeRows, selectIncidentOutcomes } = await import('../lib/server/data/sql/outcomes');
-  const { lockOperations } = await import('../lib/server/data/sql/resolution');
-  const { listOutcomes } = await import('../lib/server/data/outcomes');
   const { cleanUpPurged, purgeExpiredOutcomes } = await import('../lib/server/data/retention');
 
-  // A key reading every organization, as support's tools do.
-  const reader = {
-    kind: 'apiKey' as const,
-    keyId: KEY,
-    name: 'bench',
-    scopes: ['outcomes:read' as const],
-    organization: null,
-  };
-  type Phase = { incident: number; list: number; ingest: number; diskPerM: number };
-  /** `samples` incident look-ups of stored references and filtered first pages of the list, timed. */
-  const lookUps = async (n: number, samples: number, rnd: () => number) => {
-    const inc: number[] = [];
-    const lst: number[] = [];
-    for (let i = 0; i < samples; i++) {
-      const ref = `s-req-${Math.floor(rnd() * (n / 4))}`;
-      const t0 = performance.now();
-      await rowsOf(selectIncidentOutcomes([ref], 'org-' + (i % 10), 500), c);
-      inc.push(performance.now() - t0);
-      const t1 = performance.now();
-      const page = await listOutcomes(reader, {
-        organization: `org-${i % 10}`,
-        delivery: i % 2 ? 'rejected' : 'completed',
-        limit: 50,
-      });
-      lst.push(performance.now() - t1);
-      if (!page.ok) throw new Error('listOutcomes failed');
-    }
-    return { inc, lst };
-  };
-  /**
-   * `batches` batches of 100 new records through the real insert statement, each a transaction;
-   * returns how many were stored. Their organizations and deliveries are spread as the loaded
-   * records' are: all in one organization and delivery, the newest records of the large phase
-   * would be the small phase's 20,000 of them, which a filtered list of that organization and the
-   * other delivery must scan past (auto_explain: 240,215 rows filtered, 58-66 ms).
-   */
-  const ingestBatches = async (label: string, batches: number): Promise<number> => {
-    let stored = 0;
-    for (let b = 0; b < batches; b++) {
-      const batch = Array.from({ length: 100 }, (_, k) => ({
-        event_id: `${label}-ing-${b}-${k}`,
-        occurred_at: new Date().toISOString(),
-        request_ref: `${label}-ing-${b}`,
-        organization: `org-${k % 10}`,
-        principal: 'user_1',
-        server: 'mcp-1',
-        tool_name: 'tool_1',
-        observed: { sent: true },
-        boundary: 'none',
-        delivery: k % 7 === 0 ? 'rejected' : 'completed',
-        category: k % 7 === 0 ? 'forbidden' : 'ok',
-        retry: 'no',
-        read_only: true,
-        what_happened: 'The tool answered.',
-        next_step: 'Nothing to do.',
-        classifier_version: 1,
-        annotations_trusted: true,
-        content_hash: `h-${label}-${b}-${k}`,
-        ord: k,
-      }));
-      await c.query('BEGIN');
-      stored += (await rowsOf(insertOutcomeRows(KEY, batch, lockOperations([])), c)).length;
-      await c.query('COMMIT');
-    }
-    return stored;
-  };
-  const measure = async (n: number, label: string): Promise<Phase> => {
-    // So no autovacuum of the freshly loaded rows competes with the measurements; and the kept
-    // counts as the console keeps them, folded every minute and vacuumed as they churn, not holding
-    // the trigger rows of the whole load dead in their indexes (which every ingest writes to).
-    await vacuumAll(c);
-    const sinceWarm = ioMeter();
-    await warm(c);
-    const held = await hold(c);
-    try {
-      // The load's and the vacuum's dirty pages written out before measuring, as before the purge
-      // below; then an untimed pass of the same statements (other references, other records) reads
-      // their hot index pages into the buffers a serving console keeps.
-      await c.query('CHECKPOINT');
-      await lookUps(n, Math.ceil(SAMPLES / 4), prng(n + 1));
-      await ingestBatches(`${label}-warm`, Math.ceil(INGEST_BATCHES / 4));
-      return quietly(`measuring at ${int(n)}`, async () => {
-        const lookupIo = ioMeter();
-        const { inc, lst } = await lookUps(n, SAMPLES, prng(n));
-        log(`  look-ups and list pages: ${describeIo(lookupIo())}`);
-        log(`  from the warm to here: ${describeIo(sinceWarm())}`);
-        // In rounds, so a single stall (a checkpoint, a collection) moves one round, not the figure.
-        const ingestIo = ioMeter();
-        const rates: number[] = [];
-        for (let r = 0; r < INGEST_ROUNDS; r++) {
-          const t2 = performance.now();
-          const stored = await ingestBatches(`${label}-${r}`, Math.ceil(INGEST_BATCHES / INGEST_ROUNDS));
-          rates.push(stored / ((performance.now() - t2) / 1000));
-        }
-        const ingest = stats(rates).p50;
-        log(`  ingest rounds ${rates.map(int).join(', ')} records/s; ${describeIo(ingestIo())}`);
-        const { rows: disk } = await c.query<{ bytes: string }>(
-          // The records and their event-id claims (migration 20261201192841_outcome_event_ids).
-          `SELECT (SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('outcome_records'))::bigint
-         + pg_total_relation_size('outcome_event_ids') AS bytes`,
-        );
-        const incident = stats(inc).p95;
-        const list = stats(lst).p95;
-        const diskPerM = Number(disk[0].bytes) / 2 ** 20 / (n / 1e6);
-        log(
-          `at ${int(n)}: incident p95 ${ms(incident)}, list p95 ${ms(list)}, ingest ${int(ingest)} records/s, ${diskPerM.toFixed(0)} MiB per million (load ${load1()})`,
-        );
-        return { incident, list, ingest, diskPerM };
-      });
-    } finally {
-      await held?.release();
-    }
-  };
-
-  log(`loading ${int(SMALL)}…`);
-  await load(c, 0, SMALL, first, span, 's-');
-  const small = await measure(SMALL, 'small');
-  log(`loading ${int(LARGE - SMALL)} more…`);
-  await load(c, SMALL, LARGE, first, span, 's-');
-  const large = await measure(LARGE, 'large');
+  log(`loading ${int(SMALL)} into the small database…`);
+  await load(cs, 0, SMALL, first, span, 's-');
+  log(`loading ${int(LARGE)} into the large database…`);
+  await load(c, 0, LARGE, first, span, 's-');
+  const [small, large] = await measureInTurns([
+    { label: 'small', n: SMALL, c: cs, url: smallDb.url },
+    { label: 'large', n: LARGE, c, url: largeDb.url },
+  ]);
 
   // Purge: a month 24 months back (past 400 days) holding PURGE_* rows, dropped whole.
   const purgeMonth = monthStart(now, -24);
