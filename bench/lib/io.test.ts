@@ -1,4 +1,14 @@
-import { closeSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -72,7 +82,13 @@ function damonTree(kdamonds: { state: string; schemes: { action: string; applied
 describe('damonPagedOut', () => {
   it('sums what the pageout schemes of running kdamonds applied, after asking each for fresh statistics', () => {
     const admin = damonTree([
-      { state: 'on', schemes: [{ action: 'pageout', applied: 4096 }, { action: 'stat', applied: 99 }] },
+      {
+        state: 'on',
+        schemes: [
+          { action: 'pageout', applied: 4096 },
+          { action: 'stat', applied: 99 },
+        ],
+      },
       { state: 'off', schemes: [{ action: 'pageout', applied: 7 }] },
       { state: 'on', schemes: [{ action: 'pageout', applied: 1000 }] },
     ]);
