@@ -171,12 +171,8 @@ async function warm(c: pg.Client): Promise<void> {
 
 /**
  * Then keeps them there for the phase: their files (every 1 GiB segment) held mapped by a helper
- * (bench/lib/hold-pages.ts). This machine's kernel pages out file cache that no process maps once
- * it has gone untouched for about a minute (DAMON, bench/lib/io.ts), which a warmed 20M table's
- * pages, read once each, are; the look-ups of uniformly drawn references then wait on the disk
- * for some of them, the more the larger the table. Held, both phases read from memory, as on a
- * kernel without that scheme. Nothing is held where the files are not on this machine, and the
- * log says so.
+ * (bench/lib/hold-pages.ts says why). Nothing is held where the files are not on this machine,
+ * and the log says so.
  */
 async function hold(c: pg.Client): Promise<Held | null> {
   const { rows } = await c.query<{ dir: string; file: string }>(
@@ -291,9 +287,9 @@ async function measureInTurns(sides: Side[]): Promise<Phase[]> {
       const lookupIo = ioMeter();
       const inc: number[][] = sides.map(() => []);
       const lst: number[][] = sides.map(() => []);
+      const samples = Math.ceil(SAMPLES / LOOKUP_ROUNDS);
       for (let r = 0; r < LOOKUP_ROUNDS; r++) {
         for (const i of turns(r)) {
-          const samples = Math.ceil(SAMPLES / LOOKUP_ROUNDS);
           const got = await workers[i].ask<{ inc: number[]; lst: number[] }>({
             op: 'lookUps',
             records: sides[i].n,
