@@ -2,16 +2,16 @@ import { defineConfig, globalIgnores } from 'eslint/config';
 import nextVitals from 'eslint-config-next/core-web-vitals';
 import nextTs from 'eslint-config-next/typescript';
 
-// Prisma lives only in data access, lib/server/data/ (STYLE.md §2): everything else calls it.
+// Prisma lives only in data access, lib/server/<concept>/: everything else calls data-access functions.
 const prismaOutsideServer = {
   patterns: [
     {
       group: ['@prisma/*', '**/generated/prisma/**', '@/lib/generated/*'],
-      message: 'Use a data-access function from lib/server/data/ instead of Prisma.',
+      message: 'Use a data-access function from lib/server/<concept>/ instead of Prisma.',
     },
     {
-      group: ['@/lib/server/data/db', '**/lib/server/data/db', './db', '../data/db'],
-      message: 'Only lib/server/data/ modules use the database client.',
+      group: ['@/lib/server/db/db', '**/lib/server/db/db', './db', '../data/db'],
+      message: 'Only lib/server/ modules use the database client.',
     },
   ],
 };
@@ -34,18 +34,18 @@ export default defineConfig([
   {
     // Tests and browser specs: no Prisma outside data access.
     files: ['app/**', 'components/**', 'e2e/**', 'lib/**'],
-    ignores: ['lib/server/data/**'],
+    ignores: ['lib/server/**'],
     rules: { 'no-restricted-imports': ['error', prismaOutsideServer] },
   },
   {
     // Production code: no Prisma outside data access, and never test support.
     files: ['app/**', 'components/**', 'lib/**', 'instrumentation.ts', 'proxy.ts'],
-    ignores: ['lib/server/data/**', '**/*.test.ts'],
+    ignores: ['lib/server/**', '**/*.test.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [...prismaOutsideServer.patterns, testSupport] }] },
   },
   {
-    // Test support lives in testing/ (STYLE.md §13); data access, scripts and benchmarks never import it.
-    files: ['lib/server/data/**', 'scripts/**', 'bench/**'],
+    // Test support lives in testing/; data access, scripts and benchmarks never import it.
+    files: ['lib/server/**', 'scripts/**', 'bench/**'],
     ignores: ['**/*.test.ts', 'scripts/test.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [testSupport] }] },
   },

@@ -1,18 +1,18 @@
 // Runs once when a Next.js server starts (never during `next build`): the hourly purge of
-// outcome records past OUTCOME_RETENTION_DAYS (lib/server/data/retention.ts), and the webhook
-// outbox's worker (lib/server/jobs/webhooks.ts), which first declares COUNTERSIGN_WEBHOOK_URL's
+// outcome records past OUTCOME_RETENTION_DAYS (lib/server/retention/retention.ts), and the webhook
+// outbox's worker (lib/server/webhooks/worker.ts), which first declares COUNTERSIGN_WEBHOOK_URL's
 // endpoint. A bad retention value stops the server here, naming the variable; a database that is
 // down only costs that hour's purge, and delays deliveries until it answers.
 export async function register() {
   if (process.env.NEXT_RUNTIME !== 'nodejs' || process.env.NEXT_PHASE === 'phase-production-build') return;
-  const { startRetentionSchedule } = await import('@/lib/server/jobs/retention');
+  const { startRetentionSchedule } = await import('@/lib/server/retention/job');
   startRetentionSchedule();
-  // outcome_records' time partitions, created ahead now and hourly (lib/server/jobs/partitions.ts).
-  const { startPartitionSchedule } = await import('@/lib/server/jobs/partitions');
+  // outcome_records' time partitions, created ahead now and hourly (lib/server/outcomes/partitions-job.ts).
+  const { startPartitionSchedule } = await import('@/lib/server/outcomes/partitions-job');
   startPartitionSchedule();
-  // The overview's counts folded every minute (lib/server/jobs/overview-counts.ts).
-  const { startOverviewCountsSchedule } = await import('@/lib/server/jobs/overview-counts');
+  // The overview's counts folded every minute (lib/server/outcomes/stats-job.ts).
+  const { startOverviewCountsSchedule } = await import('@/lib/server/outcomes/stats-job');
   startOverviewCountsSchedule();
-  const { startWebhookWorker } = await import('@/lib/server/jobs/webhooks');
+  const { startWebhookWorker } = await import('@/lib/server/webhooks/worker');
   void startWebhookWorker();
 }

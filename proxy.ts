@@ -23,7 +23,7 @@ function malformedPath(request: NextRequest): NextResponse {
 export function proxy(request: NextRequest) {
   // Next answers a path whose percent-encoding does not decode (`/api/v1/incidents/%ED%A0%80`,
   // `/incidents/%E0%A4%A`) with a bare 500 before any route runs, and logs nothing. Such a path
-  // names nothing: 400 here, as problem+json under /api (API.md: malformed requests are 400).
+  // names nothing: 400 here, as problem+json under /api (docs/api.md: malformed requests are 400).
   try {
     decodeURIComponent(request.nextUrl.pathname);
   } catch {

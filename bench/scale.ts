@@ -1,12 +1,12 @@
 // `npm run bench:scale`: costs that must not grow with the outcome log (issue 15). Two fresh
 // databases on the same server (bench/lib/setup.ts, dropped afterwards), one of SMALL and one of
 // LARGE records, outcome_records over 12 monthly partitions in each:
-//   - incident look-up (lib/server/data/sql/outcomes.ts selectIncidentOutcomes) and the outcome
+//   - incident look-up (lib/server/outcomes/sql.ts selectIncidentOutcomes) and the outcome
 //     list's first page with filters (lib/server/data/outcomes listOutcomes: organization and
 //     delivery), p95 at SMALL and at LARGE records: LARGE ≤ 1.2× SMALL;
 //   - ingest throughput (the real insert statement, trigger included, batches of 100 in a
 //     transaction) at LARGE ≥ 0.9× at SMALL;
-//   - purge of one month past the limit (lib/server/data/retention purgeExpiredOutcomes) holding
+//   - purge of one month past the limit (lib/server/retention/retention purgeExpiredOutcomes) holding
 //     PURGE_SMALL and PURGE_LARGE rows, in the large database: ratio ≤ 1.5×; then, timed apart and
 //     without a target, the clean-up the hourly routine runs after it (cleanUpPurged): the month's
 //     files dropped, beside what freeing a file of that size costs this filesystem, and its
@@ -97,7 +97,7 @@ async function load(c: pg.Client, from: number, to: number, start: Date, spanSec
     log(`  loaded ${int(b)} (${int((b - a) / ((Date.now() - t0) / 1000))} rows/s, load ${load1()})`);
   }
   await c.query('ALTER TABLE outcome_records ENABLE TRIGGER outcome_records_event_unique');
-  // The kept counts' trigger rows folded, as the console's minute job does (lib/server/jobs/overview-counts.ts):
+  // The kept counts' trigger rows folded, as the console's minute job does (lib/server/outcomes/stats-job.ts):
   // a month past the limit has long been folded when the purge takes it out.
   const t0 = Date.now();
   await c.query('SELECT outcome_counts_fold()');
@@ -368,7 +368,7 @@ async function main(): Promise<number> {
   // Spread over the first 12 months minus the last hours of the current one (received up to "now").
   const span = Math.floor((now.getTime() - first.getTime()) / 1000);
 
-  const { cleanUpPurged, purgeExpiredOutcomes } = await import('../lib/server/data/retention');
+  const { cleanUpPurged, purgeExpiredOutcomes } = await import('../lib/server/retention/retention');
 
   log(`loading ${int(SMALL)} into the small database…`);
   await load(cs, 0, SMALL, first, span, 's-');

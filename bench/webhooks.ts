@@ -1,4 +1,4 @@
-// `npm run bench:webhooks`: the webhook outbox (DESIGN.md "Notifications") in this process, on a
+// `npm run bench:webhooks`: the webhook outbox (docs/design.md "Notifications") in this process, on a
 // fresh database (bench/lib/setup.ts, dropped afterwards), through the data layer's own calls.
 //  (a) A decision's cost of writing its events: BENCH_WEBHOOK_DECISIONS approvals decided one
 //      after another, each traced statement by statement (bench/lib/pgtrace.ts), with one
@@ -6,7 +6,7 @@
 //      are written by the statement that settles the decision (no round trip of their own), so the
 //      cost is the difference between the blocks; the no-op blocks against each other are the floor.
 //  (b) Delivery: BENCH_WEBHOOK_EVENTS approval requests made by BENCH_WEBHOOK_CLIENTS clients as
-//      fast as they can, with the worker (lib/server/jobs/webhooks.ts, its defaults) delivering to
+//      fast as they can, with the worker (lib/server/webhooks/worker.ts, its defaults) delivering to
 //      a healthy loopback receiver: time from the event's commit to its arrival, p50/p99, and the
 //      drain rate; next to the ceiling, plain POSTs to the same receiver at the same concurrency.
 import { randomBytes } from 'node:crypto';
@@ -42,10 +42,10 @@ async function main(): Promise<number> {
   await pointDataLayerAt(db.url, randomBytes(32).toString('base64url'));
 
   const { cli } = await import('@/lib/auth/actor');
-  const { createApiKey } = await import('@/lib/server/data/credentials');
-  const { requestApproval, decideApproval } = await import('@/lib/server/data/approvals');
-  const { createWebhookEndpoint } = await import('@/lib/server/data/webhooks');
-  const { createWebhookWorker } = await import('@/lib/server/jobs/webhooks');
+  const { createApiKey } = await import('@/lib/server/credentials/credentials');
+  const { requestApproval, decideApproval } = await import('@/lib/server/approvals');
+  const { createWebhookEndpoint } = await import('@/lib/server/webhooks/webhooks');
+  const { createWebhookWorker } = await import('@/lib/server/webhooks/worker');
   const { approvalRequestSchema } = await import('@/lib/approvals/schemas');
   const key = await createApiKey(cli, { name: 'bench-gateway', scopes: ['approvals:request'] });
   if (!key.ok) throw new Error('could not create the API key');

@@ -1,9 +1,9 @@
-// The API described (API.md): GET /api/v1/openapi.json without a credential, and the console's
+// The API described (docs/api.md): GET /api/v1/openapi.json without a credential, and the console's
 // reference page rendering it with swagger-ui, served by the console, nothing loaded from elsewhere.
 import { expect, test } from '../testing/api-contract';
 import { signIn } from '../testing/e2e';
 
-// The paths API.md names, written out here (not read from the registry the document is built from).
+// The paths docs/api.md names, written out here (not read from the registry the document is built from).
 const contractPaths = [
   '/outcomes',
   '/outcomes/{id}',

@@ -1,4 +1,4 @@
-// Approvals through the real server (API.md, "Approvals and grants"): every status code the
+// Approvals through the real server (docs/api.md, "Approvals and grants"): every status code the
 // contract names for deciding and revoking.
 import { expect, test } from '../testing/api-contract';
 import { expectProblem, users } from '../testing/e2e';

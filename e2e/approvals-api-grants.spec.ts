@@ -1,4 +1,4 @@
-// Grants through the real server (API.md, "Approvals and grants"): every status code the contract
+// Grants through the real server (docs/api.md, "Approvals and grants"): every status code the contract
 // names for redeeming a grant.
 import { expect, test } from '../testing/api-contract';
 import { expectProblem, users } from '../testing/e2e';

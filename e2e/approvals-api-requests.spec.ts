@@ -1,4 +1,4 @@
-// Approvals through the real server (API.md, "Approvals and grants"): every status code the
+// Approvals through the real server (docs/api.md, "Approvals and grants"): every status code the
 // contract names for requesting, reading and listing approvals.
 import { expect, test } from '../testing/api-contract';
 import { expectProblem } from '../testing/e2e';
@@ -82,7 +82,7 @@ test.describe('POST /api/v1/approvals', () => {
 });
 
 test.describe('GET /api/v1/approvals/{id}', () => {
-  test('200 with the API.md shape for keys and people; 404 for unknown or malformed ids; 401 without a credential', async ({
+  test('200 with the docs/api.md shape for keys and people; 404 for unknown or malformed ids; 401 without a credential', async ({
     request,
   }) => {
     const { id } = await pending(request);

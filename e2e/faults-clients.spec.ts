@@ -1,4 +1,4 @@
-// Faults on a real PostgreSQL (API.md, "Errors": nothing partially written), from the client's side:
+// Faults on a real PostgreSQL (docs/api.md, "Errors": nothing partially written), from the client's side:
 // the same batch from two clients at once, and clients that disconnect while sending or before the
 // answer. The cluster and console are set up in testing/faults.ts.
 import http from 'node:http';

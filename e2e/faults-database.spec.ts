@@ -1,4 +1,4 @@
-// Faults on a real PostgreSQL (API.md, "Errors": database unavailable → 503 with Retry-After,
+// Faults on a real PostgreSQL (docs/api.md, "Errors": database unavailable → 503 with Retry-After,
 // nothing partially written), from the database's side: an exhausted pool, PostgreSQL stopped,
 // crashed and frozen, and the console pages while it is down. The machine's PostgreSQL is shared,
 // so the cluster and console are this spec's own (testing/faults.ts).

@@ -1,4 +1,4 @@
-// The outcome records API through the real server (API.md, "Outcome records"): ingesting.
+// The outcome records API through the real server (docs/api.md, "Outcome records"): ingesting.
 import { expect, test } from '../testing/api-contract';
 import { expectProblem } from '../testing/e2e';
 import {

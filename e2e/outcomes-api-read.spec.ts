@@ -1,4 +1,4 @@
-// The outcome records API through the real server (API.md, "Outcome records"): listing and reading.
+// The outcome records API through the real server (docs/api.md, "Outcome records"): listing and reading.
 import { type APIRequestContext } from '@playwright/test';
 import { checkedContext, expect, test } from '../testing/api-contract';
 import { expectProblem } from '../testing/e2e';

@@ -5,7 +5,7 @@ import { MASKED } from '@/lib/redaction/samples';
 import { DEMO_TRUSTED_SERVERS } from '../scripts/demo-outcomes';
 import { cli, secretFrom } from '../testing/e2e';
 
-// The tools the rows are observed on. Read-only means readOnlyHint and a trusted server (DESIGN.md):
+// The tools the rows are observed on. Read-only means readOnlyHint and a trusted server (docs/design.md):
 // the seed trusts billing-mcp and orders-mcp, not crm-mcp, whose read-only hint is display-only.
 const TOOLS = {
   write: { server: 'billing-mcp', tool: { name: 'refund_payment', annotations: { readOnlyHint: false } } },
@@ -18,7 +18,7 @@ const sent = (o: Omit<Observed, 'sent'> = {}): Observed => ({ sent: true, ...o }
 const rpc = (jsonRpcErrorCode: number) => sent({ httpStatus: 200, jsonRpcErrorCode });
 const toolError = (errorCategory?: string) => sent({ httpStatus: 200, result: { isError: true, errorCategory } });
 
-// DESIGN.md's classification table, row by row, written out by hand: what was observed, on which
+// docs/design.md's classification table, row by row, written out by hand: what was observed, on which
 // tool, and "boundary delivery category retry" as the table says. Rows that the record schema cannot
 // express yet (2026-07-28 codes and resultType, tasks) are not here.
 const ROWS: [row: string, on: On, observed: Observed, expected: string][] = [
@@ -68,7 +68,7 @@ const ROWS: [row: string, on: On, observed: Observed, expected: string][] = [
   ['JSON-RPC -32600', 'write', rpc(-32600), 'protocol rejected protocol_error no'],
   ['JSON-RPC -32601', 'read', rpc(-32601), 'protocol rejected protocol_error no'],
   ['JSON-RPC -32602', 'write', rpc(-32602), 'protocol rejected invalid_arguments after_correction'],
-  // DESIGN.md's row for -32602 "also when an SDK folds it into an isError result"; a later row
+  // docs/design.md's row for -32602 "also when an SDK folds it into an isError result"; a later row
   // (folded, on a tool not trusted as read-only: tool unknown after_state_check) contradicts it.
   [
     'JSON-RPC -32602 folded into isError',
@@ -153,7 +153,7 @@ const ROWS: [row: string, on: On, observed: Observed, expected: string][] = [
   ],
   ['sent, nothing else reported, write', 'write', sent(), 'client unknown no_response after_state_check'],
   ['sent, nothing else reported, trusted read', 'read', sent(), 'client unknown no_response backoff'],
-  // MCP tasks (DESIGN.md, the task rows): running or waiting is unknown until the task ends.
+  // MCP tasks (docs/design.md, the task rows): running or waiting is unknown until the task ends.
   [
     'a task still working, write',
     'write',
@@ -181,7 +181,7 @@ const ROWS: [row: string, on: On, observed: Observed, expected: string][] = [
 ];
 
 // Every row through the real HTTP API, and every masking kind: what the server answers and
-// stores must be what DESIGN.md's table and the masking samples say.
+// stores must be what docs/design.md's table and the masking samples say.
 test('every classification row and every masking kind, through the API', async ({ request }) => {
   expect(DEMO_TRUSTED_SERVERS).toEqual(expect.arrayContaining([TOOLS.write.server, TOOLS.read.server]));
   expect(DEMO_TRUSTED_SERVERS).not.toContain(TOOLS.untrustedRead.server);

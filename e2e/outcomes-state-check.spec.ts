@@ -1,5 +1,5 @@
-// Resolving an unknown through the real server (API.md `resolution`, `POST /api/v1/outcomes/{id}/state-check`;
-// DESIGN.md "Resolving an unknown"): the API's answers and status codes, a concurrent race, and the
+// Resolving an unknown through the real server (docs/api.md `resolution`, `POST /api/v1/outcomes/{id}/state-check`;
+// docs/design.md "Resolving an unknown"): the API's answers and status codes, a concurrent race, and the
 // console's state check on the record page and the incident.
 import { randomBytes } from 'node:crypto';
 import { checkedContext, expect, test } from '../testing/api-contract';

@@ -121,7 +121,7 @@ describe.concurrent('npm run cli', { timeout: 90_000 }, () => {
     expect(blocked.stdout).toContain(`drop_table on ${server} is blocked (not exposed, never called)`);
 
     // Stored as the approval policy reads it, with an audit entry for each change.
-    const { db } = await import('@/lib/server/data/db');
+    const { db } = await import('@/lib/server/db/db');
     const rules = await db.policyRule.findMany({
       where: { server },
       orderBy: { toolName: 'asc' },
@@ -150,7 +150,7 @@ describe.concurrent('npm run cli', { timeout: 90_000 }, () => {
         expect(r.stderr).toMatch(message);
         expect(r.stdout).not.toContain('Policy rule:');
       }
-      const { db } = await import('@/lib/server/data/db');
+      const { db } = await import('@/lib/server/db/db');
       expect(await db.policyRule.count({ where: { server } })).toBe(0);
     });
 
@@ -179,7 +179,7 @@ describe.concurrent('npm run cli', { timeout: 90_000 }, () => {
   });
 
   it('retention:purge deletes the records past the period, says what it did, and audits it', async () => {
-    const { db } = await import('@/lib/server/data/db');
+    const { db } = await import('@/lib/server/db/db');
     const [old, recent] = [uniq('cli-old'), uniq('cli-recent')];
     // Rows as ingestion stores them, received 91 days and 1 day ago.
     for (const [ref, days] of [

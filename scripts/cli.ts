@@ -117,8 +117,8 @@ async function main(argv: string[]): Promise<void> {
   try {
     await applyMigrations(database.url);
     // Imported only now: the data layer reads DATABASE_URL on first use.
-    const users = await import('@/lib/server/data/users');
-    const credentials = await import('@/lib/server/data/credentials');
+    const users = await import('@/lib/server/users/users');
+    const credentials = await import('@/lib/server/credentials/credentials');
     switch (command) {
       case 'users:create': {
         // A password account is a break-glass admin: only while local passwords are allowed.
@@ -171,7 +171,7 @@ async function main(argv: string[]): Promise<void> {
       }
       case 'servers:trust': {
         const { name } = parse(trustServerSchema, { name: values.name });
-        const { trustServer } = await import('@/lib/server/data/trusted-servers');
+        const { trustServer } = await import('@/lib/server/policy/trusted-servers');
         const result = await trustServer(cli, name);
         if (!result.ok) failWith(result);
         console.log(
@@ -180,7 +180,7 @@ async function main(argv: string[]): Promise<void> {
         break;
       }
       case 'policy:set': {
-        const { setPolicyRule } = await import('@/lib/server/data/policy-rules');
+        const { setPolicyRule } = await import('@/lib/server/policy/policy-rules');
         const result = await setPolicyRule(cli, policyInput!);
         if (!result.ok) failWith(result);
         const rule = result.value;
@@ -194,7 +194,7 @@ async function main(argv: string[]): Promise<void> {
         break;
       }
       case 'audit:verify': {
-        const { verifyAuditChainAs } = await import('@/lib/server/data/audit');
+        const { verifyAuditChainAs } = await import('@/lib/server/audit/audit');
         const verified = await verifyAuditChainAs(cli);
         if (!verified.ok) throw new Error(`verify-audit: ${verified.failure}`);
         const result = verified.value;
@@ -206,15 +206,15 @@ async function main(argv: string[]): Promise<void> {
         break;
       }
       case 'outcomes:reclassify': {
-        const { reclassifyOutcomes, describeReclassify } = await import('@/lib/server/data/reclassify');
+        const { reclassifyOutcomes, describeReclassify } = await import('@/lib/server/outcomes/reclassify');
         const done = await reclassifyOutcomes(cli, { batchSize });
         if (!done.ok) failWith(done);
         console.log(describeReclassify(done.value));
         break;
       }
       case 'retention:purge': {
-        const { purgeExpiredOutcomes, cleanUpPurged } = await import('@/lib/server/data/retention');
-        const { describePurge, describeCleanUp } = await import('@/lib/server/jobs/retention');
+        const { purgeExpiredOutcomes, cleanUpPurged } = await import('@/lib/server/retention/retention');
+        const { describePurge, describeCleanUp } = await import('@/lib/server/retention/job');
         const report = await purgeExpiredOutcomes({ actor: auditName(cli) });
         if (report.ran) console.log(describePurge(report));
         else if (report.reason === 'busy')
@@ -228,7 +228,7 @@ async function main(argv: string[]): Promise<void> {
       }
     }
   } finally {
-    const { closeDb } = await import('@/lib/server/data/db');
+    const { closeDb } = await import('@/lib/server/db/db');
     await closeDb();
     database.release();
   }

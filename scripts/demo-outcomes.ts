@@ -1,4 +1,4 @@
-// Demo outcome records: realistic incidents that between them exercise every row of DESIGN.md's
+// Demo outcome records: realistic incidents that between them exercise every row of docs/design.md's
 // classification table, multi-attempt stories included, spread over the last seven days.
 import { createHash } from 'node:crypto';
 import type { Outcome } from '@/lib/outcomes/schemas';

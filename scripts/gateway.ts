@@ -1,4 +1,4 @@
-// `npm run -s gateway -- …` (API.md, "The gateway"): the logic is lib/gateway.
+// `npm run -s gateway -- …` (docs/gateway.md, "The gateway"): the logic is lib/gateway.
 import { runGateway } from '../lib/gateway/run';
 
 async function main() {

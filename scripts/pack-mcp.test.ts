@@ -9,13 +9,13 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createApiKey } from '@/lib/server/data/credentials';
-import { db } from '@/lib/server/data/db';
+import { createApiKey } from '@/lib/server/credentials/credentials';
+import { db } from '@/lib/server/db/db';
 import { cli } from '@/lib/auth/actor';
 import { consoleFetch } from '@/testing/console-fetch';
 import { uniq } from '@/testing/factories';
 
-vi.mock('@/lib/server/http/auth', () => ({ auth: async () => null }));
+vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
 const project = mkdtempSync(path.join(tmpdir(), 'cs-mcp-consumer-'));
 const consoleHttp = createServer((req, res) => {

@@ -1,4 +1,4 @@
-// `npm run -s pack:mcp`: builds @countersign/mcp (API.md, "The agent package") — the wrapper
+// `npm run -s pack:mcp`: builds @countersign/mcp (docs/api.md, "The agent package") — the wrapper
 // `withCountersign`, the reporter, the retry helper, the shared classifier and types, and the
 // `countersign-gateway` bin — as a tarball, and prints its path as the last line. The code is
 // bundled (nothing from this repository is needed); the MCP SDK and zod are its dependencies, so

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { db } from '@/lib/server/data/db';
-import { findUserByEmail, verifyPassword } from '@/lib/server/data/users';
-import { countPendingApprovals } from '@/lib/server/data/approvals';
+import { db } from '@/lib/server/db/db';
+import { findUserByEmail, verifyPassword } from '@/lib/server/users/users';
+import { countPendingApprovals } from '@/lib/server/approvals';
 import { DEMO_PASSWORD, demoUsers, seedDemo } from './seed';
 import { demoOutcomes } from './demo-outcomes';
 

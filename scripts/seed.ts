@@ -16,8 +16,8 @@ export const DEMO_PASSWORD = 'countersign-demo';
  * the demo's one human decision, which is the demo reviewer's. Needs DATABASE_URL and AUTH_SECRET.
  */
 export async function seedDemo(now = Date.now()): Promise<boolean> {
-  const { db } = await import('@/lib/server/data/db');
-  const { createUser } = await import('@/lib/server/data/users');
+  const { db } = await import('@/lib/server/db/db');
+  const { createUser } = await import('@/lib/server/users/users');
   if ((await db.user.count()) > 0) return false;
   for (const u of demoUsers) {
     const result = await createUser(cli, { ...u, password: DEMO_PASSWORD });
@@ -30,9 +30,9 @@ export async function seedDemo(now = Date.now()): Promise<boolean> {
 
 /** Posts the demo stories and approval requests through the real paths, with a key revoked afterwards. */
 async function seedDemoOutcomes(now: number): Promise<void> {
-  const { createApiKey, revokeApiKey } = await import('@/lib/server/data/credentials');
-  const { ingestOutcomes } = await import('@/lib/server/data/outcomes');
-  const { trustServer } = await import('@/lib/server/data/trusted-servers');
+  const { createApiKey, revokeApiKey } = await import('@/lib/server/credentials/credentials');
+  const { ingestOutcomes } = await import('@/lib/server/outcomes');
+  const { trustServer } = await import('@/lib/server/policy/trusted-servers');
   const { DEMO_TRUSTED_SERVERS, demoOutcomes } = await import('./demo-outcomes');
   for (const name of DEMO_TRUSTED_SERVERS) await trustServer(cli, name);
   const scopes = ['outcomes:write' as const, 'approvals:request' as const];
@@ -60,8 +60,8 @@ async function seedDemoOutcomes(now: number): Promise<void> {
 }
 
 async function seedDemoApprovals(client: ApiKeyActor): Promise<void> {
-  const { decideApproval, requestApproval } = await import('@/lib/server/data/approvals');
-  const { findUserByEmail } = await import('@/lib/server/data/users');
+  const { decideApproval, requestApproval } = await import('@/lib/server/approvals');
+  const { findUserByEmail } = await import('@/lib/server/users/users');
   const { demoApprovals } = await import('./demo-approvals');
   for (const demo of demoApprovals(demoUsers[2].email)) {
     const created = await requestApproval(client, demo.key, demo.body);
@@ -85,9 +85,9 @@ async function seedDemoApprovals(client: ApiKeyActor): Promise<void> {
 
 /** The demo's state checks (scripts/lib/demo-stories-resolution.ts), by the demo people. */
 async function seedDemoStateChecks(apiKeyId: string): Promise<void> {
-  const { db } = await import('@/lib/server/data/db');
-  const { recordStateCheck } = await import('@/lib/server/data/outcomes');
-  const { findUserByEmail } = await import('@/lib/server/data/users');
+  const { db } = await import('@/lib/server/db/db');
+  const { recordStateCheck } = await import('@/lib/server/outcomes');
+  const { findUserByEmail } = await import('@/lib/server/users/users');
   const { DEMO_STATE_CHECKS } = await import('./lib/demo-stories-resolution');
   for (const check of DEMO_STATE_CHECKS) {
     const claim = await db.outcomeEventId.findUnique({

@@ -43,7 +43,7 @@ async function main() {
   if (demo) {
     if (await seedDemo()) console.log('[seed] demo users, outcome records and approval requests created');
   } else {
-    const { db } = await import('@/lib/server/data/db');
+    const { db } = await import('@/lib/server/db/db');
     if ((await db.user.count()) === 0)
       console.log(
         '[seed] no users yet: create an admin with `npm run cli -- users:create --email you@example.com --role admin`',
@@ -51,9 +51,9 @@ async function main() {
   }
   // The first start after an upgrade of the classifier re-derives stored classifications, once,
   // in the background (resumable: a run stopped with the server continues on the next start).
-  const { needsReclassify } = await import('@/lib/server/data/reclassify');
+  const { needsReclassify } = await import('@/lib/server/outcomes/reclassify');
   const reclassify = await needsReclassify();
-  const { closeDb } = await import('@/lib/server/data/db');
+  const { closeDb } = await import('@/lib/server/db/db');
   await closeDb();
 
   await build;

@@ -119,7 +119,7 @@ async function main() {
       process.env.AUTH_SECRET = env.AUTH_SECRET;
       const { seedDemo } = await import('./seed');
       await seedDemo();
-      const { closeDb } = await import('@/lib/server/data/db');
+      const { closeDb } = await import('@/lib/server/db/db');
       await closeDb();
       ensureBuild();
       const playwright = run('playwright', ['test', ...filters], { ...env, E2E_JSON_REPORT: `${reports}/e2e.json` });

@@ -1,8 +1,8 @@
 // For the hostile-input tests: real credentials (API keys and personal tokens, sent as bearer, so
 // everything but Next's own routing runs as in production) and a valid body for each route.
 import { apiScopes } from '@/lib/credentials/scopes';
-import { createApiKey, createPersonalToken } from '@/lib/server/data/credentials';
-import { setPolicyRule } from '@/lib/server/data/policy-rules';
+import { createApiKey, createPersonalToken } from '@/lib/server/credentials/credentials';
+import { setPolicyRule } from '@/lib/server/policy/policy-rules';
 import { api, call, expectOk } from '@/testing/api-harness';
 import { makeUser, uniq } from '@/testing/factories';
 import { cli } from '@/lib/auth/actor';

@@ -1,5 +1,5 @@
 // For the hostile-input tests (never imported by the app): the /api/v1 route handlers called
-// in-process with real `Request` objects, and what a refusal must look like (API.md, "Errors").
+// in-process with real `Request` objects, and what a refusal must look like (docs/api.md, "Errors").
 // Credentials and valid bodies are in api-bodies.ts, hostile values and JSON paths in hostile-values.ts.
 import { expect } from 'vitest';
 import { GET as listOutcomes, POST as postOutcomes } from '@/app/api/v1/outcomes/route';

@@ -1,11 +1,11 @@
-// Shared setup of the approval tests (lib/server/data/approvals-*.test.ts): keys, people, request
+// Shared setup of the approval tests (lib/server/approvals/*.test.ts): keys, people, request
 // bodies and a way to make calls really race for a row.
 import { expect } from 'vitest';
 import pg from 'pg';
-import { decideApproval, requestApproval, type ApprovalCreated } from '@/lib/server/data/approvals';
-import { trustServer } from '@/lib/server/data/trusted-servers';
+import { decideApproval, requestApproval, type ApprovalCreated } from '@/lib/server/approvals';
+import { trustServer } from '@/lib/server/policy/trusted-servers';
 import { makeUser, uniq } from './factories';
-import { db } from '@/lib/server/data/db';
+import { db } from '@/lib/server/db/db';
 import type { Viewer } from '@/lib/auth/permissions';
 import { approvalRequestSchema, type ApprovalRequestBody } from '@/lib/approvals/schemas';
 import type { Result } from '@/lib/result';

@@ -1,4 +1,4 @@
-// The console's /api/v1 route handlers behind a fetch, routed by API.md's paths: the real console
+// The console's /api/v1 route handlers behind a fetch, routed by docs/api.md's paths: the real console
 // in-process on the real database, for agent-side code that takes a `fetch` (lib/mcp, the gateway).
 // `down()` makes it answer as an unreachable console does (fetch rejects), `up()` restores it.
 import { api } from './api-harness';

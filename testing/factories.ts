@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import type { Role, Viewer } from '@/lib/auth/permissions';
 import type { ApiScope } from '@/lib/credentials/scopes';
 import type { Result } from '@/lib/result';
-import { createApiKey } from '@/lib/server/data/credentials';
-import { createUser } from '@/lib/server/data/users';
+import { createApiKey } from '@/lib/server/credentials/credentials';
+import { createUser } from '@/lib/server/users/users';
 import { cli, type ApiKeyActor } from '@/lib/auth/actor';
 
 export const uniq = (prefix = 't') => `${prefix}-${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`;

@@ -1,4 +1,4 @@
-// An in-process stand-in for Countersign's approvals, grants and outcomes API (API.md), for the
+// An in-process stand-in for Countersign's approvals, grants and outcomes API (docs/api.md), for the
 // integration tests of lib/mcp: the wrapper takes it as its `fetch`. It answers what the real
 // console answers (lib/mcp/fake-countersign.test.ts sends the same requests to both and compares):
 // idempotent staging (same key and body: the first answer again, `Idempotent-Replayed: true`;

@@ -14,7 +14,7 @@ import { applyMigrations } from '../scripts/lib/migrations';
 
 export const ROOT = process.cwd();
 export const POOL_SIZE = 4;
-// Longer than the connect timeout (lib/server/data/db.ts), so that requests holding a connection
+// Longer than the connect timeout (lib/server/db/db.ts), so that requests holding a connection
 // outlast those waiting for one in the pool-exhaustion case.
 export const CONNECT_TIMEOUT_MS = 5_000;
 export const QUERY_TIMEOUT_MS = 15_000;

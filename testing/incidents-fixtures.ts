@@ -1,9 +1,9 @@
-// Shared setup of the incident tests (lib/server/data/incidents-*.test.ts): keys, people, and
+// Shared setup of the incident tests (lib/server/incidents/*.test.ts): keys, people, and
 // incidents staged from outcome records and approvals.
-import { decideApproval, requestApproval } from '@/lib/server/data/approvals';
-import { redeemGrant } from '@/lib/server/data/grants';
-import { ingestOutcomes } from '@/lib/server/data/outcomes';
-import { trustServer } from '@/lib/server/data/trusted-servers';
+import { decideApproval, requestApproval } from '@/lib/server/approvals';
+import { redeemGrant } from '@/lib/server/approvals/grants';
+import { ingestOutcomes } from '@/lib/server/outcomes';
+import { trustServer } from '@/lib/server/policy/trusted-servers';
 import { makeUser, uniq } from './factories';
 import type { Viewer } from '@/lib/auth/permissions';
 import { approvalRequestSchema } from '@/lib/approvals/schemas';

@@ -59,7 +59,7 @@ export async function startTestProvider(port: number, redirectUri: string): Prom
     jwks: { keys: [jwk] },
     cookies: { keys: ['countersign-e2e-provider-cookie-key'] },
     pkce: { required: () => true },
-    // Claims requested by a scope reach the ID token only with this off (STACK.md).
+    // Claims requested by a scope reach the ID token only with this off (a behaviour of oidc-provider 9).
     conformIdTokenClaims: false,
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'groups'] },
     features: { devInteractions: { enabled: true } },

@@ -17,7 +17,7 @@ import {
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-node';
 import { POST } from '@/app/api/v1/otlp/v1/traces/route';
-import { db } from '@/lib/server/data/db';
+import { db } from '@/lib/server/db/db';
 
 export type Console = { origin: string; close: () => Promise<void> };
 

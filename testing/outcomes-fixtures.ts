@@ -1,8 +1,8 @@
-// Shared setup of the outcome-record tests (lib/server/data/outcomes-*.test.ts): keys, records,
+// Shared setup of the outcome-record tests (lib/server/outcomes/*.test.ts): keys, records,
 // batches, a way to make calls really race, and planted secrets of every kind.
 import pg from 'pg';
 import { uniq } from './factories';
-import { db } from '@/lib/server/data/db';
+import { db } from '@/lib/server/db/db';
 import type { ApiScope } from '@/lib/credentials/scopes';
 import { outcomeQuerySchema, type OutcomeQuery } from '@/lib/outcomes/query';
 import { outcomeBatchSchema, type Observed, type Outcome } from '@/lib/outcomes/schemas';

@@ -1,5 +1,5 @@
 // A PostgreSQL primary and a real streaming replica of it on loopback, from the embedded binaries
-// (STACK.md): the primary is initialised and migrated, stopped cleanly, its data folder copied,
+// (the embedded binaries have no pg_basebackup): the primary is initialised and migrated, stopped cleanly, its data folder copied,
 // the copy given standby.signal and primary_conninfo, and both started. Under /tmp, which the
 // postgres user can reach when tests run as root. Always removed by close(), and by a last-resort
 // exit hook if the process ends without it.

@@ -1,13 +1,13 @@
-// Shared setup of the retention tests (lib/server/data/retention-*.test.ts): keys, people, old
+// Shared setup of the retention tests (lib/server/retention/*.test.ts): keys, people, old
 // records and the approvals that hold them back.
 import { vi } from 'vitest';
-import { PURGE_ACTION, type PurgeReport } from '@/lib/server/data/retention';
-import { stopRetentionSchedule } from '@/lib/server/jobs/retention';
-import { ingestOutcomes } from '@/lib/server/data/outcomes';
-import { requestApproval } from '@/lib/server/data/approvals';
-import { trustServer } from '@/lib/server/data/trusted-servers';
+import { PURGE_ACTION, type PurgeReport } from '@/lib/server/retention/retention';
+import { stopRetentionSchedule } from '@/lib/server/retention/job';
+import { ingestOutcomes } from '@/lib/server/outcomes';
+import { requestApproval } from '@/lib/server/approvals';
+import { trustServer } from '@/lib/server/policy/trusted-servers';
 import { makeUser, uniq } from './factories';
-import { db } from '@/lib/server/data/db';
+import { db } from '@/lib/server/db/db';
 import type { Viewer } from '@/lib/auth/permissions';
 import { approvalRequestSchema } from '@/lib/approvals/schemas';
 import { outcomeBatchSchema, type Outcome } from '@/lib/outcomes/schemas';

@@ -1,5 +1,5 @@
 // For hostile-input tests (never imported by the app): what "nothing was written" compares.
-import { db } from '@/lib/server/data/db';
+import { db } from '@/lib/server/db/db';
 
 /**
  * Every row count and state counter a refused request could have changed, as one string: equal

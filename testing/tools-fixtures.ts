@@ -1,7 +1,7 @@
-// Shared setup of the tool inventory tests (lib/server/data/tools-*.test.ts): keys, people, hints,
+// Shared setup of the tool inventory tests (lib/server/tools/*.test.ts): keys, people, hints,
 // and calls recorded or staged as approval requests.
-import { requestApproval } from '@/lib/server/data/approvals';
-import { ingestOutcomes } from '@/lib/server/data/outcomes';
+import { requestApproval } from '@/lib/server/approvals';
+import { ingestOutcomes } from '@/lib/server/outcomes';
 import { makeUser, uniq } from './factories';
 import {
   listToolInventory,
@@ -10,7 +10,7 @@ import {
   type InventoryServer,
   type InventoryTool,
   type RequirementInput,
-} from '@/lib/server/data/tools';
+} from '@/lib/server/tools/tools';
 import type { Viewer } from '@/lib/auth/permissions';
 import { approvalRequestSchema } from '@/lib/approvals/schemas';
 import { outcomeBatchSchema, type Observed, type Outcome, type ToolAnnotations } from '@/lib/outcomes/schemas';

@@ -6,7 +6,7 @@ import pg from 'pg';
 
 // Suites act as the same person many times (e.g. app/api/v1/hostile-*.test.ts with personal
 // tokens): the per-person limit (20/s, burst 100) would make them depend on their speed. Unless
-// set otherwise; lib/server/services/rate-limit.test.ts sets its own low limits to test real ones.
+// set otherwise; lib/server/rate-limit/rate-limit.test.ts sets its own low limits to test real ones.
 process.env.RATE_LIMIT_USER_PER_SECOND ??= '10000';
 process.env.RATE_LIMIT_USER_BURST ??= '100000';
 
@@ -44,7 +44,7 @@ if (template && admin) {
   });
 
   afterAll(async () => {
-    const { closeDb } = await import('@/lib/server/data/db');
+    const { closeDb } = await import('@/lib/server/db/db');
     await closeDb();
     await adminQuery(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   });

@@ -1,4 +1,4 @@
-// Shared setup of the webhook tests (lib/server/jobs/webhooks*.test.ts, lib/webhooks/*.test.ts):
+// Shared setup of the webhook tests (lib/server/webhooks/worker*.test.ts, lib/webhooks/*.test.ts):
 // a real receiver on 127.0.0.1 whose answers a test scripts, fast worker options, and an event.
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,6 +1,6 @@
 import { Shell } from '@/components/shell/shell';
-import { requireViewer } from '@/lib/server/http/session';
-import { countPendingApprovals } from '@/lib/server/data/approvals';
+import { requireViewer } from '@/lib/server/auth/session';
+import { countPendingApprovals } from '@/lib/server/approvals';
 
 export default async function ConsoleLayout({ children }: { children: React.ReactNode }) {
   const viewer = await requireViewer();

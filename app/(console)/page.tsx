@@ -7,10 +7,10 @@ import { authorize } from '@/lib/auth/permissions';
 import { formatDate } from '@/lib/format';
 import { categoryLabel, deliveryLabel } from '@/lib/outcomes/present';
 import type { Delivery } from '@/lib/outcomes/schemas';
-import { countRecentFindings } from '@/lib/server/data/incidents';
-import { getOverviewStats, listRecentRequestRefs, type OverviewStats } from '@/lib/server/data/outcome-stats';
-import { listOutcomes } from '@/lib/server/data/outcomes';
-import { requireViewer } from '@/lib/server/http/session';
+import { countRecentFindings } from '@/lib/server/incidents';
+import { getOverviewStats, listRecentRequestRefs, type OverviewStats } from '@/lib/server/outcomes/stats';
+import { listOutcomes } from '@/lib/server/outcomes';
+import { requireViewer } from '@/lib/server/auth/session';
 
 export const metadata = { title: 'Overview' };
 

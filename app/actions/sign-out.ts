@@ -1,5 +1,5 @@
 'use server';
-import { signOut } from '@/lib/server/http/auth';
+import { signOut } from '@/lib/server/auth/auth';
 
 export async function signOutAction(): Promise<void> {
   await signOut({ redirectTo: '/sign-in' });

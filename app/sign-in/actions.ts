@@ -1,6 +1,6 @@
 'use server';
 import { AuthError } from 'next-auth';
-import { identity, signIn, SignInUnavailable } from '@/lib/server/http/auth';
+import { identity, signIn, SignInUnavailable } from '@/lib/server/auth/auth';
 import { signInSchema } from '@/lib/users/schemas';
 import type { ActionState } from '@/lib/action-state';
 

@@ -2,8 +2,8 @@ import { redirect } from 'next/navigation';
 import { SignInForm } from '@/components/auth/sign-in-form';
 import { SsoButton } from '@/components/auth/sso-button';
 import { Logo } from '@/components/shell/logo';
-import { getViewer } from '@/lib/server/http/session';
-import { identity } from '@/lib/server/http/auth';
+import { getViewer } from '@/lib/server/auth/session';
+import { identity } from '@/lib/server/auth/auth';
 import { signInErrorText } from '@/lib/identity/errors';
 
 export const metadata = { title: 'Sign in' };

@@ -17,9 +17,9 @@ export async function traceInProcess(
 ) {
   log('tracing redemption and the queue read in this process…');
   await pointDataLayerAt(db.url, secret);
-  const { redeemGrant } = await import('@/lib/server/data/grants');
-  const { listApprovals, countPendingApprovals } = await import('@/lib/server/data/approvals');
-  const { findActiveViewer } = await import('@/lib/server/data/users');
+  const { redeemGrant } = await import('@/lib/server/approvals/grants');
+  const { listApprovals, countPendingApprovals } = await import('@/lib/server/approvals');
+  const { findActiveViewer } = await import('@/lib/server/users/users');
   const executor = (await sql.query<{ id: string }>(`SELECT id FROM api_keys WHERE name = 'bench-executor'`)).rows[0];
   const client = {
     kind: 'apiKey' as const,

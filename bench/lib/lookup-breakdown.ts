@@ -6,7 +6,7 @@ import { queryLabel, traced, type TracedQuery } from './pgtrace';
 import { log } from './report';
 import { pointDataLayerAt, type BenchDatabase } from './setup';
 
-// The same look-up as lib/server/data/outcomes.ts listIncidentOutcomes: its columns, its order, its cap.
+// The same look-up as lib/server/outcomes/ listIncidentOutcomes: its columns, its order, its cap.
 export const RAW_SQL = `
   SELECT id, event_id, occurred_at, duration_ms, request_ref, idempotency_key, attempt, organization, principal, agent,
          server, server_version, protocol_version, tool_name, tool_annotations, mcp_request_id, grant_id, args_digest,
@@ -26,7 +26,7 @@ export async function breakDownIncidentPath(
 ) {
   log('breaking the incident path down in this process (same references)…');
   await pointDataLayerAt(db.url, secret);
-  const { openIncident, incidentApiBody } = await import('@/lib/server/data/incidents');
+  const { openIncident, incidentApiBody } = await import('@/lib/server/incidents');
   const key = (
     await sql.query<{ id: string; name: string }>(`SELECT id, name FROM api_keys WHERE name = 'bench-lookup'`)
   ).rows[0];

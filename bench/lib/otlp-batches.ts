@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { ExportTraceServiceRequest } from '@/lib/otlp/proto';
 import type { Outcome } from '@/lib/outcomes/schemas';
 
-// ── The same records as OTLP spans (API.md "OpenTelemetry in", read backwards) ───────────────
+// ── The same records as OTLP spans (docs/api.md "OpenTelemetry in", read backwards) ───────────────
 
 type KeyValue = { key: string; value: Record<string, unknown> };
 const kv = (key: string, v: string | number | boolean | null | undefined): KeyValue[] =>

@@ -4,10 +4,10 @@
 // Driven by bench/scale.ts over the IPC channel (fork): one request at a time, each answered with
 // its figures, so the two sizes' work can be measured in turns.
 import pg from 'pg';
-import { listOutcomes } from '../../lib/server/data/outcomes';
-import { rows as rowsOf } from '../../lib/server/data/sql/kysely';
-import { insertOutcomeRows, selectIncidentOutcomes } from '../../lib/server/data/sql/outcomes';
-import { lockOperations } from '../../lib/server/data/sql/resolution';
+import { listOutcomes } from '../../lib/server/outcomes';
+import { rows as rowsOf } from '../../lib/server/db/kysely';
+import { insertOutcomeRows, selectIncidentOutcomes } from '../../lib/server/outcomes/sql';
+import { lockOperations } from '../../lib/server/outcomes/resolution-sql';
 import { prng } from './report';
 
 export type WorkerRequest =

@@ -145,6 +145,6 @@ export async function setUpBench<T>(
 export async function pointDataLayerAt(databaseUrl: string, authSecret: string): Promise<void> {
   process.env.DATABASE_URL = databaseUrl;
   process.env.AUTH_SECRET = authSecret;
-  const { closeDb } = await import('@/lib/server/data/db');
+  const { closeDb } = await import('@/lib/server/db/db');
   onCleanup('disconnect Prisma', closeDb);
 }

@@ -1,4 +1,4 @@
-// One query-key factory for approvals (STYLE.md §10).
+// One query-key factory for approvals.
 export const approvalKeys = {
   all: ['approvals'] as const,
   list: (status: string) => [...approvalKeys.all, 'list', status] as const,

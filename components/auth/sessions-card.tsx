@@ -3,7 +3,7 @@ import { Badge, Card } from '@/components/ui/card';
 import { Button } from '@/components/ui/button';
 import { Table, Td } from '@/components/ui/table';
 import { formatDate } from '@/lib/format';
-import type { SessionView } from '@/lib/server/data/sessions';
+import type { SessionView } from '@/lib/server/users/sessions';
 import { endSessionAction, signOutEverywhereAction } from '@/app/(console)/account/session-actions';
 
 const methodLabel: Record<string, string> = { oidc: 'Single sign-on', password: 'Password' };

@@ -2,7 +2,7 @@ import Link from 'next/link';
 import { Badge } from '@/components/ui/card';
 import { formatDate } from '@/lib/format';
 import { findingLabel } from '@/lib/incidents/findings';
-import type { IncidentSummary } from '@/lib/server/data/incidents';
+import type { IncidentSummary } from '@/lib/server/incidents';
 
 export type IncidentListItem = { requestRef: string; matchedBy?: string[]; summary: IncidentSummary | null };
 

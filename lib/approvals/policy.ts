@@ -1,4 +1,4 @@
-// How many distinct reviewers a staged mutation needs (DESIGN.md, "Approval lifecycle"). Pure.
+// How many distinct reviewers a staged mutation needs (docs/design.md, "Approval lifecycle"). Pure.
 import type { ToolAnnotations } from '@/lib/outcomes/schemas';
 
 export type RequiredApprovals = 0 | 1 | 2;

@@ -27,7 +27,7 @@ const paths = (r: { success: boolean; error?: { issues: { path: PropertyKey[] }[
   r.error?.issues.map((i) => i.path.join('.')) ?? [];
 
 describe('approvalRequestSchema', () => {
-  it('accepts the API.md example and fills in the TTL defaults', () => {
+  it('accepts the docs/api.md example and fills in the TTL defaults', () => {
     expect(approvalRequestSchema.parse(body)).toMatchObject({ pendingTtlSeconds: 3600, grantTtlSeconds: 900 });
   });
   it.each([

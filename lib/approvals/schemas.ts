@@ -1,4 +1,4 @@
-// Wire shapes of approvals, decisions, revocations, redemptions and policy rules (API.md,
+// Wire shapes of approvals, decisions, revocations, redemptions and policy rules (docs/api.md,
 // "Approvals and grants"). Pure: used by route handlers, server actions and forms alike.
 import { z } from 'zod';
 import { cursorCodec, cursorId, cursorInstant } from '@/lib/pagination/cursor';

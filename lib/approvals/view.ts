@@ -1,4 +1,4 @@
-// An approval request as people and machines see it (API.md, "Approvals and grants"), and the
+// An approval request as people and machines see it (docs/api.md, "Approvals and grants"), and the
 // sentences that explain its state. Pure: the data layer maps rows into this shape.
 import type { ToolAnnotations } from '@/lib/outcomes/schemas';
 import type { ApprovalStatus, DecisionKind } from './schemas';

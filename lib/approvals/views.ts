@@ -1,4 +1,4 @@
-// The JSON answers of the approvals and grants API (API.md, "Approvals and grants") as they go
+// The JSON answers of the approvals and grants API (docs/api.md, "Approvals and grants") as they go
 // over the wire (./view.ts is the shape in memory, with Dates). Documented by
 // GET /api/v1/openapi.json and checked against every answer of the API e2e suite. Pure.
 import { z } from 'zod';

@@ -1,4 +1,4 @@
-// The JSON answer of GET /api/v1/audit/verify (API.md, "Audit"). Pure.
+// The JSON answer of GET /api/v1/audit/verify (docs/api.md, "Audit"). Pure.
 import { z } from 'zod';
 
 const head = z.string().meta({ description: 'The hash of the last entry that verifies.', example: 'sha256:…' });

@@ -42,7 +42,7 @@ const everyone = [
   'console.view',
   'identity.read',
   'outcomes.read',
-  // DESIGN.md "Resolving an unknown": support, reviewer or admin.
+  // docs/design.md "Resolving an unknown": support, reviewer or admin.
   'outcomes.state_check',
   'incidents.read',
   'incidents.export',
@@ -86,7 +86,7 @@ const systemGrants = [
   'apikeys.manage',
   'servers.manage',
   'policy.manage',
-  // A sign-in through the identity provider creates or refreshes the person (lib/server/data/users-sso.ts).
+  // A sign-in through the identity provider creates or refreshes the person (lib/server/users/users-sso.ts).
   'users.provision',
   // `outcomes:reclassify`, and the first start after an upgrade.
   'outcomes.reclassify',

@@ -1,4 +1,4 @@
-// The gateway's command line (API.md, "The gateway"). Pure: argv in, options or the flag at fault out.
+// The gateway's command line (docs/gateway.md, "The gateway"). Pure: argv in, options or the flag at fault out.
 export interface GatewayFlags {
   server: string;
   principal: string;

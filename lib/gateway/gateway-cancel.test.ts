@@ -15,7 +15,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { cli } from '@/lib/auth/actor';
-import { trustServer } from '@/lib/server/data/trusted-servers';
+import { trustServer } from '@/lib/server/policy/trusted-servers';
 import { startDemoMcpServer } from '@/scripts/demo-mcp-server';
 import { runHttp } from './http';
 import { runStdio } from './stdio';
@@ -30,7 +30,7 @@ import {
   closedAfterEach,
 } from '@/testing/gateway-fixtures';
 
-vi.mock('@/lib/server/http/auth', () => ({ auth: async () => null }));
+vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
 const FS_BIN = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
 
@@ -195,7 +195,7 @@ describe.each(modes)('gateway (%s), a call cancelled before it was forwarded', (
     ]);
 
     // The same call again finds the same request, approved: it redeems the grant and goes through
-    // (API.md), once and recorded with its grant, never on a grant of the cancelled call's.
+    // (docs/api.md), once and recorded with its grant, never on a grant of the cancelled call's.
     const r = await again(m, ref);
     expect(r.isError).toBeFalsy();
     expect(await m.times()).toBe(1);

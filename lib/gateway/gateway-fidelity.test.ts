@@ -13,13 +13,13 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
 import { cli } from '@/lib/auth/actor';
-import { setPolicyRule } from '@/lib/server/data/policy-rules';
-import { trustServer } from '@/lib/server/data/trusted-servers';
+import { setPolicyRule } from '@/lib/server/policy/policy-rules';
+import { trustServer } from '@/lib/server/policy/trusted-servers';
 import { runStdio } from './stdio';
 import { uniq } from '@/testing/factories';
 import { consoleActors, recordsOf, testContext, type ConsoleActors, closedAfterEach } from '@/testing/gateway-fixtures';
 
-vi.mock('@/lib/server/http/auth', () => ({ auth: async () => null }));
+vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
 const EVERYTHING = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
 

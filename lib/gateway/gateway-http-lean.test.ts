@@ -24,15 +24,15 @@ import {
   type JSONRPCRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import { cli } from '@/lib/auth/actor';
-import { setPolicyRule } from '@/lib/server/data/policy-rules';
-import { trustServer } from '@/lib/server/data/trusted-servers';
+import { setPolicyRule } from '@/lib/server/policy/policy-rules';
+import { trustServer } from '@/lib/server/policy/trusted-servers';
 import { startDemoMcpServer } from '@/scripts/demo-mcp-server';
 import { Downstream, KEEP_ALIVE_MS } from './http-downstream';
 import { runHttp } from './http';
 import { uniq } from '@/testing/factories';
 import { closedAfterEach, consoleActors, decide, testContext, type ConsoleActors } from '@/testing/gateway-fixtures';
 
-vi.mock('@/lib/server/http/auth', () => ({ auth: async () => null }));
+vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
 let actors: ConsoleActors;
 beforeAll(async () => {

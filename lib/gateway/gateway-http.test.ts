@@ -9,7 +9,7 @@ import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.j
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cli } from '@/lib/auth/actor';
-import { trustServer } from '@/lib/server/data/trusted-servers';
+import { trustServer } from '@/lib/server/policy/trusted-servers';
 import { startDemoMcpServer, type DemoMcpServer } from '@/scripts/demo-mcp-server';
 import { runHttp, type HttpGateway } from './http';
 import { uniq } from '@/testing/factories';
@@ -22,7 +22,7 @@ import {
   closedAfterEach,
 } from '@/testing/gateway-fixtures';
 
-vi.mock('@/lib/server/http/auth', () => ({ auth: async () => null }));
+vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
 let actors: ConsoleActors;
 beforeAll(async () => {

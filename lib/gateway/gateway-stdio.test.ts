@@ -9,8 +9,8 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { cli } from '@/lib/auth/actor';
-import { setPolicyRule } from '@/lib/server/data/policy-rules';
-import { trustServer } from '@/lib/server/data/trusted-servers';
+import { setPolicyRule } from '@/lib/server/policy/policy-rules';
+import { trustServer } from '@/lib/server/policy/trusted-servers';
 import { argsDigest } from '@/lib/mcp/digest';
 import { runStdio } from './stdio';
 import type { Relay } from './relay';
@@ -25,7 +25,7 @@ import {
   closedAfterEach,
 } from '@/testing/gateway-fixtures';
 
-vi.mock('@/lib/server/http/auth', () => ({ auth: async () => null }));
+vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
 const FS_BIN = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
 

@@ -7,15 +7,15 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { cli } from '@/lib/auth/actor';
-import { setPolicyRule } from '@/lib/server/data/policy-rules';
-import { trustServer } from '@/lib/server/data/trusted-servers';
+import { setPolicyRule } from '@/lib/server/policy/policy-rules';
+import { trustServer } from '@/lib/server/policy/trusted-servers';
 import { Relay } from './relay';
 import { makeApiKey, uniq } from '@/testing/factories';
-import { listIncidentOutcomes } from '@/lib/server/data/outcomes';
+import { listIncidentOutcomes } from '@/lib/server/outcomes';
 import { consoleActors, testContext, type ConsoleActors, closedAfterEach } from '@/testing/gateway-fixtures';
 import { createTaskMcpServer } from '@/testing/mcp-tasks';
 
-vi.mock('@/lib/server/http/auth', () => ({ auth: async () => null }));
+vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
 let actors: ConsoleActors;
 beforeAll(async () => {

@@ -2,7 +2,7 @@
 // talking to the same server directly:
 // - a write that completes after the client's request timeout (the SDK client throws -32001 and
 //   sends notifications/cancelled; the server's handler still writes): the same error at the
-//   client, the write done once, and the gateway's record `unknown` (DESIGN.md: "cancelled after
+//   client, the write done once, and the gateway's record `unknown` (docs/design.md: "cancelled after
 //   send" is client / unknown / cancelled);
 // - a server that floods notifications during one call: all relayed, a second call answered
 //   meanwhile, and the gateway's heap not growing with the number of notifications.
@@ -14,8 +14,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { LoggingMessageNotificationSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { cli } from '@/lib/auth/actor';
-import { setPolicyRule } from '@/lib/server/data/policy-rules';
-import { trustServer } from '@/lib/server/data/trusted-servers';
+import { setPolicyRule } from '@/lib/server/policy/policy-rules';
+import { trustServer } from '@/lib/server/policy/trusted-servers';
 import { startDemoMcpServer } from '@/scripts/demo-mcp-server';
 import { runHttp } from './http';
 import { Relay } from './relay';
@@ -29,7 +29,7 @@ import {
   closedAfterEach,
 } from '@/testing/gateway-fixtures';
 
-vi.mock('@/lib/server/http/auth', () => ({ auth: async () => null }));
+vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
 let actors: ConsoleActors;
 beforeAll(async () => {
@@ -107,7 +107,7 @@ describe('gateway, a write that completes after the client timed out', () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(behind.store.credits.size).toBe(1);
 
-    // DESIGN.md: a call cancelled after it was sent may have taken effect.
+    // docs/design.md: a call cancelled after it was sent may have taken effect.
     const records = await recordsOf(ref, t.ctx.reporter);
     expect(records).toMatchObject([{ toolName: 'issue_credit', delivery: 'unknown', category: 'cancelled' }]);
     expect(records[0].grantId).toEqual(expect.any(String));

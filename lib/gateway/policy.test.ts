@@ -2,14 +2,14 @@
 // seconds of cache are over; the console down keeps the last answer; none ever means unknown.
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { cli } from '@/lib/auth/actor';
-import { setPolicyRule } from '@/lib/server/data/policy-rules';
-import { trustServer } from '@/lib/server/data/trusted-servers';
+import { setPolicyRule } from '@/lib/server/policy/policy-rules';
+import { trustServer } from '@/lib/server/policy/trusted-servers';
 import { uniq } from '@/testing/factories';
 import { consoleActors, CONSOLE_URL, type ConsoleActors } from '@/testing/gateway-fixtures';
 import { switchableConsole } from '@/testing/console-fetch';
 import { PolicyCache } from './policy';
 
-vi.mock('@/lib/server/http/auth', () => ({ auth: async () => null }));
+vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
 let actors: ConsoleActors;
 beforeAll(async () => {

@@ -1,4 +1,4 @@
-// The outcome record of one call through the gateway (API.md, "Outcome records"): no arguments,
+// The outcome record of one call through the gateway (docs/api.md, "Outcome records"): no arguments,
 // no result, the argument digest and the tool's annotations from tools/list.
 import { randomUUID } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';

@@ -46,7 +46,7 @@ describe('identityConfig', () => {
     expect(identityConfig({})).toEqual({ oidc: null, passwordSignIn: true });
   });
 
-  it('the defaults of API.md', () => {
+  it('the defaults of docs/api.md', () => {
     const config = identityConfig(oidcEnv);
     expect(config.passwordSignIn).toBe(true);
     expect(config.oidc).toMatchObject({

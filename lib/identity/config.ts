@@ -1,5 +1,5 @@
-// Sign-in configuration from the environment (API.md "Sign-in configuration"). Pure: `npm start`
-// checks it before it serves, and lib/server/http/auth.ts reads it when Auth.js is configured.
+// Sign-in configuration from the environment (docs/configuration.md "Sign-in configuration"). Pure: `npm start`
+// checks it before it serves, and lib/server/auth/auth.ts reads it when Auth.js is configured.
 import { roles, type Role } from '@/lib/auth/permissions';
 
 export type OidcConfig = {

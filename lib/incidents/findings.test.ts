@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { classifyRecord } from '@/lib/outcomes/classify';
-import type { OutcomeView } from '@/lib/server/data/outcomes';
+import type { OutcomeView } from '@/lib/server/outcomes';
 import { DEMO_TRUSTED_SERVERS, demoOutcomes } from '@/scripts/demo-outcomes';
 import { tally } from './finding-wording';
 import { detectFindings } from './findings';

@@ -1,8 +1,8 @@
-// Findings: unsafe agent behaviour detected across the records of an incident (DESIGN.md,
+// Findings: unsafe agent behaviour detected across the records of an incident (docs/design.md,
 // "Findings"). Pure. Records are compared only within one request reference; "later" is by
 // occurredAt, ties broken by receipt order (`seq`).
 //
-// Rules where DESIGN.md is silent (each finding names the trigger first, then the offenders,
+// Rules where docs/design.md is silent (each finding names the trigger first, then the offenders,
 // and an offending record is reported once per kind, under the earliest trigger it follows):
 //
 // 1. permission_expansion. Refusals: forbidden, unauthenticated, denied, and the client-side
@@ -58,7 +58,7 @@ export const findingSeverity: Record<FindingKind, Severity> = {
   write_without_grant: 'high',
 };
 
-/** DESIGN.md's names for the kinds. */
+/** docs/design.md's names for the kinds. */
 export const findingLabel: Record<FindingKind, string> = {
   permission_expansion: 'Permission expansion after refusal',
   unsafe_replay: 'Unsafe replay',

@@ -1,4 +1,4 @@
-// An incident as a Markdown report fit to paste into a ticket (API.md: `?format=markdown`). Pure.
+// An incident as a Markdown report fit to paste into a ticket (docs/api.md: `?format=markdown`). Pure.
 //
 // Everything that comes from records (summaries, tool and server names, keys, ids) is untrusted:
 // `escapeMarkdown` makes it one line of literal text, so it cannot open HTML, links, images,

@@ -187,7 +187,7 @@ describe('oneSentence', () => {
   });
 });
 
-describe('summarizeIncident: resolved unknowns (DESIGN.md "Resolving an unknown")', () => {
+describe('summarizeIncident: resolved unknowns (docs/design.md "Resolving an unknown")', () => {
   const at = new Date('2026-11-30T12:05:00Z');
   const unknownRefund = () => story(refund({ obs: 'timeout', key: 'refund-4411-v1' }));
 

@@ -1,8 +1,8 @@
-// What was and was not done in an incident (API.md "Incidents": `summary`). Pure.
+// What was and was not done in an incident (docs/api.md "Incidents": `summary`). Pure.
 //
 // One sentence per operation: its idempotency key when it has one, else its arguments digest
 // (with neither, nothing says two calls are one operation, so each call stands alone). Rules
-// where DESIGN.md is silent:
+// where docs/design.md is silent:
 // - Any completed + ok attempt makes the operation done: a later refusal does not undo a write.
 // - Otherwise, an attempt at a write that may have taken effect (delivery unknown, or completed
 //   with output_schema_violation: it ran, but its content is no evidence) makes it unknown.

@@ -1,8 +1,8 @@
-// The incident timeline (API.md, "Incidents"): outcome records merged with every step of the
+// The incident timeline (docs/api.md, "Incidents"): outcome records merged with every step of the
 // approvals filed under the same request reference, oldest first. Pure: the data layer reads the
 // rows (and the database clock) and maps them into `IncidentApproval`.
 //
-// Rules where DESIGN.md is silent:
+// Rules where docs/design.md is silent:
 // - An approval contributes: its request, each decision, its grant's issue, then whichever ended
 //   it: the grant's redemption, a revocation, or expiry (of the pending request, or of a grant
 //   left unused). Expiry is judged by the `now` the caller read from the database clock, so a

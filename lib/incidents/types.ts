@@ -1,7 +1,7 @@
 // What incident analysis reads and returns. Pure: no I/O, importable anywhere.
 //
 // An `IncidentRecord` is a structural subset of a stored outcome record as read back
-// (`OutcomeView` in lib/server/data/outcomes.ts) plus `seq`, the order the console received it in,
+// (`OutcomeView` in lib/server/outcomes/) plus `seq`, the order the console received it in,
 // which the caller supplies (e.g. the received sequence, or the index by receivedAt).
 import type { Classification, ObservedTask, ToolAnnotations } from '@/lib/outcomes/schemas';
 import type { Resolution } from '@/lib/outcomes/resolution';
@@ -9,7 +9,7 @@ import type { Resolution } from '@/lib/outcomes/resolution';
 export type IncidentRecord = {
   id: string;
   occurredAt: Date;
-  /** Receipt order: breaks ties in `occurredAt` (DESIGN.md: "Later"). */
+  /** Receipt order: breaks ties in `occurredAt` (docs/design.md: "Later"). */
   seq: number;
   requestRef: string;
   idempotencyKey?: string | null;
@@ -25,7 +25,7 @@ export type IncidentRecord = {
   classification: Classification;
   /** What the caller saw; only the MCP task (its id and the status seen) is read here. */
   observed?: { task?: ObservedTask | null };
-  /** What settled this record if it was an unknown (DESIGN.md "Resolving an unknown"). */
+  /** What settled this record if it was an unknown (docs/design.md "Resolving an unknown"). */
   resolution?: Resolution | null;
 };
 
@@ -47,7 +47,7 @@ export type IncidentPolicy = {
   hasGrant: (record: IncidentRecord) => boolean;
 };
 
-/** DESIGN.md: by default every tool not trusted as read-only needs approval. */
+/** docs/design.md: by default every tool not trusted as read-only needs approval. */
 export const DEFAULT_INCIDENT_POLICY: IncidentPolicy = {
   maxAttempts: 3,
   minBackoffGrowth: 1,
@@ -120,7 +120,7 @@ export type TimelineEntry = {
   detail?: string | null;
 };
 
-/** "Later" (DESIGN.md): by occurredAt, ties broken by receipt order, then id for a total order. */
+/** "Later" (docs/design.md): by occurredAt, ties broken by receipt order, then id for a total order. */
 export function compareRecords(a: IncidentRecord, b: IncidentRecord): number {
   return a.occurredAt.getTime() - b.occurredAt.getTime() || a.seq - b.seq || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }

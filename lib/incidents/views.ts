@@ -1,4 +1,4 @@
-// The JSON answer of GET /api/v1/incidents/{requestRef} (API.md, "Incidents") as it goes over the
+// The JSON answer of GET /api/v1/incidents/{requestRef} (docs/api.md, "Incidents") as it goes over the
 // wire. Documented by GET /api/v1/openapi.json and checked against the API e2e suite's answers. Pure.
 import { z } from 'zod';
 import { approvalStatuses, decisionKinds } from '@/lib/approvals/schemas';

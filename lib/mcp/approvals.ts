@@ -1,4 +1,4 @@
-// The agent's side of "Approvals and grants" (API.md): stage a write, wait for people to decide,
+// The agent's side of "Approvals and grants" (docs/api.md): stage a write, wait for people to decide,
 // redeem the grant right before the call. Anything but a redeemed grant means: do not call.
 import type { ToolAnnotations } from '../outcomes/schemas';
 import { backoffDelay } from '../backoff';
@@ -23,7 +23,7 @@ export interface ApprovalSnapshot {
   grant: { id: string; expiresAt?: string; redeemedAt?: string | null; revokedAt?: string | null } | null;
 }
 
-/** `POST /api/v1/approvals` body (API.md). */
+/** `POST /api/v1/approvals` body (docs/api.md). */
 export interface ApprovalRequestBody {
   requestRef: string;
   organization: string;
@@ -105,7 +105,7 @@ export async function obtainGrant(
         headers: { 'idempotency-key': request.idempotencyKey },
         signal,
       }),
-    // 409: the same key is still being stored (API.md); its answer comes on the next try.
+    // 409: the same key is still being stored (docs/api.md); its answer comes on the next try.
     (r) => isTransient(r) || (r.kind === 'response' && r.status === 409),
     random,
     signal,

@@ -100,7 +100,7 @@ export class CountersignClient {
   }
 
   /**
-   * Posts a state check's verdict on an uncertain call (API.md `POST /api/v1/outcomes/{id}/state-check`)
+   * Posts a state check's verdict on an uncertain call (docs/api.md `POST /api/v1/outcomes/{id}/state-check`)
    * once its record is stored: the console then shows it resolved. Answers the HTTP status (null:
    * the record's id is not known, or the network failed); a 409 means something settled it first.
    */

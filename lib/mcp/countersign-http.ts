@@ -1,4 +1,4 @@
-// The few HTTP calls the agent side makes to Countersign's API (API.md): JSON in, JSON out, an
+// The few HTTP calls the agent side makes to Countersign's API (docs/api.md): JSON in, JSON out, an
 // API key, a deadline. Expected failures are values, never exceptions: the caller decides whether
 // to retry.
 

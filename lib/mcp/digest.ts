@@ -1,4 +1,4 @@
-// The argument digest (API.md, `argsDigest`): what Countersign stores and binds grants to instead
+// The argument digest (docs/api.md, `argsDigest`): what Countersign stores and binds grants to instead
 // of the arguments. The arguments themselves never leave the agent's process.
 //
 // Canonical JSON is lib/json's (RFC 8785), the form the console hashes with: `null` is kept,

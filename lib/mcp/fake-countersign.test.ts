@@ -7,11 +7,11 @@ import { approvalBody, DIGEST, makeActors } from '../../testing/api-bodies';
 import { uniq } from '../../testing/factories';
 import { fakeCountersign } from '../../testing/fake-countersign';
 import { cli } from '@/lib/auth/actor';
-import { setPolicyRule } from '@/lib/server/data/policy-rules';
-import { trustServer } from '@/lib/server/data/trusted-servers';
+import { setPolicyRule } from '@/lib/server/policy/policy-rules';
+import { trustServer } from '@/lib/server/policy/trusted-servers';
 
 // Every call carries a bearer credential; next-auth does not load outside Next.
-vi.mock('@/lib/server/http/auth', () => ({ auth: async () => null }));
+vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
 // What must agree: status, media type, the replay header, the problem code, and the shape of a
 // success (its status, requiredApprovals and grant, and which fields it has). Ids and times differ.
@@ -96,7 +96,7 @@ describe('the fake Countersign answers as the console does', () => {
       key,
     );
     expect(fake).toEqual(real);
-    // And what they agree on is what API.md says.
+    // And what they agree on is what docs/api.md says.
     expect(real.map((a) => [a.status, a.replayed, a.code ?? a.approval?.slice(0, 2)])).toEqual([
       [201, null, ['pending', 2]],
       [201, 'true', ['pending', 2]],

@@ -138,7 +138,7 @@ describe.each(['in-memory', 'streamable-http'] as const)('over %s', (kind) => {
     );
     expect(checked).toMatchObject({ stopped: 'state_done', state: 'done', stateReported: 200 });
     expect(checked.attempts).toHaveLength(1);
-    // The verdict was posted (API.md state-check): the unknown is resolved as happened.
+    // The verdict was posted (docs/api.md state-check): the unknown is resolved as happened.
     expect(countersign.resolutionOf(checked.final.record.eventId)).toMatchObject({
       by: 'state_check',
       verdict: 'happened',

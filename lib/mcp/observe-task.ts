@@ -1,7 +1,7 @@
 // One MCP tool call run as a **task** (2025-11-25; the SDK 1.32 experimental tasks API), observed:
-// its creation, each status seen while polling, and the terminal answer, each as API.md's
+// its creation, each status seen while polling, and the terminal answer, each as docs/api.md's
 // `observed` with `task: { id, status, expired }`. Never classified from the status alone
-// (DESIGN.md): `completed` and `failed` are reported with the result or code `tasks/result` gave.
+// (docs/design.md): `completed` and `failed` are reported with the result or code `tasks/result` gave.
 //
 // The SDK's own stream is used for creation and polling (`client.experimental.tasks.requestStream`,
 // which sends `tools/call` with the task parameter, then `tasks/get` until a terminal status). Its

@@ -1,4 +1,4 @@
-// Runs one MCP tool call and says what happened as API.md's `observed` object, from structured
+// Runs one MCP tool call and says what happened as docs/api.md's `observed` object, from structured
 // signals only: HTTP statuses and the WWW-Authenticate error the transport saw, McpError codes,
 // `isError`, the category a tool declares, and output-schema validation. English messages are
 // never read. One exception, on purpose: the SDK's McpServer folds protocol errors (unknown tool,

@@ -1,5 +1,5 @@
 // From what came back (a result, an error the SDK threw, the HTTP exchanges the transport saw)
-// to API.md's `observed` object. See observe.ts for what is read and what never is.
+// to docs/api.md's `observed` object. See observe.ts for what is read and what never is.
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';

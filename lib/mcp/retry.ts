@@ -1,4 +1,4 @@
-// Retrying the way the classification says (DESIGN.md's `retry` column), and no other way:
+// Retrying the way the classification says (docs/design.md's `retry` column), and no other way:
 //
 //   backoff            → wait, growing each time, and call again; bounded attempts
 //   after_state_check  → ask the caller's state check; only "not done" allows a replay, with the
@@ -65,7 +65,7 @@ interface ToolCaller {
     params: { name: string; arguments?: Record<string, unknown> },
     call: CallOptions,
   ): Promise<GuardedCallResult>;
-  /** CountersignClient's: posts the verdict on the uncertain record (API.md state-check). */
+  /** CountersignClient's: posts the verdict on the uncertain record (docs/api.md state-check). */
   reportStateCheck?(
     record: GuardedCallResult['record'],
     verdict: 'happened' | 'did_not_happen',

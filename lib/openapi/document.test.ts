@@ -1,5 +1,5 @@
 // The generated reference: a valid OpenAPI 3.1 document, with hand-written expectations for a few
-// operations taken from API.md (methods, parameters, problems, who may call).
+// operations taken from docs/api.md (methods, parameters, problems, who may call).
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from './document';
@@ -38,7 +38,7 @@ describe('the OpenAPI document', () => {
     expect((await validate(broken as never)).valid).toBe(false);
   });
 
-  it('documents each path with the methods API.md gives it', () => {
+  it('documents each path with the methods docs/api.md gives it', () => {
     const methods = (path: string) => Object.keys(doc.paths[path] ?? {}).sort();
     expect(methods('/outcomes')).toEqual(['get', 'post']);
     expect(methods('/outcomes/{id}')).toEqual(['get']);

@@ -1,4 +1,4 @@
-// The OpenAPI 3.1 document of /api/v1 (API.md, "The API described"), generated from the route
+// The OpenAPI 3.1 document of /api/v1 (docs/api.md, "The API described"), generated from the route
 // registry (./routes.ts): request schemas are the zod schemas that validate the requests, turned
 // into JSON Schema by zod itself; answers and problems likewise. Pure and deterministic.
 import { z } from 'zod';

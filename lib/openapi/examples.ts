@@ -1,4 +1,4 @@
-// Example request bodies for the API reference (API.md's own examples). A unit test parses each
+// Example request bodies for the API reference (docs/api.md's own examples). A unit test parses each
 // with the schema that validates the request, so an example cannot drift from what is accepted.
 const digest = `sha256:${'9f'.repeat(32)}`;
 

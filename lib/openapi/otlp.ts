@@ -1,4 +1,4 @@
-// The OTLP/HTTP trace export as the reference documents it (API.md, "OpenTelemetry in"): the JSON
+// The OTLP/HTTP trace export as the reference documents it (docs/api.md, "OpenTelemetry in"): the JSON
 // encoding of OTLP's ExportTraceServiceRequest and ExportTraceServiceResponse, as the
 // OpenTelemetry protocol specification defines them. Only what the console reads is named; the
 // request is open to the rest of OTLP. The protobuf encoding carries the same message.

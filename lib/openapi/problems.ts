@@ -1,4 +1,4 @@
-// The problem+json answers (API.md, "Errors") each operation can give, derived from the route
+// The problem+json answers (docs/api.md, "Errors") each operation can give, derived from the route
 // wrapper's rules (lib/server/http/api-route.ts) and the operation's own failures, with their
 // status from the one failure table (lib/result.ts). Pure: the document and the e2e check use it.
 import { z } from 'zod';

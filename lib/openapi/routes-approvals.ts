@@ -1,4 +1,4 @@
-// The approvals and grants routes of the registry (./routes.ts; API.md, "Approvals and grants").
+// The approvals and grants routes of the registry (./routes.ts; docs/api.md, "Approvals and grants").
 import { z } from 'zod';
 import {
   approvalListQuerySchema,

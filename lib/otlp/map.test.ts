@@ -1,4 +1,4 @@
-// The mapping of API.md "OpenTelemetry in", one span at a time: hand-written spans in, the
+// The mapping of docs/api.md "OpenTelemetry in", one span at a time: hand-written spans in, the
 // hand-written record each must become out (no database).
 import { describe, expect, it } from 'vitest';
 import { decodeJson, type AttrValue, type OtlpSpan } from './decode';
@@ -251,8 +251,8 @@ it('OTLP/JSON: the spec example shape decodes; arguments are not kept', () => {
   });
 });
 
-// DESIGN.md "Telemetry in": mapped spans are classified by the same classifier, version 2 rows
-// included. Expected verdicts hand-written from DESIGN.md's table.
+// docs/design.md "Telemetry in": mapped spans are classified by the same classifier, version 2 rows
+// included. Expected verdicts hand-written from docs/design.md's table.
 describe('mapped spans through the shared classifier', () => {
   const WRITE = { 'countersign.tool.read_only_hint': false };
   const READ = { 'countersign.tool.read_only_hint': true };

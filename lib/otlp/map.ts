@@ -1,4 +1,4 @@
-// One MCP client span → one outcome record, exactly as API.md "OpenTelemetry in" maps it. Pure.
+// One MCP client span → one outcome record, exactly as docs/api.md "OpenTelemetry in" maps it. Pure.
 // The record is not validated here (validate.ts runs the outcome schema over it); a span that
 // lacks what a record needs, or carries an attribute of the wrong type, is rejected, naming why.
 import type { AttrValue, OtlpSpan } from './decode';

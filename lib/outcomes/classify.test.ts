@@ -24,7 +24,7 @@ function classifyAs(observed: Observed, as: typeof WRITE): Expected {
   return { boundary, delivery, category, retry };
 }
 
-// One row per row of DESIGN.md's table: [name, observed, write, trusted read-only (if it differs)].
+// One row per row of docs/design.md's table: [name, observed, write, trusted read-only (if it differs)].
 const TABLE: [string, Observed, Expected, Expected?][] = [
   ...clientBlocks.map((block): [string, Observed, Expected] => [
     `blocked locally: ${block}`,
@@ -293,7 +293,7 @@ const TABLE: [string, Observed, Expected, Expected?][] = [
   ],
 ];
 
-describe('classifyOutcome: DESIGN.md table', () => {
+describe('classifyOutcome: docs/design.md table', () => {
   it.each(TABLE)('%s (write)', (_name, observed, write) => {
     expect(classifyAs(observed, WRITE)).toEqual(write);
   });

@@ -1,4 +1,4 @@
-// THE outcome classifier (DESIGN.md, "Classifying an outcome"). The console and the agent-side
+// THE outcome classifier (docs/design.md, "Classifying an outcome"). The console and the agent-side
 // integration both call this, so an outcome means the same thing everywhere. It reads codes,
 // statuses and declared categories only: English messages are never parsed.
 //

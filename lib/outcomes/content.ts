@@ -1,4 +1,4 @@
-// What "the same content" means for an outcome record's idempotency (API.md: same eventId and
+// What "the same content" means for an outcome record's idempotency (docs/api.md: same eventId and
 // same content is a replay). Pure.
 import { canonicalJson } from '../json/canonical';
 import type { Outcome } from './schemas';

@@ -1,4 +1,4 @@
-// The error categories a tool may declare for itself (DESIGN.md: "a structured error category the
+// The error categories a tool may declare for itself (docs/design.md: "a structured error category the
 // tool itself declares"), and the spellings read as each. Pure.
 /** Categories a tool (or an SDK folding a protocol error) may declare for itself. */
 export type DeclaredCategory =

@@ -17,7 +17,7 @@ export const deliveryHelp: Record<Delivery, string> = {
   unknown: 'Sent, with no trustworthy answer: it may have taken effect.',
 };
 
-/** Green only for a completed, valid result (DESIGN.md: a success is only ever completed + ok). */
+/** Green only for a completed, valid result (docs/design.md: a success is only ever completed + ok). */
 export function outcomeTone(delivery: Delivery, category: Category): Tone {
   if (delivery === 'completed') return category === 'ok' ? 'good' : 'warn';
   if (delivery === 'unknown') return 'bad';

@@ -1,4 +1,4 @@
-// The list query for outcome records (API.md, `GET /api/v1/outcomes`): one schema for the API's
+// The list query for outcome records (docs/api.md, `GET /api/v1/outcomes`): one schema for the API's
 // query string and the console's search params. Pure.
 import { z } from 'zod';
 import { cursorCodec, cursorId, cursorInstant } from '@/lib/pagination/cursor';
@@ -40,7 +40,7 @@ export const outcomeQuerySchema = z
     retry: param(z.enum(retryValues)),
     // "Unknown writes" are `delivery=unknown&readOnly=false`: read-only as classified (trusted hint).
     readOnly: param(z.enum(['true', 'false']).transform((v) => v === 'true')),
-    // Unknown records that something settled, or not yet (DESIGN.md "Resolving an unknown"):
+    // Unknown records that something settled, or not yet (docs/design.md "Resolving an unknown"):
     // implies delivery=unknown; with readOnly=false, the unknown writes.
     resolution: param(z.enum(['resolved', 'unresolved'])),
     tool: param(name),

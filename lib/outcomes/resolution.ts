@@ -1,4 +1,4 @@
-// Resolving an unknown (DESIGN.md "Resolving an unknown", API.md `resolution` and
+// Resolving an unknown (docs/design.md "Resolving an unknown", docs/api.md `resolution` and
 // `POST /api/v1/outcomes/{id}/state-check`): what settled it, the state check's body, and the
 // next step a settled record shows instead of its classification's. Pure.
 import { z } from 'zod';

@@ -4,7 +4,7 @@ import { isStorableText, outcomeBatchSchema, outcomeSchema, storable } from './s
 
 const DIGEST = `sha256:${'ab'.repeat(32)}`;
 
-// The example from API.md, "Outcome records".
+// The example from docs/api.md, "Outcome records".
 const full = {
   eventId: 'evt_01J8ZQ',
   occurredAt: '2026-11-30T12:00:00Z',
@@ -65,7 +65,7 @@ function firstIssuePath(value: unknown): string | null {
 
 describe('outcomeSchema', () => {
   it.each([
-    ['the API.md example', full],
+    ['the docs/api.md example', full],
     ['only the required fields', minimal],
     ['nulls for optional fields', { ...minimal, agent: null, summary: null, mcpRequestId: null }],
     ['a string MCP request id', withField({ mcpRequestId: 'abc-17' })],

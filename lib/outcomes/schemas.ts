@@ -1,4 +1,4 @@
-// The wire shape of one outcome record (API.md, "Outcome records") and of the classification
+// The wire shape of one outcome record (docs/api.md, "Outcome records") and of the classification
 // the console derives from it. Pure: imported by route handlers, forms and the agent-side SDK.
 import { z } from 'zod';
 

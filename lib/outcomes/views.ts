@@ -1,4 +1,4 @@
-// The JSON answers of the outcome records API (API.md, "Outcome records") as they go over the wire:
+// The JSON answers of the outcome records API (docs/api.md, "Outcome records") as they go over the wire:
 // instants as RFC 3339 text. Documented by GET /api/v1/openapi.json and checked against every
 // answer of the API e2e suite. Pure.
 import { z } from 'zod';
@@ -33,7 +33,7 @@ export const resolutionSchema = z
     who: z.string().optional().meta({ description: 'Who checked, or the agent of the settling record.' }),
     note: z.string().optional().meta({ description: "The state check's note, masked." }),
   })
-  .meta({ description: 'What settled this unknown (DESIGN.md "Resolving an unknown").' });
+  .meta({ description: 'What settled this unknown (docs/design.md "Resolving an unknown").' });
 
 export const outcomeViewSchema = z
   .strictObject({

@@ -1,5 +1,5 @@
 // The rate limits, from the environment. Pure: `npm start` checks them before it serves, and
-// lib/server/services/rate-limit.ts reads them on first use.
+// lib/server/rate-limit/rate-limit.ts reads them on first use.
 import type { BucketLimit } from './bucket';
 
 export type RateLimitConfig = {

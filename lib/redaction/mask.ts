@@ -1,5 +1,5 @@
 // Masks secrets and personal data in free text before anything is stored or shown
-// (DESIGN.md, "Never stored, never shown"). A masked value keeps its kind: `[masked:email]`.
+// (docs/design.md, "Never stored, never shown"). A masked value keeps its kind: `[masked:email]`.
 //
 // Every pattern is either anchored on a literal prefix or starts only at the beginning of a
 // run (a look-behind), and repeats are bounded or cannot overlap, so a long input costs

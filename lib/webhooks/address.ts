@@ -1,4 +1,4 @@
-// Where a webhook may not go (API.md "Webhooks"): cloud metadata services and link-local
+// Where a webhook may not go (docs/api.md "Webhooks"): cloud metadata services and link-local
 // addresses, whose answers are credentials, and the console itself. Loopback and private ranges
 // stay allowed: a receiver (a chat relay, a test) may well live there. Pure: the caller resolves.
 import { BlockList, isIP } from 'node:net';

@@ -1,4 +1,4 @@
-// Webhook event types and endpoint input (API.md "Webhooks"). Pure: no I/O.
+// Webhook event types and endpoint input (docs/api.md "Webhooks"). Pure: no I/O.
 import { z } from 'zod';
 
 export const webhookEventTypes = [

@@ -1,6 +1,6 @@
 // Slack-compatible messages (incoming webhooks) for webhook events. Pure. A message names the
 // request (tool, server, reference, on whose behalf), says what happened and links to it; it
-// never carries arguments, secrets or free text, masked or not (DESIGN.md "Notifications").
+// never carries arguments, secrets or free text, masked or not (docs/design.md "Notifications").
 import type { WebhookEvent, WebhookEventData } from './events';
 
 export type SlackText = { type: 'mrkdwn' | 'plain_text'; text: string };

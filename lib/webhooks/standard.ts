@@ -1,4 +1,4 @@
-// Standard Webhooks bodies and signatures (API.md "Webhooks"), signed with the `standardwebhooks`
+// Standard Webhooks bodies and signatures (docs/api.md "Webhooks"), signed with the `standardwebhooks`
 // library: webhook-id (stable for one event to one endpoint), webhook-timestamp (Unix seconds of
 // this attempt), webhook-signature (`v1,` + base64 HMAC-SHA256 of `id.timestamp.body`).
 import { randomBytes } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Demo stories (scripts/demo-outcomes.ts) of unknowns that got resolved (DESIGN.md "Resolving an
+// Demo stories (scripts/demo-outcomes.ts) of unknowns that got resolved (docs/design.md "Resolving an
 // unknown"): one by a later attempt of the same operation, one by a person's state check, which
 // the seed records after ingesting (DEMO_STATE_CHECKS).
 import { tools, ok, type Story } from './demo-story-kit';

@@ -4,7 +4,7 @@
 // Playwright's web server. Plain JavaScript, so the processes run without a TypeScript loader.
 //   node scripts/lib/serve.mjs -p <port> [-H <host>]      (the arguments go to `next start`)
 // One process (the default) runs `next start` right here, with no primary in front. With more,
-// the instances are as stateless as any behind a load balancer (DESIGN.md "Architecture"): the
+// the instances are as stateless as any behind a load balancer (docs/design.md "Architecture"): the
 // background jobs are safe with any number of them, and rate limits are shared through Redis when
 // REDIS_URL is set. A process that dies after it served is replaced (at most MAX_REPLACEMENTS a
 // minute); one that dies before it listened stops the server with its exit code, as one would.

@@ -1,7 +1,7 @@
 'use server';
 import { revalidatePath } from 'next/cache';
 import { done, runAction } from '@/lib/server/http/action';
-import { createPersonalToken, revokePersonalToken } from '@/lib/server/data/credentials';
+import { createPersonalToken, revokePersonalToken } from '@/lib/server/credentials/credentials';
 import { createPersonalTokenSchema, revokeCredentialSchema } from '@/lib/credentials/schemas';
 
 export async function createTokenAction(_prev: unknown, form: FormData) {

@@ -1,8 +1,8 @@
 'use server';
 import { revalidatePath } from 'next/cache';
 import { done, runAction } from '@/lib/server/http/action';
-import { signOut } from '@/lib/server/http/auth';
-import { endOwnSession, endOwnSessions } from '@/lib/server/data/sessions';
+import { signOut } from '@/lib/server/auth/auth';
+import { endOwnSession, endOwnSessions } from '@/lib/server/users/sessions';
 import { sessionIdSchema } from '@/lib/identity/schemas';
 import { z } from 'zod';
 

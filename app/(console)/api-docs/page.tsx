@@ -2,7 +2,7 @@ import { headers } from 'next/headers';
 import { SwaggerReference } from '@/components/api-docs/swagger-reference';
 import { PageHeader } from '@/components/ui/card';
 import { swaggerAssetUrl } from '@/app/api-docs/assets/files';
-import { requireViewer } from '@/lib/server/http/session';
+import { requireViewer } from '@/lib/server/auth/session';
 
 export const metadata = { title: 'API reference' };
 

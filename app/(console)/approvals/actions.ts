@@ -4,7 +4,7 @@ import { redirect } from 'next/navigation';
 import { z } from 'zod';
 import { decisionSchema, revokeSchema } from '@/lib/approvals/schemas';
 import { runAction } from '@/lib/server/http/action';
-import { decideApproval, getApproval, revokeApproval } from '@/lib/server/data/approvals';
+import { decideApproval, getApproval, revokeApproval } from '@/lib/server/approvals';
 import { explainLostDecision } from '@/lib/approvals/present';
 import type { ApprovalStatus } from '@/lib/approvals/schemas';
 import type { Person } from '@/lib/auth/actor';

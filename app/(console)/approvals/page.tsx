@@ -5,8 +5,8 @@ import { PageHeader } from '@/components/ui/card';
 import { cn } from '@/components/ui/cn';
 import { authorize } from '@/lib/auth/permissions';
 import { serialize } from '@/lib/serialize';
-import { listApprovals } from '@/lib/server/data/approvals';
-import { requireViewer } from '@/lib/server/http/session';
+import { listApprovals } from '@/lib/server/approvals';
+import { requireViewer } from '@/lib/server/auth/session';
 
 export const metadata = { title: 'Approvals' };
 

@@ -8,9 +8,9 @@ import {
   matchIncidents,
   PARTIAL_MIN,
   summarizeHits,
-} from '@/lib/server/data/incidents';
-import { listRecentRequestRefs } from '@/lib/server/data/outcome-stats';
-import { requireViewer } from '@/lib/server/http/session';
+} from '@/lib/server/incidents';
+import { listRecentRequestRefs } from '@/lib/server/outcomes/stats';
+import { requireViewer } from '@/lib/server/auth/session';
 
 export const metadata = { title: 'Incidents' };
 

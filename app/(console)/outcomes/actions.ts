@@ -3,7 +3,7 @@ import { revalidatePath } from 'next/cache';
 import { z } from 'zod';
 import { stateCheckBodySchema } from '@/lib/outcomes/resolution';
 import { runAction } from '@/lib/server/http/action';
-import { recordStateCheck } from '@/lib/server/data/outcomes';
+import { recordStateCheck } from '@/lib/server/outcomes';
 
 const stateCheckInput = stateCheckBodySchema.extend({ id: z.uuid() });
 

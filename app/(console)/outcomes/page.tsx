@@ -10,11 +10,11 @@ import { formatDate } from '@/lib/format';
 import { outcomeQuerySchema } from '@/lib/outcomes/query';
 import { isUnknownWrite, retryLabel } from '@/lib/outcomes/present';
 import { fieldErrors } from '@/lib/result';
-import { listOutcomes } from '@/lib/server/data/outcomes';
-import { findingsByRecord } from '@/lib/server/data/incidents';
+import { listOutcomes } from '@/lib/server/outcomes';
+import { findingsByRecord } from '@/lib/server/incidents';
 import { findingLabel } from '@/lib/incidents/findings';
 import type { FindingKind } from '@/lib/incidents/types';
-import { requireViewer } from '@/lib/server/http/session';
+import { requireViewer } from '@/lib/server/auth/session';
 
 export const metadata = { title: 'Outcomes' };
 

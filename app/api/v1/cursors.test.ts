@@ -6,7 +6,7 @@ import { api, call, expectOk, expectProblem } from '../../../testing/api-harness
 import { type Actors, fullRecord, makeActors } from '../../../testing/api-bodies';
 import { uniq } from '@/testing/factories';
 
-vi.mock('@/lib/server/http/auth', () => ({ auth: async () => null }));
+vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
 // ["2026-03-01T12:00:00.000Z","0b7e4a1c-…"]: a well-formed outcome cursor, and ["expires", …] an approval one.
 const PAIR = 'WyIyMDI2LTAzLTAxVDEyOjAwOjAwLjAwMFoiLCIwYjdlNGExYy0zZjJkLTRjNWItOWE4ZS0xZDJjM2I0YTVmNjAiXQ';

@@ -27,7 +27,7 @@ import {
 
 // Cookie sessions are not used here (every call carries a bearer credential), and next-auth does
 // not load outside Next: the session reader answers "no session".
-vi.mock('@/lib/server/http/auth', () => ({ auth: async () => null }));
+vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
 beforeAll(setUpTargets);
 

@@ -1,6 +1,6 @@
 // Hostile bodies for every /api/v1 route that takes one (issue #7, "Hostile input"): deep nesting,
 // sizes at, just over and far over each limit, and prototype keys at every level. Each refusal is a
-// problem+json 4xx from API.md's list naming the field at fault, writes nothing, and the process
+// problem+json 4xx from docs/api.md's list naming the field at fault, writes nothing, and the process
 // answers normally after. The targets are in testing/hostile-targets.ts.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
@@ -26,7 +26,7 @@ import {
 
 // Cookie sessions are not used here (every call carries a bearer credential), and next-auth does
 // not load outside Next: the session reader answers "no session".
-vi.mock('@/lib/server/http/auth', () => ({ auth: async () => null }));
+vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
 beforeAll(setUpTargets);
 

@@ -1,5 +1,5 @@
 // Hostile bodies for every /api/v1 route that takes one (issue #7, "Hostile input"): a value of the
-// wrong type in any field. Each refusal is a problem+json 4xx from API.md's list naming the field at
+// wrong type in any field. Each refusal is a problem+json 4xx from docs/api.md's list naming the field at
 // fault, writes nothing, and the process answers normally after. The route handlers run in-process
 // with real Requests on a real database; fast-check varies the values with a moderate number of runs
 // so the file stays well under a minute. The targets are in testing/hostile-targets.ts.
@@ -25,7 +25,7 @@ import {
 
 // Cookie sessions are not used here (every call carries a bearer credential), and next-auth does
 // not load outside Next: the session reader answers "no session".
-vi.mock('@/lib/server/http/auth', () => ({ auth: async () => null }));
+vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
 beforeAll(setUpTargets);
 

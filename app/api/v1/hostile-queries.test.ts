@@ -11,7 +11,7 @@ import { incidentAccessCount, stateFingerprint } from '@/testing/state';
 import { actors, setUpQueryActors } from '@/testing/hostile-query-actors';
 
 // Every call carries a bearer credential; next-auth does not load outside Next.
-vi.mock('@/lib/server/http/auth', () => ({ auth: async () => null }));
+vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
 beforeAll(setUpQueryActors);
 

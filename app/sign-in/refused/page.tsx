@@ -2,7 +2,7 @@ import { SignInProblem } from '@/components/auth/sign-in-problem';
 
 export const metadata = { title: 'Sign-in refused' };
 
-// The reasons lib/server/http/auth-oidc.ts gives; anything else reads as "invalid".
+// The reasons lib/server/auth/auth-oidc.ts gives; anything else reads as "invalid".
 const reasons: Record<string, { title: string; text: string }> = {
   no_role: {
     title: 'Your account has no access to Countersign',

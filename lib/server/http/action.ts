@@ -1,9 +1,9 @@
 import 'server-only';
 import type { z } from 'zod';
-import { isDatabaseUnavailable } from '../data/unavailable';
-import { noteOwnWrite } from '../data/replica';
-import { getViewer } from './session';
-import { takeRequestShared } from '../services/rate-limit';
+import { isDatabaseUnavailable } from '../db/unavailable';
+import { noteOwnWrite } from '../db/replica';
+import { getViewer } from '../auth/session';
+import { takeRequestShared } from '../rate-limit/rate-limit';
 import type { Person } from '@/lib/auth/actor';
 import { fieldErrors, type Failure, type Result } from '@/lib/result';
 import type { ActionState } from '@/lib/action-state';

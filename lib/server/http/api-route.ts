@@ -1,11 +1,11 @@
 import 'server-only';
 import type { z } from 'zod';
-import { auth } from './auth';
-import { authenticateBearer } from '../data/credentials';
-import { isDatabaseUnavailable } from '../data/unavailable';
-import { findSessionViewer } from '../data/sessions';
-import { noteOwnWrite, readsOnPrimary } from '../data/replica';
-import { takeRequestShared } from '../services/rate-limit';
+import { auth } from '../auth/auth';
+import { authenticateBearer } from '../credentials/credentials';
+import { isDatabaseUnavailable } from '../db/unavailable';
+import { findSessionViewer } from '../users/sessions';
+import { noteOwnWrite, readsOnPrimary } from '../db/replica';
+import { takeRequestShared } from '../rate-limit/rate-limit';
 import { authorize, scopesGranting, type Action } from '@/lib/auth/permissions';
 import type { RemoteActor } from '@/lib/auth/actor';
 import { fieldErrors, httpStatus, type Failure, type FieldError, type Result } from '@/lib/result';

@@ -8,8 +8,8 @@ import { Table, Td } from '@/components/ui/table';
 import { formatDate } from '@/lib/format';
 import { accessLogQuerySchema, actorKindLabel, formatLabel } from '@/lib/incidents/access-log';
 import { fieldErrors } from '@/lib/result';
-import { listIncidentAccess } from '@/lib/server/data/access-log';
-import { requireViewer } from '@/lib/server/http/session';
+import { listIncidentAccess } from '@/lib/server/incidents/access-log';
+import { requireViewer } from '@/lib/server/auth/session';
 
 export const metadata = { title: 'Incident access log' };
 

@@ -1,7 +1,7 @@
 'use server';
 import { revalidatePath } from 'next/cache';
 import { done, runAction } from '@/lib/server/http/action';
-import { createApiKey, revokeApiKey } from '@/lib/server/data/credentials';
+import { createApiKey, revokeApiKey } from '@/lib/server/credentials/credentials';
 import { createApiKeySchema, revokeCredentialSchema } from '@/lib/credentials/schemas';
 
 export async function createApiKeyAction(_prev: unknown, form: FormData) {

@@ -3,8 +3,8 @@ import { ConfirmButton } from '@/components/ui/confirm-button';
 import { Badge, Card, EmptyState, PageHeader } from '@/components/ui/card';
 import { sortColumn, Table, Td, wideOnly } from '@/components/ui/table';
 import { readSort, sortRows } from '@/lib/sort';
-import { listApiKeys } from '@/lib/server/data/credentials';
-import { requireViewer } from '@/lib/server/http/session';
+import { listApiKeys } from '@/lib/server/credentials/credentials';
+import { requireViewer } from '@/lib/server/auth/session';
 import { formatDate } from '@/lib/format';
 import { revokeApiKeyAction } from './actions';
 

@@ -2,11 +2,11 @@ import Link from 'next/link';
 import { Badge, Card, Notice, PageHeader } from '@/components/ui/card';
 import { Table, Td } from '@/components/ui/table';
 import { formatDate } from '@/lib/format';
-import { listAuditEntries, verifyAuditChainAs } from '@/lib/server/data/audit';
-import { getRetentionStatus } from '@/lib/server/data/retention';
-import { getReplicaStatus, type ReplicaStatus } from '@/lib/server/data/replica';
+import { listAuditEntries, verifyAuditChainAs } from '@/lib/server/audit/audit';
+import { getRetentionStatus } from '@/lib/server/retention/retention';
+import { getReplicaStatus, type ReplicaStatus } from '@/lib/server/db/replica';
 import { describeRetention } from '@/lib/outcomes/retention';
-import { requireViewer } from '@/lib/server/http/session';
+import { requireViewer } from '@/lib/server/auth/session';
 import { firstValues } from '@/lib/url';
 
 export const metadata = { title: 'Audit log' };

@@ -9,8 +9,8 @@ import { settledAt, statusLabel, statusTone } from '@/lib/approvals/present';
 import { approvalListQuerySchema, approvalStatuses } from '@/lib/approvals/schemas';
 import { formatDate } from '@/lib/format';
 import { fieldErrors } from '@/lib/result';
-import { listApprovals } from '@/lib/server/data/approvals';
-import { requireViewer } from '@/lib/server/http/session';
+import { listApprovals } from '@/lib/server/approvals';
+import { requireViewer } from '@/lib/server/auth/session';
 
 export const metadata = { title: 'Authorizations' };
 

@@ -3,7 +3,7 @@ import { revalidatePath } from 'next/cache';
 import { z } from 'zod';
 import { policyRuleIdSchema, policyRuleSchema } from '@/lib/approvals/schemas';
 import { done, runAction } from '@/lib/server/http/action';
-import { deletePolicyRule, setPolicyRule } from '@/lib/server/data/policy-rules';
+import { deletePolicyRule, setPolicyRule } from '@/lib/server/policy/policy-rules';
 
 // The shared schema coerces, so a missing or blank count would read as 0 (no approval): from a
 // form, only an explicit 0, 1, 2 or blocked is a requirement, as on the command line.

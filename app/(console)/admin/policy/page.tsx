@@ -5,8 +5,8 @@ import { ConfirmButton } from '@/components/ui/confirm-button';
 import { sortColumn, Table, Td } from '@/components/ui/table';
 import { readSort, sortRows } from '@/lib/sort';
 import { formatDate } from '@/lib/format';
-import { requireViewer } from '@/lib/server/http/session';
-import { listPolicyRulesToManage } from '@/lib/server/data/tools';
+import { requireViewer } from '@/lib/server/auth/session';
+import { listPolicyRulesToManage } from '@/lib/server/tools/tools';
 import { deletePolicyRuleAction } from './actions';
 
 export const metadata = { title: 'Policy rules' };

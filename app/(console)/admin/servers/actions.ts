@@ -1,6 +1,6 @@
 'use server';
 import { done, runAction } from '@/lib/server/http/action';
-import { trustServer, untrustServer } from '@/lib/server/data/trusted-servers';
+import { trustServer, untrustServer } from '@/lib/server/policy/trusted-servers';
 import { trustServerSchema } from '@/lib/mcp-servers/schemas';
 import { revalidateServers } from './revalidate';
 

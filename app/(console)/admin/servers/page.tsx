@@ -2,8 +2,8 @@ import { ConfirmButton } from '@/components/ui/confirm-button';
 import { TrustServerForm } from '@/components/admin/trust-server-form';
 import { Card, EmptyState, PageHeader } from '@/components/ui/card';
 import { Table, Td } from '@/components/ui/table';
-import { listTrustedServers } from '@/lib/server/data/trusted-servers';
-import { requireViewer } from '@/lib/server/http/session';
+import { listTrustedServers } from '@/lib/server/policy/trusted-servers';
+import { requireViewer } from '@/lib/server/auth/session';
 import { formatDate } from '@/lib/format';
 import { untrustServerAction } from './actions';
 

@@ -1,6 +1,6 @@
 'use server';
 import { done, runAction } from '@/lib/server/http/action';
-import { requirementSchema, setApprovalRequirement } from '@/lib/server/data/tools';
+import { requirementSchema, setApprovalRequirement } from '@/lib/server/tools/tools';
 import { revalidateServers } from '../servers/revalidate';
 
 /** A tool's requirement, or with `tool` null the whole server's: default, 0, 1 or 2 approvals. */

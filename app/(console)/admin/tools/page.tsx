@@ -6,14 +6,14 @@ import { Badge, Card, EmptyState, PageHeader } from '@/components/ui/card';
 import { Table, Td } from '@/components/ui/table';
 import { authorize } from '@/lib/auth/permissions';
 import { formatDate } from '@/lib/format';
-import { requireViewer } from '@/lib/server/http/session';
+import { requireViewer } from '@/lib/server/auth/session';
 import {
   INVENTORY_MAX_TOOLS,
   listToolInventory,
   type InventoryRule,
   type InventoryServer,
   type InventoryTool,
-} from '@/lib/server/data/tools';
+} from '@/lib/server/tools/tools';
 
 export const metadata = { title: 'Tools' };
 

@@ -1,9 +1,9 @@
 'use server';
 import { revalidatePath } from 'next/cache';
 import { done, runAction } from '@/lib/server/http/action';
-import { changeUserRole, createUser, setUserDisabled } from '@/lib/server/data/users';
+import { changeUserRole, createUser, setUserDisabled } from '@/lib/server/users/users';
 import { changeRoleSchema, createUserSchema, setDisabledSchema } from '@/lib/users/schemas';
-import { endUserSessions } from '@/lib/server/data/sessions';
+import { endUserSessions } from '@/lib/server/users/sessions';
 import { endUserSessionsSchema } from '@/lib/identity/schemas';
 
 const blankToUndefined = (v: FormDataEntryValue | null) => (typeof v === 'string' && v.trim() !== '' ? v : undefined);

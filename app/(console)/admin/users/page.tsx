@@ -4,8 +4,8 @@ import { Badge, Card, PageHeader } from '@/components/ui/card';
 import { sortColumn, Table, Td } from '@/components/ui/table';
 import { readSort, sortRows } from '@/lib/sort';
 import { roleLabel } from '@/lib/auth/permissions';
-import { requireViewer } from '@/lib/server/http/session';
-import { listUsers, type SignInMethods } from '@/lib/server/data/users';
+import { requireViewer } from '@/lib/server/auth/session';
+import { listUsers, type SignInMethods } from '@/lib/server/users/users';
 import { formatDate } from '@/lib/format';
 
 export const metadata = { title: 'Users' };

@@ -7,7 +7,7 @@ import {
   deleteWebhookEndpoint,
   redeliverWebhook,
   updateWebhookEndpoint,
-} from '@/lib/server/data/webhooks';
+} from '@/lib/server/webhooks/webhooks';
 import { endpointInputSchema, endpointUpdateSchema } from '@/lib/webhooks/events';
 
 const idSchema = z.object({ id: z.uuid({ message: 'not an id' }) });

@@ -17,9 +17,9 @@ import {
   listApprovals,
   type ApprovalView,
   type DecisionView,
-} from '@/lib/server/data/approvals';
-import { listOutcomes } from '@/lib/server/data/outcomes';
-import { requireViewer } from '@/lib/server/http/session';
+} from '@/lib/server/approvals';
+import { listOutcomes } from '@/lib/server/outcomes';
+import { requireViewer } from '@/lib/server/auth/session';
 
 export const metadata = { title: 'Approval request' };
 

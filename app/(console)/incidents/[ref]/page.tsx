@@ -6,8 +6,8 @@ import { TimelineItem } from '@/components/incidents/timeline-item';
 import { Badge, Card } from '@/components/ui/card';
 import type { ApprovalStatus } from '@/lib/approvals/schemas';
 import { formatDate } from '@/lib/format';
-import { openIncident } from '@/lib/server/data/incidents';
-import { requireViewer } from '@/lib/server/http/session';
+import { openIncident } from '@/lib/server/incidents';
+import { requireViewer } from '@/lib/server/auth/session';
 
 export const metadata = { title: 'Incident' };
 

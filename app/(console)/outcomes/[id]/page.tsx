@@ -13,9 +13,9 @@ import {
   retryLabel,
   taskStatusLabel,
 } from '@/lib/outcomes/present';
-import { findApprovalIdForGrant } from '@/lib/server/data/approvals';
-import { getOutcome, listTaskRecords } from '@/lib/server/data/outcomes';
-import { requireViewer } from '@/lib/server/http/session';
+import { findApprovalIdForGrant } from '@/lib/server/approvals';
+import { getOutcome, listTaskRecords } from '@/lib/server/outcomes';
+import { requireViewer } from '@/lib/server/auth/session';
 import { StateCheckForm } from '@/components/outcomes/state-check-form';
 import { authorize } from '@/lib/auth/permissions';
 import { resolvedHow, verdictLabel } from '@/lib/outcomes/resolution';

@@ -1,5 +1,5 @@
 import { apiRoute, json } from '@/lib/server/http/api-route';
-import { listApprovals, requestApproval } from '@/lib/server/data/approvals';
+import { listApprovals, requestApproval } from '@/lib/server/approvals';
 import { approvalListQuerySchema, approvalRequestSchema } from '@/lib/approvals/schemas';
 
 export const POST = apiRoute(

@@ -1,5 +1,5 @@
 import { apiRoute } from '@/lib/server/http/api-route';
-import { describeClient } from '@/lib/server/data/credentials';
+import { describeClient } from '@/lib/server/credentials/credentials';
 import { ok } from '@/lib/result';
 
 // Who am I: lets an integrator check a credential before wiring it in.

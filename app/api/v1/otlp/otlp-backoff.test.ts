@@ -6,10 +6,10 @@ vi.hoisted(() => {
   process.env.RATE_LIMIT_API_KEY_PER_SECOND = '1';
   process.env.RATE_LIMIT_API_KEY_BURST = '2';
 });
-vi.mock('@/lib/server/http/auth', () => ({ auth: async () => null }));
+vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
 import { cli } from '@/lib/auth/actor';
-import { createApiKey } from '@/lib/server/data/credentials';
+import { createApiKey } from '@/lib/server/credentials/credentials';
 import { uniq } from '@/testing/factories';
 import { startOtlpConsole, type Console } from '@/testing/otlp';
 

@@ -4,7 +4,7 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cli } from '@/lib/auth/actor';
-import { createApiKey } from '@/lib/server/data/credentials';
+import { createApiKey } from '@/lib/server/credentials/credentials';
 import { uniq } from '@/testing/factories';
 import { expectProblem, type Reply } from '@/testing/api-harness';
 import {
@@ -19,7 +19,7 @@ import {
 import type { Attributes } from '@opentelemetry/api';
 import { SpanKind } from '@opentelemetry/api';
 
-vi.mock('@/lib/server/http/auth', () => ({ auth: async () => null }));
+vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
 let console_: Console;
 const keys = { write: '', read: '', org: '' };

@@ -1,11 +1,11 @@
 // POST /api/v1/otlp/v1/traces fed by the real OpenTelemetry JS SDK (sdk-trace-node with the OTLP
 // protobuf and HTTP/JSON exporters) through a real HTTP listener: one span per classification row
-// of DESIGN.md "Classifying an outcome", the records stored and their classifications checked
+// of docs/design.md "Classifying an outcome", the records stored and their classifications checked
 // against the hand-written table below; re-exports are duplicates.
 import { SpanStatusCode, type Attributes } from '@opentelemetry/api';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { cli } from '@/lib/auth/actor';
-import { createApiKey } from '@/lib/server/data/credentials';
+import { createApiKey } from '@/lib/server/credentials/credentials';
 import { uniq } from '@/testing/factories';
 import {
   deserialize,
@@ -18,7 +18,7 @@ import {
   type Console,
 } from '@/testing/otlp';
 
-vi.mock('@/lib/server/http/auth', () => ({ auth: async () => null }));
+vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
 let console_: Console;
 let key = '';
@@ -30,7 +30,7 @@ beforeAll(async () => {
 });
 afterAll(() => console_.close());
 
-// observed attributes → the classification DESIGN.md's table gives (server untrusted: writes).
+// observed attributes → the classification docs/design.md's table gives (server untrusted: writes).
 type Row = { name: string; attrs: Attributes; status?: SpanStatusCode; expect: [string, string, string, string] };
 const rows: Row[] = [
   {

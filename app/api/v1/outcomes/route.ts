@@ -1,5 +1,5 @@
 import { apiRoute } from '@/lib/server/http/api-route';
-import { ingestOutcomes, listOutcomes } from '@/lib/server/data/outcomes';
+import { ingestOutcomes, listOutcomes } from '@/lib/server/outcomes';
 import { outcomeBatchSchema } from '@/lib/outcomes/schemas';
 import { outcomeQuerySchema } from '@/lib/outcomes/query';
 

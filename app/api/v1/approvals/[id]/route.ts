@@ -1,5 +1,5 @@
 import { apiRoute } from '@/lib/server/http/api-route';
-import { getApproval } from '@/lib/server/data/approvals';
+import { getApproval } from '@/lib/server/approvals';
 
 export const GET = apiRoute<undefined, { id: string }>({ action: 'approvals.read' }, ({ actor, params }) =>
   getApproval(actor, params.id),

@@ -1,5 +1,5 @@
 import { apiRoute } from '@/lib/server/http/api-route';
-import { countPendingApprovals } from '@/lib/server/data/approvals';
+import { countPendingApprovals } from '@/lib/server/approvals';
 import { ok } from '@/lib/result';
 
 // For the console's live badge (people only): how many requests wait for a decision now.

@@ -1,5 +1,5 @@
 import { apiRoute, cacheControl } from '@/lib/server/http/api-route';
-import { incidentApiBody, incidentReport, openIncident } from '@/lib/server/data/incidents';
+import { incidentApiBody, incidentReport, openIncident } from '@/lib/server/incidents';
 import { incidentQuerySchema } from '@/lib/incidents/query';
 
 const fileName = (ref: string, ext: string) => `incident-${ref.replace(/[^\w.-]+/g, '_').slice(0, 80)}.${ext}`;

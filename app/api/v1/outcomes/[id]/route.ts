@@ -1,5 +1,5 @@
 import { apiRoute } from '@/lib/server/http/api-route';
-import { getOutcome } from '@/lib/server/data/outcomes';
+import { getOutcome } from '@/lib/server/outcomes';
 
 export const GET = apiRoute<undefined, { id: string }>({ action: 'outcomes.read' }, ({ actor, params }) =>
   getOutcome(actor, params.id),

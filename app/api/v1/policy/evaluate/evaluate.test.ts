@@ -1,17 +1,17 @@
-// POST /api/v1/policy/evaluate (API.md) through the real route handler on the real database, and
+// POST /api/v1/policy/evaluate (docs/api.md) through the real route handler on the real database, and
 // `blocked` in policy: which tools a gateway shows and which calls need a grant.
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { api, call, expectOk, expectProblem } from '@/testing/api-harness';
 import { approvalBody } from '@/testing/api-bodies';
 import { uniq } from '@/testing/factories';
 import { cli } from '@/lib/auth/actor';
-import { createApiKey, createPersonalToken } from '@/lib/server/data/credentials';
-import { setPolicyRule } from '@/lib/server/data/policy-rules';
-import { trustServer } from '@/lib/server/data/trusted-servers';
+import { createApiKey, createPersonalToken } from '@/lib/server/credentials/credentials';
+import { setPolicyRule } from '@/lib/server/policy/policy-rules';
+import { trustServer } from '@/lib/server/policy/trusted-servers';
 import { makeUser } from '@/testing/factories';
 import type { ApiScope } from '@/lib/credentials/scopes';
 
-vi.mock('@/lib/server/http/auth', () => ({ auth: async () => null }));
+vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
 const keyWith = async (scopes: ApiScope[]) => {
   const k = await createApiKey(cli, { name: uniq('pol-key'), scopes });
@@ -143,7 +143,7 @@ describe('a blocked tool cannot be approved', () => {
     });
     expectProblem(r, [403]);
     expect(r.json.detail).toMatch(/blocked by policy/);
-    const { db } = await import('@/lib/server/data/db');
+    const { db } = await import('@/lib/server/db/db');
     expect(await db.approvalRequest.count({ where: { server } })).toBe(0);
     // Another tool of the same server is not blocked.
     const other = await call(api.postApproval, {
@@ -161,7 +161,7 @@ describe('a blocked tool cannot be approved', () => {
     const c = await setPolicyRule(cli, { server, tool: null, requiredApprovals: 1 });
     if (!a.ok || !b.ok || !c.ok) throw new Error('rules');
     expect([a.value.blocked, b.value.blocked, c.value.blocked]).toEqual([true, true, false]);
-    const { db } = await import('@/lib/server/data/db');
+    const { db } = await import('@/lib/server/db/db');
     const audit = await db.auditEntry.findMany({
       where: { targetType: 'policy_rule', targetId: a.value.id },
       orderBy: { seq: 'asc' },

@@ -1,8 +1,8 @@
 import { apiRoute } from '@/lib/server/http/api-route';
-import { evaluatePolicy } from '@/lib/server/data/policy-rules';
+import { evaluatePolicy } from '@/lib/server/policy/policy-rules';
 import { policyEvaluateSchema } from '@/lib/approvals/schemas';
 
-// What the console's policy requires of each tool (API.md): for gateways and agents deciding which
+// What the console's policy requires of each tool (docs/api.md): for gateways and agents deciding which
 // calls need a grant and which tools not to show. Changes nothing.
 export const POST = apiRoute({ action: 'policy.evaluate', body: policyEvaluateSchema }, ({ actor, body }) =>
   evaluatePolicy(actor, body),

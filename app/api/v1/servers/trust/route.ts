@@ -1,5 +1,5 @@
 import { apiRoute } from '@/lib/server/http/api-route';
-import { trustServer } from '@/lib/server/data/trusted-servers';
+import { trustServer } from '@/lib/server/policy/trusted-servers';
 import { trustServerSchema } from '@/lib/mcp-servers/schemas';
 
 export const POST = apiRoute({ action: 'servers.manage', body: trustServerSchema }, ({ actor, body }) =>

@@ -1,5 +1,5 @@
 import { apiRoute } from '@/lib/server/http/api-route';
-import { decideApproval } from '@/lib/server/data/approvals';
+import { decideApproval } from '@/lib/server/approvals';
 import { decisionSchema } from '@/lib/approvals/schemas';
 
 // People only (personal token or console session): a decision is a person's.

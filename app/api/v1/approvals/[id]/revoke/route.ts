@@ -1,5 +1,5 @@
 import { apiRoute } from '@/lib/server/http/api-route';
-import { revokeApproval } from '@/lib/server/data/approvals';
+import { revokeApproval } from '@/lib/server/approvals';
 import { revokeSchema } from '@/lib/approvals/schemas';
 
 export const POST = apiRoute<typeof revokeSchema, { id: string }>(

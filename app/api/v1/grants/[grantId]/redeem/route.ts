@@ -1,5 +1,5 @@
 import { apiRoute } from '@/lib/server/http/api-route';
-import { redeemGrant } from '@/lib/server/data/grants';
+import { redeemGrant } from '@/lib/server/approvals/grants';
 import { redeemSchema } from '@/lib/approvals/schemas';
 
 export const POST = apiRoute<typeof redeemSchema, { grantId: string }>(

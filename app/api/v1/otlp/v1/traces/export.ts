@@ -9,7 +9,7 @@ import { decodeJson, decodeProtobuf, OtlpDecodeError, type OtlpSpan } from '@/li
 import { ATTRIBUTE_OF, mapSpan } from '@/lib/otlp/map';
 import { exportResponse, rejectionMessage, type Rejection } from '@/lib/otlp/response';
 import { validateRecord } from '@/lib/otlp/validate';
-import { ingestOutcomes } from '@/lib/server/data/outcomes';
+import { ingestOutcomes } from '@/lib/server/outcomes';
 import { MAX_BODY_BYTES, problem } from '@/lib/server/http/api-route';
 
 /** The ingestion's own batch ceiling (outcomeBatchSchema). */

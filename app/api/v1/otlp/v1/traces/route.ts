@@ -1,4 +1,4 @@
-// OTLP/HTTP trace export (API.md "OpenTelemetry in"): MCP client spans become outcome records.
+// OTLP/HTTP trace export (docs/api.md "OpenTelemetry in"): MCP client spans become outcome records.
 import { apiRoute } from '@/lib/server/http/api-route';
 import { exportTraces } from './export';
 

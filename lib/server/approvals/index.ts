@@ -1,0 +1,8 @@
+// Approval requests: staged writes, their decisions, grants and expiry (docs/design.md "Approvals").
+export type { ApprovalView, DecisionView, GrantView } from '@/lib/approvals/view';
+export { listPolicyRules, setPolicyRule, deletePolicyRule, type PolicyRuleView } from '../policy/policy-rules';
+export { dbNow, keyActor, refusedByDatabase, TX_OPTIONS } from './shared';
+export { requestApproval, type ApprovalCreated } from './request';
+export { countPendingApprovals, findApprovalIdForGrant, getApproval, listApprovals, type ApprovalPage } from './read';
+export { decideApproval, revokeApproval, type DecisionInput, type RevokeInput } from './decide';
+export { expireStaleApprovals } from './expiry';

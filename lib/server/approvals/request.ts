@@ -1,0 +1,201 @@
+import 'server-only';
+import { createHmac } from 'node:crypto';
+import { db, type Tx } from '../db/db';
+import { rows } from '../db/kysely';
+import { insertGrant, transactionNow, tryIdempotencyLock } from './sql';
+import { appendAudit } from '../audit/audit';
+import type { Actor } from '@/lib/auth/actor';
+import { authorize } from '@/lib/auth/permissions';
+import { policyFor } from '../policy/policy-rules';
+import { enqueueWebhookEvents } from '../webhooks/sql';
+import { Prisma } from '@/lib/generated/prisma/client';
+import { policyBasisText } from '@/lib/approvals/policy';
+import { idempotencyKeySchema, type ApprovalRequestBody } from '@/lib/approvals/schemas';
+import { canonicalJson } from '@/lib/json/canonical';
+import { fail, ok, type Result } from '@/lib/result';
+import { keyActor, mask, TX_OPTIONS } from './shared';
+
+/** The 201 body of `POST /api/v1/approvals`; a replay gets the same one again. */
+export type ApprovalCreated = {
+  id: string;
+  status: 'pending' | 'approved';
+  requiredApprovals: number;
+  expiresAt: Date;
+  version: number;
+  /** Only when policy required no approval: the grant issued at once. */
+  grant: { id: string; expiresAt: Date } | null;
+};
+
+const createdSelect = {
+  id: true,
+  requiredApprovals: true,
+  expiresAt: true,
+  requestHash: true,
+  grant: { select: { id: true, expiresAt: true } },
+} satisfies Prisma.ApprovalRequestSelect;
+
+// Rebuilt from the row as it was answered: born approved only when no approval was needed.
+const createdBody = (r: Prisma.ApprovalRequestGetPayload<{ select: typeof createdSelect }>): ApprovalCreated => ({
+  id: r.id,
+  status: r.requiredApprovals === 0 ? 'approved' : 'pending',
+  requiredApprovals: r.requiredApprovals,
+  expiresAt: r.expiresAt,
+  version: 1,
+  grant: r.requiredApprovals === 0 && r.grant ? { id: r.grant.id, expiresAt: r.grant.expiresAt } : null,
+});
+
+// Keyed (AUTH_SECRET), as for outcome records: the summary may hold personal data before masking.
+function requestHash(body: ApprovalRequestBody): string {
+  const secret = process.env.AUTH_SECRET;
+  if (!secret) throw new Error('AUTH_SECRET is not set: approval requests cannot be hashed');
+  // Null members left out: `"agent": null` and no agent are the same request.
+  return createHmac('sha256', `countersign:approval-request:v1:${secret}`)
+    .update(canonicalJson(body, { nullMembers: 'omit' }))
+    .digest('hex');
+}
+
+// Namespace of the two-key advisory locks that mark an idempotency key in flight.
+const IDEMPOTENCY_LOCK = 0x61707072;
+
+/**
+ * Stages a mutation for approval (docs/api.md, `POST /api/v1/approvals`), idempotent per API key and
+ * Idempotency-Key: the same body again answers the original response, another body is
+ * `idempotency_key_reused`, and a key whose first request is still being stored is a conflict.
+ */
+export async function requestApproval(
+  client: Actor,
+  idempotencyKey: string | null,
+  body: ApprovalRequestBody,
+): Promise<Result<{ replayed: boolean; approval: ApprovalCreated }>> {
+  if (!authorize(client, 'approvals.request')) return fail('forbidden');
+  if (client.organization !== null && body.organization !== client.organization) {
+    const message = `this API key may only request approvals for the organization "${client.organization}"`;
+    return fail('forbidden', `organization: ${message}.`, [{ path: 'organization', message }]);
+  }
+  if (idempotencyKey === null || idempotencyKey.trim() === '') {
+    return fail(
+      'idempotency_key_required',
+      "Send an Idempotency-Key header: the operation's own key, the same on every retry of this request.",
+    );
+  }
+  const key = idempotencyKeySchema.safeParse(idempotencyKey);
+  if (!key.success)
+    return fail('invalid_input', 'The Idempotency-Key header is invalid.', [
+      { path: 'Idempotency-Key', message: key.error.issues[0].message },
+    ]);
+  const hash = requestHash(body);
+
+  const result = await db.$transaction(
+    async (tx): Promise<Result<{ replayed: boolean; approval: ApprovalCreated }>> => {
+      // Held until commit, when the row is visible: a second request with this key either waits
+      // for nothing (it is refused at once) or finds the committed row.
+      const [{ locked }] = await rows(tryIdempotencyLock(IDEMPOTENCY_LOCK, `${client.keyId}\n${key.data}`), tx);
+      if (!locked)
+        return fail(
+          'conflict',
+          'A request with this Idempotency-Key is still being processed; retry in a moment for its answer.',
+        );
+      const existing = await tx.approvalRequest.findUnique({
+        where: { requestedByKeyId_idempotencyKey: { requestedByKeyId: client.keyId, idempotencyKey: key.data } },
+        select: createdSelect,
+      });
+      if (existing) {
+        return existing.requestHash === hash
+          ? ok({ replayed: true, approval: createdBody(existing) })
+          : fail(
+              'idempotency_key_reused',
+              `The Idempotency-Key "${key.data}" was already used for a different request (approval ${existing.id}); nothing was stored.`,
+            );
+      }
+
+      const serverTrusted = (await tx.trustedServer.count({ where: { name: body.server } })) > 0;
+      const verdict = await policyFor(tx, {
+        server: body.server,
+        toolName: body.tool.name,
+        annotations: body.tool.annotations,
+        serverTrusted,
+      });
+      // Exposing a tool is a policy decision (seed 001): no approval can let a blocked tool run.
+      if (verdict.blocked)
+        return fail(
+          'forbidden',
+          `The tool "${body.tool.name}" of server "${body.server}" is blocked by policy; no approval can be requested for it.`,
+        );
+      const [{ now }] = await rows(transactionNow(), tx);
+      const autoApproved = verdict.requiredApprovals === 0;
+      const annotations = body.tool.annotations && {
+        ...body.tool.annotations,
+        title: mask(body.tool.annotations.title),
+      };
+      const created = await tx.approvalRequest.create({
+        data: {
+          requestRef: body.requestRef,
+          organization: body.organization,
+          principal: body.principal,
+          agent: mask(body.agent),
+          server: body.server,
+          toolName: body.tool.name,
+          toolAnnotations: annotations ?? Prisma.DbNull,
+          annotationsTrusted: serverTrusted,
+          argsDigest: body.argsDigest,
+          summary: mask(body.summary),
+          resourceType: mask(body.resource?.type),
+          resourceId: mask(body.resource?.id),
+          requiredApprovals: verdict.requiredApprovals,
+          status: autoApproved ? 'approved' : 'pending',
+          expiresAt: new Date(now.getTime() + body.pendingTtlSeconds * 1000),
+          grantTtlSeconds: body.grantTtlSeconds,
+          requestedByKeyId: client.keyId,
+          idempotencyKey: key.data,
+          requestHash: hash,
+          createdAt: now,
+          decidedAt: autoApproved ? now : null,
+        },
+        select: { id: true },
+      });
+      await appendAudit(tx, {
+        actor: keyActor(client),
+        action: 'approval.request',
+        targetType: 'approval',
+        targetId: created.id,
+        data: {
+          requestRef: body.requestRef,
+          organization: body.organization,
+          principal: body.principal,
+          server: body.server,
+          tool: body.tool.name,
+          argsDigest: body.argsDigest,
+          requiredApprovals: verdict.requiredApprovals,
+          policy: policyBasisText[verdict.basis],
+          annotationsTrusted: serverTrusted,
+          apiKey: client.name,
+        },
+      });
+      if (autoApproved)
+        await issueGrant(tx, created.id, keyActor(client), `no approval required: ${policyBasisText[verdict.basis]}`);
+      // The outbox, in this transaction (lib/server/webhooks/worker.ts delivers it).
+      const approved = autoApproved ? [{ type: 'approval.approved', extra: { approvals: 0 } }] : [];
+      await rows(enqueueWebhookEvents(created.id, [{ type: 'approval.requested' }, ...approved]), tx);
+      return ok({
+        replayed: false,
+        approval: createdBody(
+          await tx.approvalRequest.findUniqueOrThrow({ where: { id: created.id }, select: createdSelect }),
+        ),
+      });
+    },
+    TX_OPTIONS,
+  );
+  return result;
+}
+
+/** Issues the grant of a request just approved, inside the caller's transaction (database clock). */
+export async function issueGrant(tx: Tx, approvalId: string, actor: string, why: string): Promise<void> {
+  const [grant] = await rows(insertGrant(approvalId), tx);
+  await appendAudit(tx, {
+    actor,
+    action: 'grant.issue',
+    targetType: 'approval',
+    targetId: approvalId,
+    data: { grantId: grant.id, expiresAt: grant.expires_at.toISOString(), why },
+  });
+}
