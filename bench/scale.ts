@@ -368,7 +368,8 @@ async function main(): Promise<number> {
   // Spread over the first 12 months minus the last hours of the current one (received up to "now").
   const span = Math.floor((now.getTime() - first.getTime()) / 1000);
 
-  const { cleanUpPurged, purgeExpiredOutcomes } = await import('../lib/server/retention/retention');
+  const { purgeExpiredOutcomes } = await import('../lib/server/retention/retention');
+  const { cleanUpPurged } = await import('../lib/server/retention/clean-up');
 
   log(`loading ${int(SMALL)} into the small database…`);
   await load(cs, 0, SMALL, first, span, 's-');

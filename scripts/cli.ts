@@ -213,7 +213,8 @@ async function main(argv: string[]): Promise<void> {
         break;
       }
       case 'retention:purge': {
-        const { purgeExpiredOutcomes, cleanUpPurged } = await import('@/lib/server/retention/retention');
+        const { purgeExpiredOutcomes } = await import('@/lib/server/retention/retention');
+        const { cleanUpPurged } = await import('@/lib/server/retention/clean-up');
         const { describePurge, describeCleanUp } = await import('@/lib/server/retention/job');
         const report = await purgeExpiredOutcomes({ actor: auditName(cli) });
         if (report.ran) console.log(describePurge(report));

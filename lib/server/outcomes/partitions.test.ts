@@ -1,7 +1,8 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { ensurePartitionsAhead, listOutcomePartitions } from './partitions';
-import { cleanUpPurged, purgeExpiredOutcomes } from '../retention/retention';
+import { purgeExpiredOutcomes } from '../retention/retention';
+import { cleanUpPurged } from '../retention/clean-up';
 import { ingestOutcomes } from '.';
 import { db } from '../db/db';
 import { uniq } from '@/testing/factories';

@@ -1,16 +1,12 @@
 import 'server-only';
 import { isDatabaseUnavailable } from '../db/unavailable';
-import {
-  purgeExpiredOutcomes,
-  retentionSetting,
-  cleanUpPurged,
-  type PurgeReport,
-  type CleanUpReport,
-} from './retention';
+import { purgeExpiredOutcomes, retentionSetting, type PurgeReport } from './retention';
+import { cleanUpPurged, type CleanUpReport } from './clean-up';
 import { RETENTION_ENV } from '@/lib/outcomes/retention';
 
 // The hourly purge of outcome records past OUTCOME_RETENTION_DAYS, then the clean-up of what it
-// left: the months it took out and their records' event-id claims (lib/server/retention/retention.ts).
+// left: the months it took out and their records' event-id claims (lib/server/retention/retention.ts,
+// clean-up.ts).
 
 const HOUR_MS = 3_600_000;
 const FIRST_RUN_DELAY_MS = 60_000;

@@ -7,11 +7,8 @@ import {
   createKeptTable,
   deleteOrphanedStateChecks,
   deleteOutcomeBatch,
-  deleteStaleEventIds,
   detachPartition,
-  dropPurgedTable,
   renamePurged,
-  selectPurgedTables,
   forgetPartitionCounts,
   partitionRowCount,
   restoreKeptOutcomes,
@@ -23,10 +20,7 @@ import {
 } from './sql';
 import { appendAudit } from '../audit/audit';
 import { dbNow } from '../approvals';
-import { authorize } from '@/lib/auth/permissions';
-import type { Actor } from '@/lib/auth/actor';
 import { parseRetentionSetting, RETENTION_ENV, type RetentionSetting } from '@/lib/outcomes/retention';
-import { fail, ok, type Result } from '@/lib/result';
 
 // Outcome records older than the retention period (OUTCOME_RETENTION_DAYS) are deleted, oldest
 // first, in short batches: each batch is its own transaction deleting at most `batchSize` rows
@@ -45,21 +39,19 @@ import { fail, ok, type Result } from '@/lib/result';
 // (into the default partition, their range having none now), so a month goes in the same time
 // whatever it holds. Batches delete only inside the partition the cutoff falls in and the default
 // partition; the cost of a run follows that boundary, never the table. The detached months'
-// files and their records' event-id claims go afterwards (cleanUpPurged), outside the purge.
+// files and their records' event-id claims go afterwards (cleanUpPurged, ./clean-up.ts), outside the purge.
 
 export const PURGE_BATCH_DEFAULT = 5_000;
-const PURGE_BATCH_MAX = 50_000;
+export const PURGE_BATCH_MAX = 50_000;
 const DAY_MS = 86_400_000;
 const DROP_LOCK_TIMEOUT_MS = 5_000;
 
 // Session-level advisory lock (a connection of its own, below): one purge at a time across every
 // instance and the CLI. Any 64-bit constant unique to this lock: "retention".
 const PURGE_LOCK = 0x726574656e74696fn;
-// The clean-up's own (cleanUpPurged): "evtsweep".
-const CLEAN_UP_LOCK = 0x6576747377656570n;
 
 // The audit entries of purges share one target, so the admin page finds the latest by index.
-const AUDIT_TARGET = { targetType: 'outcome_records', targetId: 'retention' } as const;
+export const AUDIT_TARGET = { targetType: 'outcome_records', targetId: 'retention' } as const;
 export const PURGE_ACTION = 'outcomes.purge';
 
 /** The setting in force; a bad value throws a RetentionConfigError naming the variable. */
@@ -251,65 +243,11 @@ export async function purgeExpiredOutcomes(options: PurgeOptions = {}): Promise<
   return report ?? { ran: false, reason: 'busy' };
 }
 
-export type CleanUpReport =
-  | { ran: false; reason: 'busy' }
-  | { ran: true; tablesDropped: number; dropMs: number; claimsSwept: number; sweepMs: number };
-
-/**
- * What a purge leaves, done apart so that taking a month out costs the same whatever it held:
- * the steps whose work follows its size, holding no lock that ingestion waits for. Run after
- * each purge (the hourly routine, `retention:purge`); whatever a crash left, the next run does.
- *   1. Drops the months the purge detached (lib/server/retention/sql.ts). Each drop locks
- *      only its own table; its commit frees the files, in time proportional to their size.
- *   2. Deletes the event-id claims whose record went with them, `batchSize` at a time in order of
- *      receipt, each batch its own statement. Until then a stale claim does no harm: the next
- *      record of its pair takes it over (the trigger of migration 20261201192841). Below the
- *      oldest range partition only the default partition holds records (the kept ones, put back
- *      with their time of receipt), so every other claim there is stale.
- * One clean-up at a time (its own lock: a purge never waits for it). The purge's audit entry
- * covers the records; dropping what it removed and ingestion's index change nothing anyone reads.
- */
-export async function cleanUpPurged(options: { batchSize?: number } = {}): Promise<CleanUpReport> {
-  const batchSize = options.batchSize ?? PURGE_BATCH_DEFAULT;
-  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > PURGE_BATCH_MAX) {
-    throw new Error(`batchSize must be a whole number from 1 to ${PURGE_BATCH_MAX}`);
-  }
-  const lost = () => new Error('the clean-up lost its lock (its connection closed); the next run carries on');
-  const report = await withAdvisoryLock(CLEAN_UP_LOCK, async (held) => {
-    const t0 = Date.now();
-    const purged = await rows(selectPurgedTables());
-    for (const { name } of purged) {
-      if (!held()) throw lost();
-      await rows(dropPurgedTable(name));
-    }
-    const t1 = Date.now();
-    const oldest = (await rows(selectOutcomePartitions())).find((p) => p.lower_bound !== null);
-    let swept = 0;
-    if (oldest?.lower_bound) {
-      for (let from = new Date(0); ;) {
-        if (!held()) throw lost();
-        const [{ n, upto }] = await rows(deleteStaleEventIds(from, oldest.lower_bound, batchSize));
-        swept += n;
-        if (n < batchSize || !upto) break;
-        from = upto;
-      }
-    }
-    return {
-      ran: true as const,
-      tablesDropped: purged.length,
-      dropMs: t1 - t0,
-      claimsSwept: swept,
-      sweepMs: Date.now() - t1,
-    };
-  });
-  return report ?? { ran: false, reason: 'busy' };
-}
-
 /**
  * Runs `work` holding a session-level advisory lock on a connection of its own, or answers null
  * when another run holds it. `held()` turns false once that connection is lost, and the lock with it.
  */
-async function withAdvisoryLock<T>(key: bigint, work: (held: () => boolean) => Promise<T>): Promise<T | null> {
+export async function withAdvisoryLock<T>(key: bigint, work: (held: () => boolean) => Promise<T>): Promise<T | null> {
   const client = sessionClient();
   let connected = false;
   // Without a listener a dropped connection would be an uncaught 'error' event: the process dies.
@@ -325,33 +263,4 @@ async function withAdvisoryLock<T>(key: bigint, work: (held: () => boolean) => P
     // Closing the session releases the lock.
     await client.end().catch(() => {});
   }
-}
-
-export type RetentionStatus = {
-  setting: RetentionSetting | { enabled: false; invalid: string };
-  lastPurge: { at: Date; deleted: number; kept: number | null; cutoff: string } | null;
-};
-
-/** The setting in force and the last purge that deleted something (from the audit log). */
-export async function getRetentionStatus(viewer: Actor): Promise<Result<RetentionStatus>> {
-  if (!authorize(viewer, 'audit.read')) return fail('forbidden');
-  let setting: RetentionStatus['setting'];
-  try {
-    setting = retentionSetting();
-  } catch (err) {
-    setting = { enabled: false, invalid: (err as Error).message };
-  }
-  const last = await db.auditEntry.findFirst({
-    where: { ...AUDIT_TARGET, action: PURGE_ACTION },
-    orderBy: { seq: 'desc' },
-    select: { at: true, data: true },
-  });
-  const data = last?.data as { deleted?: number; kept?: number | null; cutoff?: string } | undefined;
-  return ok({
-    setting,
-    lastPurge:
-      last && data
-        ? { at: last.at, deleted: data.deleted ?? 0, kept: data.kept ?? null, cutoff: data.cutoff ?? '' }
-        : null,
-  });
 }

@@ -1,6 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import pg from 'pg';
-import { getRetentionStatus, purgeExpiredOutcomes } from './retention';
+import { purgeExpiredOutcomes } from './retention';
+import { getRetentionStatus } from './status';
 import { runScheduledPurge, startRetentionSchedule, stopRetentionSchedule } from './job';
 import { revokeApproval } from '../approvals';
 import { verifyAuditChain } from '../audit/audit';

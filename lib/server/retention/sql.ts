@@ -114,7 +114,7 @@ export const deleteOrphanedStateChecks = () => sql`
   DELETE FROM outcome_state_checks c WHERE NOT EXISTS (SELECT 1 FROM outcome_records r WHERE r.id = c.record_id)`;
 
 // A month past the limit is detached and renamed in the purge's transaction, and dropped later,
-// apart (lib/server/retention/retention.ts cleanUpPurged): a drop's commit frees the files, which
+// apart (lib/server/retention/clean-up.ts cleanUpPurged): a drop's commit frees the files, which
 // takes time in proportion to their size (the filesystem's), and held the parent's lock for all
 // of it. Renamed with a random suffix, so that a leftover is found, and never clashes with a
 // partition made again for its range.

@@ -3,7 +3,7 @@ import { Badge, Card, Notice, PageHeader } from '@/components/ui/card';
 import { Table, Td } from '@/components/ui/table';
 import { formatDate } from '@/lib/format';
 import { listAuditEntries, verifyAuditChainAs } from '@/lib/server/audit/audit';
-import { getRetentionStatus } from '@/lib/server/retention/retention';
+import { getRetentionStatus } from '@/lib/server/retention/status';
 import { getReplicaStatus, type ReplicaStatus } from '@/lib/server/db/replica';
 import { describeRetention } from '@/lib/outcomes/retention';
 import { requireViewer } from '@/lib/server/auth/session';
