@@ -11,7 +11,7 @@ import { setPolicyRule } from '@/lib/server/policy/policy-rules';
 import { trustServer } from '@/lib/server/policy/trusted-servers';
 import { Relay } from './relay';
 import { makeApiKey, uniq } from '@/testing/factories';
-import { listIncidentOutcomes } from '@/lib/server/outcomes';
+import { listIncidentOutcomes } from '@/lib/server/incidents';
 import { consoleActors, testContext, type ConsoleActors, closedAfterEach } from '@/testing/gateway-fixtures';
 import { createTaskMcpServer } from '@/testing/mcp-tasks';
 

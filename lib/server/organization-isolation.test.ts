@@ -1,8 +1,16 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findApprovalIdForGrant, getApproval, listApprovals, requestApproval, setPolicyRule } from './approvals';
 import { redeemGrant } from './approvals/grants';
-import { countRecentFindings, findingsByRecord, getIncident, openIncident, resolveIncidentRef } from './incidents';
-import { findOutcomeRequestRef, getOutcome, ingestOutcomes, listIncidentOutcomes, listOutcomes } from './outcomes';
+import {
+  countRecentFindings,
+  findingsByRecord,
+  findOutcomeRequestRef,
+  getIncident,
+  listIncidentOutcomes,
+  openIncident,
+  resolveIncidentRef,
+} from './incidents';
+import { getOutcome, ingestOutcomes, listOutcomes } from './outcomes';
 import { trustServer } from './policy/trusted-servers';
 import { makeApiKey, uniq, value } from '../../testing/factories';
 import { approvalRequestSchema } from '@/lib/approvals/schemas';

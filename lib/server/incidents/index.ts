@@ -2,6 +2,7 @@
 export type { IncidentTimelineEntry } from '@/lib/incidents/timeline';
 export type { IncidentApprovalSummary, IncidentView } from './types';
 export { getIncident, incidentApiBody, incidentReport, openIncident, resolveIncidentRef } from './read';
+export { findOutcomeRequestRef, listFindingInputs, listIncidentOutcomes, type FindingInput } from './records';
 export { countRecentFindings, findingsByRecord, summarizeIncidents, type IncidentSummary } from './policy';
 export {
   listFlaggedIncidents,

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { first } from '../db/kysely';
 import { selectApprovalRequestRef } from './sql';
 import { logIncidentAccess, type IncidentAccessFormat } from './access-log';
-import { findOutcomeRequestRef, listIncidentOutcomes } from '../outcomes';
+import { findOutcomeRequestRef, listIncidentOutcomes } from './records';
 import { authorize } from '@/lib/auth/permissions';
 import type { Actor } from '@/lib/auth/actor';
 import { isUuid } from '@/lib/approvals/schemas';

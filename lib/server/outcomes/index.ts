@@ -2,15 +2,5 @@
 export { ingestOutcomes } from './ingest';
 export { recordStateCheck } from './state-check';
 export type { IngestedRecord, IngestResponse } from './rows';
-export {
-  findOutcomeRequestRef,
-  getOutcome,
-  listFindingInputs,
-  listIncidentOutcomes,
-  listOutcomes,
-  listTaskRecords,
-  type FindingInput,
-  type OutcomePage,
-  type TaskRecordView,
-  type OutcomeView,
-} from './read';
+export { getOutcome, listOutcomes, listTaskRecords, type OutcomePage, type TaskRecordView } from './read';
+export type { OutcomeView } from './view';

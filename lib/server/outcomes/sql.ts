@@ -120,7 +120,7 @@ export const selectTrustedServers = (names: string[]) =>
     .select('name')
     .where((eb) => eb('name', '=', eb.fn.any(eb.val(names))));
 
-// ── The incident look-up (lib/server/outcomes/read.ts listIncidentOutcomes) ─────────────
+// ── The incident look-up (lib/server/incidents/records.ts listIncidentOutcomes) ─────────
 
 /** A record as shown, under the field names Prisma gives the columns: never the hashes or the key. */
 const VIEW_COLUMNS = [
@@ -235,14 +235,14 @@ export const selectTaskRecords = (organization: string, taskId: string, max: num
     .orderBy('received_seq')
     .limit(max);
 
-/** The records that settled unknowns (lib/server/outcomes/read.ts): who sent them. */
+/** The records that settled unknowns (lib/server/outcomes/view.ts): who sent them. */
 export const selectSettlers = (ids: string[]) =>
   kysely
     .selectFrom('outcome_records')
     .select(['id', 'agent', 'principal'])
     .where((eb) => eb('id', '=', eb.fn.any(eb.val(ids))));
 
-// ── Search by event id (lib/server/incidents/search.ts, outcomes/read.ts) ───────────────
+// ── Search by event id (lib/server/incidents/search.ts, incidents/records.ts) ───────────
 
 /**
  * The request references of the records with this event id, under any API key (of one
