@@ -1,7 +1,8 @@
 // What the console's policy requires of each tool (`POST /api/v1/policy/evaluate`), cached for a
 // few seconds so an admin's change applies within seconds. When the console cannot be reached the
 // last answer stays in force (trusted reads keep going through); with none ever, the server's own
-// readOnlyHint is all there is: such reads go through, every other call fails closed (call.ts).
+// readOnlyHint is all there is: such reads go through, every other call fails closed (call.ts,
+// approval-gate.ts).
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { annotationsOf } from '../mcp/countersign-client';
 import { callApi, type CountersignEndpoint } from '../mcp/countersign-http';

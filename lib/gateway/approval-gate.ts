@@ -1,0 +1,126 @@
+// The approval gate of a `tools/call` through the gateway (call.ts): what the console's policy
+// says of the tool (refused outright, a grant needed, or let through), and for a call that needs a
+// grant, the grant staged, waited for and redeemed right before forwarding (lib/mcp/approvals.ts),
+// with progress notifications to the client meanwhile. A grant not obtained is a refusal.
+import type { JSONRPCRequest, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Observed } from '../outcomes/schemas';
+import { obtainGrant, type GrantOutcome } from '../mcp/approvals';
+import { approvalKey } from '../mcp/countersign-client';
+import type { CountersignEndpoint } from '../mcp/countersign-http';
+import type { Digest } from './call';
+import { approvalUrl } from './context';
+import type { ToolPolicy } from './policy';
+import { gatewayRecord, type CallMeta } from './record';
+import type { Relay } from './relay';
+import type { GatewayErrorCategory } from './tool-errors';
+
+/** A call the gateway answers itself, unsent: what it records, and what the client reads. */
+export interface Refusal {
+  observed: Observed;
+  category: GatewayErrorCategory;
+  text: string;
+  approval?: { id: string; url?: string };
+}
+
+/**
+ * The refusal of a tool the policy names nothing for (the console never answered) or blocks;
+ * null when the policy lets the call go on.
+ */
+export function policyRefusal(verdict: ToolPolicy | undefined, name: string): Refusal | null {
+  if (!verdict) {
+    return {
+      observed: { sent: false, clientBlock: 'approval_required' },
+      category: 'unavailable',
+      text: 'Countersign cannot be reached, so this call was not sent: nothing was done. Try again later.',
+    };
+  }
+  if (verdict.blocked) {
+    return {
+      observed: { sent: false, clientBlock: 'denied_by_policy' },
+      category: 'denied_by_policy',
+      text: `The tool "${name}" is blocked by Countersign policy: it was not called, and cannot be approved.`,
+    };
+  }
+  return null;
+}
+
+/** Whether a call of this tool waits for a grant: one that needs approvals, or any write. */
+export const needsGrant = (verdict: ToolPolicy | undefined): verdict is ToolPolicy =>
+  verdict !== undefined && (verdict.requiredApprovals > 0 || !verdict.readOnly);
+
+/**
+ * Asks the console for a grant for this call and waits for it (until `signal` aborts or the
+ * gateway's approval wait ends), sending the client a progress notification at each interval
+ * when its request carries a progress token.
+ */
+export async function holdForGrant(
+  relay: Relay,
+  request: JSONRPCRequest,
+  meta: CallMeta,
+  name: string,
+  tool: Tool | undefined,
+  digest: Digest,
+  signal: AbortSignal,
+): Promise<GrantOutcome> {
+  const ctx = relay.ctx;
+  const progressToken = (request.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
+  let progress = 0;
+  const tick =
+    typeof progressToken === 'string' || typeof progressToken === 'number'
+      ? setInterval(() => {
+          void relay.toClient(
+            {
+              jsonrpc: '2.0',
+              method: 'notifications/progress',
+              params: { progressToken, progress: ++progress, message: 'Waiting for approval in Countersign' },
+            },
+            { relatedRequestId: request.id },
+          );
+        }, ctx.progressIntervalMs ?? 1000)
+      : undefined;
+  try {
+    return await obtainGrant(
+      ctx.endpoint,
+      {
+        body: {
+          requestRef: meta.requestRef,
+          organization: ctx.organization,
+          principal: ctx.principal,
+          ...(ctx.agent ? { agent: ctx.agent } : {}),
+          server: ctx.server,
+          tool: { name, annotations: gatewayRecord.annotations(tool) },
+          argsDigest: digest(),
+          summary: meta.summary,
+        },
+        idempotencyKey: approvalKey(ctx.server, name, meta, digest(), 1),
+      },
+      { maxWaitMs: ctx.approvalWaitMs, pollInitialMs: ctx.pollInitialMs ?? 500, pollMaxMs: 2000 },
+      signal,
+    );
+  } finally {
+    clearInterval(tick);
+  }
+}
+
+/** The refusal of a call whose grant was not obtained: denied, expired or revoked, pending, or unreachable. */
+export function grantRefusal(endpoint: CountersignEndpoint, grant: Extract<GrantOutcome, { ok: false }>): Refusal {
+  const url = grant.approvalId ? approvalUrl(endpoint, grant.approvalId) : undefined;
+  const approval = grant.approvalId ? { id: grant.approvalId, url } : undefined;
+  const [category, text] =
+    grant.why === 'denied'
+      ? (['denied', 'A reviewer denied this call in Countersign: it was not sent, and must not be retried.'] as const)
+      : grant.why === 'expired' || grant.why === 'revoked'
+        ? ([
+            'approval_expired',
+            `The approval is ${grant.why}: the call was not sent. The same call asks again.`,
+          ] as const)
+        : grant.why === 'unavailable'
+          ? (['unavailable', 'Countersign cannot be reached, so this call was not sent: nothing was done.'] as const)
+          : grant.why === 'pending'
+            ? ([
+                'approval_required',
+                `This call needs approval in Countersign${url ? ` (${url})` : ''}; it was not sent. The same call goes through once it is approved.`,
+              ] as const)
+            : (['approval_required', `This call was not sent: ${grant.reason}.`] as const);
+  return { observed: { sent: false, clientBlock: grant.block }, category, text, approval };
+}
