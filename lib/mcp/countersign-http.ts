@@ -1,6 +1,7 @@
 // The few HTTP calls the agent side makes to Countersign's API (docs/api.md): JSON in, JSON out, an
 // API key, a deadline. Expected failures are values, never exceptions: the caller decides whether
 // to retry.
+import { isRetryableStatus, parseRetryAfter } from '../http-retry';
 
 export type FetchLike = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -51,7 +52,8 @@ export async function callApi(
     } catch {
       body = null;
     }
-    return { kind: 'response', status: res.status, body, retryAfterMs: retryAfterMs(res.headers.get('retry-after')) };
+    const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'), Date.now()) ?? null;
+    return { kind: 'response', status: res.status, body, retryAfterMs };
   } catch (error) {
     return { kind: 'network_error', error };
   }
@@ -59,15 +61,7 @@ export async function callApi(
 
 /** Worth another try later: the request may succeed once the server or network recovers. */
 export function isTransient(r: ApiResponse): boolean {
-  return r.kind === 'network_error' || r.status === 408 || r.status === 429 || r.status >= 500;
-}
-
-// Seconds or an HTTP date (RFC 9110); anything else is ignored.
-function retryAfterMs(header: string | null): number | null {
-  if (!header) return null;
-  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
-  const at = Date.parse(header);
-  return Number.isNaN(at) ? null : Math.max(0, at - Date.now());
+  return r.kind === 'network_error' || isRetryableStatus(r.status);
 }
 
 export const sleep = (ms: number, signal?: AbortSignal) =>

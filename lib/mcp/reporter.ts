@@ -3,10 +3,11 @@
 //
 // - Batches: up to `batchSize` records, sent when that many are waiting or `flushIntervalMs` after
 //   the first one arrived.
-// - Retries 408, 429, 5xx and network failures (and 401/403, which an operator can fix by restoring
-//   the key) with growing, jittered backoff, honouring Retry-After. A batch that fails that way goes
-//   back to the front, so records keep their order. Resending a batch whose answer was lost is
-//   harmless: the server answers a known eventId as a duplicate.
+// - Retries what lib/http-retry.ts calls retryable (408, 425, 429, 5xx), network failures and 401/403
+//   (which an operator can fix by restoring the key) with growing, jittered backoff, honouring
+//   Retry-After. A batch that fails that way goes back to the front, so records keep their order.
+//   Resending a batch whose answer was lost is harmless: the server answers a known eventId as a
+//   duplicate.
 // - A 422 names the refused records (`records.N.…`): those are dropped and counted, the rest resent.
 //   A 413 halves the batch size. Any other 4xx drops the batch (counted): resending cannot help.
 // - Bounded: past `maxBuffered` records the oldest are dropped and counted.

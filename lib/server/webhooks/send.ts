@@ -4,7 +4,8 @@ import https from 'node:https';
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import { isForbiddenAddress, isSelf } from '@/lib/webhooks/address';
-import { retryAfterMs, retryable, type AttemptOutcome } from '@/lib/webhooks/retry';
+import { isRetryableStatus } from '@/lib/http-retry';
+import { retryAfterMs, type AttemptOutcome } from '@/lib/webhooks/retry';
 
 // One POST to a receiver. The address is checked after DNS resolution, on the connection itself
 // (the lookup the socket uses), so a name that resolves, or rebinds, to a metadata address is
@@ -86,7 +87,7 @@ export function postWebhook(
         done({
           ok: false,
           status,
-          retry: retryable(status),
+          retry: isRetryableStatus(status),
           error: `HTTP ${status}`,
           retryAfterMs: retryAfterMs(Array.isArray(after) ? after[0] : after, Date.now(), options.retryAfterCapMs),
         });
