@@ -11,6 +11,8 @@ import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamable
 import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Exchange } from './exchange';
+import { isInitialized, isMessage } from './messages';
+import { eventStreamReader } from './sse';
 
 const RECONNECT = { initialMs: 1000, maxMs: 30_000, grow: 1.5, maxRetries: 2 };
 
@@ -140,66 +142,35 @@ export class HttpUpstream implements Transport {
     }, delay);
   }
 
-  // Server-sent events (the WHATWG event-stream format), each `message` event's data a JSON-RPC
-  // message. `related`: the request this stream answers (a POST's), which what it carries relates to.
+  // Server-sent events (sse.ts), each `message` event's data a JSON-RPC message. `related`: the
+  // request this stream answers (a POST's), which what it carries relates to.
   private readStream(res: IncomingMessage, reconnectable: boolean, related?: RequestId): void {
     this.open.add(res);
     res.setEncoding('utf8');
-    let buffer = '';
-    let data: string[] = [];
-    let event = '';
     let lastEventId: string | undefined;
     let primed = false;
     let responded = false;
-    const dispatch = () => {
-      const text = data.join('\n');
-      const kind = event;
-      data = [];
-      event = '';
-      if (!text || (kind && kind !== 'message')) return;
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch (error) {
-        return void this.onerror?.(error as Error);
-      }
-      if (this.deliver(parsed, related) === 'response') responded = true;
-    };
-    const line = (l: string) => {
-      if (l === '') return dispatch();
-      if (l.startsWith(':')) return;
-      const colon = l.indexOf(':');
-      const field = colon < 0 ? l : l.slice(0, colon);
-      let value = colon < 0 ? '' : l.slice(colon + 1);
-      if (value.startsWith(' ')) value = value.slice(1);
-      if (field === 'data') data.push(value);
-      else if (field === 'event') event = value;
-      else if (field === 'id' && !value.includes('\u0000')) {
-        lastEventId = value;
-        primed = true;
-      } else if (field === 'retry' && /^\d+$/.test(value)) this.serverRetryMs = Number(value);
-    };
-    res.on('data', (chunk: string) => {
-      buffer += chunk;
-      let start = 0;
-      if (buffer.indexOf('\r') < 0) {
-        // Lines ending in \n only (what servers send): found by indexOf, not character by character.
-        for (let i = buffer.indexOf('\n'); i >= 0; i = buffer.indexOf('\n', start)) {
-          line(buffer.slice(start, i));
-          start = i + 1;
-        }
-      } else {
-        for (let i = 0; i < buffer.length; i++) {
-          const c = buffer.charCodeAt(i);
-          if (c !== 10 && c !== 13) continue;
-          if (c === 13 && i + 1 === buffer.length) break; // a \r\n split across chunks
-          line(buffer.slice(start, i));
-          if (c === 13 && buffer.charCodeAt(i + 1) === 10) i++;
-          start = i + 1;
-        }
-      }
-      buffer = start ? buffer.slice(start) : buffer;
-    });
+    res.on(
+      'data',
+      eventStreamReader({
+        message: (text) => {
+          let parsed: unknown;
+          try {
+            parsed = JSON.parse(text);
+          } catch (error) {
+            return void this.onerror?.(error as Error);
+          }
+          if (this.deliver(parsed, related) === 'response') responded = true;
+        },
+        id: (value) => {
+          lastEventId = value;
+          primed = true;
+        },
+        retry: (ms) => {
+          this.serverRetryMs = ms;
+        },
+      }),
+    );
     const ended = (error?: Error) => {
       if (!this.open.delete(res)) return;
       if (error) this.onerror?.(new Error(`SSE stream disconnected: ${error}`));
@@ -295,17 +266,6 @@ export interface FromServer extends MessageExtraInfo {
   /** The request whose answer stream (the server's SSE answer to that POST) carried the message. */
   relatedRequestId?: RequestId;
 }
-
-function isMessage(m: unknown): m is Record<string, unknown> {
-  if (typeof m !== 'object' || m === null || Array.isArray(m)) return false;
-  const o = m as Record<string, unknown>;
-  if (o.jsonrpc !== '2.0') return false;
-  if (typeof o.method === 'string') return true;
-  return (typeof o.id === 'string' || typeof o.id === 'number') && ('result' in o || 'error' in o);
-}
-
-const isInitialized = (m: JSONRPCMessage) =>
-  !Array.isArray(m) && 'method' in m && m.method === 'notifications/initialized' && !('id' in m);
 
 function header(headers: IncomingHttpHeaders, name: string): string | null {
   const v = headers[name];

@@ -24,3 +24,15 @@ export const isResult = (m: JSONRPCMessage): m is JSONRPCResultResponse =>
 
 export const isErrorResponse = (m: JSONRPCMessage): m is JSONRPCErrorResponse =>
   has(m, 'error') && !has(m, 'method') && !has(m, 'result');
+
+/** Whether a value parsed from the server has the shape of a JSON-RPC message: a request or notification, or a response. */
+export function isMessage(m: unknown): m is Record<string, unknown> {
+  if (typeof m !== 'object' || m === null || Array.isArray(m)) return false;
+  const o = m as Record<string, unknown>;
+  if (o.jsonrpc !== '2.0') return false;
+  if (typeof o.method === 'string') return true;
+  return (typeof o.id === 'string' || typeof o.id === 'number') && ('result' in o || 'error' in o);
+}
+
+export const isInitialized = (m: JSONRPCMessage) =>
+  !Array.isArray(m) && 'method' in m && m.method === 'notifications/initialized' && !('id' in m);
