@@ -10,19 +10,14 @@
 //   duplicate.
 // - A 422 names the refused records (`records.N.…`): those are dropped and counted, the rest resent.
 //   A 413 halves the batch size. Any other 4xx drops the batch (counted): resending cannot help.
+//   What each answer means: reporter-batch.ts.
 // - Bounded: past `maxBuffered` records the oldest are dropped and counted.
 // - `flush()` sends what is buffered now; `close()` flushes with retries until a deadline. Timers
 //   are unref'd, so call `close()` before the process exits.
 import type { Outcome } from '../outcomes/schemas';
 import { backoffDelay } from '../backoff';
-import {
-  callApi,
-  isTransient,
-  problemCode,
-  sleep,
-  type ApiResponse,
-  type CountersignEndpoint,
-} from './countersign-http';
+import { sleep, type CountersignEndpoint } from './countersign-http';
+import { postBatch } from './reporter-batch';
 
 export interface ReporterOptions extends CountersignEndpoint {
   /** Records per request (1..1000, default 100). */
@@ -136,7 +131,6 @@ export class OutcomeReporter {
     return { buffered: this.buffer.length + this.inflight.length + this.later.length, ...this.counters };
   }
 
-  /** Sends everything buffered now, ignoring any backoff wait; stops at the first failed attempt. */
   /** The id Countersign stored a sent record under, once its batch was answered. */
   idOf(eventId: string): string | undefined {
     return this.ids.get(eventId);
@@ -148,6 +142,7 @@ export class OutcomeReporter {
     if (this.ids.size > 10_000) this.ids.delete(this.ids.keys().next().value!);
   }
 
+  /** Sends everything buffered now, ignoring any backoff wait; stops at the first failed attempt. */
   async flush(): Promise<FlushResult> {
     this.makeLater();
     this.clearTimer();
@@ -209,59 +204,38 @@ export class OutcomeReporter {
   }
 
   private async post(batch: Outcome[]): Promise<'ok' | 'failed'> {
-    let res: ApiResponse;
-    try {
-      res = await callApi(this.options, 'POST', '/api/v1/outcomes', { body: { records: batch } });
-    } catch (error) {
-      res = { kind: 'network_error', error };
-    }
-    if (res.kind === 'response' && res.status >= 200 && res.status < 300) {
-      const body = res.body as {
-        accepted?: number;
-        duplicates?: number;
-        records?: { eventId?: unknown; id?: unknown }[];
-      } | null;
-      for (const r of Array.isArray(body?.records) ? body.records : [])
-        if (typeof r?.eventId === 'string' && typeof r.id === 'string') this.remember(r.eventId, r.id);
-      this.counters.sent += batch.length;
-      this.counters.duplicates += typeof body?.duplicates === 'number' ? body.duplicates : 0;
-      this.inflight = [];
-      this.failures = 0;
-      // A success after a 413 lets the batch grow back.
-      this.batchSize = Math.min(this.batchSizeMax, this.batchSize * 2);
-      return 'ok';
-    }
-    const code = res.kind === 'response' ? problemCode(res.body) : null;
-    if (res.kind === 'response' && res.status === 413 && batch.length > 1) {
-      this.batchSize = Math.max(1, Math.floor(batch.length / 2));
-      this.requeue(batch);
-      return 'ok';
-    }
-    if (res.kind === 'response' && res.status === 422) {
-      const refused = refusedIndexes(res.body, batch.length);
-      if (refused.size > 0 && refused.size < batch.length) {
-        this.reject(res.status, code, refused.size);
-        this.requeue(batch.filter((_, i) => !refused.has(i)));
+    const answer = await postBatch(this.options, batch);
+    switch (answer.kind) {
+      case 'accepted':
+        for (const { eventId, id } of answer.ids) this.remember(eventId, id);
+        this.counters.sent += batch.length;
+        this.counters.duplicates += answer.duplicates;
+        this.inflight = [];
+        this.failures = 0;
+        // A success after a 413 lets the batch grow back.
+        this.batchSize = Math.min(this.batchSizeMax, this.batchSize * 2);
         return 'ok';
+      case 'too_large':
+        this.batchSize = Math.max(1, Math.floor(batch.length / 2));
+        this.requeue(batch);
+        return 'ok';
+      case 'partly_refused':
+        this.reject(answer.status, answer.code, answer.refused.size);
+        this.requeue(batch.filter((_, i) => !answer.refused.has(i)));
+        return 'ok';
+      case 'retry': {
+        this.failures++;
+        this.counters.failedAttempts++;
+        this.requeue(batch);
+        const retryInMs = this.retryDelay(answer.retryAfterMs);
+        this.emit({ kind: 'send_failed', status: answer.status, code: answer.code, records: batch.length, retryInMs });
+        return 'failed';
       }
+      case 'refused':
+        this.reject(answer.status, answer.code, batch.length);
+        this.inflight = [];
+        return 'ok';
     }
-    if (res.kind === 'network_error' || isTransient(res) || res.status === 401 || res.status === 403) {
-      this.failures++;
-      this.counters.failedAttempts++;
-      this.requeue(batch);
-      const retryInMs = this.retryDelay(res.kind === 'response' ? res.retryAfterMs : null);
-      this.emit({
-        kind: 'send_failed',
-        status: res.kind === 'response' ? res.status : null,
-        code,
-        records: batch.length,
-        retryInMs,
-      });
-      return 'failed';
-    }
-    this.reject(res.status, code, batch.length);
-    this.inflight = [];
-    return 'ok';
   }
 
   private requeue(batch: Outcome[]): void {
@@ -308,15 +282,3 @@ export function createReporter(options: ReporterOptions): OutcomeReporter {
 }
 
 const clamp = (n: number, min: number, max: number) => Math.min(max, Math.max(min, Math.floor(n)));
-
-// `errors: [{ path: "records.3.summary" }]` → {3}
-function refusedIndexes(body: unknown, size: number): Set<number> {
-  const errors = body && typeof body === 'object' ? (body as { errors?: unknown }).errors : null;
-  const out = new Set<number>();
-  if (!Array.isArray(errors)) return out;
-  for (const e of errors) {
-    const m = /^records\.(\d+)(\.|$)/.exec(typeof e?.path === 'string' ? e.path : '');
-    if (m && Number(m[1]) < size) out.add(Number(m[1]));
-  }
-  return out;
-}
