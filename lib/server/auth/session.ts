@@ -5,17 +5,35 @@ import { auth } from './auth';
 import { findSessionViewer } from '../users/sessions';
 import { authorize, type Action, type Viewer } from '@/lib/auth/permissions';
 
-/**
- * The one place that reads the session: the signed-in, enabled user with their current role, and
- * only while the session the cookie names is live (not ended, of the person's current version).
- */
-export const getSession = cache(async (): Promise<{ viewer: Viewer; sessionId: string } | null> => {
+/** What the session cookie says, before the database is asked: who, and which session of theirs. */
+export type SessionCookie = { userId: string; sessionId?: string; sessionVersion?: number };
+
+/** The session cookie's claims, or null when nobody is signed in (no cookie, or one Auth.js refused). */
+export async function readSessionCookie(): Promise<SessionCookie | null> {
   const session = await auth();
   const userId = session?.user?.id;
-  const { sessionId, sessionVersion } = session ?? {};
-  if (!userId || !sessionId || typeof sessionVersion !== 'number') return null;
+  if (!userId) return null;
+  return { userId, sessionId: session.sessionId, sessionVersion: session.sessionVersion };
+}
+
+/**
+ * The cookie alone is never enough: the signed-in, enabled user with their current role, and only
+ * while the session the cookie names is live (not ended, of the person's current version).
+ */
+export async function liveSession(cookie: SessionCookie): Promise<{ viewer: Viewer; sessionId: string } | null> {
+  const { userId, sessionId, sessionVersion } = cookie;
+  if (!sessionId || typeof sessionVersion !== 'number') return null;
   const viewer = await findSessionViewer(userId, sessionId, sessionVersion);
   return viewer ? { viewer, sessionId } : null;
+}
+
+/**
+ * The one place that reads the session (pages and server actions here; the API route wrapper,
+ * lib/server/http/api-route.ts, through the two steps above, with its Origin check between them).
+ */
+export const getSession = cache(async (): Promise<{ viewer: Viewer; sessionId: string } | null> => {
+  const cookie = await readSessionCookie();
+  return cookie ? liveSession(cookie) : null;
 });
 
 export const getViewer = cache(async (): Promise<Viewer | null> => (await getSession())?.viewer ?? null);

@@ -1,9 +1,8 @@
 import 'server-only';
 import type { z } from 'zod';
-import { auth } from '../auth/auth';
+import { liveSession, readSessionCookie } from '../auth/session';
 import { authenticateBearer } from '../credentials/credentials';
 import { isDatabaseUnavailable } from '../db/unavailable';
-import { findSessionViewer } from '../users/sessions';
 import { noteOwnWrite, readsOnPrimary } from '../db/replica';
 import { takeRequestShared } from '../rate-limit/rate-limit';
 import { authorize, scopesGranting, type Action } from '@/lib/auth/permissions';
@@ -101,8 +100,8 @@ async function authenticate(request: Request): Promise<RemoteActor | Response | 
     const match = /^Bearer\s+(\S+)$/i.exec(header);
     return match ? authenticateBearer(match[1]) : null;
   }
-  const session = await auth();
-  if (!session?.user?.id) return null;
+  const cookie = await readSessionCookie();
+  if (!cookie) return null;
   // Route handlers get no CSRF protection from Next or Auth.js: a cookie-authenticated
   // state change must come from our own origin.
   if (unsafeMethods.has(request.method) && !sameOrigin(request)) {
@@ -111,11 +110,8 @@ async function authenticate(request: Request): Promise<RemoteActor | Response | 
       'State-changing requests with a session cookie must come from the console itself (Origin check).',
     );
   }
-  // The JWT alone is never enough: the session it names must be live (session.ts does the same).
-  const { sessionId, sessionVersion } = session;
-  if (!sessionId || typeof sessionVersion !== 'number') return null;
-  const viewer = await findSessionViewer(session.user.id, sessionId, sessionVersion);
-  return viewer ? { ...viewer, kind: 'user', tokenId: null } : null;
+  const live = await liveSession(cookie);
+  return live ? { ...live.viewer, kind: 'user', tokenId: null } : null;
 }
 
 /** Per API key, or per person (personal tokens and the console session share one budget). */
