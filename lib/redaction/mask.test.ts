@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { maskDeep, maskKinds, maskText } from './mask';
+import { mask, maskDeep, maskKinds, maskText } from './mask';
 import { MASKED, t } from './samples';
 
 describe('maskText: every kind', () => {
@@ -121,5 +121,17 @@ describe('maskDeep', () => {
   it('passes non-string leaves through', () => {
     expect(maskDeep(42)).toEqual({ value: 42, kinds: [] });
     expect(maskDeep('Bearer abc123def456')).toEqual({ value: 'Bearer [masked:bearer_token]', kinds: ['bearer_token'] });
+  });
+});
+
+describe('mask: an optional field', () => {
+  it.each([
+    ['null', null, null],
+    ['undefined', undefined, undefined],
+    ['the empty string', '', ''],
+    ['plain text', 'refund order 4411', 'refund order 4411'],
+    ['an e-mail address', 'write to ada@example.com', 'write to [masked:email]'],
+  ])('%s', (_, input, expected) => {
+    expect(mask(input)).toBe(expected);
   });
 });

@@ -124,6 +124,9 @@ export function maskText(s: string): MaskResult {
   return { text, kinds: maskKinds.filter((kind) => found.has(kind)) };
 }
 
+/** maskText's text for an optional field: null, undefined and the empty string stay as they are. */
+export const mask = <T extends string | null | undefined>(s: T) => (s ? maskText(s).text : s) as T;
+
 /** Masks every string inside JSON-like data (plain objects and arrays); keys are left as is. */
 export function maskDeep<T>(value: T): { value: T; kinds: MaskKind[] } {
   const found = new Set<MaskKind>();

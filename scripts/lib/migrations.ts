@@ -6,6 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { PRISMA_MIGRATE_LOCK } from '@/lib/server/db/locks';
 
 export const defaultMigrationsDir = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
 
@@ -59,10 +60,6 @@ const CREATE_MIGRATIONS_TABLE = `CREATE TABLE _prisma_migrations (
     applied_steps_count     INTEGER NOT NULL DEFAULT 0
 );`;
 
-// The key the native engine locks on: our deploy and `prisma migrate deploy` exclude each
-// other as well as two copies of this one.
-const PRISMA_ADVISORY_LOCK = 72707369;
-
 type AppliedRow = { migration_name: string; checksum: string; finished_at: Date | null; rolled_back_at: Date | null };
 
 export class MigrationError extends Error {
@@ -90,8 +87,9 @@ export async function applyMigrations(connectionString: string, options: ApplyOp
   await client.connect();
   try {
     // Session-level lock: held across the per-migration transactions, and released
-    // by Postgres itself should this process die.
-    await client.query('SELECT pg_advisory_lock($1)', [PRISMA_ADVISORY_LOCK]);
+    // by Postgres itself should this process die. The key the native engine locks on: our deploy
+    // and `prisma migrate deploy` exclude each other as well as two copies of this one.
+    await client.query('SELECT pg_advisory_lock($1)', [PRISMA_MIGRATE_LOCK]);
     await ensureMigrationsTable(client);
     const applied = await readAppliedMigrations(client);
     const pending = pendingMigrations(local, applied, warn);

@@ -1,13 +1,7 @@
 import 'server-only';
 import { db } from '../db/db';
 import { affected, first, rows } from '../db/kysely';
-import {
-  revokeApprovedRequest,
-  revokeLiveGrant,
-  revokePendingRequest,
-  settleDecision,
-  takeDecisionTurn,
-} from './sql';
+import { revokeApprovedRequest, revokeLiveGrant, revokePendingRequest, settleDecision, takeDecisionTurn } from './sql';
 import { appendAudit } from '../audit/audit';
 import { enqueueWebhookEvents } from '../webhooks/sql';
 import { authorize, type Viewer } from '@/lib/auth/permissions';
@@ -15,7 +9,8 @@ import type { Actor } from '@/lib/auth/actor';
 import { isUuid, type DecisionBody, type RevokeBody } from '@/lib/approvals/schemas';
 import { describeDecisions, describeSettled, type ApprovalView } from '@/lib/approvals/view';
 import { fail, ok, type Result } from '@/lib/result';
-import { dbNow, findView, mask, refusedByDatabase, toView, TX_OPTIONS, viewSelect } from './shared';
+import { mask } from '@/lib/redaction/mask';
+import { dbNow, findView, refusedByDatabase, toView, TX_OPTIONS, viewSelect } from './shared';
 import { issueGrant } from './request';
 
 export type DecisionInput = DecisionBody & { id: string };

@@ -4,7 +4,7 @@ import { rows as run } from '../db/kysely';
 import { redeemGrants } from './grants-sql';
 import { isDatabaseUnavailable } from '../db/unavailable';
 import { auditAppendArgs } from '../audit/audit';
-import { dbNow, keyActor } from '.';
+import { dbNow, keyActor, refusedByDatabase } from '.';
 import type { Actor, ApiKeyActor } from '@/lib/auth/actor';
 import { authorize } from '@/lib/auth/permissions';
 import { isUuid, type RedeemBody } from '@/lib/approvals/schemas';
@@ -138,7 +138,7 @@ async function runBatch(batch: Waiting[]): Promise<void> {
     if (batch.length === 1) {
       // The database refused it through one of its invariants (the clock moved past the expiry
       // since the WHERE clause read it): explained like any refusal.
-      if (refusedByPostgres(err)) batch[0].resolve(null);
+      if (refusedByDatabase(err)) batch[0].resolve(null);
       else batch[0].reject(err);
     } else if (isDatabaseUnavailable(err)) {
       for (const w of batch) w.reject(err);
@@ -154,12 +154,6 @@ async function runBatch(batch: Waiting[]): Promise<void> {
     w.resolve(r ? { approval_id: r.approval_id, redeemed_at: r.redeemed_at } : null);
   });
 }
-
-// pg's own error for a CHECK or unique violation (refusedByDatabase reads Prisma's wrapping of it).
-const refusedByPostgres = (err: unknown) => {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === '23514' || code === '23505';
-};
 
 async function explainRefusedRedemption(
   client: ApiKeyActor,

@@ -2,6 +2,7 @@ import 'server-only';
 import { createHmac } from 'node:crypto';
 import { db, type Tx } from '../db/db';
 import { rows } from '../db/kysely';
+import { APPROVAL_IDEMPOTENCY_LOCK_CLASS } from '../db/locks';
 import { insertGrant, transactionNow, tryIdempotencyLock } from './sql';
 import { appendAudit } from '../audit/audit';
 import type { Actor } from '@/lib/auth/actor';
@@ -13,7 +14,8 @@ import { policyBasisText } from '@/lib/approvals/policy';
 import { idempotencyKeySchema, type ApprovalRequestBody } from '@/lib/approvals/schemas';
 import { canonicalJson } from '@/lib/json/canonical';
 import { fail, ok, type Result } from '@/lib/result';
-import { keyActor, mask, TX_OPTIONS } from './shared';
+import { mask } from '@/lib/redaction/mask';
+import { keyActor, TX_OPTIONS } from './shared';
 
 /** The 201 body of `POST /api/v1/approvals`; a replay gets the same one again. */
 export type ApprovalCreated = {
@@ -54,9 +56,6 @@ function requestHash(body: ApprovalRequestBody): string {
     .digest('hex');
 }
 
-// Namespace of the two-key advisory locks that mark an idempotency key in flight.
-const IDEMPOTENCY_LOCK = 0x61707072;
-
 /**
  * Stages a mutation for approval (docs/api.md, `POST /api/v1/approvals`), idempotent per API key and
  * Idempotency-Key: the same body again answers the original response, another body is
@@ -89,7 +88,10 @@ export async function requestApproval(
     async (tx): Promise<Result<{ replayed: boolean; approval: ApprovalCreated }>> => {
       // Held until commit, when the row is visible: a second request with this key either waits
       // for nothing (it is refused at once) or finds the committed row.
-      const [{ locked }] = await rows(tryIdempotencyLock(IDEMPOTENCY_LOCK, `${client.keyId}\n${key.data}`), tx);
+      const [{ locked }] = await rows(
+        tryIdempotencyLock(APPROVAL_IDEMPOTENCY_LOCK_CLASS, `${client.keyId}\n${key.data}`),
+        tx,
+      );
       if (!locked)
         return fail(
           'conflict',

@@ -1,12 +1,12 @@
 import 'server-only';
 import { db, type Tx } from '../db/db';
+import { isCheckViolation, isUniqueViolation } from '../db/errors';
 import { rows } from '../db/kysely';
 import { clockNow } from './sql';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { authorize } from '@/lib/auth/permissions';
 import { auditName, organizationOf, type Actor, type ApiKeyActor } from '@/lib/auth/actor';
 import { toApprovalView, type ApprovalView } from '@/lib/approvals/view';
-import { maskText } from '@/lib/redaction/mask';
 
 // Every expiry is judged by the database's clock, never the app server's: instances disagree.
 export async function dbNow(tx: Tx | typeof db = db): Promise<Date> {
@@ -25,12 +25,8 @@ export const keyActor = (client: ApiKeyActor) => auditName(client);
  * (an expiry) or a rival won. The caller explains the refusal as it explains a lost race.
  */
 export function refusedByDatabase(err: unknown): boolean {
-  const cause = (err as { meta?: { driverAdapterError?: { cause?: { originalCode?: unknown } } } } | null)?.meta
-    ?.driverAdapterError?.cause;
-  return cause?.originalCode === '23514' || cause?.originalCode === '23505';
+  return isCheckViolation(err) || isUniqueViolation(err);
 }
-
-export const mask = <T extends string | null | undefined>(s: T) => (s ? maskText(s).text : s) as T;
 
 // What the reader may see: null when nothing; an organization-limited key only its own.
 export function readScope(reader: Actor): Prisma.ApprovalRequestWhereInput | null {

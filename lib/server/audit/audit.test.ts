@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import pg from 'pg';
-import { appendAudit, AUDIT_LOCK, verifyAuditChain, type AuditInput } from './audit';
+import { appendAudit, verifyAuditChain, type AuditInput } from './audit';
+import { AUDIT_CHAIN_LOCK } from '../db/locks';
 import { db, type Tx } from '../db/db';
 import { uniq } from '../../../testing/factories';
 import { auditHash, GENESIS_HASH } from '@/lib/audit/chain';
@@ -26,7 +27,7 @@ async function tamper(sql: string, params: unknown[] = []) {
 
 /** How the previous release appended (hash computed in JS, three statements under the lock): instances still running it must keep extending the same chain. */
 async function appendAuditTheOldWay(tx: Tx, input: AuditInput): Promise<void> {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(${AUDIT_LOCK})`;
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(${AUDIT_CHAIN_LOCK})`;
   const last = await tx.auditEntry.findFirst({ orderBy: { seq: 'desc' }, select: { seq: true, hash: true } });
   const seq = (last?.seq ?? 0n) + 1n;
   const prevHash = last?.hash ?? GENESIS_HASH;
@@ -165,7 +166,7 @@ describe.sequential('audit chain (real PostgreSQL)', () => {
     const holder = await superuser.connect();
     try {
       await holder.query('BEGIN');
-      await holder.query('SELECT pg_advisory_xact_lock($1)', [String(AUDIT_LOCK)]);
+      await holder.query('SELECT pg_advisory_xact_lock($1)', [String(AUDIT_CHAIN_LOCK)]);
       const targetId = uniq('waits');
       const append = db.$transaction((tx) =>
         appendAudit(tx, { actor: 'test', action: 'test.lock', targetType: 'test', targetId }),
@@ -208,7 +209,7 @@ describe.sequential('audit chain (real PostgreSQL)', () => {
     const data = String.raw`{"10":1,"9":2,"B":true,"a":{"note":null},"n":1e+21,"s":"\"é😀\n\u000f","z":[1,null,0.1]}`;
     for (let i = 0; i < 3; i++) {
       await db.$transaction(async (tx) => {
-        await tx.$executeRaw`SELECT pg_advisory_xact_lock(${AUDIT_LOCK})`;
+        await tx.$executeRaw`SELECT pg_advisory_xact_lock(${AUDIT_CHAIN_LOCK})`;
         const last = await tx.auditEntry.findFirst({ orderBy: { seq: 'desc' }, select: { seq: true, hash: true } });
         const seq = (last?.seq ?? 0n) + 1n;
         const prevHash = last?.hash ?? GENESIS_HASH;

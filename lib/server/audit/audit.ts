@@ -17,13 +17,6 @@ export type AuditInput = {
   data?: Record<string, unknown>;
 };
 
-/**
- * The chain's lock: 0x636f756e746572, any 64-bit constant unique to it, taken by the database
- * functions audit_append and redeem_grants (prisma/migrations/…_audit_append_in_sql) so appends
- * serialize and the chain never forks. Named here for whoever reads locks in pg_locks.
- */
-export const AUDIT_LOCK = 0x636f756e746572n;
-
 /** What audit_append takes: the entry, its data as stored and its canonical form around the holes. */
 export function auditAppendArgs(input: AuditInput, holes: readonly ('at' | 'seq' | 'targetId')[] = ['at', 'seq']) {
   const data = input.data ?? {};

@@ -1,5 +1,6 @@
 // Which errors mean the database cannot be answering now (503 with Retry-After), for the HTTP
 // plumbing and data access alike; no connection here, so anything may import it.
+import { errorChain } from './errors';
 
 // SQLSTATEs (class 08 is added below; 57014: cancelled by statement_timeout), socket errors and Prisma's codes for them: P1001 cannot
 // reach, P1002 timed out, P1008 socket timeout, P1017 server closed the connection, P2024 pool
@@ -29,15 +30,6 @@ const unavailableKinds = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'S
 const unavailableMessages =
   /ECONNREFUSED|Connection terminated|timeout exceeded when trying to connect|Query read timeout|not queryable|Can't reach database/i;
 
-type ErrorLike = {
-  code?: unknown;
-  originalCode?: unknown;
-  kind?: unknown;
-  message?: unknown;
-  cause?: unknown;
-  meta?: { driverAdapterError?: unknown };
-};
-
 /**
  * True when an error means the database cannot be reached or is shutting down (answer 503).
  * pg's errors say so in `code`; Prisma wraps them (PrismaClientKnownRequestError P2010/P2039 for
@@ -45,17 +37,12 @@ type ErrorLike = {
  * cause holds the original SQLSTATE or the kind of connection failure.
  */
 export function isDatabaseUnavailable(err: unknown): boolean {
-  const seen = new Set<unknown>();
-  const visit = (e: unknown, depth: number): boolean => {
-    if (!e || typeof e !== 'object' || depth > 5 || seen.has(e)) return false;
-    seen.add(e);
-    const { code, originalCode, kind, message, cause, meta } = e as ErrorLike;
+  for (const { code, originalCode, kind, message } of errorChain(err)) {
     for (const c of [code, originalCode]) {
       if (typeof c === 'string' && (unavailableCodes.has(c) || c.startsWith('08'))) return true;
     }
     if (typeof kind === 'string' && unavailableKinds.has(kind)) return true;
     if (typeof message === 'string' && unavailableMessages.test(message)) return true;
-    return visit(cause, depth + 1) || visit(meta?.driverAdapterError, depth + 1);
-  };
-  return visit(err, 0);
+  }
+  return false;
 }

@@ -1,5 +1,6 @@
 import 'server-only';
 import { sql } from '../db/kysely';
+import { OPERATION_LOCK_SEED } from '../db/locks';
 
 // Resolving an unknown (docs/design.md "Resolving an unknown"): the SQL that decides which records
 // settle which, run inside the ingest transaction (lib/server/outcomes/ingest.ts), by
@@ -60,7 +61,7 @@ export function operationLockKeys(
 /** Takes the operations' locks, in one order for every transaction (no deadlock). */
 export const lockOperations = (keys: string[]) => sql`
   SELECT pg_advisory_xact_lock(h) FROM (
-    SELECT DISTINCT hashtextextended(k, 13) AS h FROM unnest(${keys}::text[]) AS k ORDER BY h
+    SELECT DISTINCT hashtextextended(k, ${sql.lit(OPERATION_LOCK_SEED)}) AS h FROM unnest(${keys}::text[]) AS k ORDER BY h
   ) AS locks`;
 
 /**

@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { CLASSIFIER_VERSION } from '@/lib/outcomes/classify';
 import type { Classification, Outcome, ToolAnnotations } from '@/lib/outcomes/schemas';
-import { maskText } from '@/lib/redaction/mask';
+import { mask } from '@/lib/redaction/mask';
 import { fail } from '@/lib/result';
 import type { IngestRow } from './sql';
 
@@ -25,8 +25,6 @@ export type IngestResponse = { accepted: number; duplicates: number; records: In
 // organization, principal, server, tool name, grantId, versions) are kept as sent: search,
 // filters, findings and the approval rules compare them exactly, and masking would merge
 // different ones (every e-mail principal into one "[masked:email]").
-export const mask = <T extends string | null | undefined>(s: T) => (s ? maskText(s).text : s) as T;
-
 export function toRow(r: Outcome, contentHash: string, c: Classification, trusted: boolean): IngestRow {
   const annotations: ToolAnnotations | null | undefined = r.tool.annotations && {
     ...r.tool.annotations,

@@ -8,8 +8,8 @@ import { authorize } from '@/lib/auth/permissions';
 import { auditName, organizationOf, type Actor } from '@/lib/auth/actor';
 import { isUuid } from '@/lib/outcomes/query';
 import { resolvedHow, verdictLabel, type StateCheckBody } from '@/lib/outcomes/resolution';
+import { mask } from '@/lib/redaction/mask';
 import { fail, ok, type Result } from '@/lib/result';
-import { mask } from './rows';
 import { getOutcomeForWriter, type OutcomeView } from './read';
 
 const who = (actor: Actor): string => {

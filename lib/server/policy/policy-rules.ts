@@ -1,5 +1,6 @@
 import 'server-only';
 import { db, type Tx } from '../db/db';
+import { isRecordNotFound } from '../db/errors';
 import { appendAudit } from '../audit/audit';
 import { first } from '../db/kysely';
 import { lockPolicyRule } from './sql';
@@ -116,7 +117,7 @@ export async function deletePolicyRule(viewer: Actor, id: string): Promise<Resul
   return db.$transaction(async (tx) => {
     const gone = await tx.policyRule.delete({ where: { id }, select: ruleSelect }).catch((err: unknown) => {
       // Deleted already (or never there): nothing was changed.
-      if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2025') return null;
+      if (isRecordNotFound(err)) return null;
       throw err;
     });
     if (!gone) return fail('not_found');

@@ -1,12 +1,10 @@
 import 'server-only';
 import { rows } from '../db/kysely';
+import { RETENTION_CLEAN_UP_LOCK } from '../db/locks';
 import { deleteStaleEventIds, dropPurgedTable, selectOutcomePartitions, selectPurgedTables } from './sql';
 import { PURGE_BATCH_DEFAULT, PURGE_BATCH_MAX, withAdvisoryLock } from './retention';
 
 // What a purge (./retention.ts) leaves behind, cleaned up apart from it.
-
-// The clean-up's own session-level advisory lock, apart from the purge's: "evtsweep".
-const CLEAN_UP_LOCK = 0x6576747377656570n;
 
 export type CleanUpReport =
   | { ran: false; reason: 'busy' }
@@ -32,7 +30,7 @@ export async function cleanUpPurged(options: { batchSize?: number } = {}): Promi
     throw new Error(`batchSize must be a whole number from 1 to ${PURGE_BATCH_MAX}`);
   }
   const lost = () => new Error('the clean-up lost its lock (its connection closed); the next run carries on');
-  const report = await withAdvisoryLock(CLEAN_UP_LOCK, async (held) => {
+  const report = await withAdvisoryLock(RETENTION_CLEAN_UP_LOCK, async (held) => {
     const t0 = Date.now();
     const purged = await rows(selectPurgedTables());
     for (const { name } of purged) {

@@ -2,6 +2,7 @@ import 'server-only';
 import { randomBytes } from 'node:crypto';
 import { db, sessionClient, type Tx } from '../db/db';
 import { rows } from '../db/kysely';
+import { RETENTION_PURGE_LOCK } from '../db/locks';
 import {
   countKeptOutcomes,
   createKeptTable,
@@ -45,10 +46,6 @@ export const PURGE_BATCH_DEFAULT = 5_000;
 export const PURGE_BATCH_MAX = 50_000;
 const DAY_MS = 86_400_000;
 const DROP_LOCK_TIMEOUT_MS = 5_000;
-
-// Session-level advisory lock (a connection of its own, below): one purge at a time across every
-// instance and the CLI. Any 64-bit constant unique to this lock: "retention".
-const PURGE_LOCK = 0x726574656e74696fn;
 
 // The audit entries of purges share one target, so the admin page finds the latest by index.
 export const AUDIT_TARGET = { targetType: 'outcome_records', targetId: 'retention' } as const;
@@ -152,7 +149,7 @@ export async function purgeExpiredOutcomes(options: PurgeOptions = {}): Promise<
   }
   const actor = options.actor ?? 'system';
 
-  const report = await withAdvisoryLock(PURGE_LOCK, async (held) => {
+  const report = await withAdvisoryLock(RETENTION_PURGE_LOCK, async (held) => {
     const purged = await (async () => {
       const started = Date.now();
       const at = options.now ?? (await dbNow());

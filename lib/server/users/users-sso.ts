@@ -1,5 +1,6 @@
 import 'server-only';
 import { db } from '../db/db';
+import { isUniqueViolation } from '../db/errors';
 import { appendAudit } from '../audit/audit';
 import { endAllSessions } from './sessions';
 import { authorize, type Role } from '@/lib/auth/permissions';
@@ -42,8 +43,7 @@ export async function signInWithSso(actor: SystemActor, who: SsoIdentity): Promi
       return await db.$transaction((tx) => provision(tx, who));
     } catch (err) {
       // Two first sign-ins at once: the loser finds the person the winner created.
-      const duplicate = err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002';
-      if (!duplicate || attempt > 0) throw err;
+      if (!isUniqueViolation(err) || attempt > 0) throw err;
     }
   }
 }

@@ -1,6 +1,7 @@
 import 'server-only';
 import bcrypt from 'bcryptjs';
 import { db } from '../db/db';
+import { isUniqueViolation } from '../db/errors';
 import { appendAudit } from '../audit/audit';
 import { endAllSessions } from './sessions';
 import { authorize, type Role, type Viewer } from '@/lib/auth/permissions';
@@ -105,7 +106,7 @@ export async function createUser(actor: Actor, input: CreateUserInput): Promise<
       }),
     );
   } catch (err) {
-    if (err instanceof Prisma.PrismaClientKnownRequestError && err.code === 'P2002') {
+    if (isUniqueViolation(err)) {
       return fail('conflict', `A user with the email ${input.email} already exists.`, [
         { path: 'email', message: 'is already taken' },
       ]);

@@ -1,5 +1,6 @@
 import 'server-only';
 import { db } from '../db/db';
+import { isUniqueViolation } from '../db/errors';
 import { appendAudit } from '../audit/audit';
 import { openSecret, sealSecret } from './secret';
 import { checkEndpointUrl, consoleOrigins } from '@/lib/webhooks/address';
@@ -48,7 +49,7 @@ export async function declareEnvEndpoint(env: Env = process.env, log: Log = cons
       await apply(wanted);
       return wanted;
     } catch (err) {
-      if (round > 0 || (err as { code?: string }).code !== 'P2002') throw err;
+      if (round > 0 || !isUniqueViolation(err)) throw err;
     }
   }
 }
