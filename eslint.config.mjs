@@ -50,6 +50,31 @@ export default defineConfig([
     rules: { 'no-restricted-imports': ['error', { patterns: [testSupport] }] },
   },
   {
+    // The environment is read in one place, lib/config (docs/configuration.md): one schema, parsed
+    // once, a bad value named. Everything else asks config(); a child process gets childEnvironment().
+    // Not here: testing/ (the harness that prepares environments) and the tools' own configuration
+    // files at the root (playwright.config.ts, prisma.config.ts, vitest.config.mts, next.config.js).
+    files: ['app/**', 'lib/**', 'components/**', 'scripts/**', 'bench/**', 'e2e/**', 'instrumentation.ts', 'proxy.ts'],
+    ignores: ['lib/config/**'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'process',
+          property: 'env',
+          message: 'Read configuration with config() from lib/config; pass the environment on with childEnvironment().',
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "ImportDeclaration[source.value=/^(node:)?process$/] > ImportSpecifier[imported.name='env']",
+          message: 'Read configuration with config() from lib/config; pass the environment on with childEnvironment().',
+        },
+      ],
+    },
+  },
+  {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },

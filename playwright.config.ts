@@ -3,7 +3,7 @@ import path from 'node:path';
 import { defineConfig } from '@playwright/test';
 
 const port = Number(process.env.E2E_PORT || 3100);
-// Where the server's stdout and stderr are copied (scripts/lib/server-log.mjs), so specs can check
+// Where the server's stdout and stderr are copied (testing/server-log.mjs), so specs can check
 // what it logged. Set once in the runner; its workers inherit it.
 process.env.E2E_SERVER_LOG ||= path.join(os.tmpdir(), `countersign-e2e-${port}-${Date.now().toString(36)}.log`);
 
@@ -34,7 +34,7 @@ export default defineConfig({
   webServer: {
     // node directly, not npx: npx leaves the server running when its parent is killed. serve.mjs is
     // `next start` as every launcher runs it (one process unless COUNTERSIGN_PROCESSES says more).
-    command: `node scripts/lib/serve.mjs -p ${port} -H 127.0.0.1`,
+    command: `node scripts/lib/serve.mjs --processes ${process.env.COUNTERSIGN_PROCESSES?.trim() || 1} -p ${port} -H 127.0.0.1`,
     url: `http://127.0.0.1:${port}/sign-in`,
     reuseExistingServer: false,
     timeout: 60_000,
@@ -46,7 +46,7 @@ export default defineConfig({
       RATE_LIMIT_USER_PER_SECOND: '10000',
       RATE_LIMIT_USER_BURST: '100000',
       COUNTERSIGN_SERVER_LOG: process.env.E2E_SERVER_LOG,
-      NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import ${path.resolve('scripts/lib/server-log.mjs')}`]
+      NODE_OPTIONS: [process.env.NODE_OPTIONS, `--import ${path.resolve('testing/server-log.mjs')}`]
         .filter(Boolean)
         .join(' '),
     },

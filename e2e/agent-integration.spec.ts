@@ -9,6 +9,7 @@ import { DEMO_SERVER_NAME, startDemoMcpServer } from '../scripts/demo-mcp-server
 import { freePort } from '../scripts/lib/embedded-postgres';
 import type { DemoAgentReport } from '../scripts/demo-agent';
 import { cli, secretFrom, users } from '../testing/e2e';
+import { childEnvironment } from '../lib/config';
 
 // The agent-side integration against the real console: the demo agent (npm run demo:agent) drives
 // the demo MCP server, directly and through the gateway, and the console's API says what it stored
@@ -58,13 +59,12 @@ test("the demo agent: every scenario stored with its classification, the refund'
   test.setTimeout(120_000);
   // npm run demo:agent, as a person would run it (with --json for a report on stdout).
   const { stdout } = await promisify(execFile)('node_modules/.bin/tsx', ['scripts/demo-agent.ts', '--json'], {
-    env: {
-      ...process.env,
+    env: childEnvironment({
       COUNTERSIGN_URL: baseURL,
       COUNTERSIGN_API_KEY: agentKey,
       COUNTERSIGN_REVIEWER_TOKEN: reviewerToken,
       COUNTERSIGN_PRINCIPAL: 'user_193',
-    },
+    }),
     timeout: 90_000,
   }).catch((err: { stdout?: string; stderr?: string }) => {
     throw new Error(`demo agent failed:\n${err.stderr ?? ''}\n${err.stdout ?? ''}`);
@@ -81,6 +81,7 @@ test("the demo agent: every scenario stored with its classification, the refund'
       'output_schema',
       'read',
       'refund',
+      'server_down',
       'timeout',
       'unauthenticated',
       'unsafe_replay',
@@ -95,6 +96,7 @@ test("the demo agent: every scenario stored with its classification, the refund'
     insufficient_scope: ['rejected', 'forbidden', 'after_approval'],
     invalid_arguments: ['rejected', 'invalid_arguments', 'after_correction'],
     output_schema: ['completed', 'output_schema_violation', 'no'],
+    server_down: ['never_sent', 'connection_lost', 'backoff'],
     denied: ['never_sent', 'denied_by_policy', 'after_approval'],
     gateway_read: ['completed', 'ok', 'no'],
     gateway_write: ['completed', 'ok', 'no'],

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { expect, test, type APIResponse } from '@playwright/test';
 import { cli, secretFrom } from '../testing/e2e';
+import { harness } from '../testing/env';
+import { config } from '../lib/config';
 
 // Issue #7, "Hostile input", through the built server: what the in-process property tests
 // (app/api/v1/hostile-*.test.ts) cover, checked once where Next's own parsing and routing sit in
@@ -11,7 +13,7 @@ import { cli, secretFrom } from '../testing/e2e';
 
 let key = '';
 const bearer = () => ({ authorization: `Bearer ${key}` });
-const port = Number(process.env.E2E_PORT || 3100);
+const port = config().E2E_PORT;
 const n = Date.now().toString(36);
 
 test.beforeAll(() => {
@@ -191,7 +193,7 @@ test.describe('hostile bodies and paths against the built server', () => {
     expect(
       (await request.post('/api/v1/outcomes', { headers: bearer(), data: { records: [record()] } })).status(),
     ).toBe(200);
-    const log = readFileSync(process.env.E2E_SERVER_LOG!, 'utf8');
+    const log = readFileSync(harness.e2eServerLog()!, 'utf8');
     expect(log).toContain('[server-log]');
     expect(log).not.toContain('[api] unexpected error');
   });

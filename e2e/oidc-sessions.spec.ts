@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { expect, test } from '@playwright/test';
 import { DEMO_PASSWORD } from '../scripts/seed';
 import { users } from '../testing/e2e';
+import { childEnvironment } from '../lib/config';
 import {
   account,
   auditFor,
@@ -65,14 +66,13 @@ test.describe('password sign-in off', () => {
         ],
         {
           encoding: 'utf8',
-          env: {
-            ...process.env,
+          env: childEnvironment({
             AUTH_PASSWORD_SIGN_IN: 'off',
             AUTH_OIDC_ISSUER: rig.provider.issuer,
             AUTH_OIDC_CLIENT_ID: 'c',
             AUTH_OIDC_CLIENT_SECRET: 's',
             AUTH_OIDC_ROLE_MAP: 'a=admin',
-          },
+          }),
           stdio: 'pipe',
         },
       );

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import { cli, secretFrom, signIn, users } from '../testing/e2e';
+import { harness } from '../testing/env';
 import { maskKinds, maskText, type MaskKind } from '../lib/redaction/mask';
 import { MASKED, t } from '../lib/redaction/samples';
 
@@ -240,7 +241,7 @@ test('the console pages never show a planted secret', async ({ page }) => {
 });
 
 test('the server log never holds a planted secret', () => {
-  const file = process.env.E2E_SERVER_LOG;
+  const file = harness.e2eServerLog();
   expect(file, 'playwright.config.ts sets E2E_SERVER_LOG').toBeTruthy();
   const log = readFileSync(file!, 'utf8');
   expect(log).toContain('[server-log]'); // the copy works: the server's own lines are there

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { signIn, users } from '../testing/e2e';
+import { harness } from '../testing/env';
 
 test.describe('sign-in', () => {
   for (const who of ['admin', 'reviewer', 'support'] as const) {
@@ -30,7 +31,7 @@ test.describe('sign-in', () => {
     // The email is kept so the person only retypes the password.
     await expect(page.getByLabel('Email')).toHaveValue(users.admin.email);
     // The server logs one readable line for it, never a stack trace.
-    const log = readFileSync(process.env.E2E_SERVER_LOG!, 'utf8');
+    const log = readFileSync(harness.e2eServerLog()!, 'utf8');
     expect(log).toContain('[auth] sign-in refused: wrong e-mail or password');
     expect(log).not.toMatch(/CredentialsSignin/);
   });

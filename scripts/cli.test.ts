@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { uniq } from '@/testing/factories';
+import { childEnvironment } from '@/lib/config';
 
 const exec = promisify(execFile);
 
@@ -16,7 +17,7 @@ async function cliWith(
     const { stdout, stderr } = await exec(
       'node_modules/.bin/tsx',
       ['--conditions=react-server', 'scripts/cli.ts', ...args],
-      { env: { ...process.env, ...env } },
+      { env: childEnvironment(env) },
     );
     return { code: 0, stdout, stderr };
   } catch (err) {
@@ -212,10 +213,11 @@ describe.concurrent('npm run cli', { timeout: 90_000 }, () => {
   });
 
   it('retention:purge refuses a bad OUTCOME_RETENTION_DAYS before opening the database, and says when it is off', async () => {
+    // A configuration failure (lib/config), as for every variable: exit 1, one line naming it.
     const bad = await cliWith({ OUTCOME_RETENTION_DAYS: '0' }, 'retention:purge');
-    expect(bad.code).toBe(2);
+    expect(bad.code).toBe(1);
     expect(bad.stderr).toContain(
-      'Error: OUTCOME_RETENTION_DAYS must be a whole number of days from 1 to 36500, or "off"',
+      'Configuration error: OUTCOME_RETENTION_DAYS must be a whole number of days from 1 to 36500, or "off"',
     );
     const off = await cliWith({ OUTCOME_RETENTION_DAYS: 'off' }, 'retention:purge');
     expect(off.code).toBe(0);

@@ -8,7 +8,8 @@ import { createUserSchema, emailSchema } from '@/lib/users/schemas';
 import { createApiKeySchema } from '@/lib/credentials/schemas';
 import { trustServerSchema } from '@/lib/mcp-servers/schemas';
 import { policyRuleSchema } from '@/lib/approvals/schemas';
-import { parseRetentionSetting, RETENTION_ENV, RetentionConfigError } from '@/lib/outcomes/retention';
+import { RETENTION_ENV } from '@/lib/outcomes/retention';
+import { config, configFailure, setEnvironment } from '@/lib/config';
 import { randomBytes } from 'node:crypto';
 import { auditName, cli } from '@/lib/auth/actor';
 
@@ -39,15 +40,6 @@ function parse<T extends z.ZodType>(schema: T, input: unknown, options: Record<s
   );
 }
 
-function retentionSettingOrUsage() {
-  try {
-    return parseRetentionSetting(process.env[RETENTION_ENV]);
-  } catch (err) {
-    if (err instanceof RetentionConfigError) throw new UsageError(err.message);
-    throw err;
-  }
-}
-
 function failWith(failure: { failure: string; detail?: string }): never {
   throw new UsageError(failure.detail ?? failure.failure);
 }
@@ -64,6 +56,8 @@ function policyRuleInput(values: { server?: string; tool?: string; approvals?: s
 }
 
 async function main(argv: string[]): Promise<void> {
+  // Before anything else: the whole configuration (lib/config); a bad value stops here, named.
+  const settings = config();
   const [command, ...rest] = argv;
   if (!command || command === 'help' || command === '--help') {
     console.log(usage);
@@ -101,8 +95,7 @@ async function main(argv: string[]): Promise<void> {
   // Checked before the database is even opened: nothing to undo, and a quick answer.
   const policyInput = command === 'policy:set' ? policyRuleInput(values) : null;
   if (command === 'retention:purge') {
-    const setting = retentionSettingOrUsage();
-    if (!setting.enabled) {
+    if (!settings.OUTCOME_RETENTION_DAYS.enabled) {
       console.log(`Retention is off (${RETENTION_ENV}=off): outcome records are kept forever; nothing purged.`);
       return;
     }
@@ -113,7 +106,7 @@ async function main(argv: string[]): Promise<void> {
     throw new UsageError('--batch: must be a whole number from 1 to 50000');
 
   const database = await resolveDatabase();
-  process.env.DATABASE_URL = database.url;
+  setEnvironment({ DATABASE_URL: database.url });
   try {
     await applyMigrations(database.url);
     // Imported only now: the data layer reads DATABASE_URL on first use.
@@ -122,8 +115,7 @@ async function main(argv: string[]): Promise<void> {
     switch (command) {
       case 'users:create': {
         // A password account is a break-glass admin: only while local passwords are allowed.
-        const { identityConfig } = await import('@/lib/identity/config');
-        if (!identityConfig().passwordSignIn)
+        if (!settings.identity.passwordSignIn)
           throw new UsageError(
             'AUTH_PASSWORD_SIGN_IN is off: local passwords are refused, so users:create would make an account nobody can use. People are created at their first sign-in through the identity provider.',
           );
@@ -238,6 +230,11 @@ async function main(argv: string[]): Promise<void> {
 main(process.argv.slice(2)).then(
   () => process.exit(0),
   (err) => {
+    const failure = configFailure(err);
+    if (failure) {
+      console.error(`Configuration error: ${failure}`);
+      process.exit(1);
+    }
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       console.error(`Error: ${(err as Error).message}`);
       process.exit(2);

@@ -31,6 +31,7 @@ import {
   TOOL_SCOPES,
   type DemoStore,
 } from './lib/demo-mcp-tools';
+import { config } from '../lib/config';
 
 // The tools and their store, for the agent demo and the tests that drive this server.
 export {
@@ -203,7 +204,7 @@ async function main() {
     const i = args.indexOf(name);
     return i >= 0 ? args[i + 1] : undefined;
   };
-  const port = Number(option('--port') ?? process.env.PORT ?? 4410);
+  const port = Number(option('--port') ?? config().PORT ?? 4410);
   const slowMs = Number(option('--slow-ms') ?? 1500);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new Error(`--port must be a port number, got ${option('--port')}`);

@@ -1,8 +1,19 @@
 // `npm run -s gateway -- …` (docs/gateway.md, "The gateway"): the logic is lib/gateway.
+import { configFailure, gatewayConfig, type GatewayConfig } from '../lib/config';
 import { runGateway } from '../lib/gateway/run';
 
 async function main() {
-  const result = await runGateway({ argv: process.argv.slice(2), env: process.env });
+  let env: GatewayConfig;
+  try {
+    env = gatewayConfig();
+  } catch (error) {
+    const failure = configFailure(error);
+    if (!failure) throw error;
+    // Exit 2, as for the other things the gateway is started with (its flags, a missing variable).
+    process.stderr.write(`countersign-gateway: configuration error: ${failure}\n`);
+    process.exit(2);
+  }
+  const result = await runGateway({ argv: process.argv.slice(2), env });
   if (result.code === 2) {
     process.stderr.write(`countersign-gateway: ${result.message}\n`);
     process.exit(2);

@@ -12,13 +12,14 @@ import path from 'node:path';
 import { applyMigrations, defaultMigrationsDir, LOCK_FILE, LOCK_FILE_CONTENT } from './lib/migrations';
 import { createScratchDatabase } from './lib/prisma-wasm-adapter';
 import { migrationList, noFilter, openEngine, schemaFiles, type Engine } from './lib/prisma-wasm-engine';
+import { config } from '@/lib/config';
 
 const USAGE = 'usage: tsx scripts/migrate.ts deploy | create --name <name> | check';
 
 class UsageError extends Error {}
 
 function databaseUrl(): string {
-  const url = process.env.DATABASE_URL;
+  const url = config().DATABASE_URL;
   if (!url) throw new Error('DATABASE_URL is not set (e.g. postgresql://postgres@127.0.0.1:5432/countersign)');
   return url;
 }
@@ -161,7 +162,7 @@ main(process.argv.slice(2)).then(
     }
     // Engine messages often start with "error: " already.
     console.error(/^error:/i.test(err.message) ? err.message : `error: ${err.message}`);
-    if (process.env.DEBUG_MIGRATE) console.error(err);
+    if (config().DEBUG_MIGRATE) console.error(err);
     process.exit(1);
   },
 );

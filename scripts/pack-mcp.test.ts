@@ -14,6 +14,7 @@ import { db } from '@/lib/server/db/db';
 import { cli } from '@/lib/auth/actor';
 import { consoleFetch } from '@/testing/console-fetch';
 import { uniq } from '@/testing/factories';
+import { childEnvironment } from '@/lib/config';
 
 vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
@@ -85,12 +86,11 @@ process.exit(0);
     // Not spawnSync: the console answers from this process's event loop.
     const child = spawn(process.execPath, ['agent.mjs'], {
       cwd: project,
-      env: {
-        ...process.env,
+      env: childEnvironment({
         COUNTERSIGN_URL: `http://127.0.0.1:${port}`,
         COUNTERSIGN_API_KEY: key.value.secret,
         REF: ref,
-      },
+      }),
     });
     let stdout = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

@@ -5,22 +5,19 @@ import path from 'node:path';
 import { resolveDatabase } from './lib/database';
 import { applyMigrations } from './lib/migrations';
 import { buildInBackground, buildIsCurrent } from './lib/build';
-import { parseRetentionSetting, RETENTION_ENV } from '@/lib/outcomes/retention';
-import { rateLimitConfig } from '@/lib/ratelimit/config';
-import { identityConfig } from '@/lib/identity/config';
-import { parseProcesses, PROCESSES_ENV, sharedLimitsWarning } from './lib/serve.mjs';
+import { childEnvironment, config, configFailure, setEnvironment } from '@/lib/config';
+import { sharedLimitsWarning } from '@/lib/config/processes.mjs';
 
 async function main() {
   const started = Date.now();
-  // Before anything starts: a bad value names the variable (the server would refuse it too).
-  parseRetentionSetting(process.env[RETENTION_ENV]);
-  rateLimitConfig();
-  identityConfig();
-  const processes = parseProcesses(process.env[PROCESSES_ENV]);
-  const warning = sharedLimitsWarning(processes, process.env.REDIS_URL);
+  // Before anything starts: the whole configuration (lib/config); a bad value stops here, named
+  // (the server would refuse it too).
+  const settings = config();
+  const processes = settings.COUNTERSIGN_PROCESSES;
+  const warning = sharedLimitsWarning(processes, settings.REDIS_URL);
   if (warning) console.warn(warning);
   // The build does not need the database: it runs while the database starts, migrates and seeds.
-  const logFile = path.resolve(process.env.COUNTERSIGN_DATA_DIR || '.data', 'build.log');
+  const logFile = path.resolve(settings.COUNTERSIGN_DATA_DIR, 'build.log');
   const buildStarted = Date.now();
   if (!buildIsCurrent())
     console.log('[build] building the console in the background (about a minute on 2 cores; quiet unless it fails)…');
@@ -33,13 +30,12 @@ async function main() {
   const database = await resolveDatabase();
   if (!database.authSecret)
     throw new Error('AUTH_SECRET is required when DATABASE_URL is set (generate one with: openssl rand -base64 32)');
-  process.env.DATABASE_URL = database.url;
-  process.env.AUTH_SECRET = database.authSecret;
+  setEnvironment({ DATABASE_URL: database.url, AUTH_SECRET: database.authSecret });
   const applied = await applyMigrations(database.url);
   if (applied.length) console.log(`[db] applied migrations: ${applied.join(', ')}`);
 
   const { seedDemo, printDemoSignIn } = await import('./seed');
-  const demo = database.embedded || process.env.COUNTERSIGN_SEED_DEMO === '1';
+  const demo = database.embedded || settings.COUNTERSIGN_SEED_DEMO;
   if (demo) {
     if (await seedDemo()) console.log('[seed] demo users, outcome records and approval requests created');
   } else {
@@ -62,15 +58,20 @@ async function main() {
     const child = spawn(
       path.resolve('node_modules/.bin/tsx'),
       ['--conditions=react-server', 'scripts/cli.ts', 'outcomes:reclassify'],
-      { stdio: 'inherit', env: { ...process.env, DATABASE_URL: database.url, AUTH_SECRET: database.authSecret } },
+      { stdio: 'inherit', env: childEnvironment({ DATABASE_URL: database.url, AUTH_SECRET: database.authSecret }) },
     );
     child.on('exit', (code) => code && console.error(`[reclassify] stopped (exit ${code}); the next start resumes it`));
   }
-  const port = process.env.PORT || '3000';
+  const port = settings.PORT ?? '3000';
   // scripts/lib/serve.mjs: `next start`, in COUNTERSIGN_PROCESSES processes sharing the port.
-  const server = spawn(process.execPath, [path.resolve('scripts/lib/serve.mjs'), '-p', port], {
+  const serve = [path.resolve('scripts/lib/serve.mjs'), '--processes', String(processes), '-p', port];
+  const server = spawn(process.execPath, serve, {
     stdio: 'inherit',
-    env: { ...process.env, DATABASE_URL: database.url, AUTH_SECRET: database.authSecret, NEXT_TELEMETRY_DISABLED: '1' },
+    env: childEnvironment({
+      DATABASE_URL: database.url,
+      AUTH_SECRET: database.authSecret,
+      NEXT_TELEMETRY_DISABLED: '1',
+    }),
   });
   // Last, once the server answers, so it stays on screen: where to go and how to sign in.
   void waitUntilServing(port).then((up) => {
@@ -109,6 +110,7 @@ async function waitUntilServing(port: string, timeoutMs = 30_000): Promise<boole
 }
 
 main().catch((err) => {
-  console.error(`[start] ${err instanceof Error ? err.message : err}`);
+  const failure = configFailure(err);
+  console.error(`[start] ${failure ? `configuration error: ${failure}` : err instanceof Error ? err.message : err}`);
   process.exit(1);
 });

@@ -10,12 +10,13 @@ import { ensureChromium } from './lib/chromium';
 import { ensureDatabaseExists } from './lib/database';
 import { startEmbeddedPostgres } from './lib/embedded-postgres';
 import { applyMigrations } from './lib/migrations';
+import { childEnvironment, config, setEnvironment } from '@/lib/config';
 
 type Counts = { passed: number; failed: number; skipped: number };
 
 async function testDatabase(): Promise<{ url: string; admin: string; drop: () => Promise<void> }> {
   const name = `countersign_test_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
-  const server = process.env.TEST_DATABASE_URL || process.env.DATABASE_URL;
+  const server = config().TEST_DATABASE_URL || config().DATABASE_URL;
   let base: URL;
   let stopEmbedded = () => {};
   if (server) {
@@ -91,13 +92,12 @@ async function main() {
   };
   try {
     await applyMigrations(db.url);
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
+    const env = childEnvironment({
       DATABASE_URL: db.url,
       TEST_ADMIN_DATABASE_URL: db.admin,
       AUTH_SECRET: 'test-secret-' + randomBytes(16).toString('hex'),
       NEXT_TELEMETRY_DISABLED: '1',
-    };
+    });
 
     if (only !== 'e2e') {
       // schema.prisma and prisma/migrations must agree (works in scratch databases on the same server).
@@ -115,8 +115,7 @@ async function main() {
 
     if (only !== 'unit') {
       env.CHROMIUM_PATH = ensureChromium();
-      process.env.DATABASE_URL = db.url;
-      process.env.AUTH_SECRET = env.AUTH_SECRET;
+      setEnvironment({ DATABASE_URL: db.url, AUTH_SECRET: env.AUTH_SECRET });
       const { seedDemo } = await import('./seed');
       await seedDemo();
       const { closeDb } = await import('@/lib/server/db/db');

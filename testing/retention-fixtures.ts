@@ -14,6 +14,7 @@ import { outcomeBatchSchema, type Outcome } from '@/lib/outcomes/schemas';
 import { RETENTION_ENV } from '@/lib/outcomes/retention';
 import { cli, type Actor } from '@/lib/auth/actor';
 import { makeApiKey as makeKey, value } from './factories';
+import { setEnv } from './env';
 export { makeKey, value };
 
 // ── factories ───────────────────────────────────────────────────────────────────────────────
@@ -38,7 +39,7 @@ export async function setUpRetentionActors() {
 }
 
 export function resetRetention() {
-  delete process.env[RETENTION_ENV];
+  setEnv({ [RETENTION_ENV]: undefined });
   vi.useRealTimers();
   stopRetentionSchedule();
 }

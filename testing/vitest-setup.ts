@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import pg from 'pg';
+import { resetConfigForTests } from '@/lib/config';
 
 // Suites act as the same person many times (e.g. app/api/v1/hostile-*.test.ts with personal
 // tokens): the per-person limit (20/s, burst 100) would make them depend on their speed. Unless
@@ -19,6 +20,7 @@ if (template && admin) {
   const own = new URL(template);
   own.pathname = `/${name}`;
   process.env.DATABASE_URL = own.toString();
+  resetConfigForTests(); // lib/config reads the environment once: this file's database from here on
 
   const adminQuery = async (sql: string) => {
     const c = new pg.Client({ connectionString: admin });

@@ -2,10 +2,11 @@
 // Run on demand: SCREENSHOTS=1 npm run test:e2e -- e2e/layout/screenshots.spec.ts; files in test-results/screens.
 import { expect, test } from '@playwright/test';
 import { signIn } from '../../testing/e2e';
+import { config } from '../../lib/config';
 
 const paths = ['/', '/outcomes', '/admin/authorizations', '/admin/users', '/admin/tools', '/admin/audit', '/account'];
 
-test.skip(!process.env.SCREENSHOTS, 'set SCREENSHOTS=1 to take them');
+test.skip(!config().SCREENSHOTS, 'set SCREENSHOTS=1 to take them');
 
 for (const width of [1440, 390] as const) {
   test(`screenshots at ${width} px`, async ({ page }) => {

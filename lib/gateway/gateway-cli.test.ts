@@ -10,11 +10,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { parseFlags } from './flags';
 import { GATEWAY_NODE_FLAGS } from './node-flags';
+import { childEnvironment } from '../config';
 
 const TSX = createRequire(import.meta.url).resolve('tsx/cli');
 const FS_BIN = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
 const BASE = ['--server', 'fs', '--principal', 'p', '--organization', 'o'];
-const env = { ...process.env, COUNTERSIGN_URL: 'http://127.0.0.1:9', COUNTERSIGN_API_KEY: 'cs_live_test' };
+const env = childEnvironment({ COUNTERSIGN_URL: 'http://127.0.0.1:9', COUNTERSIGN_API_KEY: 'cs_live_test' });
 
 const run = (args: string[], e: NodeJS.ProcessEnv = env) =>
   spawnSync(process.execPath, [TSX, 'scripts/gateway.ts', ...args], { env: e, encoding: 'utf8', timeout: 30_000 });
@@ -67,11 +68,10 @@ describe('gateway flags', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('--nope');
     expect(r.stdout).toBe('');
-    const noKey = run([...BASE, '--', 'x'], {
-      ...process.env,
-      COUNTERSIGN_URL: 'http://127.0.0.1:9',
-      COUNTERSIGN_API_KEY: '',
-    });
+    const noKey = run(
+      [...BASE, '--', 'x'],
+      childEnvironment({ COUNTERSIGN_URL: 'http://127.0.0.1:9', COUNTERSIGN_API_KEY: '' }),
+    );
     expect(noKey.status).toBe(2);
     expect(noKey.stderr).toContain('COUNTERSIGN_API_KEY');
   }, 60_000);

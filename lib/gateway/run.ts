@@ -4,10 +4,12 @@ import { gatewayContext, type GatewayContext } from './context';
 import { parseFlags, USAGE, type GatewayFlags } from './flags';
 import { runHttp } from './http';
 import { runStdio } from './stdio';
+import type { GatewayConfig } from '../config';
 
 export interface RunOptions {
   argv: readonly string[];
-  env: NodeJS.ProcessEnv;
+  /** COUNTERSIGN_URL and COUNTERSIGN_API_KEY (lib/config `gatewayConfig()`). */
+  env: GatewayConfig;
   log?: (line: string) => void;
 }
 
@@ -16,7 +18,7 @@ export type RunResult =
 
 export function contextFor(
   flags: GatewayFlags,
-  env: NodeJS.ProcessEnv,
+  env: GatewayConfig,
   log: (line: string) => void,
 ): GatewayContext | string {
   const url = env.COUNTERSIGN_URL?.trim();

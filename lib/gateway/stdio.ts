@@ -3,19 +3,15 @@
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { childEnvironment } from '../config';
 import type { GatewayContext } from './context';
 import { Relay } from './relay';
 
-/** The child's environment: the gateway's own, without Countersign's key (the server never needs it). */
-export function childEnvironment(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(env)) if (v !== undefined && k !== 'COUNTERSIGN_API_KEY') out[k] = v;
-  return out;
-}
-
 export function stdioUpstream(command: string[]): StdioClientTransport {
   const [cmd, ...args] = command;
-  return new StdioClientTransport({ command: cmd, args, env: childEnvironment(), stderr: 'inherit' });
+  // The gateway's own environment, without Countersign's key: the server never needs it.
+  const env = childEnvironment({}, { without: ['COUNTERSIGN_API_KEY'] });
+  return new StdioClientTransport({ command: cmd, args, env, stderr: 'inherit' });
 }
 
 /** Relays between `down` (default: this process's stdin/stdout) and the child. Resolves when either side closed. */

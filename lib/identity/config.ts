@@ -1,5 +1,6 @@
-// Sign-in configuration from the environment (docs/configuration.md "Sign-in configuration"). Pure: `npm start`
-// checks it before it serves, and lib/server/auth/auth.ts reads it when Auth.js is configured.
+// Sign-in configuration from the environment (docs/configuration.md "Sign-in configuration"). Pure: the
+// configuration schema (lib/config) runs it over the variables it is given, once; lib/server/auth/auth.ts
+// reads the result when Auth.js is configured.
 import { roles, type Role } from '@/lib/auth/permissions';
 
 export type OidcConfig = {
@@ -65,7 +66,7 @@ function issuerUrl(raw: string): string {
 }
 
 /** The settings the environment gives; throws IdentityConfigError naming the variable on a bad value. */
-export function identityConfig(env: Record<string, string | undefined> = process.env): IdentityConfig {
+export function identityConfig(env: Record<string, string | undefined>): IdentityConfig {
   const passwordRaw = (env.AUTH_PASSWORD_SIGN_IN ?? '').trim().toLowerCase();
   if (!['', 'on', 'off'].includes(passwordRaw))
     throw bad('AUTH_PASSWORD_SIGN_IN', `must be "on" or "off" (got "${env.AUTH_PASSWORD_SIGN_IN}")`);

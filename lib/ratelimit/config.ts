@@ -1,5 +1,5 @@
-// The rate limits, from the environment. Pure: `npm start` checks them before it serves, and
-// lib/server/rate-limit/rate-limit.ts reads them on first use.
+// The rate limits, from the environment. Pure: the configuration schema (lib/config) runs it over the
+// variables it is given, once; lib/server/rate-limit/rate-limit.ts reads the result on first use.
 import type { BucketLimit } from './bucket';
 
 export type RateLimitConfig = {
@@ -74,7 +74,7 @@ function number(
 }
 
 /** The limits the environment sets, defaults for the rest; throws naming the variable on a bad value. */
-export function rateLimitConfig(env: Record<string, string | undefined> = process.env): RateLimitConfig {
+export function rateLimitConfig(env: Record<string, string | undefined>): RateLimitConfig {
   const out = {} as RateLimitConfig;
   for (const spec of RATE_LIMIT_SPECS) {
     const rate = number(env, spec.rate, spec.defaults.rate, 'rate');

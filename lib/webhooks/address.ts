@@ -75,14 +75,17 @@ export function checkEndpointUrl(raw: string, selfOrigins: readonly string[]): U
   return { ok: true, url: u };
 }
 
+/** The variables the console's own address comes from (lib/config: the configuration has them). */
+export type ConsoleAddressEnv = { COUNTERSIGN_PUBLIC_URL?: string; PORT?: string };
+
 /** Where people open a request: COUNTERSIGN_PUBLIC_URL, else this machine's port. */
-export function consoleBaseUrl(env: Record<string, string | undefined> = process.env): string {
+export function consoleBaseUrl(env: ConsoleAddressEnv): string {
   const base = env.COUNTERSIGN_PUBLIC_URL?.trim() || `http://localhost:${env.PORT?.trim() || '3000'}`;
   return base.replace(/\/+$/, '');
 }
 
 /** The console's own origins, which no endpoint may point at. */
-export const consoleOrigins = (env: Record<string, string | undefined> = process.env) => [
+export const consoleOrigins = (env: ConsoleAddressEnv) => [
   consoleBaseUrl(env),
   `http://localhost:${env.PORT?.trim() || '3000'}`,
 ];

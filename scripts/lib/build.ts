@@ -2,6 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { childEnvironment } from '@/lib/config';
 
 const sources = [
   'app',
@@ -38,7 +39,7 @@ export function ensureBuild(root = process.cwd()): void {
   const res = spawnSync(path.join(root, 'node_modules', '.bin', 'next'), ['build'], {
     cwd: root,
     stdio: 'inherit',
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+    env: childEnvironment({ NEXT_TELEMETRY_DISABLED: '1' }),
   });
   if (res.status !== 0) throw new Error(`next build failed (exit ${res.status ?? res.signal})`);
   console.log(`[build] done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -58,7 +59,7 @@ export async function buildInBackground(root = process.cwd(), logFile: string): 
   const child = spawn(path.join(root, 'node_modules', '.bin', 'next'), ['build'], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+    env: childEnvironment({ NEXT_TELEMETRY_DISABLED: '1' }),
   });
   child.stdout.pipe(log, { end: false });
   child.stderr.pipe(log, { end: false });

@@ -1,19 +1,21 @@
 // Playwright drives Debian's Chromium (it cannot download its own here).
 import { existsSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
+import { childEnvironment, config } from '@/lib/config';
 
 export function ensureChromium(): string {
-  const wanted = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+  const configured = config().CHROMIUM_PATH;
+  const wanted = configured || '/usr/bin/chromium';
   if (existsSync(wanted)) return wanted;
   const isRoot = process.getuid?.() === 0;
   const isDebian = existsSync('/etc/debian_version') && existsSync('/usr/bin/apt-get');
-  if (process.env.CHROMIUM_PATH || !isRoot || !isDebian) {
+  if (configured || !isRoot || !isDebian) {
     throw new Error(
       `No Chromium at ${wanted}. Install it (Debian: sudo apt-get install -y chromium) or set CHROMIUM_PATH to a Chromium binary.`,
     );
   }
   console.log('[test] installing Debian chromium (about a minute)…');
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const env = childEnvironment({ DEBIAN_FRONTEND: 'noninteractive' });
   for (const args of [
     ['update', '-qq'],
     ['install', '-y', '-qq', '--no-install-recommends', 'chromium'],

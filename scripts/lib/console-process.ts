@@ -4,6 +4,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { freePort } from './embedded-postgres';
+import { childEnvironment, config } from '@/lib/config';
 
 /** `pid` leads the console's process group (for CPU accounting); `output` is its recent stdout and stderr. */
 export type ConsoleProcess = { origin: string; pid: number; stop: () => Promise<void>; output: () => string };
@@ -21,10 +22,19 @@ export async function startConsole(
 ): Promise<ConsoleProcess> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const serve = [path.join(root, 'scripts/lib/serve.mjs'), '-p', String(port), '-H', '127.0.0.1'];
+  const processes = env.COUNTERSIGN_PROCESSES ?? String(config().COUNTERSIGN_PROCESSES);
+  const serve = [
+    path.join(root, 'scripts/lib/serve.mjs'),
+    '--processes',
+    processes,
+    '-p',
+    String(port),
+    '-H',
+    '127.0.0.1',
+  ];
   const child: ChildProcess = spawn(process.execPath, [...nodeFlags, ...serve], {
     cwd: root,
-    env: { ...process.env, ...env, NEXT_TELEMETRY_DISABLED: '1' },
+    env: childEnvironment({ ...env, NEXT_TELEMETRY_DISABLED: '1' }),
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -79,7 +89,7 @@ export function runCli(root: string, databaseUrl: string, args: string[]): strin
   const res = spawnSync(
     path.join(root, 'node_modules/.bin/tsx'),
     ['--conditions=react-server', 'scripts/cli.ts', ...args],
-    { cwd: root, env: { ...process.env, DATABASE_URL: databaseUrl }, encoding: 'utf8' },
+    { cwd: root, env: childEnvironment({ DATABASE_URL: databaseUrl }), encoding: 'utf8' },
   );
   if (res.status !== 0) {
     throw new Error(

@@ -5,11 +5,12 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres } from './embedded-postgres';
+import { config } from '@/lib/config';
 
 /** authSecret is undefined only with DATABASE_URL and no AUTH_SECRET: the console refuses to start then. */
 export type ResolvedDatabase = { url: string; embedded: boolean; authSecret: string | undefined; release: () => void };
 
-export const dataDir = () => path.resolve(process.env.COUNTERSIGN_DATA_DIR || '.data');
+export const dataDir = () => path.resolve(config().COUNTERSIGN_DATA_DIR);
 
 /** Creates the database named in `url` on its server when it does not exist yet. */
 export async function ensureDatabaseExists(url: string): Promise<void> {
@@ -31,17 +32,16 @@ export async function ensureDatabaseExists(url: string): Promise<void> {
 }
 
 export async function resolveDatabase(): Promise<ResolvedDatabase> {
-  if (process.env.DATABASE_URL) {
-    return { url: process.env.DATABASE_URL, embedded: false, authSecret: process.env.AUTH_SECRET, release: () => {} };
-  }
+  const { DATABASE_URL, AUTH_SECRET } = config();
+  if (DATABASE_URL) return { url: DATABASE_URL, embedded: false, authSecret: AUTH_SECRET, release: () => {} };
   const dir = dataDir();
   const cluster = await startEmbeddedPostgres(dir);
   const url = cluster.url('countersign');
   await ensureDatabaseExists(url);
   const secretFile = path.join(dir, 'auth-secret');
-  if (!process.env.AUTH_SECRET && !existsSync(secretFile)) {
+  if (!AUTH_SECRET && !existsSync(secretFile)) {
     writeFileSync(secretFile, randomBytes(32).toString('base64url') + '\n', { mode: 0o600 });
   }
-  const authSecret = process.env.AUTH_SECRET || readFileSync(secretFile, 'utf8').trim();
+  const authSecret = AUTH_SECRET || readFileSync(secretFile, 'utf8').trim();
   return { url, embedded: true, authSecret, release: () => cluster.started && cluster.stop() };
 }

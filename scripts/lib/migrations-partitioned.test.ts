@@ -5,13 +5,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { applyMigrations, defaultMigrationsDir, LOCK_FILE } from './migrations';
 import { createScratchDatabase, type ScratchDatabase } from './prisma-wasm-adapter';
+import { config } from '@/lib/config';
+import { harness } from '@/testing/env';
 
 // Migration 20261201160000_outcome_records_partitioned on a database that already holds records
 // (the state of a console upgraded in place): every row kept, each in its month's partition,
 // the indexes under their names, the sequence going on, the rule on (api_key_id, event_id) kept.
 
 const PARTITIONED = '20261201160000_outcome_records_partitioned';
-const server = process.env.TEST_ADMIN_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+const server = harness.adminDatabaseUrl() ?? config().TEST_DATABASE_URL;
 let scratch: ScratchDatabase;
 let before: string;
 let through: string;

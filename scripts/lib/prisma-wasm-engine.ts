@@ -7,6 +7,7 @@ import path from 'node:path';
 import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { MigrationList, SchemaEngine, SchemaFilter, SchemasContainer } from '@prisma/schema-engine-wasm';
 import { engineAdapterFactory } from './prisma-wasm-adapter';
+import { config } from '@/lib/config';
 import { assertLockFileProvider, defaultMigrationsDir, LOCK_FILE, readLocalMigrations } from './migrations';
 
 export const defaultSchemaFile = path.resolve(defaultMigrationsDir, '..', 'schema.prisma');
@@ -51,7 +52,7 @@ export type Engine = {
 export async function openEngine(connectionString: string): Promise<Engine> {
   const { SchemaEngine } = await loadEngineModule();
   const factory = engineAdapterFactory(connectionString);
-  const log = process.env.DEBUG_SCHEMA_ENGINE ? (line: string) => console.error('[schema-engine]', line) : () => {};
+  const log = config().DEBUG_SCHEMA_ENGINE ? (line: string) => console.error('[schema-engine]', line) : () => {};
   const bound = bindMigrationAwareSqlAdapterFactory(factory);
   const engine = await SchemaEngine.new({ datamodels: undefined }, log, bound);
   return {

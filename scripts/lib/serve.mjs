@@ -1,44 +1,36 @@
 // The console's server: `next start` in COUNTERSIGN_PROCESSES processes that share one port
 // (node:cluster; the primary hands each new connection to the next process in turn). Every
 // launcher runs it: `npm start`, the test and benchmark harnesses (console-process.ts) and
-// Playwright's web server. Plain JavaScript, so the processes run without a TypeScript loader.
-//   node scripts/lib/serve.mjs -p <port> [-H <host>]      (the arguments go to `next start`)
+// Playwright's web server. Plain JavaScript, so the processes run without a TypeScript loader; so
+// it does not read the environment itself (lib/config does): the launcher passes the count.
+//   node scripts/lib/serve.mjs [--processes N|auto] -p <port> [-H <host>]   (the rest goes to `next start`)
 // One process (the default) runs `next start` right here, with no primary in front. With more,
 // the instances are as stateless as any behind a load balancer (docs/design.md "Architecture"): the
 // background jobs are safe with any number of them, and rate limits are shared through Redis when
 // REDIS_URL is set. A process that dies after it served is replaced (at most MAX_REPLACEMENTS a
 // minute); one that dies before it listened stops the server with its exit code, as one would.
 import cluster from 'node:cluster';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseProcesses } from '../../lib/config/processes.mjs';
 
-export const PROCESSES_ENV = 'COUNTERSIGN_PROCESSES';
-const MAX_PROCESSES = 64;
+export { parseProcesses, PROCESSES_ENV, sharedLimitsWarning } from '../../lib/config/processes.mjs';
+
 const MAX_REPLACEMENTS = 10;
 const REPLACEMENT_WINDOW_MS = 60_000;
-
-/** COUNTERSIGN_PROCESSES: a whole number from 1 to 64, or `auto` (one per CPU); unset → 1. */
-export function parseProcesses(raw, cpus = os.availableParallelism()) {
-  const value = raw?.trim();
-  if (!value) return 1;
-  if (value === 'auto') return Math.min(Math.max(cpus, 1), MAX_PROCESSES);
-  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > MAX_PROCESSES)
-    throw new Error(`${PROCESSES_ENV} must be a whole number from 1 to ${MAX_PROCESSES}, or auto (got "${value}")`);
-  return Number(value);
-}
-
-/** The line `npm start` prints when several processes would each keep their own rate limits. */
-export function sharedLimitsWarning(processes, redisUrl) {
-  if (processes < 2 || redisUrl?.trim()) return null;
-  return `[serve] ${processes} processes without REDIS_URL: each keeps its own rate limits, so together they allow up to ${processes}× the configured limits; set REDIS_URL to share them`;
-}
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const nextBin = path.join(root, 'node_modules/next/dist/bin/next');
 
-async function serve(args) {
-  const processes = parseProcesses(process.env[PROCESSES_ENV]);
+/** `--processes N` (COUNTERSIGN_PROCESSES's value, as the launcher read it; absent: one) and the rest. */
+function processesOption(argv) {
+  const at = argv.indexOf('--processes');
+  if (at < 0) return { processes: 1, args: argv };
+  return { processes: parseProcesses(argv[at + 1]), args: [...argv.slice(0, at), ...argv.slice(at + 2)] };
+}
+
+async function serve(argv) {
+  const { processes, args } = processesOption(argv);
   if (processes === 1) {
     process.argv = [process.argv[0], nextBin, 'start', ...args];
     await import(nextBin);

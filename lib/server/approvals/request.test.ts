@@ -24,6 +24,7 @@ import {
   sql,
 } from '@/testing/approvals-fixtures';
 import { cli } from '@/lib/auth/actor';
+import { config } from '@/lib/config';
 
 beforeAll(setUpApprovalActors);
 
@@ -96,7 +97,7 @@ describe('requestApproval', () => {
     const key = uniq('idem');
     const body = bodyOf();
     // Another session stands in for the first request, mid-transaction, holding the key's lock.
-    const inFlight = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    const inFlight = new pg.Client({ connectionString: config().DATABASE_URL });
     await inFlight.connect();
     try {
       await inFlight.query('SELECT pg_advisory_lock($1::int, hashtext($2))', [

@@ -7,10 +7,11 @@ import { AUDIT_CHAIN_LOCK } from '../db/locks';
 import { db, type Tx } from '../db/db';
 import { uniq } from '../../../testing/factories';
 import { auditHash, GENESIS_HASH } from '@/lib/audit/chain';
+import { config } from '@/lib/config';
 
 // Tampering needs a superuser session that bypasses the append-only trigger, as an attacker with
 // database access would; the app's own connection is refused (see the first test).
-const superuser = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 1 });
+const superuser = new pg.Pool({ connectionString: config().DATABASE_URL, max: 1 });
 afterAll(() => superuser.end());
 
 async function tamper(sql: string, params: unknown[] = []) {

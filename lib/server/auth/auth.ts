@@ -4,7 +4,7 @@ import Credentials from 'next-auth/providers/credentials';
 import { headers } from 'next/headers';
 import { NextRequest } from 'next/server';
 import { signInSchema } from '@/lib/users/schemas';
-import { identityConfig } from '@/lib/identity/config';
+import { config, setEnvironment } from '@/lib/config';
 import { deviceFromUserAgent } from '@/lib/identity/device';
 import { isDatabaseUnavailable } from '../db/unavailable';
 import { verifyPassword } from '../users/users';
@@ -26,8 +26,8 @@ declare module 'next-auth' {
   }
 }
 
-// Read once: a bad value stops the server (and `npm start` before it) naming the variable.
-export const identity = identityConfig();
+// Read once (lib/config): a bad value stops the server (and `npm start` before it) naming the variable.
+export const identity = config().identity;
 
 const passwords = Credentials({
   credentials: { email: {}, password: {} },
@@ -61,11 +61,12 @@ const passwords = Credentials({
 // The redirect URI must be the same when the sign-in starts (a server action) and when the
 // provider sends the browser back (the route handler): COUNTERSIGN_PUBLIC_URL when set
 // (docs/api.md), else the address the browser used, in both.
-const publicUrl = process.env.COUNTERSIGN_PUBLIC_URL?.trim();
-if (publicUrl && !process.env.AUTH_URL) process.env.AUTH_URL = new URL('/api/auth', publicUrl).toString();
+// Auth.js reads AUTH_URL from the environment itself, so it is set there.
+const publicUrl = config().COUNTERSIGN_PUBLIC_URL;
+if (publicUrl && !config().AUTH_URL) setEnvironment({ AUTH_URL: new URL('/api/auth', publicUrl).toString() });
 
 function atBrowserOrigin(req: NextRequest): NextRequest {
-  if (process.env.AUTH_URL) return req;
+  if (config().AUTH_URL) return req;
   const host = req.headers.get('x-forwarded-host') ?? req.headers.get('host');
   if (!host) return req;
   const proto = req.headers.get('x-forwarded-proto') ?? req.nextUrl.protocol.replace(/:$/, '');
@@ -101,7 +102,7 @@ const logger = {
 const nextAuth = NextAuth({
   trustHost: true,
   logger,
-  secret: process.env.AUTH_SECRET,
+  secret: config().AUTH_SECRET,
   session: { strategy: 'jwt', maxAge: 8 * 60 * 60 },
   pages: { signIn: '/sign-in', error: '/sign-in/error' },
   providers: [...(identity.passwordSignIn ? [passwords] : []), ...(identity.oidc ? [oidcProvider(identity.oidc)] : [])],

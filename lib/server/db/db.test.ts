@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedPostgres } from '../../../scripts/lib/embedded-postgres';
 import { closeDb, db, pool } from './db';
 import { isDatabaseUnavailable } from './unavailable';
+import { restoreEnv, setEnv } from '@/testing/env';
 
 // isDatabaseUnavailable decides between 503 and 500, so it is tested on the errors real outages
 // produce, through Prisma (which wraps the driver's) and through the pool directly. The shared
@@ -14,14 +15,12 @@ let cluster: Awaited<ReturnType<typeof startEmbeddedPostgres>>;
 beforeAll(async () => {
   cluster = await startEmbeddedPostgres(path.resolve('.faults-data', 'unit'), { port: 'free' }); // not the main cluster's COUNTERSIGN_PG_PORT
   await closeDb();
-  process.env.DATABASE_URL = cluster.url();
-  process.env.DATABASE_POOL_SIZE = '4';
-  process.env.DATABASE_QUERY_TIMEOUT_MS = '2000';
+  setEnv({ DATABASE_URL: cluster.url(), DATABASE_POOL_SIZE: '4', DATABASE_QUERY_TIMEOUT_MS: '2000' });
 });
 
 afterAll(async () => {
   await closeDb();
-  delete process.env.DATABASE_QUERY_TIMEOUT_MS;
+  restoreEnv();
   cluster?.stop();
 });
 
@@ -141,13 +140,13 @@ describe('isDatabaseUnavailable on real failures', () => {
       const limited = new URL(cluster.url());
       limited.username = 'faults_limited';
       limited.password = 'limited';
-      process.env.DATABASE_URL = limited.toString();
+      setEnv({ DATABASE_URL: limited.toString() });
       for (const err of [await failure(() => db.$queryRaw`SELECT 1`), await failure(() => pool().query('SELECT 1'))]) {
         expect(isDatabaseUnavailable(err), String(err)).toBe(true);
       }
     } finally {
       await closeDb();
-      process.env.DATABASE_URL = cluster.url();
+      setEnv({ DATABASE_URL: cluster.url() });
       await admin.query('DROP ROLE IF EXISTS faults_limited');
       await admin.end();
     }

@@ -3,6 +3,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from '@/lib/generated/prisma/client';
+import { config } from '@/lib/config';
 
 // One pool and one client per process; dev reloads reuse them through globalThis.
 const holder = globalThis as unknown as {
@@ -27,9 +28,9 @@ const onReplica = () => readTarget.getStore() === 'replica';
  */
 export function pool(): pg.Pool {
   if (holder.countersignPool) return holder.countersignPool;
-  const queryTimeout = Number(process.env.DATABASE_QUERY_TIMEOUT_MS) || 15_000;
+  const { DATABASE_QUERY_TIMEOUT_MS: queryTimeout, DATABASE_POOL_SIZE } = config();
   holder.countersignPool = createPool({
-    max: Number(process.env.DATABASE_POOL_SIZE) || 10,
+    max: DATABASE_POOL_SIZE,
     // A database that does not answer (stopped: refused at once; frozen, or a network dropping
     // packets: silence) must cost a request seconds, then a 503, never a hang. New connections
     // give up after 5 s. A slow statement is cancelled by the server itself (statement_timeout),
@@ -55,13 +56,13 @@ export function pool(): pg.Pool {
  */
 const SESSION_OPTIONS = '-c jit=off -c plan_cache_mode=force_generic_plan';
 
-function createPool(config: pg.PoolConfig, connectionString = process.env.DATABASE_URL): pg.Pool {
+function createPool(options: pg.PoolConfig, connectionString = config().DATABASE_URL): pg.Pool {
   if (!connectionString) throw new Error('DATABASE_URL is not set');
   const created = new pg.Pool({
     connectionString,
     connectionTimeoutMillis: 5_000,
-    ...config,
-    options: [SESSION_OPTIONS, config.options].filter(Boolean).join(' '),
+    ...options,
+    options: [SESSION_OPTIONS, options.options].filter(Boolean).join(' '),
   });
   // An idle client losing its connection (the database restarting) must not crash the process.
   created.on('error', (err) => console.error('[db] idle connection lost:', err.message));
@@ -77,7 +78,7 @@ function createPool(config: pg.PoolConfig, connectionString = process.env.DATABA
 export function logPool(): pg.Pool {
   holder.countersignLogPool ??= createPool({
     max: 2,
-    query_timeout: Number(process.env.DATABASE_QUERY_TIMEOUT_MS) || 15_000,
+    query_timeout: config().DATABASE_QUERY_TIMEOUT_MS,
     options: '-c synchronous_commit=off',
   });
   return holder.countersignLogPool;
@@ -89,7 +90,7 @@ export function logPool(): pg.Pool {
  * DATABASE_URL when called.
  */
 export function sessionClient(): pg.Client {
-  const connectionString = process.env.DATABASE_URL;
+  const connectionString = config().DATABASE_URL;
   if (!connectionString) throw new Error('DATABASE_URL is not set');
   return new pg.Client({ connectionString, connectionTimeoutMillis: 5_000, options: SESSION_OPTIONS });
 }
@@ -100,13 +101,12 @@ export function sessionClient(): pg.Client {
  * moment before it falls back to the primary (replica.ts).
  */
 export function replicaPool(): pg.Pool | null {
-  const url = process.env.DATABASE_REPLICA_URL;
+  const { DATABASE_REPLICA_URL: url, DATABASE_QUERY_TIMEOUT_MS: queryTimeout, DATABASE_REPLICA_POOL_SIZE } = config();
   if (!url) return null;
   if (holder.countersignReplicaPool) return holder.countersignReplicaPool;
-  const queryTimeout = Number(process.env.DATABASE_QUERY_TIMEOUT_MS) || 15_000;
   holder.countersignReplicaPool = createPool(
     {
-      max: Number(process.env.DATABASE_REPLICA_POOL_SIZE) || Number(process.env.DATABASE_POOL_SIZE) || 10,
+      max: DATABASE_REPLICA_POOL_SIZE,
       connectionTimeoutMillis: 2_000,
       statement_timeout: Math.max(queryTimeout - 2_000, Math.ceil(queryTimeout / 2)),
       query_timeout: queryTimeout,

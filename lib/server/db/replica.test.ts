@@ -9,6 +9,7 @@ import { makeKey, makeRecord, batchOf, value } from '@/testing/outcomes-fixtures
 import { approve, makeApproval, setUpApprovalActors, reviewer, admin } from '@/testing/approvals-fixtures';
 import type { Actor } from '@/lib/auth/actor';
 import type { Viewer } from '@/lib/auth/permissions';
+import { restoreEnv, setEnv } from '@/testing/env';
 
 // A real primary and a real streaming replica (testing/replica.ts). Pausing replay on the replica
 // makes the two differ: a read the replica served shows the old state, one the primary served
@@ -22,8 +23,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 beforeAll(async () => {
   pair = await startReplicatedPair();
   await closeDb();
-  process.env.DATABASE_URL = pair.primaryUrl;
-  process.env.DATABASE_REPLICA_URL = pair.replicaUrl;
+  setEnv({ DATABASE_URL: pair.primaryUrl, DATABASE_REPLICA_URL: pair.replicaUrl });
   await setUpApprovalActors();
   writer = await makeKey(['outcomes:write', 'outcomes:read']);
   support = await makeUser('support');
@@ -31,15 +31,15 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await closeDb();
-  delete process.env.DATABASE_REPLICA_URL;
-  delete process.env.DATABASE_REPLICA_MAX_LAG_MS;
-  delete process.env.DATABASE_REPLICA_CHECK_MS;
+  restoreEnv();
   await pair?.close();
 });
 
 beforeEach(async () => {
-  process.env.DATABASE_REPLICA_MAX_LAG_MS = '10000'; // a loaded machine must not make a case fall back by itself
-  process.env.DATABASE_REPLICA_CHECK_MS = '0'; // measured at every read, unless a case says otherwise
+  setEnv({
+    DATABASE_REPLICA_MAX_LAG_MS: '10000', // a loaded machine must not make a case fall back by itself
+    DATABASE_REPLICA_CHECK_MS: '0', // measured at every read, unless a case says otherwise
+  });
   forgetReplicaState();
   await pair.resumeReplay().catch(() => {});
   await pair.caughtUp().catch(() => {});
@@ -104,7 +104,7 @@ describe('reads declared replica-safe', () => {
     const requestRef = uniq('req');
     value(await ingestOutcomes(writer, batchOf(makeRecord({ requestRef }))));
     expect(await refsListed(requestRef)).toEqual([]);
-    process.env.DATABASE_REPLICA_MAX_LAG_MS = '300';
+    setEnv({ DATABASE_REPLICA_MAX_LAG_MS: '300' });
     await sleep(500);
     expect(await refsListed(requestRef)).toEqual([requestRef]);
     const status = value(await getReplicaStatus(await makeUser('admin')));
@@ -129,7 +129,7 @@ describe('the replica stopped', () => {
   });
 
   it('a read already routed to it fails over to the primary, and the next ones skip it', async () => {
-    process.env.DATABASE_REPLICA_CHECK_MS = '600000'; // the cached "usable" outlives the stop
+    setEnv({ DATABASE_REPLICA_CHECK_MS: '600000' }); // the cached "usable" outlives the stop
     const requestRef = uniq('req');
     value(await ingestOutcomes(writer, batchOf(makeRecord({ requestRef }))));
     await pair.caughtUp();
@@ -153,14 +153,14 @@ describe('the replica stopped', () => {
 
   it('a DATABASE_REPLICA_URL that is no standby is not used', async () => {
     await closeDb();
-    process.env.DATABASE_REPLICA_URL = pair.primaryUrl;
+    setEnv({ DATABASE_REPLICA_URL: pair.primaryUrl });
     try {
       const status = value(await getReplicaStatus(await makeUser('admin')));
       expect(status).toMatchObject({ configured: true, usable: false });
       expect(status.configured && status.reason).toMatch(/not a standby/);
     } finally {
       await closeDb();
-      process.env.DATABASE_REPLICA_URL = pair.replicaUrl;
+      setEnv({ DATABASE_REPLICA_URL: pair.replicaUrl });
     }
   });
 });

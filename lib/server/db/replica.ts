@@ -7,6 +7,7 @@ import { isDatabaseUnavailable } from './unavailable';
 import { authorize } from '@/lib/auth/permissions';
 import type { Actor } from '@/lib/auth/actor';
 import { fail, ok, type Result } from '@/lib/result';
+import { config } from '@/lib/config';
 
 // Reads from the streaming replica (DATABASE_REPLICA_URL), in one mechanism: a data function that
 // only reads declares itself with replicaSafe(); while it runs, `db` and db/kysely.ts's `rows` use
@@ -17,12 +18,8 @@ import { fail, ok, type Result } from '@/lib/result';
 //     most every DATABASE_REPLICA_CHECK_MS per process, the answer cached in between);
 //   - a query on the replica fails for want of it: the read runs again on the primary.
 
-const setting = (name: string, fallback: number) => {
-  const n = Number(process.env[name]);
-  return Number.isFinite(n) && n >= 0 && process.env[name] !== '' ? n : fallback;
-};
-export const maxLagMs = () => setting('DATABASE_REPLICA_MAX_LAG_MS', 2_000);
-const checkEveryMs = () => setting('DATABASE_REPLICA_CHECK_MS', 1_000);
+export const maxLagMs = () => config().DATABASE_REPLICA_MAX_LAG_MS;
+const checkEveryMs = () => config().DATABASE_REPLICA_CHECK_MS;
 // A lag measured at most checkEveryMs ago was at most maxLagMs; so a replica in use holds every
 // commit older than their sum. One more second covers clocks of instances that differ slightly.
 const CLOCK_SKEW_MS = 1_000;
@@ -164,7 +161,7 @@ async function wroteRecently(): Promise<boolean> {
  * the next few seconds their reads go to the primary, on every instance.
  */
 export async function noteOwnWrite(): Promise<void> {
-  if (!process.env.DATABASE_REPLICA_URL) return;
+  if (!config().DATABASE_REPLICA_URL) return;
   const store = await cookieStore();
   store?.set(OWN_WRITE_COOKIE, String(Date.now()), {
     httpOnly: true,

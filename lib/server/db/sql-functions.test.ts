@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { config } from '@/lib/config';
 
 const FILE = fileURLToPath(new URL('../../../prisma/functions.sql', import.meta.url));
 const fileText = readFileSync(FILE, 'utf8');
@@ -202,7 +203,7 @@ async function differences(client: pg.Client, sql: string): Promise<string[]> {
 
 let client: pg.Client;
 beforeAll(async () => {
-  client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  client = new pg.Client({ connectionString: config().DATABASE_URL });
   await client.connect();
 });
 afterAll(() => client?.end());

@@ -7,6 +7,8 @@ import { ingestOutcomes } from '.';
 import { db } from '../db/db';
 import { uniq } from '@/testing/factories';
 import { outcomeBatchSchema } from '@/lib/outcomes/schemas';
+import { config } from '@/lib/config';
+import { setEnv } from '@/testing/env';
 import {
   value,
   writer,
@@ -302,7 +304,7 @@ describe('outcome_records partitions (real PostgreSQL)', () => {
     const [{ eventId }] = await claimsOf([ref]);
     await db.$executeRaw`DELETE FROM outcome_records WHERE request_ref = ${ref}`;
 
-    const blocker = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    const blocker = new pg.Client({ connectionString: config().DATABASE_URL });
     await blocker.connect();
     let first!: ReturnType<typeof cleanUpPurged>;
     try {
@@ -318,7 +320,7 @@ describe('outcome_records partitions (real PostgreSQL)', () => {
         await new Promise((r) => setTimeout(r, 20));
       }
       expect(await cleanUpPurged()).toEqual({ ran: false, reason: 'busy' });
-      process.env.OUTCOME_RETENTION_DAYS = '90';
+      setEnv({ OUTCOME_RETENTION_DAYS: '90' });
       expect((await purgeExpiredOutcomes()).ran).toBe(true);
     } finally {
       await blocker.query('COMMIT');

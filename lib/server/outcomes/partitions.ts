@@ -3,7 +3,8 @@ import { rows } from '../db/kysely';
 import { ensureOutcomePartitions } from './partitions-sql';
 import { selectOutcomePartitions, type OutcomePartition } from '../retention/sql';
 import { dbNow } from '../approvals';
-import { aheadMs, parsePartitionInterval, PARTITION_INTERVAL_ENV, type PartitionUnit } from '@/lib/outcomes/partitions';
+import { aheadMs, type PartitionUnit } from '@/lib/outcomes/partitions';
+import { config } from '@/lib/config';
 
 // outcome_records is partitioned by received_at (docs/design.md "Architecture"): one partition per
 // OUTCOME_PARTITION_INTERVAL (month by default), created ahead by the console on start and every
@@ -12,7 +13,7 @@ import { aheadMs, parsePartitionInterval, PARTITION_INTERVAL_ENV, type Partition
 // function holding a transaction-level advisory lock: two instances at once create each
 // partition once, and a run that finds them all there does nothing.
 
-export const partitionInterval = (): PartitionUnit => parsePartitionInterval(process.env[PARTITION_INTERVAL_ENV]);
+export const partitionInterval = (): PartitionUnit => config().OUTCOME_PARTITION_INTERVAL;
 
 /** Creates the partitions from the current interval to about three ahead; answers the new names. */
 export async function ensurePartitionsAhead(options: { now?: Date; unit?: PartitionUnit } = {}): Promise<string[]> {

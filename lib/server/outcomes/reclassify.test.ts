@@ -8,8 +8,9 @@ import { reclassifyOutcomes, needsReclassify, describeReclassify } from './recla
 import { cli } from '@/lib/auth/actor';
 import { CLASSIFIER_VERSION } from '@/lib/outcomes/classify';
 import { value } from '@/testing/factories';
+import { harness } from '@/testing/env';
 
-const N = Number(process.env.RECLASSIFY_ROWS ?? 30_000);
+const N = harness.reclassifyRows();
 const BATCH = 2_000;
 
 // Every third record observed a completed call but is stored as an unknown timeout by "version 0";

@@ -19,6 +19,8 @@ import { RETENTION_ENV } from '@/lib/outcomes/retention';
 import type { Delivery, Observed, Outcome } from '@/lib/outcomes/schemas';
 import { cli, type Actor } from '@/lib/auth/actor';
 import type { Viewer } from '@/lib/auth/permissions';
+import { config } from '@/lib/config';
+import { setEnv } from '@/testing/env';
 
 const TIMEOUT: Observed = { sent: true, clientError: 'timeout' };
 const NOT_SENT: Observed = { sent: false, clientBlock: 'approval_required' };
@@ -37,7 +39,7 @@ beforeAll(async () => {
   reviewer = await makeUser('reviewer');
 });
 afterEach(() => {
-  delete process.env[RETENTION_ENV];
+  setEnv({ [RETENTION_ENV]: undefined });
 });
 
 // Offsets from now (ms) around every edge of the windows: 7 days back (lo), 24 hours back (d1),
@@ -103,7 +105,7 @@ type Group = { delivery: string; category: string; read_only: boolean; unresolve
  * against the records' own. Answers the first.
  */
 async function countedFromRecords() {
-  const c = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  const c = new pg.Client({ connectionString: config().DATABASE_URL });
   await c.connect();
   try {
     await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ');

@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ok } from '@/lib/result';
 import { cli } from '@/lib/auth/actor';
-import { rateLimitConfig } from '@/lib/ratelimit/config';
+import { config } from '@/lib/config';
 
 // REDIS_URL: the limits shared by two instances (this module's, and a second limiter on its own
 // connection, as another process has), on the machine's Redis under a prefix of this run; and a
@@ -18,6 +18,7 @@ const { createSharedLimits } = await import('./rate-limit-shared');
 const { createApiKey } = await import('../credentials/credentials');
 const { uniq } = await import('../../../testing/factories');
 const { freePort } = await import('../../../testing/webhooks-fixtures');
+const { restoreEnv, setEnv } = await import('../../../testing/env');
 
 const LIMITS = {
   RATE_LIMIT_API_KEY_PER_SECOND: '0.5',
@@ -26,17 +27,13 @@ const LIMITS = {
   RATE_LIMIT_SIGN_IN_EMAIL_BURST: '2',
 };
 const PREFIX = `countersign-test-${randomBytes(6).toString('hex')}:`;
-const saved = { ...process.env };
 
 beforeEach(() => {
-  Object.assign(process.env, LIMITS, { REDIS_URL: 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: PREFIX });
+  setEnv({ ...LIMITS, REDIS_URL: 'redis://127.0.0.1:6379', REDIS_KEY_PREFIX: PREFIX });
   resetRateLimits();
 });
 afterEach(() => {
-  for (const k of [...Object.keys(LIMITS), 'REDIS_URL', 'REDIS_KEY_PREFIX']) {
-    if (saved[k] === undefined) delete process.env[k];
-    else process.env[k] = saved[k];
-  }
+  restoreEnv();
   resetRateLimits();
 });
 
@@ -50,7 +47,7 @@ async function newKey() {
   if (!created.ok) throw new Error(created.failure);
   return { secret: created.value.secret, id: created.value.key.id };
 }
-const second = () => createSharedLimits({ url: 'redis://127.0.0.1:6379', prefix: PREFIX, config: rateLimitConfig() });
+const second = () => createSharedLimits({ url: 'redis://127.0.0.1:6379', prefix: PREFIX, config: config().rateLimits });
 
 describe('REDIS_URL: one limit across instances', () => {
   it('a key’s burst of 3 holds across both: 2 here, 1 there, then 429 everywhere', async () => {
@@ -134,7 +131,7 @@ describe('Redis stopped mid-test', () => {
       if (up) break;
       await new Promise((r) => setTimeout(r, 100));
     }
-    process.env.REDIS_URL = `redis://127.0.0.1:${port}`;
+    setEnv({ REDIS_URL: `redis://127.0.0.1:${port}` });
     resetRateLimits();
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     try {

@@ -15,6 +15,7 @@ const { runAction } = await import('../http/action');
 const { admitSignIn, clientAddress, resetRateLimits } = await import('./rate-limit');
 const { createApiKey, createPersonalToken } = await import('../credentials/credentials');
 const { makeUser, uniq } = await import('../../../testing/factories');
+const { restoreEnv, setEnv } = await import('../../../testing/env');
 
 const LIMITS = {
   RATE_LIMIT_API_KEY_PER_SECOND: '0.5',
@@ -28,21 +29,16 @@ const LIMITS = {
 };
 
 // Low limits of its own, over the generous ones testing/vitest-setup.ts sets for other suites.
-const before = Object.fromEntries(Object.keys(LIMITS).map((name) => [name, process.env[name]]));
-
 beforeEach(() => {
   // Only the monotonic clock the buckets read is faked: database I/O keeps real timers.
   vi.useFakeTimers({ toFake: ['performance'] });
-  Object.assign(process.env, LIMITS);
+  setEnv(LIMITS);
   resetRateLimits();
 });
 
 afterEach(() => {
   vi.useRealTimers();
-  for (const [name, value] of Object.entries(before)) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
+  restoreEnv();
   resetRateLimits();
 });
 
@@ -129,10 +125,11 @@ describe('rate limits in the API wrapper (real PostgreSQL)', () => {
   });
 
   it('an invalid limit fails naming the variable (logged; the client gets a plain 500)', async () => {
-    process.env.RATE_LIMIT_API_KEY_BURST = 'lots';
+    const key = await newKey(); // first: a bad value stops every use of the configuration
+    setEnv({ RATE_LIMIT_API_KEY_BURST: 'lots' });
     resetRateLimits();
     const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
-    const res = await call(await newKey());
+    const res = await call(key);
     expect(res.status).toBe(500);
     expect(await res.text()).not.toContain('RATE_LIMIT');
     expect(String(logged.mock.calls[0]?.[3])).toContain('RATE_LIMIT_API_KEY_BURST must be a whole number');

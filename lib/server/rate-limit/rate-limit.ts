@@ -1,6 +1,6 @@
 import 'server-only';
 import { BucketStore, type Take } from '@/lib/ratelimit/bucket';
-import { rateLimitConfig } from '@/lib/ratelimit/config';
+import { config } from '@/lib/config';
 import { loggable } from '@/lib/ratelimit/log';
 import { createSharedLimits, type Kind, type SharedLimits } from './rate-limit-shared';
 
@@ -23,12 +23,12 @@ const holder = globalThis as unknown as {
 
 function stores(): Stores {
   if (!holder.countersignRateLimits) {
-    const config = rateLimitConfig(); // throws naming the variable when one is invalid
+    const limits = config().rateLimits; // a bad value throws, naming the variable
     holder.countersignRateLimits = {
-      apiKey: new BucketStore(config.apiKey),
-      user: new BucketStore(config.user),
-      signInEmail: new BucketStore(config.signInEmail),
-      signInAddress: new BucketStore(config.signInAddress),
+      apiKey: new BucketStore(limits.apiKey),
+      user: new BucketStore(limits.user),
+      signInEmail: new BucketStore(limits.signInEmail),
+      signInAddress: new BucketStore(limits.signInAddress),
     };
   }
   return holder.countersignRateLimits;
@@ -41,14 +41,13 @@ export function resetRateLimits(): void {
   holder.countersignSharedLimits = undefined;
 }
 
-// The Redis limits when REDIS_URL is set (read at each call, so tests and restarts take effect).
+// The Redis limits when REDIS_URL is set (looked up at each call, so a test's new configuration takes effect).
 function shared(): SharedLimits | null {
-  const url = process.env.REDIS_URL?.trim();
+  const { REDIS_URL: url, REDIS_KEY_PREFIX: prefix, rateLimits } = config();
   if (!url) return null;
   if (holder.countersignSharedLimits?.url !== url) {
     void holder.countersignSharedLimits?.limits.close();
-    const prefix = process.env.REDIS_KEY_PREFIX?.trim() || 'countersign:';
-    holder.countersignSharedLimits = { url, limits: createSharedLimits({ url, prefix, config: rateLimitConfig() }) };
+    holder.countersignSharedLimits = { url, limits: createSharedLimits({ url, prefix, config: rateLimits }) };
     stores(); // the fallback, and the configuration checked
   }
   return holder.countersignSharedLimits!.limits;

@@ -7,6 +7,8 @@ import { verifyAuditChain } from '../audit/audit';
 import { uniq } from '@/testing/factories';
 import { db } from '../db/db';
 import { RETENTION_ENV } from '@/lib/outcomes/retention';
+import { config } from '@/lib/config';
+import { setEnv } from '@/testing/env';
 import {
   TRUSTED,
   DAY_MS,
@@ -74,21 +76,21 @@ describe('purgeExpiredOutcomes (real PostgreSQL)', () => {
     await ingest(ref, 4);
     await receivedDaysAgo(ref, 8);
 
-    process.env[RETENTION_ENV] = 'off';
+    setEnv({ [RETENTION_ENV]: 'off' });
     expect(await purgeExpiredOutcomes()).toEqual({ ran: false, reason: 'off' });
-    process.env[RETENTION_ENV] = '10';
+    setEnv({ [RETENTION_ENV]: '10' });
     expect(ran(await purgeExpiredOutcomes())).toMatchObject({ retentionDays: 10, deleted: 0 });
     expect(await countOf(ref)).toBe(4);
 
     for (const bad of ['0', '-5', '7.5', 'ninety', '90d', '36501']) {
-      process.env[RETENTION_ENV] = bad;
+      setEnv({ [RETENTION_ENV]: bad });
       await expect(purgeExpiredOutcomes(), bad).rejects.toThrow(
         /^OUTCOME_RETENTION_DAYS must be a whole number of days/,
       );
     }
     expect(await countOf(ref)).toBe(4);
 
-    process.env[RETENTION_ENV] = '7';
+    setEnv({ [RETENTION_ENV]: '7' });
     expect(ran(await purgeExpiredOutcomes())).toMatchObject({ retentionDays: 7, deleted: 4 });
     expect(await countOf(ref)).toBe(0);
   });
@@ -215,7 +217,7 @@ describe('purgeExpiredOutcomes (real PostgreSQL)', () => {
     const ref = await oldRecords(3);
     // Hold the audit table: the purge then stops in its last transaction, rows deleted but
     // uncommitted, holding the purge lock.
-    const blocker = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    const blocker = new pg.Client({ connectionString: config().DATABASE_URL });
     await blocker.connect();
     let first!: Promise<PurgeReport>;
     try {

@@ -21,7 +21,8 @@ import {
 } from './sql';
 import { appendAudit } from '../audit/audit';
 import { dbNow } from '../approvals';
-import { parseRetentionSetting, RETENTION_ENV, type RetentionSetting } from '@/lib/outcomes/retention';
+import type { RetentionSetting } from '@/lib/outcomes/retention';
+import { config } from '@/lib/config';
 
 // Outcome records older than the retention period (OUTCOME_RETENTION_DAYS) are deleted, oldest
 // first, in short batches: each batch is its own transaction deleting at most `batchSize` rows
@@ -51,8 +52,8 @@ const DROP_LOCK_TIMEOUT_MS = 5_000;
 export const AUDIT_TARGET = { targetType: 'outcome_records', targetId: 'retention' } as const;
 export const PURGE_ACTION = 'outcomes.purge';
 
-/** The setting in force; a bad value throws a RetentionConfigError naming the variable. */
-export const retentionSetting = (): RetentionSetting => parseRetentionSetting(process.env[RETENTION_ENV]);
+/** The setting in force (lib/config); a bad value throws a ConfigError naming the variable. */
+export const retentionSetting = (): RetentionSetting => config().OUTCOME_RETENTION_DAYS;
 
 export type PurgeOptions = {
   /** The instant the run judges ages and approvals by (default: the database clock). */

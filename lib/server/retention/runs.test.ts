@@ -6,6 +6,8 @@ import { runScheduledPurge, startRetentionSchedule, stopRetentionSchedule } from
 import { revokeApproval } from '../approvals';
 import { verifyAuditChain } from '../audit/audit';
 import { RETENTION_ENV } from '@/lib/outcomes/retention';
+import { config } from '@/lib/config';
+import { setEnv } from '@/testing/env';
 import {
   value,
   reviewer,
@@ -31,7 +33,7 @@ describe('an interrupted purge', () => {
       (e: Error) => e,
     );
     // Once some batches are in, end the session that holds the purge lock (as a dropped connection would).
-    const watcher = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    const watcher = new pg.Client({ connectionString: config().DATABASE_URL });
     await watcher.connect();
     try {
       for (let waited = 0; ; waited += 10) {
@@ -70,13 +72,13 @@ describe('an interrupted purge', () => {
 
 describe('the schedule', () => {
   it('logs one line and carries on when the database is down', async () => {
-    const url = process.env.DATABASE_URL;
-    process.env.DATABASE_URL = 'postgresql://postgres@127.0.0.1:1/nowhere';
+    const url = config().DATABASE_URL;
+    setEnv({ DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/nowhere' });
     const log = { log: vi.fn(), error: vi.fn() };
     try {
       await expect(runScheduledPurge(log)).resolves.toBeUndefined();
     } finally {
-      process.env.DATABASE_URL = url;
+      setEnv({ DATABASE_URL: url });
     }
     expect(log.error).toHaveBeenCalledTimes(1);
     expect(log.error.mock.calls[0][0]).toBe(
@@ -121,9 +123,9 @@ describe('the schedule', () => {
     expect(timers.map((t) => t.hasRef())).toEqual([false, false]);
     stopRetentionSchedule();
 
-    process.env[RETENTION_ENV] = 'forever';
+    setEnv({ [RETENTION_ENV]: 'forever' });
     expect(() => startRetentionSchedule(run, log)).toThrow(/OUTCOME_RETENTION_DAYS must be/);
-    process.env[RETENTION_ENV] = 'OFF';
+    setEnv({ [RETENTION_ENV]: 'OFF' });
     expect(startRetentionSchedule(run, log)).toBe('off');
     expect(log.log).toHaveBeenCalledWith(
       '[retention] off (OUTCOME_RETENTION_DAYS=off): outcome records are kept forever',
@@ -144,7 +146,7 @@ describe('getRetentionStatus', () => {
     expect(status.lastPurge).toMatchObject({ deleted: 4, kept: 1, cutoff: r.cutoff.toISOString() });
     expect(Date.now() - status.lastPurge!.at.getTime()).toBeLessThan(60_000);
 
-    process.env[RETENTION_ENV] = 'soon';
+    setEnv({ [RETENTION_ENV]: 'soon' });
     const invalid = value(await getRetentionStatus(admin)).setting;
     expect(invalid).toMatchObject({
       enabled: false,

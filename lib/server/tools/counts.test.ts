@@ -23,6 +23,7 @@ import {
   toolOf,
 } from '@/testing/tools-fixtures';
 import type { Observed } from '@/lib/outcomes/schemas';
+import { config } from '@/lib/config';
 
 const MIN = 60_000;
 const TIMEOUT: Observed = { sent: true, clientError: 'timeout' };
@@ -183,8 +184,8 @@ describe('the tools inventory from the counts kept at every write (real PostgreS
         [server, n],
       );
     const [a, b] = [
-      new pg.Client({ connectionString: process.env.DATABASE_URL }),
-      new pg.Client({ connectionString: process.env.DATABASE_URL }),
+      new pg.Client({ connectionString: config().DATABASE_URL }),
+      new pg.Client({ connectionString: config().DATABASE_URL }),
     ];
     await a.connect();
     await b.connect();

@@ -4,6 +4,7 @@ import { db } from '../db/db';
 import { createWebhookEndpoint, deleteWebhookEndpoint, listWebhookDeliveries } from './webhooks';
 import { admin, makeApproval, setUpApprovalActors, sleep } from '@/testing/approvals-fixtures';
 import { value } from '@/testing/factories';
+import { config } from '@/lib/config';
 
 // webhook_deliveries has no foreign keys (migration …_webhook_deliveries_no_foreign_keys): the
 // cascades are triggers. A deleted endpoint takes its deliveries with it, also those of an event
@@ -19,7 +20,7 @@ afterEach(async () => {
 afterAll(() => db.$disconnect());
 
 async function connection(): Promise<pg.Client> {
-  const c = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  const c = new pg.Client({ connectionString: config().DATABASE_URL });
   await c.connect();
   conns.push(c);
   return c;

@@ -6,6 +6,7 @@ import { createWebhookEndpoint, listWebhookDeliveries } from './webhooks';
 import { admin, makeApproval, setUpApprovalActors } from '@/testing/approvals-fixtures';
 import { closeReceivers, receiver, waitFor } from '@/testing/webhooks-fixtures';
 import { value } from '@/testing/factories';
+import { childEnvironment } from '@/lib/config';
 
 // The worker killed with SIGKILL between the state change and its delivery, in the middle of
 // sending: after a restart the delivery is made, by the lease running out.
@@ -20,7 +21,7 @@ async function startWorker(leaseMs: number): Promise<ChildProcess> {
   const child = spawn(
     path.resolve('node_modules/.bin/tsx'),
     ['--conditions=react-server', 'testing/webhook-worker-child.ts'],
-    { env: { ...process.env, WORKER_LEASE_MS: String(leaseMs) }, stdio: ['ignore', 'pipe', 'inherit'] },
+    { env: childEnvironment({ WORKER_LEASE_MS: String(leaseMs) }), stdio: ['ignore', 'pipe', 'inherit'] },
   );
   children.push(child);
   await new Promise<void>((resolve, reject) => {

@@ -3,11 +3,16 @@ import { db } from '../db/db';
 import { isUniqueViolation } from '../db/errors';
 import { appendAudit } from '../audit/audit';
 import { openSecret, sealSecret } from './secret';
-import { checkEndpointUrl, consoleOrigins } from '@/lib/webhooks/address';
+import { checkEndpointUrl, consoleOrigins, type ConsoleAddressEnv } from '@/lib/webhooks/address';
 import { webhookEventTypes, webhookFormats, type WebhookFormat } from '@/lib/webhooks/events';
 import { isWebhookSecret } from '@/lib/webhooks/standard';
 
-type Env = Record<string, string | undefined>;
+// The variables read: what the configuration (lib/config) gives; a test passes the ones it means.
+type Env = {
+  COUNTERSIGN_WEBHOOK_URL?: string;
+  COUNTERSIGN_WEBHOOK_FORMAT?: string;
+  COUNTERSIGN_WEBHOOK_SECRET?: string;
+} & ConsoleAddressEnv;
 type Log = Pick<Console, 'log' | 'error'>;
 
 export type EnvEndpoint =
@@ -16,7 +21,7 @@ export type EnvEndpoint =
   | { state: 'ok'; url: string; format: WebhookFormat; secret: string | null };
 
 /** What COUNTERSIGN_WEBHOOK_URL (+ _FORMAT, _SECRET) declares; never echoes a value. */
-export function readEnvEndpoint(env: Env = process.env): EnvEndpoint {
+export function readEnvEndpoint(env: Env): EnvEndpoint {
   const raw = env.COUNTERSIGN_WEBHOOK_URL?.trim();
   if (!raw) return { state: 'none' };
   const url = checkEndpointUrl(raw, consoleOrigins(env));
@@ -40,7 +45,7 @@ export function readEnvEndpoint(env: Env = process.env): EnvEndpoint {
  * variable, and leaves notifications off rather than stopping the server. Idempotent: every
  * instance runs it, the unique source keeps one row.
  */
-export async function declareEnvEndpoint(env: Env = process.env, log: Log = console): Promise<EnvEndpoint> {
+export async function declareEnvEndpoint(env: Env, log: Log = console): Promise<EnvEndpoint> {
   const wanted = readEnvEndpoint(env);
   if (wanted.state === 'invalid') log.error(`[webhooks] ${wanted.variable} ${wanted.message}: that endpoint is off`);
   // Instances starting together race to create the row: the loser finds it on its second round.

@@ -9,6 +9,7 @@ import { auditName, type Actor } from '@/lib/auth/actor';
 import { isUuid } from '@/lib/approvals/schemas';
 import { endpointInputSchema, endpointUpdateSchema, type EndpointInput } from '@/lib/webhooks/events';
 import { checkEndpointUrl, consoleOrigins } from '@/lib/webhooks/address';
+import { config } from '@/lib/config';
 import { newWebhookSecret } from '@/lib/webhooks/standard';
 import { fail, ok, type FieldError, type Result } from '@/lib/result';
 
@@ -75,7 +76,7 @@ export async function createWebhookEndpoint(
   if (!authorize(viewer, 'webhooks.manage')) return fail('forbidden');
   const parsed = endpointInputSchema.safeParse(input);
   if (!parsed.success) return fail('invalid_input', 'The endpoint is invalid.', zodErrors(parsed.error.issues));
-  const url = checkEndpointUrl(parsed.data.url, consoleOrigins());
+  const url = checkEndpointUrl(parsed.data.url, consoleOrigins(config()));
   if (!url.ok) return fail('invalid_input', `url: ${url.message}.`, [{ path: 'url', message: url.message }]);
   const secret = parsed.data.format === 'standard' ? newWebhookSecret() : null;
   const id = await db.$transaction(async (tx) => {

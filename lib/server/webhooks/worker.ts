@@ -1,18 +1,13 @@
 import 'server-only';
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import {
-  claimDue,
-  purgeWebhookHistory,
-  recordDelivered,
-  recordFailed,
-  type ClaimedDelivery,
-} from './outbox';
+import { claimDue, purgeWebhookHistory, recordDelivered, recordFailed, type ClaimedDelivery } from './outbox';
 import { openSecret } from './secret';
 import { declareEnvEndpoint } from './env';
 import { isDatabaseUnavailable } from '../db/unavailable';
 import { postWebhook } from './send';
-import { consoleBaseUrl, consoleOrigins } from '@/lib/webhooks/address';
+import { consoleBaseUrl, consoleOrigins, type ConsoleAddressEnv } from '@/lib/webhooks/address';
+import { config } from '@/lib/config';
 import {
   DEFAULT_RETRY,
   WEBHOOK_HISTORY_DAYS,
@@ -46,7 +41,7 @@ export type WorkerOptions = {
   log: Pick<Console, 'log' | 'error'>;
 };
 
-export const defaultWorkerOptions = (env: Record<string, string | undefined> = process.env): WorkerOptions => ({
+export const defaultWorkerOptions = (env: ConsoleAddressEnv = config()): WorkerOptions => ({
   pollMs: 200,
   batch: 32,
   timeoutMs: 10_000,
@@ -170,7 +165,7 @@ const holder = globalThis as unknown as { countersignWebhookWorker?: Worker };
 export async function startWebhookWorker(log: Pick<Console, 'log' | 'error'> = console): Promise<void> {
   if (holder.countersignWebhookWorker) return;
   try {
-    await declareEnvEndpoint(process.env, log);
+    await declareEnvEndpoint(config(), log);
   } catch (err) {
     log.error(`[webhooks] COUNTERSIGN_WEBHOOK_URL not applied: ${(err as Error)?.message?.split('\n')[0]}`);
   }

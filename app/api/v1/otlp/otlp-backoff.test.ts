@@ -2,9 +2,9 @@
 // /api/v1 route does when a key sends faster than its limit (set low for this file only).
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 
-vi.hoisted(() => {
-  process.env.RATE_LIMIT_API_KEY_PER_SECOND = '1';
-  process.env.RATE_LIMIT_API_KEY_BURST = '2';
+await vi.hoisted(async () => {
+  const { setEnv } = await import('@/testing/env');
+  setEnv({ RATE_LIMIT_API_KEY_PER_SECOND: '1', RATE_LIMIT_API_KEY_BURST: '2' });
 });
 vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
