@@ -1,5 +1,4 @@
 import 'server-only';
-import { createHmac } from 'node:crypto';
 import { db, type Tx } from '../db/db';
 import { rows } from '../db/kysely';
 import { APPROVAL_IDEMPOTENCY_LOCK_CLASS } from '../db/locks';
@@ -16,6 +15,7 @@ import { canonicalJson } from '@/lib/json/canonical';
 import { fail, ok, type Result } from '@/lib/result';
 import { mask } from '@/lib/redaction/mask';
 import { keyActor, TX_OPTIONS } from './shared';
+import { keyedHash } from '../secrets';
 
 /** The 201 body of `POST /api/v1/approvals`; a replay gets the same one again. */
 export type ApprovalCreated = {
@@ -46,15 +46,10 @@ const createdBody = (r: Prisma.ApprovalRequestGetPayload<{ select: typeof create
   grant: r.requiredApprovals === 0 && r.grant ? { id: r.grant.id, expiresAt: r.grant.expiresAt } : null,
 });
 
-// Keyed (AUTH_SECRET), as for outcome records: the summary may hold personal data before masking.
-function requestHash(body: ApprovalRequestBody): string {
-  const secret = process.env.AUTH_SECRET;
-  if (!secret) throw new Error('AUTH_SECRET is not set: approval requests cannot be hashed');
-  // Null members left out: `"agent": null` and no agent are the same request.
-  return createHmac('sha256', `countersign:approval-request:v1:${secret}`)
-    .update(canonicalJson(body, { nullMembers: 'omit' }))
-    .digest('hex');
-}
+// Keyed (AUTH_SECRET, lib/server/secrets.ts), as for outcome records: the summary may hold personal
+// data before masking. Null members left out: `"agent": null` and no agent are the same request.
+const requestHash = (body: ApprovalRequestBody): string =>
+  keyedHash('approval-request-hash', canonicalJson(body, { nullMembers: 'omit' }));
 
 /**
  * Stages a mutation for approval (docs/api.md, `POST /api/v1/approvals`), idempotent per API key and

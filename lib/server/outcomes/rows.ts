@@ -1,21 +1,19 @@
 import 'server-only';
-import { createHmac } from 'node:crypto';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { CLASSIFIER_VERSION } from '@/lib/outcomes/classify';
 import type { Classification, Outcome, ToolAnnotations } from '@/lib/outcomes/schemas';
 import { mask } from '@/lib/redaction/mask';
 import { fail } from '@/lib/result';
 import type { IngestRow } from './sql';
+import { keyedHash as secretHash } from '../secrets';
 
-// Session ids and record contents are kept only as HMAC-SHA256, keyed with AUTH_SECRET (the one
-// server secret every deployment has) behind a fixed label per use. Keyed, so a copy of the
-// database cannot be brute-forced back to them: a summary's masked SSN has only 10^9 values.
-// The price: rotating AUTH_SECRET changes both, so a replay of a record sent before the rotation
-// reads as different content (422) and a session's records no longer link across it.
+// Session ids and record contents are kept only as keyed hashes (HMAC-SHA256 under keys derived from
+// AUTH_SECRET, lib/server/secrets.ts). Keyed, so a copy of the database cannot be brute-forced back
+// to them: a summary's masked SSN has only 10^9 values. The price: rotating AUTH_SECRET changes
+// both, so a replay of a record sent before the rotation reads as different content (422) and a
+// session's records no longer link across it.
 export function keyedHash(label: 'outcome-session' | 'outcome-content', value: string): string {
-  const secret = process.env.AUTH_SECRET;
-  if (!secret) throw new Error('AUTH_SECRET is not set: outcome records cannot be hashed');
-  return createHmac('sha256', `countersign:${label}:v1:${secret}`).update(value).digest('hex');
+  return secretHash(label === 'outcome-session' ? 'outcome-session-hash' : 'outcome-content-hash', value);
 }
 
 export type IngestedRecord = { eventId: string; id: string; classification: Classification };

@@ -1,14 +1,12 @@
 import 'server-only';
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { deriveKey } from '../secrets';
 
 // A standard endpoint's signing secret is needed in clear to sign (HMAC), so it is kept sealed:
-// AES-256-GCM under a key derived from AUTH_SECRET. A database dump alone reveals no secret.
+// AES-256-GCM under a key derived from AUTH_SECRET (lib/server/secrets.ts, 'webhook-secret-box', the
+// same key every v1 box was sealed under). A database dump alone reveals no secret.
 
-function key(): Buffer {
-  const secret = process.env.AUTH_SECRET;
-  if (!secret) throw new Error('AUTH_SECRET is not set: webhook secrets cannot be sealed');
-  return Buffer.from(hkdfSync('sha256', secret, 'countersign', 'webhook-secret:v1', 32));
-}
+const key = () => deriveKey('webhook-secret-box');
 
 export function sealSecret(plain: string): string {
   const iv = randomBytes(12);
