@@ -11,7 +11,6 @@ export default defineConfig({
     include: [
       'lib/**/*.test.ts',
       'scripts/**/*.test.ts',
-      'bench/**/*.test.ts',
       'app/**/*.test.ts',
       'components/**/*.test.ts',
     ],

@@ -1,261 +1,293 @@
-// `npm run bench:approvals`: the two approval paths that must stay fast, on a fresh database
-// (bench/lib/setup.ts, dropped afterwards) against the built console.
-//  (a) Redemption: approved requests with live grants are staged with SQL (bench/lib/approval-data.ts).
-//      After a warm-up, SERIAL_GRANTS sequential redemptions give the uncontended service time.
-//      Then the target's measure, open loop (bench/lib/open-loop.ts): POST /api/v1/grants/{id}/redeem
-//      offered at BENCH_REDEEM_RATE per second on a fixed schedule, each latency from the scheduled
-//      send time (a stall is not hidden by sending less), and the framework floor at the same rate
-//      in the same run: GET /api/v1/me with the same key (no work) and with no credential (a bare
-//      401). The three take turns in ROUNDS rounds, in rotating order. pg_stat_activity is sampled
-//      while redeeming; the redemption is then traced statement by statement in this process.
-//  (b) The queue: BENCH_QUEUE_PENDING pending requests; a reviewer made with the CLI signs in through
-//      Auth.js over HTTP; GET /approvals (the server-rendered queue) and
-//      GET /api/v1/approvals?status=pending&limit=200 are timed sequentially with that session.
-// Reports; exits non-zero only on real errors (set-up failures, unexpected answers).
-//   BENCH_REDEEM_RATE (200/s)  BENCH_REDEEM_SECONDS (30, per open-loop phase)
-//   BENCH_REDEEM_SCHEDULE (poisson | even)  BENCH_QUEUE_PENDING (10000)  BENCH_QUEUE_REQUESTS (30)
-//   BENCH_CPU_PROFILE=<dir>: the console writes a V8 .cpuprofile there (open in Chrome DevTools)
-//   COUNTERSIGN_PROCESSES (1) and REDIS_URL: passed to the console (scripts/lib/serve.mjs)
-import { randomBytes } from 'node:crypto';
-import path from 'node:path';
+// `npm run bench:approvals [-- --short]`: approvals, request → decide → redeem, and their webhooks,
+// on a fresh database with a webhook endpoint subscribed (approval.requested, .decided, .approved)
+// pointing at a receiver on loopback:
+//   - a decision (approved: the request settled, its grant issued, its two events written),
+//     through the data layer in a worker process, --decisions of them one at a time in
+//     alternating blocks with webhook_enqueue real and a no-op: what the outbox adds to its p99
+//     (the no-op blocks against each other are the noise floor);
+//   - the console started: its webhook worker drains the events the decisions left, against
+//     plain POSTs to the same receiver (the ceiling); then --pending requests over HTTP
+//     (POST /api/v1/approvals, 8 clients), their events delivered as they come (commit → arrival);
+//   - the queue with those pending, signed in as a reviewer: GET /approvals and
+//     GET /api/v1/approvals?status=pending&limit=200, against GET /api/v1/me with the session;
+//   - redemption of the decided grants, POST /api/v1/grants/{id}/redeem, open loop at --rate per
+//     second, in rotating rounds with the framework's floor at the same rate: GET /api/v1/me with
+//     the same key, and with no credential (a bare 401).
+// Exits non-zero on errors, never on a missed target.
 import { fileURLToPath } from 'node:url';
-import { stageApprovedGrants, stagePendingQueue } from './lib/approval-data';
-import { cpuMeter, mergeCpu, type CpuShare } from './lib/cpu';
-import { floorRequest, type FloorRoute } from './lib/floor';
-import { mergeRuns, openLoop, type OpenLoopRun } from './lib/open-loop';
-import { signIn, timedFetch, timedHttp } from './lib/http';
-import { int, load1, log, runMain } from './lib/report';
-import { cleanup, createApiKey, createUser, setUpBench } from './lib/setup';
-import { printApprovalsReport } from './lib/approvals-report';
-import {
-  OPEN_GRANTS,
-  PENDING,
-  PER_ROUND,
-  QUEUE_REQUESTS,
-  RATE,
-  ROUNDS,
-  SCHEDULE,
-  SERIAL_GRANTS,
-  TRACE_GRANTS,
-  WARM_GRANTS,
-} from './lib/approvals-config';
-import { traceInProcess } from './lib/approvals-trace';
-import { deal, mergeActivity, redeemAll, redeemOne, sampleActivity, type Activity } from './lib/redeem';
+import { approvalRequestSchema } from '@/lib/approvals/schemas';
+import type { Actor } from '@/lib/auth/actor';
+import { openLoop, signIn, timedHttp, webhookReceiver, type Answer } from './lib/http';
+import { int, log, p, readFlags, report, type Figure } from './lib/report';
+import { createApiKey, createUser, freshDatabase, newSecret, runMain, startConsole } from './lib/setup';
+import { serveWorker, startWorker } from './lib/worker';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const flags = readFlags({
+  decisions: [10_000, 1_000],
+  pending: [10_000, 2_000],
+  rate: [200, 100],
+  seconds: [30, 6],
+  'queue-requests': [30, 15],
+});
+const BLOCKS = 20;
+const ROUNDS = 3;
+const WARM = 200;
+const NOOP_ENQUEUE = `CREATE OR REPLACE FUNCTION webhook_enqueue(p_type text, p_approval uuid, p_extra jsonb DEFAULT '{}'::jsonb)
+  RETURNS uuid LANGUAGE sql AS $$ SELECT NULL::uuid $$`;
+const requestBody = (n: string) => ({
+  requestRef: `req-${n}`,
+  organization: 'acme',
+  principal: 'user_193',
+  server: 'bench-mcp',
+  tool: { name: 'update_note', annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false } },
+  argsDigest: `sha256:${'ab'.repeat(32)}`,
+  summary: `Update the note on order ${n}`,
+});
 
-async function main(): Promise<number> {
-  // People and keys, made with the project's own CLI.
-  const password = randomBytes(12).toString('base64url');
-  const reviewerEmail = 'reviewer@bench.local';
-  const {
-    startLoad,
-    db,
-    sql,
-    pgVersion,
-    app,
-    authSecret: secret,
-    prepared,
-  } = await setUpBench(root, async ({ db: { url }, sql }) => {
-    createUser(root, url, { email: reviewerEmail, role: 'reviewer', password, principal: 'bench-reviewer' });
-    createUser(root, url, {
-      email: 'reviewer2@bench.local',
-      role: 'reviewer',
-      password,
-      principal: 'bench-reviewer-2',
-    });
-    const redeemKey = createApiKey(root, url, ['grants:redeem'], 'bench-executor');
-    createApiKey(root, url, ['approvals:request'], 'bench-gateway');
-    const ids = await sql.query<{ id: string; email: string; principal: string }>(
-      `SELECT id, email, principal_id AS principal FROM users WHERE email IN ($1, 'reviewer2@bench.local') ORDER BY email`,
-      [reviewerEmail],
-    );
-    const [reviewer, reviewer2] = ids.rows;
-    const gatewayId = (await sql.query<{ id: string }>(`SELECT id FROM api_keys WHERE name = 'bench-gateway'`)).rows[0]
-      .id;
+// ── In the worker: the data layer's own calls ─────────────────────────────────────────────────
+const inWorker = {
+  async subscribe(url: string) {
+    const { createWebhookEndpoint } = await import('@/lib/server/webhooks/webhooks');
+    const admin: Actor = {
+      kind: 'user',
+      userId: '00000000-0000-4000-8000-000000000001',
+      email: 'admin@bench.local',
+      name: 'admin',
+      role: 'admin',
+      principalId: 'bench-admin',
+      tokenId: null,
+    };
+    const events = ['approval.requested', 'approval.decided', 'approval.approved'] as const;
+    const created = await createWebhookEndpoint(admin, { url, format: 'standard', events: [...events] });
+    if (!created.ok) throw new Error(`createWebhookEndpoint: ${created.failure}`);
+  },
+  /** `count` pending requests by the requesting key; their ids. */
+  async request(keyId: string, count: number) {
+    const { requestApproval } = await import('@/lib/server/approvals');
+    const requester: Actor = {
+      kind: 'apiKey',
+      keyId,
+      name: 'bench-gateway',
+      scopes: ['approvals:request'],
+      organization: null,
+    };
+    const ids: string[] = [];
+    for (let n = 0; n < count; n++) {
+      const r = await requestApproval(requester, `decide-${n}`, approvalRequestSchema.parse(requestBody(`d${n}`)));
+      if (!r.ok) throw new Error(`requestApproval: ${r.failure}`);
+      ids.push(r.value.approval.id);
+    }
+    return ids;
+  },
+  /** Approves each request in turn as the reviewer; each decision's milliseconds. */
+  async decide(reviewer: Actor, ids: string[]) {
+    const { decideApproval } = await import('@/lib/server/approvals');
+    const ms: number[] = [];
+    for (const id of ids) {
+      const t0 = performance.now();
+      const r = await decideApproval(reviewer, { id, decision: 'approve', reason: 'checked', version: 1 });
+      ms.push(performance.now() - t0);
+      if (!r.ok) throw new Error(`decideApproval: ${r.failure}`);
+    }
+    return ms;
+  },
+};
 
-    log(
-      `staging ${int(OPEN_GRANTS + WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS)} approved requests with grants and ${int(PENDING)} pending requests…`,
-    );
-    const t0 = performance.now();
-    const grants = await stageApprovedGrants(sql, {
-      keyId: gatewayId,
-      reviewer,
-      count: OPEN_GRANTS + WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS,
-      tag: 'redeem',
-    });
-    await stagePendingQueue(sql, { keyId: gatewayId, reviewer: reviewer2, count: PENDING, tag: 'queue' });
-    await sql.query('VACUUM (ANALYZE) approval_requests');
-    await sql.query('VACUUM (ANALYZE) approval_decisions');
-    await sql.query('VACUUM (ANALYZE) grants');
-    log(`staged in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    return { redeemKey, reviewer, grants };
+// ── The benchmark ─────────────────────────────────────────────────────────────────────────────
+async function main() {
+  const db = await freshDatabase(flags.databaseUrl);
+  const password = newSecret();
+  createUser(db, { email: 'reviewer@bench.local', role: 'reviewer', password, principal: 'bench-reviewer' });
+  const requestKey = createApiKey(db, ['approvals:request'], 'bench-gateway');
+  const redeemKey = createApiKey(db, ['grants:redeem'], 'bench-executor');
+  const id = async (sql: string) => (await db.sql.query<{ id: string }>(sql)).rows[0].id;
+  const reviewer: Actor = {
+    kind: 'user',
+    userId: await id(`SELECT id FROM users WHERE email = 'reviewer@bench.local'`),
+    email: 'reviewer@bench.local',
+    name: 'reviewer',
+    role: 'reviewer',
+    principalId: 'bench-reviewer',
+    tokenId: null,
+  };
+  const receiver = await webhookReceiver();
+  const secret = newSecret();
+  const worker = await startWorker<typeof inWorker>(fileURLToPath(import.meta.url), {
+    DATABASE_URL: db.url,
+    AUTH_SECRET: secret,
   });
-  const { redeemKey, reviewer, grants } = prepared;
-  const warm = grants.slice(0, WARM_GRANTS);
-  const serial = grants.slice(WARM_GRANTS, WARM_GRANTS + SERIAL_GRANTS);
-  const traceGrants = grants.slice(WARM_GRANTS + SERIAL_GRANTS, WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS);
-  const timed = grants.slice(WARM_GRANTS + SERIAL_GRANTS + TRACE_GRANTS);
+  await worker.call('subscribe', receiver.url);
 
-  // ── (a) Redemption ──────────────────────────────────────────────────────────────────────
-  log('redemption: warming up…');
-  const warmRun = await redeemAll(app.origin, redeemKey, deal(warm, 10), 60);
-  if (warmRun.errors) throw new Error(`warm-up redemptions failed: ${warmRun.firstError}`);
-  for (let k = 0; k < 200; k++) {
-    await floorRequest(app.origin, 'me', redeemKey, timedHttp);
-    await floorRequest(app.origin, 'bare401', redeemKey, timedHttp);
-  }
-  const cpu: Record<string, CpuShare | undefined> = {};
-  log(`redemption: ${SERIAL_GRANTS} sequential (load ${load1()})…`);
-  let meter = cpuMeter(app.pid);
-  const serialRun = await redeemAll(app.origin, redeemKey, [serial], 60);
-  cpu.serial = meter?.stop();
-
-  // The target's measure and the floor, open loop at the same rate, taking turns.
-  type Phase = 'redeem' | FloorRoute;
-  const phases: Phase[] = ['redeem', 'me', 'bare401'];
-  const runs: Record<Phase, OpenLoopRun[]> = { redeem: [], me: [], bare401: [] };
-  const cpuBy: Record<Phase, (CpuShare | undefined)[]> = { redeem: [], me: [], bare401: [] };
-  const activities: Activity[] = [];
-  const openLoad: string[] = [];
-  let next = 0; // the next unredeemed grant of `timed`
-  for (let round = 0; round < ROUNDS; round++) {
-    for (let n = 0; n < phases.length; n++) {
-      const phase = phases[(round + n) % phases.length];
-      log(
-        `open loop, round ${round + 1}/${ROUNDS}: ${phase === 'redeem' ? 'POST /api/v1/grants/{id}/redeem' : phase === 'me' ? 'GET /api/v1/me' : 'bare 401'} × ${int(PER_ROUND)} at ${RATE}/s (${SCHEDULE}) (load ${load1()})…`,
-      );
-      const sampler = phase === 'redeem' ? await sampleActivity(db.url) : null;
-      const m = cpuMeter(app.pid);
-      const base = next;
-      const r = await openLoop({
-        rate: RATE,
-        count: PER_ROUND,
-        schedule: SCHEDULE,
-        seed: round * 3 + n + 1,
-        send:
-          phase === 'redeem'
-            ? (i) => redeemOne(app.origin, redeemKey, timed[base + i])
-            : () =>
-                floorRequest(app.origin, phase, redeemKey, timedHttp).then(
-                  () => ({ ok: true as const }),
-                  (err: unknown) => ({ ok: false as const, error: err instanceof Error ? err.message : String(err) }),
-                ),
-      });
-      if (phase === 'redeem') next += PER_ROUND;
-      cpuBy[phase].push(m?.stop());
-      if (sampler) activities.push(await sampler.stop());
-      runs[phase].push(r);
-    }
-    openLoad.push(load1());
-  }
-  const open = { redeem: mergeRuns(runs.redeem), me: mergeRuns(runs.me), bare401: mergeRuns(runs.bare401) };
-  cpu.redeem = mergeCpu(cpuBy.redeem);
-  cpu.me = mergeCpu(cpuBy.me);
-  cpu.bare401 = mergeCpu(cpuBy.bare401);
-  const activity = mergeActivity(activities);
-  const redeemLoad = openLoad.join(', ');
-  const replayed = await redeemOne(app.origin, redeemKey, timed[0]);
-  const replay = { status: replayed.ok ? 200 : Number(/^HTTP (\d+)/.exec(replayed.error)?.[1] ?? 0) };
-  const counted = (
-    await sql.query<{ grants: number; requests: number }>(`
-    SELECT (SELECT count(*) FROM grants WHERE redeemed_at IS NOT NULL)::int AS grants,
-           (SELECT count(*) FROM approval_requests WHERE status = 'redeemed')::int AS requests`)
-  ).rows[0];
-  const expected = warmRun.redeemed + serialRun.redeemed + open.redeem.ok;
-
-  // ── (b) The queue ───────────────────────────────────────────────────────────────────────
-  log(`queue: signing in as ${reviewerEmail} through /api/auth/callback/credentials…`);
-  const cookie = await signIn(app.origin, reviewerEmail, password);
-  const first = (
-    await sql.query<{ summary: string }>(
-      `SELECT summary FROM approval_requests WHERE status = 'pending' AND expires_at > now() ORDER BY expires_at, id LIMIT 1`,
-    )
-  ).rows[0].summary;
-  const page = async () => {
-    const r = await timedFetch(`${app.origin}/approvals`, { headers: { cookie } });
-    const rows = r.body.split('data-testid="queue-row"').length - 1;
-    if (r.status !== 200 || rows !== 200 || !r.body.includes(first)) {
-      throw new Error(
-        `GET /approvals answered ${r.status} with ${rows} queue rows (expected 200, the first "${first}"): ${r.body.slice(0, 300)}`,
-      );
-    }
-    return r;
-  };
-  const list = async () => {
-    const r = await timedFetch(`${app.origin}/api/v1/approvals?status=pending&limit=200`, { headers: { cookie } });
-    const items = r.status === 200 ? (JSON.parse(r.body) as { items: { summary: string }[] }).items : [];
-    if (items.length !== 200 || items[0].summary !== first)
-      throw new Error(
-        `GET /api/v1/approvals?status=pending&limit=200 answered ${r.status} with ${items.length} items: ${r.body.slice(0, 300)}`,
-      );
-    return r;
-  };
-  const me = async () => {
-    const r = await timedFetch(`${app.origin}/api/v1/me`, { headers: { cookie } });
-    if (r.status !== 200) throw new Error(`GET /api/v1/me with the session answered ${r.status}`);
-    return r;
-  };
-  for (let k = 0; k < 5; k++) {
-    await page();
-    await list();
-    await me();
-  }
-  log(
-    `queue: ${QUEUE_REQUESTS} × GET /approvals, GET /api/v1/approvals, GET /api/v1/me, sequential (load ${load1()})…`,
+  // (1) Decisions, the console not running: alternating blocks, the outbox real and a no-op.
+  log(`${int(flags.decisions)} requests, then decisions in ${BLOCKS} alternating blocks…`);
+  const ids = await worker.call(
+    'request',
+    await id(`SELECT id FROM api_keys WHERE name = 'bench-gateway'`),
+    flags.decisions,
   );
-  meter = cpuMeter(app.pid);
-  const pageRuns: number[] = [];
-  const listRuns: number[] = [];
-  const meRuns: number[] = [];
-  let pageBytes = 0;
-  let listBytes = 0;
-  for (let k = 0; k < QUEUE_REQUESTS; k++) {
-    const p = await page();
-    pageRuns.push(p.ms);
-    pageBytes = p.bytes;
-    const l = await list();
-    listRuns.push(l.ms);
-    listBytes = l.bytes;
-    meRuns.push((await me()).ms);
+  const realEnqueue = (
+    await db.sql.query<{ def: string }>(
+      "SELECT pg_get_functiondef('webhook_enqueue(text,uuid,jsonb)'::regprocedure) AS def",
+    )
+  ).rows[0].def;
+  const withOutbox: number[] = [];
+  const noop: number[][] = [[], []];
+  for (let b = 0; b < BLOCKS; b++) {
+    await db.sql.query(b % 2 === 0 ? realEnqueue : NOOP_ENQUEUE);
+    const ms = await worker.call(
+      'decide',
+      reviewer,
+      ids.slice((b * ids.length) / BLOCKS, ((b + 1) * ids.length) / BLOCKS),
+    );
+    (b % 2 === 0 ? withOutbox : noop[(b >> 1) % 2]).push(...ms);
   }
-  cpu.queue = meter?.stop();
-  const queueLoad = load1();
-  await app.stop();
+  await db.sql.query(realEnqueue);
+  const backlog = (await db.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_deliveries')).rows[0].n;
 
-  // ── In this process: the same data-layer calls, every statement timed ───────────────────
-  const { redeemTraces, redeemTotal, lockHeld, listTraces, listTotal, countTotal, redeemPlans, listPlans } =
-    await traceInProcess(db, secret, sql, traceGrants, reviewer);
-  await sql.end();
+  // (2) The console: its webhook worker drains that backlog; then requests over HTTP as they come.
+  const app = await startConsole({ DATABASE_URL: db.url, AUTH_SECRET: secret });
+  log(`draining a backlog of ${int(backlog)} deliveries…`);
+  const until = (n: number) => async () => {
+    for (const deadline = Date.now() + 600_000; receiver.arrivals.size < n && Date.now() < deadline;)
+      await new Promise((r) => setTimeout(r, 20));
+  };
+  await until(backlog)();
+  const times = [...receiver.arrivals.values()].map((a) => a.arrivedAt);
+  const drained = (backlog - 1) / ((Math.max(...times) - Math.min(...times)) / 1000);
+  const posts = await receiver.plainPosts(2_000, 32);
+  log(`${int(flags.pending)} requests over HTTP, 8 clients…`);
+  const seen = new Set(receiver.arrivals.keys());
+  const auth = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
+  const requested: number[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      for (let n = next++; n < flags.pending; n = next++) {
+        const headers = { ...auth(requestKey), 'idempotency-key': `queue-${n}` };
+        const r = await timedHttp(`${app.origin}/api/v1/approvals`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify(requestBody(`q${n}`)),
+        });
+        if (r.status !== 201) throw new Error(`POST /api/v1/approvals answered ${r.status}: ${r.body.slice(0, 300)}`);
+        requested.push(r.ms);
+      }
+    }),
+  );
+  await until(backlog + flags.pending)();
+  const delivery = [...receiver.arrivals].filter(([k]) => !seen.has(k)).map(([, a]) => a.arrivedAt - a.committedAt);
 
-  return printApprovalsReport({
-    pgVersion,
-    db,
-    startLoad,
-    grants,
-    serialRun,
-    open,
-    cpu,
-    activity,
-    redeemLoad,
-    queueLoad,
-    replay,
-    counted,
-    expected,
-    redeemTotal,
-    lockHeld,
-    redeemTraces,
-    redeemPlans,
-    pageRuns,
-    listRuns,
-    meRuns,
-    pageBytes,
-    listBytes,
-    listTotal,
-    countTotal,
-    listTraces,
-    listPlans,
-  });
+  // (3) The queue, signed in as the reviewer.
+  const cookie = await signIn(app.origin, 'reviewer@bench.local', password);
+  const get = async (path: string, check: (body: string) => boolean) => {
+    const r = await timedHttp(`${app.origin}${path}`, { headers: { cookie } });
+    if (r.status !== 200 || !check(r.body))
+      throw new Error(`GET ${path} answered ${r.status}: ${r.body.slice(0, 300)}`);
+    return r.ms;
+  };
+  const queue = {
+    page: () => get('/approvals', (b) => b.includes('Update the note on order')),
+    list: () =>
+      get(
+        '/api/v1/approvals?status=pending&limit=200',
+        (b) => (JSON.parse(b) as { items: unknown[] }).items.length === 200,
+      ),
+    me: () => get('/api/v1/me', () => true),
+  };
+  const queueMs = { page: [] as number[], list: [] as number[], me: [] as number[] };
+  log(`the queue: ${flags['queue-requests']} × GET /approvals, the API list and /api/v1/me…`);
+  for (let k = -5; k < flags['queue-requests']; k++)
+    for (const what of ['page', 'list', 'me'] as const) {
+      const ms = await queue[what]();
+      if (k >= 0) queueMs[what].push(ms);
+    }
+
+  // (4) Redemption, open loop, in rounds with the floor at the same rate.
+  const grants = (
+    await db.sql.query<{ id: string; server: string; tool: string; digest: string }>(
+      `SELECT id, server, tool_name AS tool, args_digest AS digest FROM grants WHERE redeemed_at IS NULL ORDER BY issued_at, id`,
+    )
+  ).rows;
+  const perRound = Math.ceil((flags.rate * flags.seconds) / ROUNDS);
+  if (grants.length < WARM + perRound * ROUNDS) throw new Error(`${grants.length} grants: raise --decisions`);
+  const redeem = (g: (typeof grants)[number]) =>
+    timedHttp(`${app.origin}/api/v1/grants/${g.id}/redeem`, {
+      method: 'POST',
+      headers: auth(redeemKey),
+      body: JSON.stringify({ server: g.server, tool: g.tool, argsDigest: g.digest }),
+    });
+  const routes: Record<'redeem' | 'me' | 'bare', (i: number) => Promise<Answer>> = {
+    redeem: (i) => redeem(grants[i]),
+    me: () => timedHttp(`${app.origin}/api/v1/me`, { headers: auth(redeemKey) }),
+    bare: () => timedHttp(`${app.origin}/api/v1/me`).then((a) => ({ ...a, status: a.status === 401 ? 200 : 500 })),
+  };
+  for (let i = 0; i < WARM; i++) await Promise.all([routes.redeem(i), routes.me(i), routes.bare(i)]);
+  const open = { redeem: [] as number[], me: [] as number[], bare: [] as number[] };
+  const failures: string[] = [];
+  let achieved = 0;
+  let used = WARM;
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let n = 0; n < 3; n++) {
+      const route = (['redeem', 'me', 'bare'] as const)[(round + n) % 3];
+      log(`open loop, round ${round + 1}/${ROUNDS}: ${route} × ${perRound} at ${flags.rate}/s…`);
+      const base = used;
+      const r = await openLoop(flags.rate, perRound, round * 3 + n + 1, (i) => routes[route](base + i));
+      if (route === 'redeem') {
+        used += perRound;
+        achieved += r.achieved / ROUNDS;
+      }
+      open[route].push(...r.latencies);
+      failures.push(...r.failures.map((f) => `${route}: ${f}`));
+    }
+  }
+  const again = await redeem(grants[WARM]);
+  if (again.status !== 409) failures.push(`a second redemption answered ${again.status}, not 409`);
+
+  const [w, x] = [p(withOutbox), p([...noop[0], ...noop[1]])];
+  const d = p(delivery);
+  const figures: Figure[] = [
+    {
+      name: `a decision: p99 added by the outbox (${int(w.n)} each way)`,
+      value: w.p99 - x.p99,
+      unit: 'ms',
+      note: `${w.p99.toFixed(2)} − ${x.p99.toFixed(2)} ms; noise floor ${Math.abs(p(noop[0]).p99 - p(noop[1]).p99).toFixed(2)} ms`,
+      ceiling: { name: 'decision p50 without the outbox', value: x.p50, unit: 'ms' },
+      target: { op: '≤', value: 1, unit: 'ms' },
+    },
+    {
+      name: `a backlog of ${int(backlog)} deliveries drained`,
+      value: drained,
+      unit: 'deliveries/s',
+      ceiling: { name: 'plain POSTs, 32 at a time', value: posts, unit: 'POSTs/s' },
+    },
+    {
+      name: 'POST /api/v1/approvals p99, 8 clients',
+      value: p(requested).p99,
+      unit: 'ms',
+      note: `p50 ${p(requested).p50.toFixed(1)} ms`,
+    },
+    { name: 'its event: commit → delivery p99', value: d.p99, unit: 'ms', note: `p50 ${d.p50.toFixed(0)} ms` },
+    ...(['page', 'list'] as const).map((k): Figure => ({
+      name: `${k === 'page' ? 'GET /approvals' : 'GET /api/v1/approvals?status=pending&limit=200'} p95, ${int(flags.pending)} pending`,
+      value: p(queueMs[k]).p95,
+      unit: 'ms',
+      ceiling: { name: 'GET /api/v1/me (session) p95', value: p(queueMs.me).p95, unit: 'ms' },
+      target: { op: '≤', value: 150, unit: 'ms' },
+    })),
+    {
+      name: `redemption p99, open loop at ${flags.rate}/s`,
+      value: p(open.redeem).p99,
+      unit: 'ms',
+      note: `p50 ${p(open.redeem).p50.toFixed(1)} ms, achieved ${achieved.toFixed(0)}/s`,
+      ceiling: { name: 'floor p99: /api/v1/me', value: p(open.me).p99, unit: 'ms' },
+      target: { op: '≤', value: 30, unit: 'ms' },
+    },
+    { name: '  the bare 401 at the same rate, p99', value: p(open.bare).p99, unit: 'ms' },
+  ];
+  report('approvals', db.pgVersion, { ...flags, blocks: BLOCKS, rounds: ROUNDS }, figures);
+  for (const f of failures.slice(0, 10)) console.error(`[bench] ${f}`);
+  return failures.length ? 1 : 0;
 }
 
-runMain(main, cleanup);
+if (flags.worker) serveWorker(inWorker);
+else runMain(main);

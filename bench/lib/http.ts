@@ -1,103 +1,135 @@
-// Timed HTTP requests on loopback, and a console session through the real Auth.js sign-in.
-import { Agent, request } from 'node:http';
-import { serverTimingMs } from './report';
+// HTTP for bench:approvals: requests over node:http on shared keep-alive connections (far less
+// CPU per request than fetch, which builds streams and a Request and a Response around every call:
+// this process shares the machine with the console), an open-loop schedule, a console session
+// signed in through Auth.js, and a webhook receiver on loopback.
+import { Agent, createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { prng } from './report';
+import { onCleanup } from './setup';
 
-/** An answer read whole; `ms` is from sending to the last byte. */
-export type Answer = { status: number; ms: number; bytes: number; body: string };
-export type Timed = Answer & { serverMs: number | null; headers: Headers };
-
-/** Sends one request and reads the whole body; `ms` is from sending to the last byte. */
-export async function timedFetch(url: string, init: RequestInit = {}): Promise<Timed> {
-  const t0 = performance.now();
-  const res = await fetch(url, { redirect: 'manual', ...init });
-  const body = await res.text();
-  const ms = performance.now() - t0;
-  return {
-    status: res.status,
-    ms,
-    serverMs: serverTimingMs(res.headers.get('server-timing')),
-    bytes: Buffer.byteLength(body),
-    body,
-    headers: res.headers,
-  };
-}
-
-// Keep-alive connections for timedHttp: the most recently used first, so a steady rate keeps few
-// of them busy and the rest close on the server's keep-alive timeout (5 s) before reuse races it.
+// The most recently used connection first, so a steady rate keeps few busy and the rest close on
+// the server's keep-alive timeout (5 s) before a reuse races it.
 const agent = new Agent({ keepAlive: true, maxSockets: 512, scheduling: 'lifo', timeout: 4_000 });
 
-/**
- * One request over node:http on shared keep-alive connections, for load where this process's own
- * CPU would distort the figure: about a fifth of fetch's CPU per request here (WHATWG fetch builds
- * streams, a Request and a Response around every call). The body is read as sent: ask for no
- * content encoding.
- */
+export type Answer = { status: number; ms: number; body: string };
+
 export function timedHttp(
   url: string,
   init: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<Answer> {
+) {
   const t0 = performance.now();
-  return new Promise((resolve, reject) => {
+  return new Promise<Answer>((resolve, reject) => {
     const headers: Record<string, string | number> = { ...init.headers };
     if (init.body !== undefined) headers['content-length'] = Buffer.byteLength(init.body);
     const req = request(url, { method: init.method ?? 'GET', headers, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('error', reject);
-      res.on('end', () => {
-        const buf = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-        resolve({ status: res.statusCode ?? 0, ms: performance.now() - t0, bytes: buf.length, body: buf.toString() });
-      });
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, ms: performance.now() - t0, body: Buffer.concat(chunks).toString() }),
+      );
     });
     req.on('error', reject);
     req.end(init.body);
   });
 }
 
-// name=value of each Set-Cookie, merged into a jar (later ones win).
-function absorb(jar: Map<string, string>, res: Response): void {
+/**
+ * Sends `count` requests at `rate` a second, Poisson arrivals, whatever the answers do: a slow
+ * answer does not delay the next send, so a stall shows in the latencies (each from its scheduled
+ * send time to its last byte) instead of hiding in a lower rate.
+ */
+export async function openLoop(rate: number, count: number, seed: number, send: (i: number) => Promise<Answer>) {
+  const random = prng(seed);
+  const latencies: number[] = [];
+  const failures: string[] = [];
+  const pending: Promise<void>[] = [];
+  const t0 = performance.now();
+  let due = 0;
+  for (let i = 0; i < count; i++) {
+    const at = t0 + due;
+    if (at - performance.now() > 1) await new Promise((r) => setTimeout(r, at - performance.now()));
+    pending.push(
+      send(i).then(
+        (a) =>
+          void (a.status < 400
+            ? latencies.push(performance.now() - at)
+            : failures.push(`HTTP ${a.status}: ${a.body.slice(0, 300)}`)),
+        (err: Error) => void failures.push(err.message),
+      ),
+    );
+    due += -Math.log(1 - random()) * (1000 / rate);
+  }
+  await Promise.all(pending);
+  return { latencies, failures, achieved: latencies.length / ((performance.now() - t0) / 1000) };
+}
+
+const cookies = (res: Response, jar: Map<string, string>) => {
   for (const line of res.headers.getSetCookie()) {
     const [pair] = line.split(';');
-    const eq = pair.indexOf('=');
-    if (eq > 0) jar.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
+    jar.set(pair.slice(0, pair.indexOf('=')).trim(), pair.slice(pair.indexOf('=') + 1).trim());
   }
-}
-const cookieHeader = (jar: Map<string, string>) => [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+  return [...jar].map(([k, v]) => `${k}=${v}`).join('; ');
+};
 
-/**
- * Signs in as a console user the way a browser form post does (Auth.js credentials provider):
- * GET /api/auth/csrf for the token and its cookie, POST /api/auth/callback/credentials with both,
- * and returns the Cookie header carrying the session. Checked with GET /api/v1/me.
- */
+/** Signs in as a browser's form post does (Auth.js credentials); answers the session's Cookie header. */
 export async function signIn(origin: string, email: string, password: string): Promise<string> {
   const jar = new Map<string, string>();
-  const csrfRes = await fetch(`${origin}/api/auth/csrf`);
-  absorb(jar, csrfRes);
-  const { csrfToken } = (await csrfRes.json()) as { csrfToken?: string };
-  if (!csrfToken) throw new Error('sign-in: GET /api/auth/csrf returned no csrfToken');
-
+  const csrf = await fetch(`${origin}/api/auth/csrf`);
+  let cookie = cookies(csrf, jar);
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
   const res = await fetch(`${origin}/api/auth/callback/credentials`, {
     method: 'POST',
     redirect: 'manual',
-    headers: {
-      'content-type': 'application/x-www-form-urlencoded',
-      cookie: cookieHeader(jar),
-      origin,
-      'x-auth-return-redirect': '1',
-    },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie, origin, 'x-auth-return-redirect': '1' },
     body: new URLSearchParams({ csrfToken, email, password, callbackUrl: `${origin}/approvals` }).toString(),
   });
-  absorb(jar, res);
   await res.arrayBuffer();
-  if (![...jar.keys()].some((k) => k.endsWith('authjs.session-token'))) {
-    throw new Error(
-      `sign-in: POST /api/auth/callback/credentials answered ${res.status} (location ${res.headers.get('location')}) without a session cookie`,
-    );
-  }
-  const cookie = cookieHeader(jar);
+  cookie = cookies(res, jar);
   const me = await fetch(`${origin}/api/v1/me`, { headers: { cookie } });
-  const who = (await me.json()) as { email?: string };
-  if (me.status !== 200 || who.email !== email)
-    throw new Error(`sign-in: GET /api/v1/me with the session answered ${me.status}: ${JSON.stringify(who)}`);
+  if (me.status !== 200) throw new Error(`sign-in as ${email} failed: GET /api/v1/me answered ${me.status}`);
   return cookie;
+}
+
+/** Answers 204 at once; records each event's commit time (its body's timestamp) and arrival, once per id. */
+export async function webhookReceiver() {
+  const arrivals = new Map<string, { committedAt: number; arrivedAt: number }>();
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const arrivedAt = Date.now();
+      res.writeHead(204).end();
+      const id = req.headers['webhook-id'];
+      if (typeof id === 'string' && !arrivals.has(id))
+        arrivals.set(id, { committedAt: Date.parse((JSON.parse(body) as { timestamp: string }).timestamp), arrivedAt });
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  onCleanup(
+    'close the webhook receiver',
+    () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
+  );
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  /** Plain POSTs of a delivery-sized body to it, `concurrency` at a time on fresh connections (as the worker sends). */
+  const plainPosts = async (total: number, concurrency: number) => {
+    const body = JSON.stringify({ type: 'approval.requested', timestamp: new Date().toISOString(), data: {} });
+    const one = () =>
+      new Promise<void>((resolve, reject) =>
+        request(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json' } }, (r) =>
+          r.resume().on('end', resolve),
+        )
+          .on('error', reject)
+          .end(body),
+      );
+    let left = total;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (left-- > 0) await one();
+      }),
+    );
+    return total / ((performance.now() - t0) / 1000);
+  };
+  return { url, arrivals, plainPosts };
 }
