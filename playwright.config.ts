@@ -34,7 +34,7 @@ export default defineConfig({
   webServer: {
     // node directly, not npx: npx leaves the server running when its parent is killed. serve.mjs is
     // `next start` as every launcher runs it (one process unless COUNTERSIGN_PROCESSES says more).
-    command: `node scripts/lib/serve.mjs --processes ${process.env.COUNTERSIGN_PROCESSES?.trim() || 1} -p ${port} -H 127.0.0.1`,
+    command: `node scripts/lib/serve.mjs -p ${port} -H 127.0.0.1`,
     url: `http://127.0.0.1:${port}/sign-in`,
     reuseExistingServer: false,
     timeout: 60_000,

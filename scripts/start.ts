@@ -64,8 +64,7 @@ async function main() {
   }
   const port = settings.PORT ?? '3000';
   // scripts/lib/serve.mjs: `next start`, in COUNTERSIGN_PROCESSES processes sharing the port.
-  const serve = [path.resolve('scripts/lib/serve.mjs'), '--processes', String(processes), '-p', port];
-  const server = spawn(process.execPath, serve, {
+  const server = spawn(process.execPath, [path.resolve('scripts/lib/serve.mjs'), '-p', port], {
     stdio: 'inherit',
     env: childEnvironment({
       DATABASE_URL: database.url,

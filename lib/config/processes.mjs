@@ -1,5 +1,6 @@
-// COUNTERSIGN_PROCESSES's parser, in plain JavaScript: the configuration schema (./schema.ts) uses it,
-// and so does scripts/lib/serve.mjs, which runs under node without a TypeScript loader.
+// COUNTERSIGN_PROCESSES, in plain JavaScript: the configuration schema (./schema.ts) parses it with
+// parseProcesses, and so does scripts/lib/serve.mjs, through processesFromEnvironment: it runs under
+// node without a TypeScript loader, so it cannot load the schema, and this is all it reads.
 import os from 'node:os';
 
 export const PROCESSES_ENV = 'COUNTERSIGN_PROCESSES';
@@ -18,6 +19,14 @@ export function parseProcesses(raw, cpus = os.availableParallelism()) {
   if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > MAX_PROCESSES)
     throw new Error(`${PROCESSES_ENV} must be a whole number from 1 to ${MAX_PROCESSES}, or auto (got "${value}")`);
   return Number(value);
+}
+
+/**
+ * COUNTERSIGN_PROCESSES of this process's environment, parsed; throws naming it on a bad value.
+ * @returns {number}
+ */
+export function processesFromEnvironment() {
+  return parseProcesses(process.env[PROCESSES_ENV]);
 }
 
 /**

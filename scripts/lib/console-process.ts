@@ -4,7 +4,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { freePort } from './embedded-postgres';
-import { childEnvironment, config } from '@/lib/config';
+import { childEnvironment } from '@/lib/config';
 
 /** `pid` leads the console's process group (for CPU accounting); `output` is its recent stdout and stderr. */
 export type ConsoleProcess = { origin: string; pid: number; stop: () => Promise<void>; output: () => string };
@@ -22,16 +22,7 @@ export async function startConsole(
 ): Promise<ConsoleProcess> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const processes = env.COUNTERSIGN_PROCESSES ?? String(config().COUNTERSIGN_PROCESSES);
-  const serve = [
-    path.join(root, 'scripts/lib/serve.mjs'),
-    '--processes',
-    processes,
-    '-p',
-    String(port),
-    '-H',
-    '127.0.0.1',
-  ];
+  const serve = [path.join(root, 'scripts/lib/serve.mjs'), '-p', String(port), '-H', '127.0.0.1'];
   const child: ChildProcess = spawn(process.execPath, [...nodeFlags, ...serve], {
     cwd: root,
     env: childEnvironment({ ...env, NEXT_TELEMETRY_DISABLED: '1' }),

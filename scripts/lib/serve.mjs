@@ -1,9 +1,9 @@
 // The console's server: `next start` in COUNTERSIGN_PROCESSES processes that share one port
 // (node:cluster; the primary hands each new connection to the next process in turn). Every
 // launcher runs it: `npm start`, the test and benchmark harnesses (console-process.ts) and
-// Playwright's web server. Plain JavaScript, so the processes run without a TypeScript loader; so
-// it does not read the environment itself (lib/config does): the launcher passes the count.
-//   node scripts/lib/serve.mjs [--processes N|auto] -p <port> [-H <host>]   (the rest goes to `next start`)
+// Playwright's web server. Plain JavaScript, so the processes run without a TypeScript loader: the
+// count comes from lib/config/processes.mjs, the one piece of the configuration module it can load.
+//   node scripts/lib/serve.mjs -p <port> [-H <host>]      (the arguments go to `next start`)
 // One process (the default) runs `next start` right here, with no primary in front. With more,
 // the instances are as stateless as any behind a load balancer (docs/design.md "Architecture"): the
 // background jobs are safe with any number of them, and rate limits are shared through Redis when
@@ -12,7 +12,7 @@
 import cluster from 'node:cluster';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseProcesses } from '../../lib/config/processes.mjs';
+import { processesFromEnvironment } from '../../lib/config/processes.mjs';
 
 export { parseProcesses, PROCESSES_ENV, sharedLimitsWarning } from '../../lib/config/processes.mjs';
 
@@ -22,15 +22,8 @@ const REPLACEMENT_WINDOW_MS = 60_000;
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const nextBin = path.join(root, 'node_modules/next/dist/bin/next');
 
-/** `--processes N` (COUNTERSIGN_PROCESSES's value, as the launcher read it; absent: one) and the rest. */
-function processesOption(argv) {
-  const at = argv.indexOf('--processes');
-  if (at < 0) return { processes: 1, args: argv };
-  return { processes: parseProcesses(argv[at + 1]), args: [...argv.slice(0, at), ...argv.slice(at + 2)] };
-}
-
-async function serve(argv) {
-  const { processes, args } = processesOption(argv);
+async function serve(args) {
+  const processes = processesFromEnvironment();
   if (processes === 1) {
     process.argv = [process.argv[0], nextBin, 'start', ...args];
     await import(nextBin);
