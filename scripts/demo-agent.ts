@@ -5,13 +5,24 @@
 //   COUNTERSIGN_URL=http://127.0.0.1:3000 COUNTERSIGN_API_KEY=cs_live_… \
 //   [COUNTERSIGN_REVIEWER_TOKEN=cs_pat_…] npm run demo:agent [-- --json]
 //
+// It works against any console the key reaches, with or without the demo seed data. Before any
+// scenario it checks through the API what the scenarios need, and stops (exit 2) naming each
+// missing step: the key and its scopes; the reviewer token, if given; the demo MCP server
+// "billing-mcp" trusted (`npm run cli -- servers:trust --name billing-mcp`; with an admin's
+// personal token as COUNTERSIGN_REVIEWER_TOKEN the demo trusts it itself, which no API key may);
+// no policy rule changing the approvals its tools need (`npm run cli -- policy:set …`).
+//
 // The API key needs outcomes:write, approvals:request and grants:redeem. With a reviewer's
 // personal token the demo decides its own approval requests (the reviewer must not be the
 // principal the agent acts for, COUNTERSIGN_PRINCIPAL, default user_193); without one it waits
 // for a person in the console (COUNTERSIGN_APPROVAL_WAIT_SECONDS, default 600) and skips the
-// denial scenario. Each scenario prints its request reference: search for it in the console.
+// denial scenario. The scenarios show every delivery state: completed (a read, approved writes,
+// an output-schema violation), rejected (401, 403, invalid arguments), unknown (a timed-out write)
+// and never sent (the MCP server down; a denied request). Each prints its request reference:
+// search for it in the console; --json prints the report (scripts/lib/demo-agent-types.ts).
 import { pathToFileURL } from 'node:url';
 import { runDemoAgent } from './lib/demo-agent-run';
+import { DemoSetupError } from './lib/demo-agent-preflight';
 
 export { runDemoAgent, type DemoAgentOptions, type DemoAgentReport, type ScenarioReport } from './lib/demo-agent-run';
 
@@ -56,6 +67,7 @@ async function main() {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   main().catch((err) => {
     console.error('[demo-agent]', err instanceof Error ? err.message : err);
-    process.exit(1);
+    // Set-up missing on the console: like a missing variable, nothing ran.
+    process.exit(err instanceof DemoSetupError ? 2 : 1);
   });
 }

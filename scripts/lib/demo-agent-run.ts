@@ -1,9 +1,11 @@
 // The agent-integration demo's scenarios (scripts/demo-agent.ts is its command line): a support
 // agent drives the demo MCP server (started here on loopback) through lib/mcp's wrapper, and
 // Countersign receives every outcome and approval; then a plain client does the same through the
-// gateway (demo-agent-gateway.ts). With a reviewer's personal token the demo decides
-// its own approval requests; without one it waits for a person in the console and skips the denial.
+// gateway (demo-agent-gateway.ts). First it checks the console has what the scenarios need, setting
+// up what its credentials may (demo-agent-preflight.ts). With a reviewer's personal token the demo
+// decides its own approval requests; without one it waits for a person in the console and skips the denial.
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { callApi, type CountersignEndpoint } from '../../lib/mcp/countersign-http';
@@ -11,12 +13,13 @@ import {
   observingFetch,
   OutcomeReporter,
   withCountersign,
-  type ApprovalSnapshot,
   type CountersignClient,
   type GuardedCallResult,
 } from '../../lib/mcp';
 import { DEMO_SERVER_NAME, LEGACY_ORDER, startDemoMcpServer } from '../demo-mcp-server';
 import { runGatewayScenarios } from './demo-agent-gateway';
+import { prepareConsole } from './demo-agent-preflight';
+import { demoReviewer } from './demo-agent-reviewer';
 import type { DemoAgentOptions, DemoAgentReport, ScenarioReport } from './demo-agent-types';
 
 export type { DemoAgentOptions, DemoAgentReport, ScenarioReport } from './demo-agent-types';
@@ -32,37 +35,25 @@ export async function runDemoAgent(options: DemoAgentOptions): Promise<DemoAgent
   const reviewer: CountersignEndpoint | null = options.reviewerToken
     ? { url: options.countersignUrl, apiKey: options.reviewerToken }
     : null;
-  const reporter = new OutcomeReporter({ ...endpoint, flushIntervalMs: 200 });
   const demo = await startDemoMcpServer({ slowMs: SLOW_MS });
   log(`Demo MCP server "${DEMO_SERVER_NAME}" on ${demo.url}; reporting to ${options.countersignUrl} (run ${runId})`);
-
-  // What the reviewer token decides next; null: leave it to people in the console.
-  let nextDecision: 'approve' | 'deny' = 'approve';
-  const onRequested = async (approval: ApprovalSnapshot) => {
-    if (!reviewer) {
-      log(
-        `    waiting for a person to decide approval ${approval.id} (${approval.requiredApprovals} needed) at ${new URL('/approvals', options.countersignUrl)}`,
-      );
-      return;
-    }
-    const reason =
-      nextDecision === 'approve'
-        ? 'Demo: the order and amount match the ticket'
-        : 'Demo: the customer already got a replacement';
-    const res = await callApi(reviewer, 'POST', `/api/v1/approvals/${approval.id}/decisions`, {
-      body: { decision: nextDecision, reason, version: approval.version },
-    });
-    if (res.kind !== 'response' || res.status !== 200)
-      log(
-        `    the reviewer token could not decide ${approval.id}: ${res.kind === 'response' ? `HTTP ${res.status}` : 'unreachable'}`,
-      );
-    else if ((res.body as { status?: string }).status === 'pending')
-      log(`    ${nextDecision}d by the reviewer token; ${approval.id} still needs another reviewer in the console`);
-    else log(`    ${nextDecision === 'approve' ? 'approved' : 'denied'} by the reviewer token: ${approval.id}`);
-  };
+  // Nothing is recorded or requested until the console has what the scenarios need.
+  const setup = await prepareConsole({
+    endpoint,
+    reviewer,
+    demo,
+    organization: options.organization,
+    principal: options.principal,
+    log,
+  }).catch(async (err: unknown) => {
+    await demo.close();
+    throw err;
+  });
+  const reporter = new OutcomeReporter({ ...endpoint, flushIntervalMs: 200 });
+  const { onRequested, decide } = demoReviewer({ reviewer, countersignUrl: options.countersignUrl, log });
 
   const clients: Client[] = [];
-  const wrap = (token: string): CountersignClient => {
+  const wrap = (token: string, mcpUrl = demo.url): CountersignClient => {
     const client = new Client({ name: 'demo-support-agent', version: '1.0.0' });
     clients.push(client);
     return withCountersign(client, {
@@ -70,12 +61,12 @@ export async function runDemoAgent(options: DemoAgentOptions): Promise<DemoAgent
       reporter,
       server: DEMO_SERVER_NAME,
       trustedServer: true,
-      organization: options.organization ?? 'acme',
-      principal: options.principal ?? 'user_193',
+      organization: setup.organization,
+      principal: setup.principal,
       agent: 'demo-support-agent',
       connect: () =>
         client.connect(
-          new StreamableHTTPClientTransport(demo.url, {
+          new StreamableHTTPClientTransport(mcpUrl, {
             fetch: observingFetch(),
             requestInit: { headers: { authorization: `Bearer ${token}` } },
           }),
@@ -175,6 +166,16 @@ export async function runDemoAgent(options: DemoAgentOptions): Promise<DemoAgent
       ),
     );
 
+    // The server is down (nothing listens at its address): the call never left the agent.
+    const down = new URL(demo.url);
+    down.port = String(await closedPort());
+    await run('server_down', { delivery: 'never_sent', category: 'connection_lost' }, () =>
+      wrap(demo.tokens.full, down).callTool(
+        { name: 'get_order', arguments: { orderId: '4411' } },
+        { requestRef: ref('server_down'), summary: 'Look up order 4411 while the orders server is down' },
+      ),
+    );
+
     const credit = (idempotencyKey: string, timeoutMs: number) =>
       agent.callTool(
         { name: 'issue_credit', arguments: { orderId: '4412', amount: 10, currency: 'EUR', idempotencyKey } },
@@ -201,7 +202,7 @@ export async function runDemoAgent(options: DemoAgentOptions): Promise<DemoAgent
     }
 
     if (reviewer) {
-      nextDecision = 'deny';
+      decide('deny');
       await run('denied', { delivery: 'never_sent', category: 'denied_by_policy' }, () =>
         agent.callTool(
           {
@@ -216,7 +217,7 @@ export async function runDemoAgent(options: DemoAgentOptions): Promise<DemoAgent
           },
         ),
       );
-      nextDecision = 'approve';
+      decide('approve');
     } else {
       log(
         "\ndenied  —  skipped: set COUNTERSIGN_REVIEWER_TOKEN to a reviewer's personal token to have a request denied",
@@ -245,8 +246,8 @@ export async function runDemoAgent(options: DemoAgentOptions): Promise<DemoAgent
       ...(await runGatewayScenarios({
         demo,
         endpoint,
-        principal: options.principal ?? 'user_193',
-        organization: options.organization ?? 'acme',
+        principal: setup.principal,
+        organization: setup.organization,
         approvalWaitMs: options.approvalWaitMs ?? 600_000,
         ref,
         runId,
@@ -273,6 +274,18 @@ export async function runDemoAgent(options: DemoAgentOptions): Promise<DemoAgent
     }
   }
   return { runId, scenarios, reporter: reporter.stats(), findings };
+}
+
+// A loopback port nothing listens on (taken, then let go).
+function closedPort(): Promise<number> {
+  const server = createServer();
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 async function waitFor(check: () => boolean, timeoutMs: number): Promise<boolean> {
