@@ -17,7 +17,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { GATEWAY_NODE_FLAGS } from '@/lib/gateway/node-flags';
 import { startDemoMcpServer } from '../scripts/demo-mcp-server';
-import { childEnv, int, log, percentile, readFlags, report, root, type Figure } from './lib/report';
+import { childEnvironment } from '@/lib/config';
+import { int, log, percentile, readFlags, report, root, type Figure } from './lib/report';
 import { onCleanup, runMain } from './lib/setup';
 import { ensureWrk, MARK, wrk, type WrkRun } from './lib/wrk';
 
@@ -78,7 +79,7 @@ async function startGateway(consoleUrl: string, upstream: URL) {
     process.execPath,
     [...GATEWAY_NODE_FLAGS, outfile, ...args, '--upstream', upstream.toString(), '--port', '0'],
     {
-      env: childEnv({ COUNTERSIGN_URL: consoleUrl, COUNTERSIGN_API_KEY: 'cs_live_bench' }),
+      env: childEnvironment({ COUNTERSIGN_URL: consoleUrl, COUNTERSIGN_API_KEY: 'cs_live_bench' }),
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     },
   );

@@ -7,7 +7,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync
 import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { freePort } from '../../scripts/lib/embedded-postgres';
-import { childEnv, log, root } from './report';
+import { childEnvironment } from '@/lib/config';
+import { log, root } from './report';
 import { onCleanup } from './setup';
 
 // Plain JavaScript in a string (tsx would wrap inner function names in __name(), unknown in the
@@ -113,7 +114,7 @@ export async function startBareNext(): Promise<string> {
   ).version;
   const stamp = path.join(dir, '.built-with');
   const wanted = `${version}\n${JSON.stringify(FILES)}`;
-  const env = childEnv({ NEXT_TELEMETRY_DISABLED: '1' });
+  const env = childEnvironment({ NEXT_TELEMETRY_DISABLED: '1' });
   if (!existsSync(stamp) || readFileSync(stamp, 'utf8') !== wanted) {
     log(`building a bare Next.js ${version} app in .bench-data/bare-next…`);
     rmSync(dir, { recursive: true, force: true });

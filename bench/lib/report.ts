@@ -10,9 +10,6 @@ import { parseArgs } from 'node:util';
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const log = (s: string) => console.log(`[bench] ${s}`);
 
-/** A child process's whole environment, given explicitly: benchmarks read none from their own. */
-export const childEnv = (vars: Record<string, string>): NodeJS.ProcessEnv => vars as NodeJS.ProcessEnv;
-
 /**
  * The benchmark's flags: each number as `--name N` (its full-run default, or its short-run one
  * under --short), each string as `--name value`; --worker marks a child process (bench/lib/worker.ts).

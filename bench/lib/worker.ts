@@ -3,7 +3,7 @@
 // itself with --worker and an explicit environment, and asks it to run one function at a time.
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
-import { childEnv } from './report';
+import { childEnvironment } from '@/lib/config';
 import { onCleanup } from './setup';
 
 type Fns = Record<string, (...args: never[]) => Promise<unknown>>;
@@ -32,7 +32,7 @@ export type Worker<F extends Fns> = {
 /** `file --worker` with `env` as its whole environment; stopped by `cleanup`. */
 export async function startWorker<F extends Fns>(file: string, env: Record<string, string>): Promise<Worker<F>> {
   const child = fork(file, ['--worker'], {
-    env: childEnv(env),
+    env: childEnvironment(env),
     execArgv: ['--conditions=react-server', '--import', 'tsx'],
   });
   onCleanup('stop a worker', async () => {

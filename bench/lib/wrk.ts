@@ -7,7 +7,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { childEnv, log } from './report';
+import { childEnvironment } from '@/lib/config';
+import { log } from './report';
 
 export const MARK = 'Zq9Xw7Kp';
 const WRK = '/usr/bin/wrk';
@@ -41,7 +42,7 @@ end
 export function ensureWrk(): void {
   if (existsSync(WRK)) return;
   log('wrk is missing: apt-get install -y wrk…');
-  const env = childEnv({ PATH: '/usr/sbin:/usr/bin:/sbin:/bin', DEBIAN_FRONTEND: 'noninteractive' });
+  const env = childEnvironment({ DEBIAN_FRONTEND: 'noninteractive' });
   for (const args of [
     ['update', '-qq'],
     ['install', '-y', '-qq', 'wrk'],
@@ -86,7 +87,7 @@ export async function wrk(opts: {
     const headers = Object.entries(opts.headers ?? {}).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
     const args = ['-t1', `-c${opts.connections}`, `-d${opts.seconds}s`, '--timeout', '10s', ...headers];
     args.push('-s', path.join(dir, 'bench.lua'), opts.url, '--', opts.method ?? 'GET', opts.prefix ?? 'xx', ...files);
-    const child = spawn(WRK, args, { env: childEnv({}), stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(WRK, args, { env: childEnvironment({}), stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
