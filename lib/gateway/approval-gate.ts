@@ -4,8 +4,7 @@
 // with progress notifications to the client meanwhile. A grant not obtained is a refusal.
 import type { JSONRPCRequest, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Observed } from '../outcomes/schemas';
-import { obtainGrant, type GrantOutcome } from '../mcp/approvals';
-import { approvalKey } from '../mcp/countersign-client';
+import { approvalKey, obtainGrant, type GrantOutcome } from '../mcp/approvals';
 import type { CountersignEndpoint } from '../mcp/countersign-http';
 import type { Digest } from './call';
 import { approvalUrl } from './context';

@@ -4,7 +4,7 @@
 // readOnlyHint is all there is: such reads go through, every other call fails closed (call.ts,
 // approval-gate.ts).
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { annotationsOf } from '../mcp/countersign-client';
+import { annotationsOf } from '../mcp/record';
 import { callApi, type CountersignEndpoint } from '../mcp/countersign-http';
 
 export interface ToolPolicy {

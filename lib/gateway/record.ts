@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Observed, Outcome, ToolAnnotations } from '../outcomes/schemas';
-import { annotationsOf } from '../mcp/countersign-client';
+import { annotationsOf } from '../mcp/record';
 import type { GatewayContext } from './context';
 
 export interface CallMeta {

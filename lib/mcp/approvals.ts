@@ -2,6 +2,7 @@
 // redeem the grant right before the call. Anything but a redeemed grant means: do not call.
 import type { ToolAnnotations } from '../outcomes/schemas';
 import { backoffDelay } from '../backoff';
+import { hashParts } from './digest';
 import {
   callApi,
   isTransient,
@@ -66,6 +67,18 @@ export type GrantOutcome =
        */
       why?: ApprovalStatus | 'unavailable' | 'refused';
     };
+
+// Per attempt: a replay after an unknown outcome needs a new grant (the first one was spent), so a
+// new decision; a retried POST within one attempt gets the same request back.
+export function approvalKey(
+  server: string,
+  tool: string,
+  call: { requestRef: string; idempotencyKey?: string },
+  digest: string,
+  attempt: number,
+): string {
+  return `cs-${hashParts(server, tool, call.idempotencyKey ?? `ref:${call.requestRef}`, digest, attempt)}`;
+}
 
 // Transient failures of one API call are retried this often before the call counts as failed.
 const API_ATTEMPTS = 4;

@@ -1,23 +1,19 @@
 // `withCountersign(client, options)`: every tool call observed, classified with THE shared
 // classifier (lib/outcomes/classify.ts) and reported; every call of a tool not trusted as
 // read-only made only with a grant redeemed right before it.
-import { randomUUID } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { classifyRecord } from '../outcomes/classify';
-import {
-  outcomeSchema,
-  type Classification,
-  type Observed,
-  type Outcome,
-  type ToolAnnotations,
-} from '../outcomes/schemas';
-import { obtainGrant, type ApprovalWaitOptions, type GrantOutcome } from './approvals';
+import type { Classification, Observed, Outcome } from '../outcomes/schemas';
+import { approvalKey, obtainGrant, type ApprovalWaitOptions, type GrantOutcome } from './approvals';
 import { callApi, type CountersignEndpoint } from './countersign-http';
-import { argsDigest, hashParts } from './digest';
+import { argsDigest } from './digest';
 import type { ToolCatalog } from './catalog';
 import { observeToolCall, prepareSession, type Observation, type SessionReady } from './observe';
+import { annotationsOf, callRecord, checkCallOptions } from './record';
 import { OutcomeReporter, type ReporterOptions } from './reporter';
+
+export { annotationsOf } from './record';
 
 export interface CountersignOptions extends CountersignEndpoint {
   /** The name Countersign knows this MCP server by, e.g. `billing-mcp`. */
@@ -127,7 +123,8 @@ export class CountersignClient {
     const attempt = call.attempt ?? 1;
     // Caller mistakes (an empty requestRef, a 600-character summary) surface before anything runs.
     checkCallOptions(
-      this.record(
+      callRecord(
+        this.options,
         params.name,
         null,
         digest,
@@ -235,7 +232,17 @@ export class CountersignClient {
     observation: Pick<Observation, 'observed' | 'startedAt' | 'durationMs'> & Partial<Observation>,
     grantId?: string,
   ): GuardedCallResult {
-    const record = this.record(name, tool, digest, call, attempt, observation.observed, observation, grantId);
+    const record = callRecord(
+      this.options,
+      name,
+      tool,
+      digest,
+      call,
+      attempt,
+      observation.observed,
+      observation,
+      grantId,
+    );
     const classification = classifyRecord(record, this.options.trustedServer);
     this.reporter.enqueue(record);
     return {
@@ -245,75 +252,8 @@ export class CountersignClient {
       ...(observation.error !== undefined ? { error: observation.error } : {}),
     };
   }
-
-  private record(
-    name: string,
-    tool: Tool | null | undefined,
-    digest: string,
-    call: CallOptions,
-    attempt: number,
-    observed: Observed,
-    observation: Partial<Observation> | null,
-    grantId: string | undefined,
-  ): Outcome {
-    const o = this.options;
-    return dropUndefined({
-      eventId: `evt_${randomUUID()}`,
-      occurredAt: (observation?.startedAt ?? new Date()).toISOString(),
-      durationMs: observation?.durationMs,
-      requestRef: call.requestRef,
-      idempotencyKey: call.idempotencyKey,
-      attempt,
-      organization: o.organization,
-      principal: o.principal,
-      agent: o.agent,
-      server: o.server,
-      serverVersion: clip(observation?.serverVersion, 100),
-      protocolVersion: clip(observation?.protocolVersion, 64),
-      tool: { name, annotations: annotationsOf(tool ?? undefined) },
-      mcpRequestId: observation?.mcpRequestId,
-      sessionId: clip(observation?.sessionId, 1024),
-      grantId,
-      argsDigest: digest,
-      summary: call.summary,
-      observed,
-    }) as Outcome;
-  }
 }
 
 export function withCountersign(client: Client, options: CountersignOptions): CountersignClient {
   return new CountersignClient(client, options);
-}
-
-// Per attempt: a replay after an unknown outcome needs a new grant (the first one was spent), so a
-// new decision; a retried POST within one attempt gets the same request back.
-export function approvalKey(server: string, tool: string, call: CallOptions, digest: string, attempt: number): string {
-  return `cs-${hashParts(server, tool, call.idempotencyKey ?? `ref:${call.requestRef}`, digest, attempt)}`;
-}
-
-// The annotations the record schema knows; MCP may add more hints, which are not ours to forward.
-export function annotationsOf(tool: Tool | undefined): ToolAnnotations | null {
-  const a = tool?.annotations;
-  if (!a) return null;
-  return dropUndefined({
-    title: clip(a.title, 200),
-    readOnlyHint: a.readOnlyHint,
-    destructiveHint: a.destructiveHint,
-    idempotentHint: a.idempotentHint,
-    openWorldHint: a.openWorldHint,
-  });
-}
-
-function checkCallOptions(provisional: Outcome): void {
-  const parsed = outcomeSchema.safeParse(provisional);
-  if (!parsed.success) {
-    const fields = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new TypeError(`withCountersign: invalid call options (${fields})`);
-  }
-}
-
-const clip = (s: string | undefined, max: number) => (s ? s.slice(0, max) : undefined);
-
-function dropUndefined<T extends object>(o: T): T {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }
