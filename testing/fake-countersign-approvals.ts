@@ -1,0 +1,176 @@
+// The approvals and grants of the fake console (fake-countersign.ts): idempotent staging (same key
+// and body: the first answer again, `Idempotent-Replayed: true`; other body: 422
+// idempotency_key_reused), requiredApprovals from the console's own policy rules, a grant at once
+// when none is needed, people deciding on the first poll (`decide`), all approvals at once.
+import { randomUUID } from 'node:crypto';
+import { requiredApprovalsFor, WHOLE_SERVER } from '@/lib/approvals/policy';
+import { approvalRequestSchema, type ApprovalRequestBody } from '@/lib/approvals/schemas';
+import { canonicalJson } from '@/lib/json/canonical';
+import { invalid, json, problem } from './fake-countersign-responses';
+
+export type Decision = 'approve' | 'deny' | 'never';
+
+export interface FakeApproval {
+  id: string;
+  idempotencyKey: string;
+  body: ApprovalRequestBody;
+  /** The first answer, replayed as it was. */
+  created: Record<string, unknown>;
+  content: string;
+  requiredApprovals: number;
+  status: 'pending' | 'approved' | 'denied' | 'redeemed';
+  /** Counts changes, as the console's does: each decision and the redemption add one. */
+  version: number;
+  grantId: string | null;
+  expiresAt: string;
+  createdAt: string;
+  decidedAt: string | null;
+  grantIssuedAt: string | null;
+  redeemedAt: string | null;
+  decisions: { reviewer: string; decision: 'approve' | 'deny'; reason: string; at: string }[];
+  annotationsTrusted: boolean;
+  redemptions: number;
+}
+
+export type FakePolicy = {
+  /** Servers whose annotations are trusted (`servers:trust`). */
+  trustedServers?: string[];
+  /** Admin rules (`policy:set`); `tool: null` is a whole-server rule. */
+  rules?: { server: string; tool: string | null; requiredApprovals: number }[];
+};
+
+export function fakeApprovals(options: { decide?: (approval: FakeApproval) => Decision } & FakePolicy) {
+  const approvals = new Map<string, FakeApproval>();
+  const byKey = new Map<string, FakeApproval>();
+
+  const now = () => new Date().toISOString();
+  const later = (seconds: number) => new Date(Date.now() + seconds * 1000).toISOString();
+  const grantExpiry = (a: FakeApproval) => later(a.body.grantTtlSeconds ?? 900);
+  const grantOf = (a: FakeApproval) =>
+    a.grantId
+      ? {
+          id: a.grantId,
+          issuedAt: a.grantIssuedAt,
+          expiresAt: grantExpiry(a),
+          redeemedAt: a.redeemedAt,
+          revokedAt: null,
+          state: a.redeemedAt ? 'redeemed' : 'active',
+        }
+      : null;
+  // `GET /api/v1/approvals/{id}`: the fields of the console's ApprovalView.
+  const view = (a: FakeApproval) => ({
+    id: a.id,
+    status: a.status,
+    requiredApprovals: a.requiredApprovals,
+    decisions: a.decisions,
+    version: a.version,
+    expiresAt: a.expiresAt,
+    grant: grantOf(a),
+    requestRef: a.body.requestRef,
+    idempotencyKey: a.idempotencyKey,
+    organization: a.body.organization,
+    principal: a.body.principal,
+    agent: a.body.agent ?? null,
+    server: a.body.server,
+    tool: { name: a.body.tool.name, annotations: a.body.tool.annotations ?? null },
+    annotationsTrusted: a.annotationsTrusted,
+    argsDigest: a.body.argsDigest,
+    summary: a.body.summary,
+    resource: a.body.resource ?? null,
+    grantTtlSeconds: a.body.grantTtlSeconds ?? 900,
+    createdAt: a.createdAt,
+    decidedAt: a.decidedAt,
+    revoked: null,
+  });
+  const decide = (a: FakeApproval, decision: 'approve' | 'deny') => {
+    const count = decision === 'approve' ? a.requiredApprovals : 1;
+    for (let i = 1; i <= count; i++)
+      a.decisions.push({ reviewer: `reviewer${i}@fake.test`, decision, reason: '', at: now() });
+    Object.assign(a, { version: a.version + count, decidedAt: now() });
+    if (decision === 'deny') a.status = 'denied';
+    else Object.assign(a, { status: 'approved', grantId: randomUUID(), grantIssuedAt: now() });
+  };
+  const required = (body: ApprovalRequestBody) =>
+    requiredApprovalsFor({
+      toolName: body.tool.name,
+      annotations: body.tool.annotations,
+      serverTrusted: options.trustedServers?.includes(body.server) ?? false,
+      rules: (options.rules ?? [])
+        .filter((r) => r.server === body.server)
+        .map((r) => ({ toolName: r.tool ?? WHOLE_SERVER, requiredApprovals: r.requiredApprovals })),
+    }).requiredApprovals;
+
+  /** `POST /api/v1/approvals` with this Idempotency-Key. */
+  function stage(key: string, raw: unknown): Response {
+    const parsed = approvalRequestSchema.safeParse(raw);
+    if (!parsed.success) return invalid(parsed.error.issues);
+    const body = parsed.data;
+    // As the console: null members and absent ones are the same request.
+    const content = canonicalJson(body, { nullMembers: 'omit' });
+    const existing = byKey.get(key);
+    if (existing) {
+      if (existing.content !== content) return problem(422, 'idempotency_key_reused');
+      return json(201, existing.created, { 'idempotent-replayed': 'true' });
+    }
+    const requiredApprovals = required(body);
+    const born = requiredApprovals === 0;
+    const approval: FakeApproval = {
+      id: randomUUID(),
+      idempotencyKey: key,
+      body,
+      created: {},
+      content,
+      requiredApprovals,
+      status: born ? 'approved' : 'pending',
+      version: 1,
+      grantId: born ? randomUUID() : null,
+      expiresAt: later(body.pendingTtlSeconds ?? 3600),
+      createdAt: now(),
+      decidedAt: born ? now() : null,
+      grantIssuedAt: born ? now() : null,
+      redeemedAt: null,
+      decisions: [],
+      annotationsTrusted: options.trustedServers?.includes(body.server) ?? false,
+      redemptions: 0,
+    };
+    // `POST /api/v1/approvals` answers fewer fields than a read.
+    const { id, status, expiresAt, version } = approval;
+    const grant = approval.grantId ? { id: approval.grantId, expiresAt: grantExpiry(approval) } : null;
+    approval.created = { id, status, requiredApprovals, expiresAt, version, grant };
+    approvals.set(approval.id, approval);
+    byKey.set(key, approval);
+    return json(201, approval.created);
+  }
+
+  /** `GET /api/v1/approvals/{id}`: people decide between the request and the first poll. */
+  function read(id: string): Response {
+    const approval = approvals.get(id);
+    if (!approval) return problem(404, 'not_found');
+    if (approval.status === 'pending') {
+      const decision = options.decide?.(approval) ?? 'approve';
+      if (decision !== 'never') decide(approval, decision);
+    }
+    return json(200, view(approval));
+  }
+
+  /** `POST /api/v1/grants/{id}/redeem`: once, for the server, tool and digest it was granted for. */
+  function redeem(grantId: string, body: { argsDigest?: unknown; tool?: unknown; server?: unknown }): Response {
+    const approval = [...approvals.values()].find((a) => a.grantId === grantId);
+    if (!approval) return problem(404, 'not_found');
+    if (approval.status === 'redeemed') return problem(409, 'conflict');
+    if (
+      approval.body.argsDigest !== body.argsDigest ||
+      approval.body.tool.name !== body.tool ||
+      approval.body.server !== body.server
+    ) {
+      return problem(422, 'invalid_input');
+    }
+    const redeemedAt = now();
+    Object.assign(approval, { status: 'redeemed', redeemedAt, version: approval.version + 1 });
+    approval.redemptions++;
+    const { server, tool, argsDigest } = body;
+    return json(200, { grantId: approval.grantId, approvalId: approval.id, redeemedAt, server, tool, argsDigest });
+  }
+
+  return { approvals, stage, read, redeem };
+}
