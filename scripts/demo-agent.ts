@@ -22,13 +22,14 @@
 // search for it in the console; --json prints the report (scripts/lib/demo-agent-types.ts).
 import { pathToFileURL } from 'node:url';
 import { runDemoAgent } from './lib/demo-agent-run';
+import { config } from '@/lib/config';
 import { DemoSetupError } from './lib/demo-agent-preflight';
 
 export { runDemoAgent, type DemoAgentOptions, type DemoAgentReport, type ScenarioReport } from './lib/demo-agent-run';
 
 async function main() {
-  const url = process.env.COUNTERSIGN_URL;
-  const apiKey = process.env.COUNTERSIGN_API_KEY;
+  const settings = config(); // lib/config: a bad value stops here, named
+  const { COUNTERSIGN_URL: url, COUNTERSIGN_API_KEY: apiKey } = settings;
   if (!url || !apiKey) {
     console.error(
       'Set COUNTERSIGN_URL (e.g. http://127.0.0.1:3000) and COUNTERSIGN_API_KEY (a key with outcomes:write, approvals:request, grants:redeem).',
@@ -39,14 +40,13 @@ async function main() {
     process.exit(2);
   }
   const json = process.argv.includes('--json');
-  const waitSeconds = Number(process.env.COUNTERSIGN_APPROVAL_WAIT_SECONDS ?? 600);
   const report = await runDemoAgent({
     countersignUrl: url,
     apiKey,
-    reviewerToken: process.env.COUNTERSIGN_REVIEWER_TOKEN || undefined,
-    principal: process.env.COUNTERSIGN_PRINCIPAL || undefined,
-    organization: process.env.COUNTERSIGN_ORGANIZATION || undefined,
-    approvalWaitMs: Number.isFinite(waitSeconds) ? waitSeconds * 1000 : 600_000,
+    reviewerToken: settings.COUNTERSIGN_REVIEWER_TOKEN,
+    principal: settings.COUNTERSIGN_PRINCIPAL,
+    organization: settings.COUNTERSIGN_ORGANIZATION,
+    approvalWaitMs: settings.COUNTERSIGN_APPROVAL_WAIT_SECONDS * 1000,
     // With --json, stdout carries only the report; the narration goes to stderr.
     log: json ? (line) => console.error(line) : undefined,
   });
