@@ -3,34 +3,22 @@
 // without (every POST through the SDK's transport), sent the same raw HTTP requests. The answers
 // must carry the same messages; the lean path answers a plain call as JSON, streams as the SDK
 // streams when something related comes first, and leaves every request it is unsure of to the
-// SDK's transport (same status, same body). Then a server that asks the client things
-// (elicitation, sampling, progress, logging) over Streamable HTTP, through the gateway.
+// SDK's transport (same status, same body). A server that asks the client things:
+// gateway-http-asking.test.ts.
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  LoggingMessageNotificationSchema,
-  type CallToolResult,
-  type JSONRPCMessage,
-  type JSONRPCRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, JSONRPCMessage, JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { cli } from '@/lib/auth/actor';
-import { setPolicyRule } from '@/lib/server/policy/policy-rules';
 import { trustServer } from '@/lib/server/policy/trusted-servers';
 import { startDemoMcpServer } from '@/scripts/demo-mcp-server';
 import { Downstream, KEEP_ALIVE_MS } from './http-downstream';
 import { runHttp } from './http';
 import { uniq } from '@/testing/factories';
 import { closedAfterEach, consoleActors, decide, testContext, type ConsoleActors } from '@/testing/gateway-fixtures';
+import { ACCEPT, rawSession, rpc, type Answer } from '@/testing/raw-mcp-session';
 
 vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
@@ -39,76 +27,6 @@ beforeAll(async () => {
   actors = await consoleActors();
 });
 const open = closedAfterEach();
-
-const ACCEPT = 'application/json, text/event-stream';
-
-interface Answer {
-  status: number;
-  type: string | null;
-  headers: Headers;
-  /** The raw body (SSE frames as sent). */
-  text: string;
-  /** The JSON-RPC messages in it (one JSON body, or each SSE `message` event), ids of records blanked. */
-  messages: unknown[];
-}
-
-/** The messages of a body: a JSON body, or the `data` of each SSE event. */
-function messagesOf(type: string | null, text: string): unknown[] {
-  if (type?.startsWith('application/json')) return [JSON.parse(text)];
-  if (!type?.startsWith('text/event-stream')) return [];
-  return text
-    .split('\n\n')
-    .map((frame) =>
-      frame
-        .split('\n')
-        .find((l) => l.startsWith('data: '))
-        ?.slice(6),
-    )
-    .filter((d): d is string => !!d)
-    .map((d) => JSON.parse(d));
-}
-
-// The record's event id and the session's request reference differ between the two gateways by
-// design: blanked for the comparison.
-const blank = (m: unknown) =>
-  JSON.parse(
-    JSON.stringify(m)
-      .replace(/"countersign\/eventId":"evt_[^"]+"/g, '"countersign/eventId":"evt"')
-      .replace(/"countersign\/requestRef":"gw-[^"]+"/g, '"countersign/requestRef":"gw-session"'),
-  );
-
-/** A raw MCP session over HTTP: initialize, initialized, then any POST, headers as given. */
-async function rawSession(url: string, token: string) {
-  const post = async (body: string, headers: Record<string, string | null> = {}): Promise<Answer> => {
-    const h: Record<string, string> = {};
-    const all: Record<string, string | null> = {
-      accept: ACCEPT,
-      'content-type': 'application/json',
-      authorization: `Bearer ${token}`,
-      'mcp-protocol-version': '2025-11-25',
-      ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
-      ...headers,
-    };
-    for (const [k, v] of Object.entries(all)) if (v !== null) h[k] = v;
-    const res = await fetch(url, { method: 'POST', headers: h, body });
-    const text = await res.text();
-    const type = res.headers.get('content-type');
-    return { status: res.status, type, headers: res.headers, text, messages: messagesOf(type, text).map(blank) };
-  };
-  let sessionId: string | null = null;
-  const init = await post(
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-    }),
-  );
-  sessionId = init.headers.get('mcp-session-id');
-  expect(sessionId).toBeTruthy();
-  expect((await post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }))).status).toBe(202);
-  return { post, sessionId: sessionId! };
-}
 
 async function twoGateways() {
   const demo = await startDemoMcpServer({ slowMs: 0 });
@@ -129,9 +47,6 @@ async function twoGateways() {
     sdk: await rawSession(sdk.url, demo.tokens.full),
   };
 }
-
-const rpc = (id: unknown, method: string, params?: unknown) =>
-  JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
 
 describe('the lean path against the SDK transport, same requests', () => {
   it('a plain request is answered as JSON with the message the SDK transport streams', async () => {
@@ -274,164 +189,4 @@ describe('a lean answer left silent', () => {
       ': keepalive\n\nevent: message\ndata: {"jsonrpc":"2.0","id":"slow","result":{"content":[]}}\n\n',
     );
   });
-});
-
-// ── a server that asks the client things, over Streamable HTTP ─────────────────────────────────
-
-function askingServer(): McpServer {
-  const server = new McpServer({ name: 'asking', version: '1.0.0' }, { capabilities: { logging: {} } });
-  server.registerTool(
-    'ask',
-    {
-      inputSchema: { question: z.string() },
-      outputSchema: { name: z.string(), sampled: z.string() },
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    async ({ question }, extra) => {
-      const token = extra._meta?.progressToken;
-      if (token !== undefined)
-        await extra.sendNotification({
-          method: 'notifications/progress',
-          params: { progressToken: token, progress: 1 },
-        });
-      await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', data: 'asking' } });
-      const elicited = await server.server.elicitInput({
-        message: question,
-        requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-      });
-      const sampled = await server.server.createMessage({
-        messages: [{ role: 'user', content: { type: 'text', text: question } }],
-        maxTokens: 10,
-      });
-      const out = {
-        name: String(elicited.content?.name ?? ''),
-        sampled: sampled.content.type === 'text' ? sampled.content.text : '',
-      };
-      return { content: [{ type: 'text', text: JSON.stringify(out) }], structuredContent: out };
-    },
-  );
-  // Tells without asking: progress and a log message inside its answer, then the result.
-  server.registerTool('tell', { annotations: { readOnlyHint: true, openWorldHint: false } }, async (extra) => {
-    const token = extra._meta?.progressToken;
-    if (token !== undefined)
-      await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: 1 } });
-    await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', data: 'telling' } });
-    return { content: [{ type: 'text', text: 'told' }] };
-  });
-  return server;
-}
-
-async function startAskingServer(): Promise<{ url: URL; close: () => Promise<void> }> {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const id = req.headers['mcp-session-id'];
-    const known = typeof id === 'string' ? sessions.get(id) : undefined;
-    if (known) return known.handleRequest(req, res);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (sid) => void sessions.set(sid, transport),
-    });
-    await askingServer().connect(transport);
-    await transport.handleRequest(req, res);
-  };
-  const http = createServer((req, res) => void handle(req, res).catch(() => res.end()));
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  return {
-    url: new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`),
-    close: async () => {
-      await Promise.allSettled([...sessions.values()].map((t) => t.close()));
-      http.closeAllConnections();
-      await new Promise((r) => http.close(r));
-    },
-  };
-}
-
-async function askingGateway(options?: { lean?: boolean }) {
-  const upstream = await startAskingServer();
-  const server = uniq('asking');
-  await trustServer(cli, server);
-  await setPolicyRule(cli, { server, tool: null, requiredApprovals: 0 });
-  const t = testContext(actors, server);
-  const gateway = await runHttp(t.ctx, upstream.url, '127.0.0.1', 0, options);
-  open.push(async () => {
-    await gateway.close();
-    await upstream.close();
-    await t.ctx.reporter.close(2000);
-  });
-  return { upstream, gateway };
-}
-
-describe('what the server sends inside its answer to a call', () => {
-  it('goes with that answer, in order, on both paths, before any GET stream is open (as direct)', async () => {
-    const { upstream, gateway } = await askingGateway();
-    const sdkOnly = await askingGateway({ lean: false });
-    const call = rpc(3, 'tools/call', { name: 'tell', arguments: {}, _meta: { progressToken: 'p' } });
-    // Raw sessions that never open the GET stream: what went there would be lost.
-    const answers = [];
-    for (const url of [upstream.url.toString(), gateway.url, sdkOnly.gateway.url]) {
-      const session = await rawSession(url, 'unused');
-      answers.push(await session.post(call));
-    }
-    const expected = [
-      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p', progress: 1 } },
-      { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'telling' } },
-      { jsonrpc: '2.0', id: 3, result: { content: [{ type: 'text', text: 'told' }] } },
-    ];
-    const [direct, lean, sdk] = answers;
-    expect(direct.type).toBe('text/event-stream');
-    expect(direct.messages).toEqual(expected);
-    for (const through of [lean, sdk]) {
-      expect(through.status).toBe(200);
-      expect(through.type).toBe('text/event-stream');
-      expect(through.messages.slice(0, 2)).toEqual(expected.slice(0, 2));
-      // The answer as the server sent it, with the gateway's record reference added.
-      expect(through.messages[2]).toEqual({
-        ...expected[2],
-        result: {
-          ...expected[2].result,
-          _meta: { 'countersign/requestRef': 'gw-session', 'countersign/eventId': 'evt' },
-        },
-      });
-    }
-  });
-});
-
-describe('server-to-client requests over Streamable HTTP through the gateway', () => {
-  it('elicitation, sampling, progress and logging reach the client and its answers the server, as direct', async () => {
-    const { upstream, gateway } = await askingGateway();
-    const ask = async (url: URL) => {
-      const client = new Client(
-        { name: 'asking-client', version: '1.0.0' },
-        { capabilities: { elicitation: {}, sampling: {} } },
-      );
-      const seen: string[] = [];
-      client.setRequestHandler(ElicitRequestSchema, async (r) => {
-        seen.push(`elicit ${r.params.message}`);
-        return { action: 'accept', content: { name: 'Ada' } };
-      });
-      client.setRequestHandler(CreateMessageRequestSchema, async () => {
-        seen.push('sample');
-        return { model: 'm', role: 'assistant', content: { type: 'text', text: 'sampled' } };
-      });
-      client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void seen.push(`log ${n.params.data}`));
-      await client.connect(new StreamableHTTPClientTransport(url));
-      open.push(() => client.close());
-      // Called at once: the client's GET stream may not be open yet. What the server sends inside
-      // its answer to the call goes with the call's answer, as direct, not on that stream.
-      const progress: number[] = [];
-      const result = (await client.callTool({ name: 'ask', arguments: { question: 'Who?' } }, undefined, {
-        onprogress: (p) => void progress.push(p.progress),
-        timeout: 10_000,
-      })) as CallToolResult;
-      return { result: result.structuredContent, seen: seen.sort(), progress };
-    };
-    const direct = await ask(upstream.url);
-    const through = await ask(new URL(gateway.url));
-    expect(direct).toEqual({
-      result: { name: 'Ada', sampled: 'sampled' },
-      seen: ['elicit Who?', 'log asking', 'sample'],
-      progress: [1],
-    });
-    expect(through).toEqual(direct);
-  }, 30_000);
 });
