@@ -1,12 +1,13 @@
 // Every console page, for each role, at desktop (1280) and phone (390) width: the page never scrolls
 // sideways, the controls people come for are on screen (not clipped by a scrolling box), and axe
-// finds no serious or critical violation. The key items are listed by hand, page by page.
-import AxeBuilder from '@axe-core/playwright';
+// finds no serious or critical violation. The key items are listed by hand, page by page. The shell
+// itself: shell.spec.ts.
 import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { cli, secretFrom, signIn } from '../../testing/e2e';
+import { expectAccessible, expectOnScreen, h1, sidewaysOverflow } from '../../testing/e2e-layout';
 
 type Role = 'admin' | 'reviewer' | 'support';
 type Width = 1280 | 390;
@@ -22,7 +23,6 @@ type PageSpec = {
 
 const everyone = ['admin', 'reviewer', 'support'] as const;
 const admin = ['admin'] as const;
-const h1 = (page: Page, name: string | RegExp) => page.getByRole('heading', { level: 1, name });
 /** A column: its heading on a desktop; below md (cards) its first cell, which carries the heading as its label. */
 const col = (page: Page, name: string, width: Width = 1280) =>
   width === 390
@@ -201,50 +201,6 @@ const pages: PageSpec[] = [
   },
 ];
 
-/** How far the page scrolls sideways (0 when it fits). */
-const sidewaysOverflow = (page: Page) =>
-  page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-
-/**
- * Visible, inside the viewport's width, and not cut off by any box around it that clips
- * (a table scrolling inside its card counts as cut off: people do not find what is off to the side).
- */
-async function expectOnScreen(item: Locator, what: string) {
-  await expect(item, what).toBeVisible();
-  // Sideways only, as the page opened: no scrolling here (scrolling into view would also scroll a
-  // table's box sideways and hide the very clipping this looks for).
-  const clip = await item.evaluate((el) => {
-    const r = el.getBoundingClientRect();
-    const vw = document.documentElement.clientWidth;
-    if (r.left < -0.5 || r.right > vw + 0.5)
-      return `outside the viewport: ${Math.round(r.left)}–${Math.round(r.right)} of ${vw}`;
-    for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
-      const style = getComputedStyle(a);
-      if (style.overflowX === 'visible') continue;
-      if (a.scrollLeft !== 0) return `<${a.tagName.toLowerCase()}> was scrolled sideways by ${a.scrollLeft} px`;
-      const b = a.getBoundingClientRect();
-      if (r.left < b.left - 0.5 || r.right > b.right + 0.5)
-        return `clipped by <${a.tagName.toLowerCase()} class="${a.className}">: ${Math.round(r.left)}–${Math.round(r.right)} in ${Math.round(b.left)}–${Math.round(b.right)}`;
-    }
-    return null;
-  });
-  expect(clip, what).toBeNull();
-}
-
-async function expectAccessible(page: Page, what: string) {
-  const results = await new AxeBuilder({ page }).analyze();
-  const serious = results.violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map(
-      (v) =>
-        `${v.id} (${v.impact}): ${v.help} — ${v.nodes
-          .map((n) => n.target.join(' '))
-          .slice(0, 3)
-          .join(' | ')}`,
-    );
-  expect(serious, what).toEqual([]);
-}
-
 const ids: Ids = { outcome: '', requestRef: '', approval: '' };
 const stateFile = (role: Role) => path.join(os.tmpdir(), `countersign-layout-${process.pid}-${role}.json`);
 
@@ -313,128 +269,4 @@ test.describe('layout and accessibility of every console page', () => {
       }
     });
   }
-});
-
-test.describe('shell', () => {
-  test('at 390 px a Menu button opens the whole navigation; no row of items runs off the screen', async ({ page }) => {
-    await page.setViewportSize({ width: 390, height: 844 });
-    await signIn(page, 'admin');
-    const nav = page.getByRole('navigation', { name: 'Main' });
-    await expect(nav).toBeHidden();
-    const menu = page.getByTestId('menu-button');
-    await expect(menu).toHaveAccessibleName(/^Menu/);
-    await expect(menu).toHaveAttribute('aria-expanded', 'false');
-    await menu.click();
-    await expect(menu).toHaveAttribute('aria-expanded', 'true');
-    await expect(menu).toHaveAccessibleName('Close');
-    // Every item of an admin's navigation, on screen and stacked (hand-listed).
-    const expected = [
-      'Overview',
-      'Outcomes',
-      'Approvals',
-      'Incidents',
-      'Tools',
-      'Authorizations',
-      'Users',
-      'API keys',
-      'Servers',
-      'Policy',
-      'Webhooks',
-      'Audit log',
-      'Access log',
-      'API reference',
-      'Account',
-    ];
-    for (const label of expected) await expectOnScreen(nav.getByRole('link', { name: label }), label);
-    await expect(page.getByRole('button', { name: 'Sign out' })).toBeVisible();
-    await nav.getByRole('link', { name: 'Users' }).click();
-    await expect(h1(page, 'Users')).toBeVisible();
-    await expect(nav).toBeHidden();
-    expect(await sidewaysOverflow(page)).toBe(0);
-  });
-
-  test('at 1280 px the sidebar shows the navigation and runs the full height of a long page', async ({ page }) => {
-    await page.setViewportSize({ width: 1280, height: 800 });
-    await signIn(page, 'admin');
-    await page.goto('/outcomes');
-    await expect(page.getByTestId('outcome-row').first()).toBeVisible();
-    await expect(page.getByTestId('menu-button')).toBeHidden();
-    await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Outcomes' })).toBeVisible();
-    const { aside, doc } = await page.evaluate(() => ({
-      aside: document.querySelector('aside')!.getBoundingClientRect().height,
-      doc: document.documentElement.scrollHeight,
-    }));
-    expect(doc).toBeGreaterThan(1200); // a long page, or the check proves nothing
-    expect(aside).toBe(doc);
-    // Scrolled to the bottom, the navigation is still in view.
-    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
-    await expect(
-      page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Outcomes' }),
-    ).toBeInViewport();
-  });
-
-  test('content uses a wide screen: at 1920 px the main column is wider than 1280 px', async ({ page }) => {
-    await page.setViewportSize({ width: 1920, height: 1000 });
-    await signIn(page, 'support');
-    await page.goto('/outcomes');
-    const width = await page.locator('main').evaluate((m) => m.getBoundingClientRect().width);
-    expect(width).toBeGreaterThan(1280);
-  });
-
-  test('focus is visible: a focused link in the sidebar and in a table has an outline that is not clipped', async ({
-    page,
-  }) => {
-    await page.setViewportSize({ width: 1280, height: 900 });
-    await signIn(page, 'support');
-    await page.goto('/outcomes');
-    for (const link of [
-      page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Outcomes' }),
-      page.getByTestId('outcome-row').first().getByRole('link').first(),
-    ]) {
-      await link.focus();
-      await page.keyboard.press('Shift+Tab');
-      await page.keyboard.press('Tab');
-      await expect(link).toBeFocused();
-      const outline = await link.evaluate((el) => {
-        const s = getComputedStyle(el);
-        return { style: s.outlineStyle, width: parseFloat(s.outlineWidth) };
-      });
-      expect(outline.style).not.toBe('none');
-      expect(outline.width).toBeGreaterThanOrEqual(2);
-      await expectOnScreen(link, 'focused link');
-    }
-  });
-});
-
-test('outcomes sort by time both ways, and the pager keeps the order', async ({ page }) => {
-  await page.setViewportSize({ width: 1280, height: 900 });
-  await signIn(page, 'support');
-  await page.goto('/outcomes');
-  await expect(page.getByTestId('outcome-row').first()).toBeVisible();
-  const times = async () =>
-    page
-      .getByTestId('outcome-row')
-      .locator('td[data-label="Time"]')
-      .allTextContents()
-      .then((t) => t.map((s) => Date.parse(s.replace(' UTC', 'Z').replace(',', ''))));
-  const newest = await times();
-  expect(newest.length).toBeGreaterThan(1);
-  expect(newest).toEqual([...newest].sort((a, b) => b - a));
-  await page.getByTestId('sort-Time').click();
-  await expect(page).toHaveURL(/order=oldest/);
-  await expect(page.getByTestId('outcome-row').first()).toBeVisible();
-  await expect(page.getByRole('columnheader', { name: /Time/ })).toHaveAttribute('aria-sort', 'ascending');
-  const oldest = await times();
-  expect(oldest).toEqual([...oldest].sort((a, b) => a - b));
-  expect(oldest[0]).toBeLessThanOrEqual(Math.min(...newest));
-});
-
-test('times show to the second, one format, no raw ISO beside it', async ({ page }) => {
-  await signIn(page, 'support');
-  await page.goto('/outcomes');
-  await expect(page.getByTestId('outcome-row').first()).toBeVisible();
-  const text = await page.locator('main').innerText();
-  // "1 Dec 2026, 16:08:54 UTC" — the one formatter (lib/format.ts).
-  expect(text).toMatch(/\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2}:\d{2} UTC/);
-  expect(text).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/);
 });
