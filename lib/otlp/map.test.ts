@@ -1,10 +1,9 @@
 // The mapping of docs/api.md "OpenTelemetry in", one span at a time: hand-written spans in, the
 // hand-written record each must become out (no database).
 import { describe, expect, it } from 'vitest';
-import { decodeJson, type AttrValue, type OtlpSpan } from './decode';
+import type { AttrValue, OtlpSpan } from './decode';
 import { classifyRecord } from '@/lib/outcomes/classify';
 import { mapSpan } from './map';
-import { rejectionMessage } from './response';
 import { validateRecord } from './validate';
 
 const TRACE = '5b8efff798038103d269b633813fc60c';
@@ -187,67 +186,6 @@ describe('skipped and rejected', () => {
       ok: false,
       reason: expect.stringMatching(/^countersign\.output_validation: /),
     });
-  });
-
-  it('the message groups reasons', () => {
-    expect(
-      rejectionMessage(
-        [
-          { ref: 'a:1', reason: 'missing required attribute countersign.principal' },
-          { ref: 'a:2', reason: 'missing required attribute countersign.principal' },
-          { ref: 'b:1', reason: 'spanId must be 8 bytes, not all zero' },
-        ],
-        4,
-      ),
-    ).toBe(
-      '3 spans rejected: missing required attribute countersign.principal (2 spans, e.g. a:1); ' +
-        'spanId must be 8 bytes, not all zero (1 span, e.g. b:1). 4 spans skipped: not MCP tools/call client spans',
-    );
-  });
-});
-
-it('OTLP/JSON: the spec example shape decodes; arguments are not kept', () => {
-  const [s] = decodeJson(
-    JSON.stringify({
-      resourceSpans: [
-        {
-          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'support-bot' } }] },
-          scopeSpans: [
-            {
-              scope: { name: 'mcp' },
-              spans: [
-                {
-                  traceId: TRACE.toUpperCase(),
-                  spanId: SPAN,
-                  kind: 3,
-                  startTimeUnixNano: String(T0 * 1e6),
-                  endTimeUnixNano: (T0 + 812) * 1e6,
-                  attributes: [
-                    { key: 'jsonrpc.request.id', value: { intValue: '17' } },
-                    { key: 'gen_ai.tool.call.arguments', value: { stringValue: 'secret' } },
-                    { key: 'x', value: { arrayValue: { values: [] } } },
-                  ],
-                  status: { code: 'STATUS_CODE_ERROR' },
-                },
-              ],
-            },
-          ],
-        },
-      ],
-    }),
-  );
-  expect(s).toEqual({
-    traceId: TRACE,
-    spanId: SPAN,
-    kind: 3,
-    startMs: T0,
-    endMs: T0 + 812,
-    statusCode: 2,
-    attributes: new Map<string, AttrValue>([
-      ['jsonrpc.request.id', 17],
-      ['x', { other: 'array' }],
-    ]),
-    resource: new Map([['service.name', 'support-bot']]),
   });
 });
 
