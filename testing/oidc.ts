@@ -10,28 +10,38 @@ export const stamp = Date.now().toString(36);
 export const group = (name: string) => `cs-${name}-${stamp}`;
 export const BUTTON = 'Sign in with Test IdP';
 
-/**
- * `origin` is the console as the browser opens it: `localhost`, not 127.0.0.1, because Next's
- * URLs name every loopback address `localhost` while Auth.js's server action takes the Host header
- * as sent; the redirect URI must read the same in both halves of the flow.
- */
+/** `origin` is the console as the browser opens it (and as the provider sends the browser back to it). */
 export type SsoRig = { origin: string; provider: TestProvider; console: ConsoleProcess; stop: () => Promise<void> };
 
-export async function startSsoRig(env: Record<string, string> = {}): Promise<SsoRig> {
+/**
+ * `host`: the name the browser uses for the console (default `localhost`); `publicUrl`: also name
+ * that address in COUNTERSIGN_PUBLIC_URL, as an operator would (default: not set).
+ */
+export async function startSsoRig(
+  env: Record<string, string> = {},
+  { host = 'localhost', publicUrl = false }: { host?: 'localhost' | '127.0.0.1'; publicUrl?: boolean } = {},
+): Promise<SsoRig> {
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
   const secret = 'countersign-e2e-secret-that-is-long-enough';
-  const console = await startConsole(process.cwd(), {
-    AUTH_OIDC_ISSUER: issuer,
-    AUTH_OIDC_CLIENT_ID: 'countersign-e2e',
-    AUTH_OIDC_CLIENT_SECRET: secret,
-    AUTH_OIDC_NAME: 'Test IdP',
-    AUTH_OIDC_ROLE_MAP: `${group('admins')}=admin,${group('reviewers')}=reviewer,${group('helpdesk')}=support`,
-    RATE_LIMIT_USER_PER_SECOND: '10000',
-    RATE_LIMIT_USER_BURST: '100000',
-    ...env,
-  });
-  const origin = console.origin.replace('//127.0.0.1:', '//localhost:');
+  const consolePort = await freePort();
+  const origin = `http://${host}:${consolePort}`;
+  const console = await startConsole(
+    process.cwd(),
+    {
+      AUTH_OIDC_ISSUER: issuer,
+      AUTH_OIDC_CLIENT_ID: 'countersign-e2e',
+      AUTH_OIDC_CLIENT_SECRET: secret,
+      AUTH_OIDC_NAME: 'Test IdP',
+      AUTH_OIDC_ROLE_MAP: `${group('admins')}=admin,${group('reviewers')}=reviewer,${group('helpdesk')}=support`,
+      RATE_LIMIT_USER_PER_SECOND: '10000',
+      RATE_LIMIT_USER_BURST: '100000',
+      ...(publicUrl ? { COUNTERSIGN_PUBLIC_URL: origin } : {}),
+      ...env,
+    },
+    [],
+    consolePort,
+  );
   const provider = await startTestProvider(port, `${origin}/api/auth/callback/oidc`);
   return {
     origin,

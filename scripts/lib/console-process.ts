@@ -13,14 +13,16 @@ export type ConsoleProcess = { origin: string; pid: number; stop: () => Promise<
  * `next start` through scripts/lib/serve.mjs (a build must exist; COUNTERSIGN_PROCESSES in `env`
  * for several processes) on a free loopback port, in its own process group so that stopping it
  * stops all of it. `nodeFlags` (e.g. --cpu-prof, which NODE_OPTIONS refuses) go to `node`, and to
- * every process. Resolves once it answers HTTP; the caller must `stop` it.
+ * every process. `port`: a free one unless given (a caller whose `env` names the console's own address
+ * picks it first). Resolves once it answers HTTP; the caller must `stop` it.
  */
 export async function startConsole(
   root: string,
   env: Record<string, string>,
   nodeFlags: string[] = [],
+  port?: number,
 ): Promise<ConsoleProcess> {
-  const port = await freePort();
+  port ??= await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const serve = [path.join(root, 'scripts/lib/serve.mjs'), '-p', String(port), '-H', '127.0.0.1'];
   const child: ChildProcess = spawn(process.execPath, [...nodeFlags, ...serve], {

@@ -1,5 +1,6 @@
 import 'server-only';
-import NextAuth, { AuthError, CredentialsSignin } from 'next-auth';
+import { Auth } from '@auth/core';
+import NextAuth, { AuthError, CredentialsSignin, type NextAuthConfig } from 'next-auth';
 import Credentials from 'next-auth/providers/credentials';
 import { headers } from 'next/headers';
 import { NextRequest } from 'next/server';
@@ -65,15 +66,25 @@ const passwords = Credentials({
 const publicUrl = config().COUNTERSIGN_PUBLIC_URL;
 if (publicUrl && !config().AUTH_URL) setEnvironment({ AUTH_URL: new URL('/api/auth', publicUrl).toString() });
 
-function atBrowserOrigin(req: NextRequest): NextRequest {
-  if (config().AUTH_URL) return req;
-  const host = req.headers.get('x-forwarded-host') ?? req.headers.get('host');
-  if (!host) return req;
-  const proto = req.headers.get('x-forwarded-proto') ?? req.nextUrl.protocol.replace(/:$/, '');
-  const origin = `${proto}://${host}`;
-  // Auth.js reads `req.url`, which `next start` builds from its own listening name, not the Host.
-  const { href, origin: seen } = new URL(req.url);
-  return origin === seen ? req : new NextRequest(href.replace(seen, origin), req);
+// Auth.js builds the redirect URI, and where it sends the browser afterwards, from the URL of the
+// request it is given. The server action reads AUTH_URL, or the Host header, as written; but a
+// NextRequest's URL names every loopback address `localhost` (Next normalizes it, and next-auth's own
+// handler makes a NextRequest), so under 127.0.0.1 the callback would compute another redirect URI
+// than the sign-in sent, and send the browser to a name its sign-in cookies were never set for. So
+// the route handler gives Auth.js a plain Request, at AUTH_URL's origin or else the browser's.
+async function atAuthOrigin(req: NextRequest): Promise<Request> {
+  const authUrl = config().AUTH_URL;
+  let origin: string;
+  if (authUrl) origin = new URL(authUrl).origin;
+  else {
+    const host = req.headers.get('x-forwarded-host') ?? req.headers.get('host');
+    const proto = req.headers.get('x-forwarded-proto') ?? req.nextUrl.protocol.replace(/:$/, '');
+    // `next start` builds `req.url` from its own listening name, not the Host.
+    origin = host ? `${proto}://${host}` : new URL(req.url).origin;
+  }
+  const { pathname, search } = new URL(req.url);
+  const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await req.arrayBuffer();
+  return new Request(new URL(`${pathname}${search}`, origin), { method: req.method, headers: req.headers, body });
 }
 
 /**
@@ -99,7 +110,7 @@ const logger = {
   },
 };
 
-const nextAuth = NextAuth({
+const authConfig: NextAuthConfig = {
   trustHost: true,
   logger,
   secret: config().AUTH_SECRET,
@@ -144,10 +155,12 @@ const nextAuth = NextAuth({
       if (typeof sid === 'string') await closeSession(sid);
     },
   },
-});
+};
+// NextAuth completes `authConfig` in place (base path, secret, providers): what its own handler passes to Auth.js.
+const nextAuth = NextAuth(authConfig);
 
 export const { auth, signIn, signOut } = nextAuth;
 export const handlers = {
-  GET: (req: NextRequest) => nextAuth.handlers.GET(atBrowserOrigin(req)),
-  POST: (req: NextRequest) => nextAuth.handlers.POST(atBrowserOrigin(req)),
+  GET: async (req: NextRequest) => Auth(await atAuthOrigin(req), authConfig),
+  POST: async (req: NextRequest) => Auth(await atAuthOrigin(req), authConfig),
 };
