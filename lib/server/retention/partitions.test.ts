@@ -71,7 +71,7 @@ describe('the purge and the clean-up over partitions (real PostgreSQL)', () => {
       .map((r) => r.id)
       .sort();
 
-    // Earlier tests' leftovers swept first, so the count below is this test's alone.
+    // Whatever an earlier purge left swept first, so the count below is this test's alone.
     await cleanUpPurged();
     const claimed = await claimsOf(Object.values(refs));
     const [reposted] = await claimsOf([refs.untiedOld]);
