@@ -158,21 +158,35 @@ async function main() {
   log(`${int(flags.pending)} requests over HTTP, 8 clients…`);
   const seen = new Set(receiver.arrivals.keys());
   const auth = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
-  const requested: number[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 8 }, async () => {
-      for (let n = next++; n < flags.pending; n = next++) {
-        const headers = { ...auth(requestKey), 'idempotency-key': `queue-${n}` };
-        const r = await timedHttp(`${app.origin}/api/v1/approvals`, {
-          method: 'POST',
-          headers,
-          body: JSON.stringify(requestBody(`q${n}`)),
-        });
-        if (r.status !== 201) throw new Error(`POST /api/v1/approvals answered ${r.status}: ${r.body.slice(0, 300)}`);
-        requested.push(r.ms);
-      }
-    }),
+  /** `count` requests by 8 clients, each sending its next when its answer is in; their milliseconds. */
+  const eightClients = async (count: number, send: (n: number) => Promise<Answer>, status: number) => {
+    const ms: number[] = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        for (let n = next++; n < count; n = next++) {
+          const r = await send(n);
+          if (r.status !== status) throw new Error(`answered ${r.status}, not ${status}: ${r.body.slice(0, 300)}`);
+          ms.push(r.ms);
+        }
+      }),
+    );
+    return ms;
+  };
+  const requested = await eightClients(
+    flags.pending,
+    (n) =>
+      timedHttp(`${app.origin}/api/v1/approvals`, {
+        method: 'POST',
+        headers: { ...auth(requestKey), 'idempotency-key': `queue-${n}` },
+        body: JSON.stringify(requestBody(`q${n}`)),
+      }),
+    201,
+  );
+  const requestFloor = await eightClients(
+    Math.min(flags.pending, 2_000),
+    () => timedHttp(`${app.origin}/api/v1/me`, { headers: auth(requestKey) }),
+    200,
   );
   await until(backlog + flags.pending)();
   const delivery = [...receiver.arrivals].filter(([k]) => !seen.has(k)).map(([, a]) => a.arrivedAt - a.committedAt);
@@ -265,6 +279,7 @@ async function main() {
       value: p(requested).p99,
       unit: 'ms',
       note: `p50 ${p(requested).p50.toFixed(1)} ms`,
+      ceiling: { name: 'GET /api/v1/me, 8 clients, p99', value: p(requestFloor).p99, unit: 'ms' },
     },
     { name: 'its event: commit → delivery p99', value: d.p99, unit: 'ms', note: `p50 ${d.p50.toFixed(0)} ms` },
     ...(['page', 'list'] as const).map((k): Figure => ({

@@ -66,7 +66,7 @@ export function prng(seed: number): () => number {
 export const int = (n: number) => Math.round(n).toLocaleString('en-US');
 export function fmt(value: number, unit: string): string {
   if (Number.isNaN(value)) return '–';
-  if (unit === 'ms') return `${value.toFixed(Math.abs(value) < 10 ? 2 : Math.abs(value) < 100 ? 1 : 0)} ms`;
+  if (unit === 'ms') return `${Math.abs(value) < 100 ? value.toFixed(Math.abs(value) < 10 ? 2 : 1) : int(value)} ms`;
   if (unit === '×') return `${value.toFixed(2)}×`;
   if (unit === 'MB') return `${value.toFixed(1)} MB`;
   return `${int(value)}${unit ? ` ${unit}` : ''}`;
