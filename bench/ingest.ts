@@ -38,8 +38,14 @@ runMain(async () => {
   let phase = 0;
   type Posted = WrkRun & { acked: number; records: number; lost: number };
   /** wrk posting `bodies` of `size` records each; what it acknowledged, checked against the table. */
-  const post = async (what: string, bodies: Buffer[], size: number, connections: number, seconds: number) => {
-    const otlp = what.startsWith('OTLP');
+  const post = async (
+    what: string,
+    bodies: Buffer[],
+    size: number,
+    connections: number,
+    seconds: number,
+    otlp = false,
+  ) => {
     const before = await stored();
     const r = await wrk({
       url: `${app.origin}/api/v1/${otlp ? 'otlp/v1/traces' : 'outcomes'}`,
@@ -87,7 +93,7 @@ runMain(async () => {
   for (let half = 0; half < 2; half++) {
     const s = flags['otlp-seconds'] / 2;
     halves.native.push(await post(`native JSON batches of 512, ${C} connections`, native, 512, C, s));
-    halves.otlp.push(await post(`OTLP protobuf batches of 512, ${C} connections`, otlp, 512, C, s));
+    halves.otlp.push(await post(`OTLP protobuf batches of 512, ${C} connections`, otlp, 512, C, s, true));
   }
   await app.stop();
   const rate = (runs: Posted[]) => runs.reduce((a, r) => a + r.acked, 0) / runs.reduce((a, r) => a + r.seconds, 0);

@@ -159,11 +159,17 @@ async function main() {
   const apiKey = createApiKey(large, ['outcomes:read'], 'bench-scale');
   const app = await startConsole({ DATABASE_URL: large.url, AUTH_SECRET: secret });
   const headers = { authorization: `Bearer ${apiKey}` };
-  const timed = async (what: string, send: () => Promise<boolean>) => {
+  /** Times `send`, then checks what it answered (outside the time). */
+  const timed = async <T>(what: string, send: () => Promise<T>, ok: (answer: T) => boolean) => {
     const t0 = performance.now();
-    if (!(await send())) throw new Error(`${what} answered wrongly`);
-    return performance.now() - t0;
+    const answer = await send();
+    const ms = performance.now() - t0;
+    if (!ok(answer)) throw new Error(`${what} answered wrongly: ${JSON.stringify(answer).slice(0, 300)}`);
+    return ms;
   };
+  const get = (url: string) => fetch(url, { headers }).then(async (r) => ({ status: r.status, text: await r.text() }));
+  const outcomes = (text: string) =>
+    (JSON.parse(text) as { timeline: { kind: string }[] }).timeline.filter((e) => e.kind === 'outcome').length;
   const random = prng(7);
   const api: number[] = [];
   const raw: number[] = [];
@@ -171,26 +177,31 @@ async function main() {
   log(`incident API: ${flags.requests} references, one request at a time, in rotation with raw SQL and the floor…`);
   for (let k = -20; k < flags.requests; k++) {
     const ref = `s-req-${Math.floor(random() * (flags.large / 4))}`;
+    const q = selectIncidentOutcomes([ref], null, 5_000).compile();
     const steps = [
       async () => {
-        const ms = await timed(`GET /api/v1/incidents/${ref}`, async () => {
-          const res = await fetch(`${app.origin}/api/v1/incidents/${ref}`, { headers });
-          const body = (await res.json()) as { timeline?: { kind: string }[] };
-          return res.status === 200 && body.timeline?.filter((e) => e.kind === 'outcome').length === 4;
-        });
+        const url = `${app.origin}/api/v1/incidents/${ref}`;
+        const ms = await timed(
+          url,
+          () => get(url),
+          (a) => a.status === 200 && outcomes(a.text) === 4,
+        );
         if (k >= 0) api.push(ms);
       },
       async () => {
-        const q = selectIncidentOutcomes([ref], null, 5_000).compile();
-        const ms = await timed('raw SQL', async () => (await large.sql.query(q.sql, [...q.parameters])).rowCount === 4);
+        const ms = await timed(
+          'raw SQL',
+          () => large.sql.query(q.sql, [...q.parameters]),
+          (r) => r.rowCount === 4,
+        );
         if (k >= 0) raw.push(ms);
       },
       async () => {
-        const ms = await timed('GET /api/v1/me', async () => {
-          const res = await fetch(`${app.origin}/api/v1/me`, { headers });
-          await res.arrayBuffer();
-          return res.status === 200;
-        });
+        const ms = await timed(
+          'GET /api/v1/me',
+          () => get(`${app.origin}/api/v1/me`),
+          (a) => a.status === 200,
+        );
         if (k >= 0) floor.push(ms);
       },
     ];
