@@ -96,6 +96,7 @@ const inWorker = {
 // ── The benchmark ─────────────────────────────────────────────────────────────────────────────
 async function main() {
   const db = await freshDatabase(flags.databaseUrl);
+  const failures: string[] = [];
   const password = newSecret();
   createUser(db, { email: 'reviewer@bench.local', role: 'reviewer', password, principal: 'bench-reviewer' });
   const requestKey = createApiKey(db, ['approvals:request'], 'bench-gateway');
@@ -147,11 +148,13 @@ async function main() {
   // (2) The console: its webhook worker drains that backlog; then requests over HTTP as they come.
   const app = await startConsole({ DATABASE_URL: db.url, AUTH_SECRET: secret });
   log(`draining a backlog of ${int(backlog)} deliveries…`);
-  const until = (n: number) => async () => {
+  /** Waits for `n` deliveries in all (at most ten minutes); says so when they did not all come. */
+  const until = async (n: number) => {
     for (const deadline = Date.now() + 600_000; receiver.arrivals.size < n && Date.now() < deadline;)
       await new Promise((r) => setTimeout(r, 20));
+    if (receiver.arrivals.size < n) failures.push(`${receiver.arrivals.size} of ${n} deliveries arrived`);
   };
-  await until(backlog)();
+  await until(backlog);
   const times = [...receiver.arrivals.values()].map((a) => a.arrivedAt);
   const drained = (backlog - 1) / ((Math.max(...times) - Math.min(...times)) / 1000);
   const posts = await receiver.plainPosts(2_000, 32);
@@ -188,7 +191,7 @@ async function main() {
     () => timedHttp(`${app.origin}/api/v1/me`, { headers: auth(requestKey) }),
     200,
   );
-  await until(backlog + flags.pending)();
+  await until(backlog + flags.pending);
   const delivery = [...receiver.arrivals].filter(([k]) => !seen.has(k)).map(([, a]) => a.arrivedAt - a.committedAt);
 
   // (3) The queue, signed in as the reviewer.
@@ -235,9 +238,11 @@ async function main() {
     me: () => timedHttp(`${app.origin}/api/v1/me`, { headers: auth(redeemKey) }),
     bare: () => timedHttp(`${app.origin}/api/v1/me`).then((a) => ({ ...a, status: a.status === 401 ? 200 : 500 })),
   };
-  for (let i = 0; i < WARM; i++) await Promise.all([routes.redeem(i), routes.me(i), routes.bare(i)]);
+  for (let i = 0; i < WARM; i++) {
+    const [r] = await Promise.all([routes.redeem(i), routes.me(i), routes.bare(i)]);
+    if (r.status !== 200) failures.push(`warm-up redemption: HTTP ${r.status}: ${r.body.slice(0, 300)}`);
+  }
   const open = { redeem: [] as number[], me: [] as number[], bare: [] as number[] };
-  const failures: string[] = [];
   let achieved = 0;
   let used = WARM;
   for (let round = 0; round < ROUNDS; round++) {
