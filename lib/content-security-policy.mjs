@@ -1,8 +1,8 @@
 // @ts-check
 // The Content-Security-Policy, in one place for its two users: proxy.ts, which puts a fresh
 // script nonce in every page's policy, and next.config.js, which sets the nonce-less policy on
-// the API's answers (they carry no scripts, and skipping the proxy there saves a third of the
-// CPU a bare API answer costs: README "Figures").
+// the API's answers (they carry no scripts, and skipping the proxy there saves a good part of the
+// CPU a bare API answer costs: bench:ingest's HTTP figures show it).
 
 /**
  * Scripts only with this response's nonce (and what they load, 'strict-dynamic'), or with no nonce

@@ -1,6 +1,5 @@
-// Shared setup of the hostile-body tests (app/api/v1/hostile-bodies-*.test.ts, issue #7, "Hostile
-// input"): every /api/v1 route that takes a body, as a target with its fields' types, ceilings and
-// free text, and the check that a refusal wrote nothing and left the process answering.
+// Shared setup of the hostile-body tests (app/api/v1/hostile-bodies-*.test.ts): every /api/v1 route
+// that takes a body, as a target with its fields' types, ceilings and free text, and the check that a refusal wrote nothing and left the process answering.
 import { expect } from 'vitest';
 import { api, call, type CallOptions, expectOk, type Reply } from '@/testing/api-harness';
 import {

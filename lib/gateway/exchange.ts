@@ -5,7 +5,7 @@
 //
 // Passed along explicitly with the message (http.ts → the relay → call.ts → the upstream), never
 // through AsyncLocalStorage: its first use turns on Node's promise hooks for the whole process,
-// a cost on every promise of every call (~3% of the gateway's CPU in bench:gateway).
+// a cost on every promise of every call (bench:gateway measures the gateway's CPU per call).
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { MessageExtraInfo } from '@modelcontextprotocol/sdk/types.js';
 

@@ -38,11 +38,10 @@ beforeAll(async () => {
 const open = closedAfterEach();
 
 // The client gives up after the gateway has forwarded the call, and the server answers long after
-// that, so the cancellation reaches the gateway first even on a loaded machine. Too short a
-// timeout (200 ms, load 5–9) let it fire while the gateway was still staging and redeeming the
-// grant: the call then went out anyway and was recorded completed (that gap is closed since, and
-// tested in gateway-cancel.test.ts; a cancel before forwarding is never_sent). Too little margin after it (700 ms of 2,500, load 15) let the answer
-// arrive first: recorded completed, which is also true.
+// that, so the cancellation reaches the gateway first even on a loaded machine. A timeout that
+// fires while the gateway is still staging and redeeming the grant is a different case (a cancel
+// before forwarding is never_sent, gateway-cancel.test.ts); too little margin after it lets the
+// answer arrive first: recorded completed, which is also true but not what this test is about.
 const SLOW_MS = 5_000;
 const CLIENT_TIMEOUT_MS = 1_500;
 

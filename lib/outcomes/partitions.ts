@@ -1,4 +1,4 @@
-// How outcome_records is partitioned by time (README, "Configuration"). Pure: the caller passes
+// How outcome_records is partitioned by time (docs/configuration.md). Pure: the caller passes
 // the environment's value, so start-up, the schedule and the tests read it alike.
 
 export const PARTITION_INTERVAL_ENV = 'OUTCOME_PARTITION_INTERVAL';

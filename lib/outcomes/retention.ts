@@ -1,4 +1,4 @@
-// How long outcome records are kept (README, "Configuration"). Pure: the caller passes the
+// How long outcome records are kept (docs/configuration.md). Pure: the caller passes the
 // environment's value, so start-up, the CLI, the scheduler and the admin page read it alike.
 
 export const RETENTION_ENV = 'OUTCOME_RETENTION_DAYS';

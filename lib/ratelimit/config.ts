@@ -22,7 +22,7 @@ type Spec = {
 };
 
 // An agent gateway may post thousands of single-record requests a second from one key (as
-// bench:load does); a person clicking, or a script with a personal token, far fewer.
+// bench:ingest does); a person clicking, or a script with a personal token, far fewer.
 export const RATE_LIMIT_SPECS: Spec[] = [
   {
     name: 'apiKey',

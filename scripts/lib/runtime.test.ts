@@ -1,7 +1,6 @@
 // The console, its tests and benchmarks run on the Node.js that package.json pins as the `node`
 // package (npm ci installs it; every `npm run` puts node_modules/.bin first on the PATH): the
-// machine's own Node.js 20 is past its end of life and costs a quarter more CPU per request
-// (README, "Figures"). A run that fell back to another Node.js would fail here, not go unnoticed.
+// machine's own Node.js 20 is past its end of life and costs more CPU per request. A run that fell back to another Node.js would fail here, not go unnoticed.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';

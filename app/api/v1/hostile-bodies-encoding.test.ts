@@ -1,4 +1,4 @@
-// Hostile bodies for every /api/v1 route that takes one (issue #7, "Hostile input"): unicode edge
+// Hostile bodies for every /api/v1 route that takes one: unicode edge
 // cases and broken transports (sizes, bytes, JSON that is not JSON, odd Idempotency-Keys). Each
 // refusal is a problem+json 4xx naming what is at fault, writes nothing, and the process answers
 // normally after. The targets are in testing/hostile-targets.ts.

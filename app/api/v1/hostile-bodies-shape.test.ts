@@ -1,4 +1,4 @@
-// Hostile bodies for every /api/v1 route that takes one (issue #7, "Hostile input"): deep nesting,
+// Hostile bodies for every /api/v1 route that takes one: deep nesting,
 // sizes at, just over and far over each limit, and prototype keys at every level. Each refusal is a
 // problem+json 4xx from docs/api.md's list naming the field at fault, writes nothing, and the process
 // answers normally after. The targets are in testing/hostile-targets.ts.

@@ -1,4 +1,4 @@
-// Hostile bodies for every /api/v1 route that takes one (issue #7, "Hostile input"): a value of the
+// Hostile bodies for every /api/v1 route that takes one: a value of the
 // wrong type in any field. Each refusal is a problem+json 4xx from docs/api.md's list naming the field at
 // fault, writes nothing, and the process answers normally after. The route handlers run in-process
 // with real Requests on a real database; fast-check varies the values with a moderate number of runs

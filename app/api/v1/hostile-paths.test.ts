@@ -1,4 +1,4 @@
-// Hostile path parameters and header-like text (issue #7, "Hostile input"): every path parameter
+// Hostile path parameters and header-like text: every path parameter
 // takes any string and answers 404 or a 422 naming it, never a 500; text that people see and that
 // ends up in a header (the incident export's file name) cannot inject anything. In-process route
 // handlers on a real database.

@@ -1,4 +1,4 @@
-// Hostile query strings (issue #7, "Hostile input"): every list filter takes any string and answers
+// Hostile query strings: every list filter takes any string and answers
 // 200 or a 422 naming the parameter, never a 500, and writes nothing. In-process route handlers on a
 // real database; hostile path parameters and header-like text are in hostile-paths.test.ts.
 import fc from 'fast-check';

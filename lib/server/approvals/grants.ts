@@ -73,7 +73,7 @@ export async function redeemGrant(client: Actor, grantId: string, body: RedeemBo
 // Every redemption appends to the audit chain, whose lock is held until its transaction has
 // committed, WAL flush included: one redemption per commit caps the whole system at one flush
 // per redemption (bench:approvals measures it), whatever else is made faster.
-// So this process sends redemptions to redeem_grants (prisma/migrations/…_audit_append_in_sql)
+// So this process sends redemptions to redeem_grants (prisma/functions.sql)
 // at once while fewer than MAX_IN_FLIGHT statements are running (a batch of one: no added
 // latency), and otherwise gathers those that arrive meanwhile into the next statement, which
 // commits them together. Each is still committed, durably, before it is answered.
@@ -96,11 +96,10 @@ type Redeemed = { approval_id: string; redeemed_at: Date };
 type Waiting = { item: RedeemItem; resolve: (r: Redeemed | null) => void; reject: (err: unknown) => void };
 
 // Two statements at a time. They all queue for the audit chain's lock anyway, so more in flight
-// only turns one commit of many redemptions into many commits of one: at 200/s offered, 8 in
-// flight (the old bound) had 0.4 connections waiting on the lock and a p99 of 150–209 ms; 2 had
-// none waiting and 67.5–131 ms in five runs, and 1 gave 74.8 ms (bench:approvals, README
-// "Figures", twelfth session). Two rather than one, so one statement stuck behind a row lock (a revocation
-// committing) does not hold up every redemption.
+// only turns one commit of many redemptions into many commits of one, with connections waiting on
+// the lock and a longer tail (bench:approvals shows the redemption tail under load). Two rather
+// than one, so one statement stuck behind a row lock (a revocation committing) does not hold up
+// every redemption.
 const MAX_IN_FLIGHT = 2;
 const MAX_BATCH = 64;
 const batching = { inFlight: 0, queue: [] as Waiting[] };
@@ -131,8 +130,8 @@ async function runBatch(batch: Waiting[]): Promise<void> {
   let rows: (Redeemed & { idx: number })[];
   try {
     // On the pool itself, not through Prisma: one statement outside any transaction, and Prisma's
-    // raw-query layer costs more CPU than the statement's own round trip (~0.2–0.3 ms of ~2.7 ms
-    // per redemption, measured in process; bench:approvals reports the console's CPU per answer).
+    // raw-query layer costs a noticeable share of a redemption's CPU (bench:approvals reports the
+    // console's CPU per answer).
     rows = await run(redeemGrants(JSON.stringify(batch.map((w) => w.item))), pool());
   } catch (err) {
     if (batch.length === 1) {

@@ -47,9 +47,8 @@ export function pool(): pg.Pool {
 /**
  * Session settings of every connection the console opens.
  *   - JIT off: the console's statements are short lookups, but over a partitioned table the
- *     planner's cost estimates climb past jit_above_cost, and LLVM then compiled for 0.3 to 7 s
- *     before a statement that runs in milliseconds (bench:ingest's resolution, seen with
- *     auto_explain).
+ *     planner's cost estimates climb past jit_above_cost, and LLVM then compiles for far longer
+ *     than the statement runs (bench:ingest's resolution step shows it).
  *   - Generic plans for named prepared statements (kysely.ts preparedRows, the ingest hot
  *     path; nothing else names its statements, Prisma included): planned once per connection,
  *     pruning partitions at run time, instead of five custom plans first.

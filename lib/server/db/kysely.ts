@@ -63,8 +63,8 @@ export async function rows<R>(q: Statement<R>, on: On = readPool()): Promise<R[]
 /**
  * Runs a statement as a named prepared statement on a held connection: parsed and planned once per
  * connection, its generic plan kept (plan_cache_mode, db.ts). For hot-path statements over every
- * partition of outcome_records, whose planning costs more than running them (3 to
- * 10 ms to plan the resolution statement, 1 to 5 ms to run it). Every call with one name must
+ * partition of outcome_records, whose planning costs more than running them (the resolution
+ * statement at ingest, bench:ingest). Every call with one name must
  * compile to the same text (node-pg refuses another under a name it has prepared).
  */
 export async function preparedRows<R>(name: string, q: Statement<R>, on: pg.PoolClient | pg.Client): Promise<R[]> {

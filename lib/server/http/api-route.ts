@@ -27,7 +27,7 @@ const titles: Record<Failure, string> = {
 
 // Next gzips every route handler's answer (it drops a declared Content-Length, so its compressor's
 // own 1 KiB threshold never applies). A gzip stream has a fixed cost that outweighs the bytes it
-// saves on small answers (measured on redemptions and incident reads: README, "Figures"). Answers
+// saves on small answers (redemptions and incident reads: bench:approvals and bench:scale). Answers
 // under 16 KiB say no-transform and go as they are; larger ones (pages of records) are still compressed.
 const COMPRESS_FROM = 16 * 1024;
 export const cacheControl = (body: string) => (body.length < COMPRESS_FROM ? 'no-store, no-transform' : 'no-store');

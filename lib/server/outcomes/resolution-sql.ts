@@ -73,8 +73,8 @@ export const lockOperations = (keys: string[]) => sql`
  * operation through the "same operation" indexes (LATERAL subqueries, fenced with OFFSET 0 so the
  * planner cannot flatten them), the resolved records by id again. The cost follows the batch,
  * never the table. Left to itself, on a young partition whose statistics lag behind its growth,
- * the planner hash-joined every stored record or every stored unknown instead (bench:ingest:
- * 0.05 to 0.6 s per batch of 500 at 30,000 to 100,000 records, growing with the table).
+ * the planner hash-joined every stored record or every stored unknown instead, a cost that grew
+ * with the table (bench:ingest's resolution step shows the difference).
  */
 export const resolveByLaterRecords = (ids: string[]) => sql<{ id: string; resolved_by_record_id: string }>`
   WITH fresh AS MATERIALIZED (

@@ -37,7 +37,7 @@ const emptyCounts = (): DeliveryCounts => ({ completed: 0, rejected: 0, never_se
 const BUCKET_HOURS = 6;
 
 /** The request references with records in the last 24 hours, most recent first, at most `max`. */
-// Not a grouping of the whole window (every record of 24 hours, ~130 ms at 1M records): the
+// Not a grouping of the whole window (every record of 24 hours, a cost that follows the table): the
 // newest records, as many as it takes to see `max` references (ten per reference to start with,
 // doubled while too few showed and the window has more).
 export const listRecentRequestRefs = replicaSafe(async function listRecentRequestRefs(
