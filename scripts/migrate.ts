@@ -2,8 +2,8 @@
 // these machines). Same files and history table as `prisma migrate`, so either can be used.
 //
 //   tsx scripts/migrate.ts deploy               apply pending migrations to DATABASE_URL
-//   tsx scripts/migrate.ts create --name <name> write a migration for the changes in schema.prisma
-//   tsx scripts/migrate.ts check                fail when schema.prisma and the migrations disagree
+//   tsx scripts/migrate.ts create --name <name> write a migration for the changes in prisma/schema/
+//   tsx scripts/migrate.ts check                fail when prisma/schema/ and the migrations disagree
 //
 // `create` and `check` only use DATABASE_URL to reach its server: they work in scratch
 // databases there (CREATEDB privilege needed) and drop them afterwards.
@@ -93,7 +93,7 @@ async function create(rawName: string | undefined): Promise<void> {
     }),
   );
   console.log(
-    written ? `Wrote ${relative(written)}/migration.sql` : 'No changes: schema.prisma matches the migrations.',
+    written ? `Wrote ${relative(written)}/migration.sql` : 'No changes: prisma/schema/ matches the migrations.',
   );
 }
 
@@ -103,7 +103,8 @@ function writeLockFile(): void {
 }
 
 // Has the engine compare the database the migrations build, through the same code path
-// as `deploy`, with schema.prisma; so a migration that no longer applies fails it too.
+// as `deploy`, with the schema in prisma/schema/ (all its files); so a migration that no
+// longer applies fails it too.
 async function check(): Promise<boolean> {
   const difference = await withMigratedScratch('check', (url) =>
     withEngine(url, async ({ engine }) => {
@@ -122,13 +123,13 @@ async function check(): Promise<boolean> {
     }),
   );
   if (!difference) {
-    console.log('schema.prisma and prisma/migrations agree.');
+    console.log('prisma/schema/ and prisma/migrations agree.');
     return true;
   }
-  console.error('schema.prisma differs from the database the migrations build.');
-  console.error('\nWhat schema.prisma has that the migrations do not:' + indent(difference.summary));
+  console.error('prisma/schema/ differs from the database the migrations build.');
+  console.error('\nWhat prisma/schema/ has that the migrations do not:' + indent(difference.summary));
   console.error('\nThe SQL a new migration would need:' + indent(difference.sql));
-  console.error('\nRun `npm run db:create-migration -- <name>` to write it, or fix schema.prisma.');
+  console.error('\nRun `npm run db:create-migration -- <name>` to write it, or fix prisma/schema/.');
   return false;
 }
 

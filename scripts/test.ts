@@ -100,7 +100,7 @@ async function main() {
     });
 
     if (only !== 'e2e') {
-      // schema.prisma and prisma/migrations must agree (works in scratch databases on the same server).
+      // prisma/schema/ and prisma/migrations must agree (works in scratch databases on the same server).
       const check = run('tsx', ['scripts/migrate.ts', 'check'], env);
       add(check === 0 ? { passed: 1, failed: 0, skipped: 0 } : { passed: 0, failed: 1, skipped: 0 });
       console.log(check === 0 ? '[test] ✓ schema and migrations agree' : '[test] ✘ schema and migrations disagree');

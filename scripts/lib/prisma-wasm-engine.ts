@@ -1,7 +1,7 @@
 // Loads Prisma's WebAssembly schema engine and connects it to PostgreSQL through the
 // adapter in prisma-wasm-adapter.ts. The native engine cannot be downloaded here; this
 // one ships inside npm (@prisma/schema-engine-wasm, the build matching prisma 7.10.0).
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
@@ -10,7 +10,8 @@ import { engineAdapterFactory } from './prisma-wasm-adapter';
 import { config } from '@/lib/config';
 import { assertLockFileProvider, defaultMigrationsDir, LOCK_FILE, readLocalMigrations } from './migrations';
 
-export const defaultSchemaFile = path.resolve(defaultMigrationsDir, '..', 'schema.prisma');
+// The schema: a folder of .prisma files by concept, the one prisma.config.ts names for `prisma generate`.
+export const defaultSchemaDir = path.resolve(defaultMigrationsDir, '..', 'schema');
 
 export const noFilter: SchemaFilter = { externalTables: [], externalEnums: [] };
 
@@ -111,6 +112,13 @@ export function migrationList(dir = defaultMigrationsDir): MigrationList {
   };
 }
 
-export function schemaFiles(file = defaultSchemaFile): SchemasContainer {
-  return { files: [{ path: file, content: readFileSync(file, 'utf8') }] };
+/** Every .prisma file under `dir`, subfolders included, the way the CLI loads a schema folder: one schema. */
+export function schemaFiles(dir = defaultSchemaDir): SchemasContainer {
+  const files = readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.prisma'))
+    .map((name) => path.join(dir, name))
+    .filter((file) => statSync(file).isFile())
+    .sort();
+  if (!files.length) throw new Error(`no .prisma files in ${dir}`);
+  return { files: files.map((file) => ({ path: file, content: readFileSync(file, 'utf8') })) };
 }

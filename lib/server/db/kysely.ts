@@ -19,7 +19,7 @@ import { pool, readPool, type Tx } from './db';
  * The one typed helper for the statements Prisma cannot say. Every such statement
  * lives in lib/server/<concept>/sql.ts, written with Kysely's builder where it can say it and
  * with its `sql` template where it cannot; table and column types come from DB, which prisma-kysely
- * generates from prisma/schema.prisma. Built here, run with `rows`/`affected` on:
+ * generates from prisma/schema/. Built here, run with `rows`/`affected` on:
  *   - nothing: the process's pool (lib/server/db/db.ts, its timeouts included); for `rows`
  *     inside a replicaSafe() read (replica.ts), the replica's pool;
  *   - a pg.Pool, PoolClient or Client: another pool (logPool), one held connection (a BEGIN…COMMIT

@@ -161,7 +161,7 @@ export async function listWebhookDeliveries(
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
     take: Math.min(Math.max(limit, 1), 200),
   });
-  // No relation to include (webhook_deliveries has no foreign keys: prisma/schema.prisma).
+  // No relation to include (webhook_deliveries has no foreign keys: prisma/schema/webhooks.prisma).
   const events = new Map(
     (
       await db.webhookEvent.findMany({
