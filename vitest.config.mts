@@ -8,12 +8,7 @@ export default defineConfig({
     alias: { 'server-only': path.resolve('scripts/lib/empty-module.ts') },
   },
   test: {
-    include: [
-      'lib/**/*.test.ts',
-      'scripts/**/*.test.ts',
-      'app/**/*.test.ts',
-      'components/**/*.test.ts',
-    ],
+    include: ['lib/**/*.test.ts', 'scripts/**/*.test.ts', 'app/**/*.test.ts', 'components/**/*.test.ts'],
     environment: 'node',
     // Vitest's default is one worker fewer than the CPUs: one on a 2-core machine, where most of a
     // file's time is spent waiting on PostgreSQL, child processes and sockets, not computing.
