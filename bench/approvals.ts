@@ -15,12 +15,12 @@
 //     the same key, and with no credential (a bare 401).
 // Exits non-zero on errors, never on a missed target.
 import { fileURLToPath } from 'node:url';
-import { approvalRequestSchema } from '@/lib/approvals/schemas';
 import type { Actor } from '@/lib/auth/actor';
 import { openLoop, signIn, timedHttp, webhookReceiver, type Answer } from './lib/http';
 import { int, log, p, readFlags, report, type Figure } from './lib/report';
 import { createApiKey, createUser, freshDatabase, newSecret, runMain, startConsole } from './lib/setup';
-import { serveWorker, startWorker } from './lib/worker';
+import { startWorker } from './lib/worker';
+import { inWorker, requestBody } from './lib/approvals-worker';
 
 const flags = readFlags({
   decisions: [10_000, 1_000],
@@ -34,65 +34,6 @@ const ROUNDS = 3;
 const WARM = 200;
 const NOOP_ENQUEUE = `CREATE OR REPLACE FUNCTION webhook_enqueue(p_type text, p_approval uuid, p_extra jsonb DEFAULT '{}'::jsonb)
   RETURNS uuid LANGUAGE sql AS $$ SELECT NULL::uuid $$`;
-const requestBody = (n: string) => ({
-  requestRef: `req-${n}`,
-  organization: 'acme',
-  principal: 'user_193',
-  server: 'bench-mcp',
-  tool: { name: 'update_note', annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false } },
-  argsDigest: `sha256:${'ab'.repeat(32)}`,
-  summary: `Update the note on order ${n}`,
-});
-
-// ── In the worker: the data layer's own calls ─────────────────────────────────────────────────
-const inWorker = {
-  async subscribe(url: string) {
-    const { createWebhookEndpoint } = await import('@/lib/server/webhooks/webhooks');
-    const admin: Actor = {
-      kind: 'user',
-      userId: '00000000-0000-4000-8000-000000000001',
-      email: 'admin@bench.local',
-      name: 'admin',
-      role: 'admin',
-      principalId: 'bench-admin',
-      tokenId: null,
-    };
-    const events = ['approval.requested', 'approval.decided', 'approval.approved'] as const;
-    const created = await createWebhookEndpoint(admin, { url, format: 'standard', events: [...events] });
-    if (!created.ok) throw new Error(`createWebhookEndpoint: ${created.failure}`);
-  },
-  /** `count` pending requests by the requesting key; their ids. */
-  async request(keyId: string, count: number) {
-    const { requestApproval } = await import('@/lib/server/approvals');
-    const requester: Actor = {
-      kind: 'apiKey',
-      keyId,
-      name: 'bench-gateway',
-      scopes: ['approvals:request'],
-      organization: null,
-    };
-    const ids: string[] = [];
-    for (let n = 0; n < count; n++) {
-      const r = await requestApproval(requester, `decide-${n}`, approvalRequestSchema.parse(requestBody(`d${n}`)));
-      if (!r.ok) throw new Error(`requestApproval: ${r.failure}`);
-      ids.push(r.value.approval.id);
-    }
-    return ids;
-  },
-  /** Approves each request in turn as the reviewer; each decision's milliseconds. */
-  async decide(reviewer: Actor, ids: string[]) {
-    const { decideApproval } = await import('@/lib/server/approvals');
-    const ms: number[] = [];
-    for (const id of ids) {
-      const t0 = performance.now();
-      const r = await decideApproval(reviewer, { id, decision: 'approve', reason: 'checked', version: 1 });
-      ms.push(performance.now() - t0);
-      if (!r.ok) throw new Error(`decideApproval: ${r.failure}`);
-    }
-    return ms;
-  },
-};
-
 // ── The benchmark ─────────────────────────────────────────────────────────────────────────────
 async function main() {
   const db = await freshDatabase(flags.databaseUrl);
@@ -113,10 +54,13 @@ async function main() {
   };
   const receiver = await webhookReceiver();
   const secret = newSecret();
-  const worker = await startWorker<typeof inWorker>(fileURLToPath(import.meta.url), {
-    DATABASE_URL: db.url,
-    AUTH_SECRET: secret,
-  });
+  const worker = await startWorker<typeof inWorker>(
+    fileURLToPath(new URL('./lib/approvals-worker.ts', import.meta.url)),
+    {
+      DATABASE_URL: db.url,
+      AUTH_SECRET: secret,
+    },
+  );
   await worker.call('subscribe', receiver.url);
 
   // (1) Decisions, the console not running: alternating blocks, the outbox real and a no-op.
@@ -309,5 +253,4 @@ async function main() {
   return failures.length ? 1 : 0;
 }
 
-if (flags.worker) serveWorker(inWorker);
-else runMain(main);
+runMain(main);
