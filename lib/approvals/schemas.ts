@@ -88,8 +88,33 @@ export const redeemSchema = z
   .strict();
 export type RedeemBody = z.infer<typeof redeemSchema>;
 
-// An admin's rule; `tool` null (or blank in a form) means every tool of the server.
+export const SHOW_FIELDS_MAX = 10;
+export const SHOW_FIELD_MAX_CHARS = 100;
+// The argument fields a tool's queue row shows (docs/design.md "What a reviewer sees: what will
+// run"), written `a,b` (dotted paths reach into objects) on the command line and in the form; blank
+// clears them. One message for the whole list, so a form can show it under its one field.
+const showFieldsSchema = z.string().transform((text, ctx) => {
+  const fields = text.trim() === '' ? [] : text.split(',').map((f) => f.trim());
+  const problem = fields.some((f) => f === '')
+    ? 'must not have an empty entry (as in a,,b): separate field names with single commas'
+    : fields.length > SHOW_FIELDS_MAX
+      ? `must name at most ${SHOW_FIELDS_MAX} fields`
+      : fields.some((f) => [...f].length > SHOW_FIELD_MAX_CHARS)
+        ? `must name fields of at most ${SHOW_FIELD_MAX_CHARS} characters each`
+        : fields.some((f) => /[\u0000-\u001f\u007f]/.test(f))
+          ? 'must not contain control characters'
+          : new Set(fields).size < fields.length
+            ? 'names a field twice'
+            : null;
+  if (!problem) return fields;
+  ctx.addIssue({ code: 'custom', message: problem });
+  return z.NEVER;
+});
+
+// An admin's rule; `tool` null (or blank in a form) means every tool of the server. `show`
+// absent leaves the fields shown as they are; an empty list clears them.
 export const policyRuleSchema = z.object({
+  show: showFieldsSchema.optional(),
   server: storable(z.string().trim().min(1, 'is required').max(NAME_MAX)),
   tool: z
     .string()
