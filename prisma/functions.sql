@@ -47,7 +47,8 @@ END $$;
 
 -- ── Approvals and grants ───────────────────────────────────────────────────────────────────────
 
--- The approval lifecycle holds whatever the application does: legal moves only, fixed subject, no deletes.
+-- The approval lifecycle holds whatever the application does: legal moves only, fixed subject, arguments only
+-- ever erased, no deletes.
 CREATE OR REPLACE FUNCTION approval_requests_lifecycle() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   IF TG_OP = 'DELETE' THEN
@@ -63,13 +64,16 @@ BEGIN
   IF (NEW.id, NEW.request_ref, NEW.organization, NEW.principal, NEW.agent, NEW.server, NEW.tool_name,
       NEW.tool_annotations, NEW.annotations_trusted, NEW.args_digest, NEW.summary, NEW.resource_type, NEW.resource_id,
       NEW.required_approvals, NEW.expires_at, NEW.grant_ttl_seconds, NEW.requested_by_key_id, NEW.idempotency_key,
-      NEW.request_hash, NEW.created_at)
+      NEW.request_hash, NEW.created_at, NEW.arguments_sent, NEW.tool_description)
      IS DISTINCT FROM
      (OLD.id, OLD.request_ref, OLD.organization, OLD.principal, OLD.agent, OLD.server, OLD.tool_name,
       OLD.tool_annotations, OLD.annotations_trusted, OLD.args_digest, OLD.summary, OLD.resource_type, OLD.resource_id,
       OLD.required_approvals, OLD.expires_at, OLD.grant_ttl_seconds, OLD.requested_by_key_id, OLD.idempotency_key,
-      OLD.request_hash, OLD.created_at) THEN
+      OLD.request_hash, OLD.created_at, OLD.arguments_sent, OLD.tool_description) THEN
     RAISE EXCEPTION 'what an approval request is about never changes' USING ERRCODE = 'check_violation';
+  END IF;
+  IF NEW.arguments_sealed IS NOT NULL AND NEW.arguments_sealed IS DISTINCT FROM OLD.arguments_sealed THEN
+    RAISE EXCEPTION 'the arguments of an approval request are only ever erased' USING ERRCODE = 'check_violation';
   END IF;
   IF NEW.status <> OLD.status AND NOT (
        (OLD.status = 'pending' AND NEW.status IN ('approved', 'denied', 'expired', 'revoked'))
@@ -86,6 +90,19 @@ END $$;
 -- Every write to approval_requests is judged, so no code path can skip the lifecycle.
 CREATE TRIGGER approval_requests_lifecycle BEFORE INSERT OR UPDATE OR DELETE ON approval_requests
   FOR EACH ROW EXECUTE FUNCTION approval_requests_lifecycle();
+
+-- Erases a request's arguments in the very statement that makes it terminal, whichever code path
+-- (a denial, the expiry sweep, a revocation, redeem_grants) wrote it.
+CREATE OR REPLACE FUNCTION approval_requests_erase_arguments() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  NEW.arguments_sealed := NULL;
+  RETURN NEW;
+END $$;
+
+-- Only when the new status is terminal and something is left to erase.
+CREATE TRIGGER approval_requests_erase_arguments BEFORE UPDATE ON approval_requests
+  FOR EACH ROW WHEN (NEW.status IN ('denied', 'expired', 'revoked', 'redeemed') AND NEW.arguments_sealed IS NOT NULL)
+  EXECUTE FUNCTION approval_requests_erase_arguments();
 
 -- A decision only on a pending, unexpired request, never by the request's own principal, never altered.
 CREATE OR REPLACE FUNCTION approval_decisions_guard() RETURNS trigger LANGUAGE plpgsql AS $$
