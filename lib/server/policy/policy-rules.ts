@@ -2,8 +2,8 @@ import 'server-only';
 import { db, type Tx } from '../db/db';
 import { isRecordNotFound } from '../db/errors';
 import { appendAudit } from '../audit/audit';
-import { first } from '../db/kysely';
-import { lockPolicyRule } from './sql';
+import { affected, first } from '../db/kysely';
+import { lockPolicyRule, setShowFields } from './sql';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { authorize } from '@/lib/auth/permissions';
 import { auditName, type Actor } from '@/lib/auth/actor';
@@ -28,6 +28,8 @@ export type PolicyRuleView = {
   requiredApprovals: number;
   /** Not exposed at all; `requiredApprovals` is then 2. */
   blocked: boolean;
+  /** The argument fields the queue row shows for this tool; null: the first scalar fields. */
+  showFields: string[] | null;
   createdBy: string;
   createdAt: Date;
 };
@@ -38,15 +40,21 @@ const ruleSelect = {
   toolName: true,
   requiredApprovals: true,
   blocked: true,
+  showFields: true,
   createdBy: true,
   createdAt: true,
 } satisfies Prisma.PolicyRuleSelect;
+// No fields named reads as null, however the column holds it.
+const shown = (fields: readonly string[] | null | undefined) => (fields?.length ? [...fields] : null);
+const sameFields = (a: readonly string[] | null, b: readonly string[] | null) =>
+  (a ?? []).join('\u0000') === (b ?? []).join('\u0000');
 const toView = (r: Prisma.PolicyRuleGetPayload<{ select: typeof ruleSelect }>): PolicyRuleView => ({
   id: r.id,
   server: r.server,
   tool: r.toolName === WHOLE_SERVER ? null : r.toolName,
   requiredApprovals: r.requiredApprovals,
   blocked: r.blocked,
+  showFields: shown(r.showFields),
   createdBy: r.createdBy,
   createdAt: r.createdAt,
 });
@@ -62,42 +70,83 @@ export async function listPolicyRules(viewer: Actor): Promise<Result<PolicyRuleV
   return ok(rules.map(toView));
 }
 
+/**
+ * What `policy:set` and the Policy page write. Without `requiredApprovals` only the fields shown
+ * change, on a rule that exists; without `show` they stay as they are (an empty list clears them).
+ */
+export type PolicyRuleChange = Omit<PolicyRuleInput, 'requiredApprovals'> &
+  Partial<Pick<PolicyRuleInput, 'requiredApprovals'>>;
+
 /** Creates or changes the rule for (server, tool); the same value again changes nothing. */
-export async function setPolicyRule(actor: Actor, input: PolicyRuleInput): Promise<Result<PolicyRuleView>> {
+export async function setPolicyRule(actor: Actor, input: PolicyRuleChange): Promise<Result<PolicyRuleView>> {
   if (!authorize(actor, 'policy.manage')) return fail('forbidden');
+  const show = input.show === undefined ? undefined : shown(input.show);
+  // Arguments differ from tool to tool: the fields a queue row shows are named per tool.
+  if (show && input.tool === null)
+    return fail('invalid_input', 'The fields shown in the queue are named for one tool: name the tool too.', [
+      { path: 'show', message: 'needs a tool: the fields shown are named for one tool' },
+    ]);
   const actorName = auditName(actor);
   const toolName = input.tool ?? WHOLE_SERVER;
   const audit = { server: input.server, tool: input.tool };
-  const blocked = input.requiredApprovals === 'blocked';
-  const requiredApprovals = blocked ? 2 : (input.requiredApprovals as number);
-  const requirement = requirementOf({ requiredApprovals, blocked });
+  const given = input.requiredApprovals;
+  const blocked = given === 'blocked';
+  const requiredApprovals = blocked ? 2 : (given as number);
   return db.$transaction(async (tx) => {
-    // ON CONFLICT DO NOTHING: a rule made a moment ago by another admin is changed below.
-    const [inserted] = await tx.policyRule.createManyAndReturn({
-      data: [{ server: input.server, toolName, requiredApprovals, blocked, createdBy: actorName }],
-      skipDuplicates: true,
-      select: ruleSelect,
-    });
-    if (inserted) {
-      await appendAudit(tx, {
-        actor: actorName,
-        action: 'policy.create',
-        targetType: 'policy_rule',
-        targetId: inserted.id,
-        data: { ...audit, requiredApprovals: requirement },
+    if (given !== undefined) {
+      // ON CONFLICT DO NOTHING: a rule made a moment ago by another admin is changed below.
+      const [inserted] = await tx.policyRule.createManyAndReturn({
+        data: [
+          {
+            server: input.server,
+            toolName,
+            requiredApprovals,
+            blocked,
+            createdBy: actorName,
+            showFields: show ?? undefined,
+          },
+        ],
+        skipDuplicates: true,
+        select: ruleSelect,
       });
-      return ok(toView(inserted));
+      if (inserted) {
+        await appendAudit(tx, {
+          actor: actorName,
+          action: 'policy.create',
+          targetType: 'policy_rule',
+          targetId: inserted.id,
+          data: {
+            ...audit,
+            requiredApprovals: requirementOf({ requiredApprovals, blocked }),
+            ...(show ? { showFields: show } : {}),
+          },
+        });
+        return ok(toView(inserted));
+      }
     }
     // It exists (perhaps since a moment ago): lock it, so two admins changing it at once serialize.
     const before = await first(lockPolicyRule(input.server, toolName), tx);
-    if (!before) return fail('conflict', 'This rule was deleted at the same moment; try again.');
+    if (!before)
+      return given === undefined
+        ? fail(
+            'not_found',
+            `No rule for ${input.tool ? `${input.tool} on ` : 'every tool of '}${input.server} yet: say the approvals it needs too.`,
+            [{ path: 'requiredApprovals', message: 'is required for a new rule (0, 1, 2 or blocked)' }],
+          )
+        : fail('conflict', 'This rule was deleted at the same moment; try again.');
     const was = requirementOf({ requiredApprovals: before.required_approvals, blocked: before.blocked });
-    if (was === requirement) {
+    const to = given === undefined ? was : requirementOf({ requiredApprovals, blocked });
+    const wasShown = shown(before.show_fields);
+    const toShown = show === undefined ? wasShown : show;
+    const requirementChanged = was !== to;
+    const showChanged = !sameFields(wasShown, toShown);
+    if (!requirementChanged && !showChanged) {
       return ok(toView(await tx.policyRule.findUniqueOrThrow({ where: { id: before.id }, select: ruleSelect })));
     }
+    if (showChanged) await affected(setShowFields(before.id, toShown), tx);
     const rule = await tx.policyRule.update({
       where: { id: before.id },
-      data: { requiredApprovals, blocked, createdBy: actorName },
+      data: { ...(requirementChanged ? { requiredApprovals, blocked } : {}), createdBy: actorName },
       select: ruleSelect,
     });
     await appendAudit(tx, {
@@ -105,7 +154,11 @@ export async function setPolicyRule(actor: Actor, input: PolicyRuleInput): Promi
       action: 'policy.change',
       targetType: 'policy_rule',
       targetId: rule.id,
-      data: { ...audit, from: was, to: requirement },
+      data: {
+        ...audit,
+        ...(requirementChanged ? { from: was, to } : {}),
+        ...(showChanged ? { showFields: { from: wasShown, to: toShown } } : {}),
+      },
     });
     return ok(toView(rule));
   });
@@ -127,7 +180,12 @@ export async function deletePolicyRule(viewer: Actor, id: string): Promise<Resul
       action: 'policy.delete',
       targetType: 'policy_rule',
       targetId: id,
-      data: { server: rule.server, tool: rule.tool, requiredApprovals: requirementOf(rule) },
+      data: {
+        server: rule.server,
+        tool: rule.tool,
+        requiredApprovals: requirementOf(rule),
+        ...(rule.showFields ? { showFields: rule.showFields } : {}),
+      },
     });
     return ok(rule);
   });
