@@ -1,7 +1,9 @@
 // The approval gate of a `tools/call` through the gateway (call.ts): what the console's policy
 // says of the tool (refused outright, a grant needed, or let through), and for a call that needs a
 // grant, the grant staged, waited for and redeemed right before forwarding (lib/mcp/approvals.ts),
-// with progress notifications to the client meanwhile. A grant not obtained is a refusal.
+// with progress notifications to the client meanwhile. A grant not obtained is a refusal. The
+// request carries the call's own arguments object (the one digested and forwarded) and the tool's
+// description from `tools/list`, for the reviewer (docs/design.md "What a reviewer sees: what will run").
 import type { JSONRPCRequest, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Observed } from '../outcomes/schemas';
 import { approvalKey, obtainGrant, type GrantOutcome } from '../mcp/approvals';
@@ -62,6 +64,17 @@ export async function holdForGrant(
   signal: AbortSignal,
 ): Promise<GrantOutcome> {
   const ctx = relay.ctx;
+  const args = callArguments(request);
+  // Not an object: nothing a reviewer could be shown is what the server would get. Not staged.
+  if (!args) {
+    return {
+      ok: false,
+      block: 'approval_required',
+      approvalId: null,
+      reason: 'its arguments are not a JSON object, so they cannot be approved',
+      why: 'refused',
+    };
+  }
   const progressToken = (request.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
   let progress = 0;
   const tick =
@@ -87,8 +100,9 @@ export async function holdForGrant(
           principal: ctx.principal,
           ...(ctx.agent ? { agent: ctx.agent } : {}),
           server: ctx.server,
-          tool: { name, annotations: gatewayRecord.annotations(tool) },
+          tool: { name, annotations: gatewayRecord.annotations(tool), ...describedBy(tool) },
           argsDigest: digest(),
+          arguments: args,
           summary: meta.summary,
         },
         idempotencyKey: approvalKey(ctx.server, name, meta, digest(), 1),
@@ -99,6 +113,29 @@ export async function holdForGrant(
   } finally {
     clearInterval(tick);
   }
+}
+
+/**
+ * The arguments the call is forwarded with: the request's own object, the one call.ts digests
+ * (none at all reads as `{}`, as the digest does); null when they are something else.
+ */
+export function callArguments(request: JSONRPCRequest): Record<string, unknown> | null {
+  const args = (request.params as { arguments?: unknown } | undefined)?.arguments;
+  if (args === undefined) return {};
+  return typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : null;
+}
+
+/** The console keeps a description of at most this many characters (docs/api.md "Approvals and grants"). */
+export const DESCRIPTION_MAX = 8192;
+
+// As the server declared it; one too long for the console is cut, marked, rather than the call refused.
+function describedBy(tool: Tool | undefined): { description?: string } {
+  const text = tool?.description;
+  if (typeof text !== 'string' || !text.trim()) return {};
+  if (text.length <= DESCRIPTION_MAX) return { description: text };
+  // Never half of a surrogate pair at the cut.
+  const cut = text.slice(0, DESCRIPTION_MAX - 1).replace(/[\uD800-\uDBFF]$/, '');
+  return { description: `${cut}…` };
 }
 
 /** The refusal of a call whose grant was not obtained: denied, expired or revoked, pending, or unreachable. */

@@ -7,7 +7,9 @@ const BODY: ApprovalRequestBody = {
   principal: 'user_193',
   server: 'billing-mcp',
   tool: { name: 'refund_payment', annotations: { readOnlyHint: false } },
-  argsDigest: `sha256:${'ab'.repeat(32)}`,
+  // sha256sum of the canonical JSON of `arguments` below, computed by hand.
+  argsDigest: 'sha256:c14a2d971e37fed9301f3b251d14abd8c8c7a2d12ba07c4915dca7c6a62fbb7a',
+  arguments: { order_id: '4411', amount: '40.00', currency: 'EUR' },
   summary: 'Refund 40.00 EUR',
 };
 const snapshot = (
@@ -69,6 +71,12 @@ describe('obtainGrant', () => {
     expect(out).toEqual({ ok: true, approvalId: 'a1', grantId: 'g1' });
     expect(notified).toHaveLength(1);
     expect(a.requests[0]).toMatchObject({ method: 'POST', path: '/api/v1/approvals', key: 'cs-key', body: BODY });
+    // The arguments go as given, beside their digest.
+    expect((a.requests[0].body as ApprovalRequestBody).arguments).toEqual({
+      order_id: '4411',
+      amount: '40.00',
+      currency: 'EUR',
+    });
     expect(a.requests.at(-1)).toEqual({
       method: 'POST',
       path: '/api/v1/grants/g1/redeem',

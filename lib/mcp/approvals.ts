@@ -31,8 +31,15 @@ export interface ApprovalRequestBody {
   principal: string;
   agent?: string;
   server: string;
-  tool: { name: string; annotations?: ToolAnnotations | null };
+  /** `description`: as the server declared it in `tools/list`, for the reviewer to read beside the arguments. */
+  tool: { name: string; annotations?: ToolAnnotations | null; description?: string };
+  /** The digest of `arguments`: the console refuses the request when they differ. */
   argsDigest: string;
+  /**
+   * The very object the tool will be called with (the one `argsDigest` was computed over), so a
+   * reviewer approves what will run (docs/design.md "What a reviewer sees: what will run").
+   */
+  arguments: Record<string, unknown>;
   summary: string;
   resource?: { type: string; id: string };
   pendingTtlSeconds?: number;

@@ -1,6 +1,7 @@
 // `withCountersign(client, options)`: every tool call observed, classified with THE shared
 // classifier (lib/outcomes/classify.ts) and reported; every call of a tool not trusted as
-// read-only made only with a grant redeemed right before it.
+// read-only made only with a grant redeemed right before it, its approval request carrying the
+// arguments the tool is then called with. Records carry only their digest.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { classifyRecord } from '../outcomes/classify';
@@ -154,6 +155,8 @@ export class CountersignClient {
             server: this.options.server,
             tool: { name: params.name, annotations: annotationsOf(tool) },
             argsDigest: digest,
+            // The object digested above and called with below: what the reviewer sees is what runs.
+            arguments: args,
             summary: call.summary,
             resource: call.resource,
           },

@@ -1,5 +1,6 @@
-// The argument digest (docs/api.md, `argsDigest`): what Countersign stores and binds grants to instead
-// of the arguments. The arguments themselves never leave the agent's process.
+// The argument digest (docs/api.md, `argsDigest`): what outcome records carry instead of the
+// arguments, and what grants are bound to. The arguments themselves leave the agent's process only
+// in an approval request, beside this digest of them, for the console to check and show reviewers.
 //
 // Canonical JSON is lib/json's (RFC 8785), the form the console hashes with: `null` is kept,
 // because a tool may read `{ "note": null }` differently from `{}`. Hashed with the one-shot
