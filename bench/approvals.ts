@@ -7,7 +7,9 @@
 //     (the no-op blocks against each other are the noise floor);
 //   - the console started: its webhook worker drains the events the decisions left, against
 //     plain POSTs to the same receiver (the ceiling); then --pending requests over HTTP
-//     (POST /api/v1/approvals, 8 clients), their events delivered as they come (commit → arrival);
+//     (POST /api/v1/approvals, 8 clients) in alternating blocks with 4 KiB of arguments and without
+//     (the target: the first's p99 at most 1.5× the second's), their events delivered as they come
+//     (commit → arrival);
 //   - the queue with those pending, signed in as a reviewer: GET /approvals and
 //     GET /api/v1/approvals?status=pending&limit=200, against GET /api/v1/me with the session;
 //   - redemption of the decided grants, POST /api/v1/grants/{id}/redeem, open loop at --rate per
@@ -20,7 +22,7 @@ import { openLoop, signIn, timedHttp, webhookReceiver, type Answer } from './lib
 import { int, log, p, readFlags, report, type Figure } from './lib/report';
 import { createApiKey, createUser, freshDatabase, newSecret, runMain, startConsole } from './lib/setup';
 import { startWorker } from './lib/worker';
-import { inWorker, requestBody } from './lib/approvals-worker';
+import { inWorker, requestBody, type Carrying } from './lib/approvals-worker';
 
 const flags = readFlags({
   decisions: [10_000, 1_000],
@@ -32,6 +34,8 @@ const flags = readFlags({
 const BLOCKS = 20;
 const ROUNDS = 3;
 const WARM = 200;
+const STAGE_WARM = 200;
+const ARGS_4K: Carrying = '4 KiB of arguments';
 const NOOP_ENQUEUE = `CREATE OR REPLACE FUNCTION webhook_enqueue(p_type text, p_approval uuid, p_extra jsonb DEFAULT '{}'::jsonb)
   RETURNS uuid LANGUAGE sql AS $$ SELECT NULL::uuid $$`;
 // ── The benchmark ─────────────────────────────────────────────────────────────────────────────
@@ -90,7 +94,11 @@ async function main() {
   const backlog = (await db.sql.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_deliveries')).rows[0].n;
 
   // (2) The console: its webhook worker drains that backlog; then requests over HTTP as they come.
-  const app = await startConsole({ DATABASE_URL: db.url, AUTH_SECRET: secret });
+  const app = await startConsole({
+    DATABASE_URL: db.url,
+    AUTH_SECRET: secret,
+    COUNTERSIGN_APPROVALS_REQUIRE_ARGUMENTS: 'off',
+  });
   log(`draining a backlog of ${int(backlog)} deliveries…`);
   /** Waits for `n` deliveries in all (at most ten minutes); says so when they did not all come. */
   const until = async (n: number) => {
@@ -102,7 +110,6 @@ async function main() {
   const times = [...receiver.arrivals.values()].map((a) => a.arrivedAt);
   const drained = (backlog - 1) / ((Math.max(...times) - Math.min(...times)) / 1000);
   const posts = await receiver.plainPosts(2_000, 32);
-  log(`${int(flags.pending)} requests over HTTP, 8 clients…`);
   const seen = new Set(receiver.arrivals.keys());
   const auth = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
   /** `count` requests by 8 clients, each sending its next when its answer is in; their milliseconds. */
@@ -120,22 +127,33 @@ async function main() {
     );
     return ms;
   };
-  const requested = await eightClients(
-    flags.pending,
-    (n) =>
-      timedHttp(`${app.origin}/api/v1/approvals`, {
-        method: 'POST',
-        headers: { ...auth(requestKey), 'idempotency-key': `queue-${n}` },
-        body: JSON.stringify(requestBody(`q${n}`)),
-      }),
-    201,
-  );
+  const stage = (from: number, count: number, carrying: Carrying) =>
+    eightClients(
+      count,
+      (n) =>
+        timedHttp(`${app.origin}/api/v1/approvals`, {
+          method: 'POST',
+          headers: { ...auth(requestKey), 'idempotency-key': `queue-${from + n}` },
+          body: JSON.stringify(requestBody(`q${from + n}`, carrying)),
+        }),
+      201,
+    );
+  // Staging with 4 KiB of arguments and without any, in alternating blocks after a warm-up of both
+  // (the console accepts requests without arguments: COUNTERSIGN_APPROVALS_REQUIRE_ARGUMENTS=off).
+  log(`${int(flags.pending)} requests over HTTP, 8 clients, in ${BLOCKS} blocks: 4 KiB of arguments, none…`);
+  for (let w = 0; w < STAGE_WARM; w += 50) await stage(flags.pending + w, 50, w % 100 ? 'no arguments' : ARGS_4K);
+  const staged = { args: [] as number[], none: [[], []] as number[][] };
+  for (let b = 0; b < BLOCKS; b++) {
+    const [from, to] = [b, b + 1].map((k) => Math.floor((k * flags.pending) / BLOCKS));
+    const ms = await stage(from, to - from, b % 2 === 0 ? ARGS_4K : 'no arguments');
+    (b % 2 === 0 ? staged.args : staged.none[(b >> 1) % 2]).push(...ms);
+  }
   const requestFloor = await eightClients(
     Math.min(flags.pending, 2_000),
     () => timedHttp(`${app.origin}/api/v1/me`, { headers: auth(requestKey) }),
     200,
   );
-  await until(backlog + flags.pending);
+  await until(backlog + flags.pending + STAGE_WARM);
   const delivery = [...receiver.arrivals].filter(([k]) => !seen.has(k)).map(([, a]) => a.arrivedAt - a.committedAt);
 
   // (3) The queue, signed in as the reviewer.
@@ -208,6 +226,7 @@ async function main() {
 
   const [w, x] = [p(withOutbox), p([...noop[0], ...noop[1]])];
   const d = p(delivery);
+  const [withArgs, none] = [p(staged.args), p([...staged.none[0], ...staged.none[1]])];
   const figures: Figure[] = [
     {
       name: `a decision: p99 added by the outbox (${int(w.n)} each way)`,
@@ -224,11 +243,19 @@ async function main() {
       ceiling: { name: 'plain POSTs, 32 at a time', value: posts, unit: 'POSTs/s' },
     },
     {
-      name: 'POST /api/v1/approvals p99, 8 clients',
-      value: p(requested).p99,
+      name: 'POST /api/v1/approvals p99, 8 clients, without arguments',
+      value: none.p99,
       unit: 'ms',
-      note: `p50 ${p(requested).p50.toFixed(1)} ms`,
+      note: `p50 ${none.p50.toFixed(1)} ms`,
       ceiling: { name: 'GET /api/v1/me, 8 clients, p99', value: p(requestFloor).p99, unit: 'ms' },
+    },
+    {
+      name: '  with 4 KiB of arguments ÷ without, p99',
+      value: withArgs.p99 / none.p99,
+      unit: '×',
+      note: `${withArgs.p99.toFixed(1)} ms, p50 ${withArgs.p50.toFixed(1)} ms; noise: without ÷ without, block against block, ${(p(staged.none[0]).p99 / p(staged.none[1]).p99).toFixed(2)}×`,
+      ceiling: { name: 'without arguments p99', value: none.p99, unit: 'ms' },
+      target: { op: '≤', value: 1.5, unit: '×' },
     },
     { name: 'its event: commit → delivery p99', value: d.p99, unit: 'ms', note: `p50 ${d.p50.toFixed(0)} ms` },
     ...(['page', 'list'] as const).map((k): Figure => ({

@@ -7,18 +7,32 @@
 // Each navigation is timed in the page, from the input event to the frame that shows the new
 // page's named content (bench/lib/browser.ts); the ceiling is the same measure of a client
 // navigation between two pages of a bare Next.js app, in the same run. A reader pauses --pause-ms
-// between navigations. Exits non-zero on errors, never on a missed target.
+// between navigations. First, before the --pending requests are staged: two queues of
+// --queue-pending requests each, one whose requests carry arguments and one whose do not, each the
+// queue of its own reviewer (bench/lib/queues.ts); Account → the queue is timed for both in
+// alternating order, --queue-rounds times, and the difference of their p95s is held against the
+// spread of the p95s of the queue without arguments over three groups of rounds (the noise).
+// Exits non-zero on errors, never on a missed target.
 import { chromium, type Locator, type Page } from 'playwright-core';
 import { ensureMonths, loadOutcomes, settle, stagePending } from './lib/data';
+import { QUEUES, showsArguments, stageQueues, timeQueues, type Queue } from './lib/queues';
 import { installProbe, startBareNext, timeNavigation } from './lib/browser';
-import { int, log, p, prng, readFlags, report, type Figure } from './lib/report';
+import { fmt, int, log, p, prng, readFlags, report, type Figure } from './lib/report';
 import { createApiKey, createUser, freshDatabase, newSecret, onCleanup, runMain, startConsole } from './lib/setup';
 
 const flags = readFlags(
-  { records: [1_000_000, 20_000], pending: [10_000, 2_000], rounds: [30, 5], 'pause-ms': [300, 300] },
+  {
+    records: [1_000_000, 20_000],
+    pending: [10_000, 2_000],
+    rounds: [30, 5],
+    'pause-ms': [300, 300],
+    'queue-pending': [1_000, 1_000],
+    'queue-rounds': [60, 12],
+  },
   ['chromium'],
 );
 const WARM_ROUNDS = 2;
+const REPEATS = 3; // the queues' rounds, in this many groups: their p95s' spread is the noise
 const SEARCH = 'header search → incident';
 
 // ── Selectors: the only place that knows the UI ──────────────────────────────────────────────
@@ -91,27 +105,43 @@ runMain(async () => {
   await loadOutcomes(db.sql, flags.records, new Date(start), Math.floor((Date.now() - start) / 1000) - 3_600, 's-');
   await settle(db.sql);
   const password = newSecret();
+  const secret = newSecret();
   createUser(db, { email: 'reviewer@bench.local', role: 'reviewer', password, principal: 'bench-reviewer' });
   createApiKey(db, ['approvals:request'], 'bench-gateway');
   const key = (await db.sql.query<{ id: string }>(`SELECT id FROM api_keys WHERE name = 'bench-gateway'`)).rows[0].id;
-  await stagePending(db.sql, key, flags.pending);
-  const app = await startConsole({ DATABASE_URL: db.url, AUTH_SECRET: newSecret() });
+  const reviewers = await stageQueues(db, { AUTH_SECRET: secret }, key, flags['queue-pending'], password);
+  const app = await startConsole({ DATABASE_URL: db.url, AUTH_SECRET: secret });
 
   const browser = await chromium.launch({
     executablePath: flags.chromium ?? '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking'],
   });
   onCleanup('close Chromium', () => browser.close());
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, baseURL: app.origin });
-  const page = await context.newPage();
-  await installProbe(page);
-  log('signing in as the reviewer…');
-  await page.goto('/sign-in');
-  await page.getByLabel('Email').fill('reviewer@bench.local');
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.waitForURL((u) => !u.pathname.startsWith('/sign-in'), { timeout: 30_000 });
+  const signedIn = async (email: string) => {
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, baseURL: app.origin });
+    const page = await context.newPage();
+    await installProbe(page);
+    log(`signing in as ${email}…`);
+    await page.goto('/sign-in');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.waitForURL((u) => !u.pathname.startsWith('/sign-in'), { timeout: 30_000 });
+    return { context, page };
+  };
 
+  // The two queues first, while they are the only requests pending.
+  const queuePages = {} as Record<Queue, Page>;
+  for (const q of QUEUES) queuePages[q] = (await signedIn(reviewers[q])).page;
+  log(`the two queues: ${flags['queue-rounds']} rounds (+2 not counted), alternating…`);
+  const queues = await timeQueues(queuePages, flags['queue-rounds'], flags['pause-ms']);
+  for (const q of QUEUES)
+    if ((await showsArguments(queuePages[q])) !== (q === 'with arguments'))
+      throw new Error(`the queue ${q} ${q === 'with arguments' ? 'shows no' : 'shows'} argument previews`);
+  for (const q of QUEUES) await queuePages[q].context().close();
+
+  await stagePending(db.sql, key, flags.pending);
+  const { context, page } = await signedIn('reviewer@bench.local');
   const random = prng(17);
   const times = new Map<string, number[]>([...STEPS.map((s): [string, number[]] => [s.name, []]), [SEARCH, []]]);
   await page.goto('/admin/tools'); // not the first step's page
@@ -163,5 +193,32 @@ runMain(async () => {
     ceiling: { name: 'bare Next.js navigation p95', value: p(floor).p95, unit: 'ms' },
     target: { op: '≤', value: name === SEARCH ? 300 : 200, unit: 'ms' },
   }));
+  // The two queues: with arguments against without, beside the spread between repeated rounds.
+  const byRound = (ms: number[]) =>
+    Array.from(
+      { length: REPEATS },
+      (_, g) => p(ms.slice(...[g, g + 1].map((k) => Math.floor((k * ms.length) / REPEATS)))).p95,
+    );
+  const [withArgs, without] = QUEUES.map((q) => p(queues[q]));
+  const [roundsWith, roundsWithout] = QUEUES.map((q) => byRound(queues[q]));
+  const listed = (ps: number[]) => ps.map((v) => fmt(v, 'ms')).join(', ');
+  const noise = Math.max(...roundsWithout) - Math.min(...roundsWithout);
+  figures.push(
+    {
+      name: `the queue, ${int(flags['queue-pending'])} pending with arguments: p95`,
+      value: withArgs.p95,
+      unit: 'ms',
+      note: `p50 ${withArgs.p50.toFixed(0)} ms; p95 by round ${listed(roundsWith)}`,
+      ceiling: { name: 'the same without arguments, p95', value: without.p95, unit: 'ms' },
+    },
+    {
+      name: '  with arguments − without, p95',
+      value: withArgs.p95 - without.p95,
+      unit: 'ms',
+      note: `without: p50 ${without.p50.toFixed(0)} ms, p95 by round ${listed(roundsWithout)}`,
+      ceiling: { name: 'noise: the spread of the rounds without', value: noise, unit: 'ms' },
+      target: { op: '≤', value: noise, unit: 'ms' },
+    },
+  );
   report('ui', db.pgVersion, { ...flags, browser: 'Chromium, 1440×900' }, figures);
 });

@@ -95,8 +95,13 @@ export async function freshDatabase(databaseUrl?: string): Promise<Db> {
 
 export const newSecret = () => randomBytes(32).toString('base64url');
 
-/** The built console (built first when its sources changed) on the database; stopped by `cleanup`. */
-export async function startConsole(env: { DATABASE_URL: string; AUTH_SECRET: string }): Promise<cli.ConsoleProcess> {
+/**
+ * The built console (built first when its sources changed) on the database, with any other
+ * settings in `env`; stopped by `cleanup`.
+ */
+export async function startConsole(
+  env: { DATABASE_URL: string; AUTH_SECRET: string } & Record<string, string>,
+): Promise<cli.ConsoleProcess> {
   ensureBuild(root);
   const app = await cli.startConsole(root, env);
   onCleanup('stop the console', app.stop);
