@@ -2,9 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ARGUMENTS_MAX_BYTES,
   ARGUMENTS_MAX_DEPTH,
-  argumentPreview,
   checkArguments,
-  formatScalar,
   isSecretKey,
   maskArguments,
   type JsonObject,
