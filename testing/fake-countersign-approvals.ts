@@ -2,9 +2,13 @@
 // and body: the first answer again, `Idempotent-Replayed: true`; other body: 422
 // idempotency_key_reused), requiredApprovals from the console's own policy rules, a grant at once
 // when none is needed, people deciding on the first poll (`decide`), all approvals at once.
+// Arguments as the console takes them (docs/api.md "Approvals and grants"): required, checked
+// against argsDigest with the console's own check, kept masked until the request ends; the agent
+// reading its request gets none (reviewers only), as an API key does from the console.
 import { randomUUID } from 'node:crypto';
 import { requiredApprovalsFor, WHOLE_SERVER } from '@/lib/approvals/policy';
 import { approvalRequestSchema, type ApprovalRequestBody } from '@/lib/approvals/schemas';
+import { checkArguments, maskArguments, type JsonObject } from '@/lib/approvals/arguments';
 import { canonicalJson } from '@/lib/json/canonical';
 import { invalid, json, problem } from './fake-countersign-responses';
 
@@ -30,6 +34,10 @@ export interface FakeApproval {
   decisions: { reviewer: string; decision: 'approve' | 'deny'; reason: string; at: string }[];
   annotationsTrusted: boolean;
   redemptions: number;
+  /** The arguments as a reviewer would see them (masked), erased when the request ends. */
+  arguments: JsonObject | null;
+  /** Why `arguments` is null. */
+  argumentsNote: string | null;
 }
 
 export type FakePolicy = {
@@ -37,6 +45,8 @@ export type FakePolicy = {
   trustedServers?: string[];
   /** Admin rules (`policy:set`); `tool: null` is a whole-server rule. */
   rules?: { server: string; tool: string | null; requiredApprovals: number }[];
+  /** `COUNTERSIGN_APPROVALS_REQUIRE_ARGUMENTS` (default on). */
+  requireArguments?: boolean;
 };
 
 export function fakeApprovals(options: { decide?: (approval: FakeApproval) => Decision } & FakePolicy) {
@@ -72,7 +82,11 @@ export function fakeApprovals(options: { decide?: (approval: FakeApproval) => De
     principal: a.body.principal,
     agent: a.body.agent ?? null,
     server: a.body.server,
-    tool: { name: a.body.tool.name, annotations: a.body.tool.annotations ?? null },
+    tool: {
+      name: a.body.tool.name,
+      annotations: a.body.tool.annotations ?? null,
+      description: a.body.tool.description ?? null,
+    },
     annotationsTrusted: a.annotationsTrusted,
     argsDigest: a.body.argsDigest,
     summary: a.body.summary,
@@ -81,14 +95,23 @@ export function fakeApprovals(options: { decide?: (approval: FakeApproval) => De
     createdAt: a.createdAt,
     decidedAt: a.decidedAt,
     revoked: null,
+    argumentsSent: a.body.arguments != null,
+    arguments: null,
+    argumentsNote: a.argumentsNote ?? 'reviewers only',
   });
+  // In the same step that makes the request terminal, as the console's trigger does.
+  const erase = (a: FakeApproval, why: string, at: string) => {
+    if (a.arguments) Object.assign(a, { arguments: null, argumentsNote: `erased when ${why} at ${at}` });
+  };
   const decide = (a: FakeApproval, decision: 'approve' | 'deny') => {
     const count = decision === 'approve' ? a.requiredApprovals : 1;
     for (let i = 1; i <= count; i++)
       a.decisions.push({ reviewer: `reviewer${i}@fake.test`, decision, reason: '', at: now() });
     Object.assign(a, { version: a.version + count, decidedAt: now() });
-    if (decision === 'deny') a.status = 'denied';
-    else Object.assign(a, { status: 'approved', grantId: randomUUID(), grantIssuedAt: now() });
+    if (decision === 'deny') {
+      a.status = 'denied';
+      erase(a, 'denied', a.decidedAt!);
+    } else Object.assign(a, { status: 'approved', grantId: randomUUID(), grantIssuedAt: now() });
   };
   const required = (body: ApprovalRequestBody) =>
     requiredApprovalsFor({
@@ -105,6 +128,15 @@ export function fakeApprovals(options: { decide?: (approval: FakeApproval) => De
     const parsed = approvalRequestSchema.safeParse(raw);
     if (!parsed.success) return invalid(parsed.error.issues);
     const body = parsed.data;
+    if (body.arguments == null) {
+      if (options.requireArguments !== false)
+        return problem(422, 'arguments_required', [
+          { path: 'arguments', message: 'arguments are required: send the arguments the tool will be called with' },
+        ]);
+    } else {
+      const checked = checkArguments(body.arguments, body.argsDigest);
+      if (!checked.ok) return problem(422, checked.code, [{ path: checked.path, message: checked.message }]);
+    }
     // As the console: null members and absent ones are the same request.
     const content = canonicalJson(body, { nullMembers: 'omit' });
     const existing = byKey.get(key);
@@ -132,6 +164,8 @@ export function fakeApprovals(options: { decide?: (approval: FakeApproval) => De
       decisions: [],
       annotationsTrusted: options.trustedServers?.includes(body.server) ?? false,
       redemptions: 0,
+      arguments: body.arguments ? maskArguments(body.arguments as JsonObject) : null,
+      argumentsNote: body.arguments ? null : 'not sent by the agent',
     };
     // `POST /api/v1/approvals` answers fewer fields than a read.
     const { id, status, expiresAt, version } = approval;
@@ -167,6 +201,7 @@ export function fakeApprovals(options: { decide?: (approval: FakeApproval) => De
     }
     const redeemedAt = now();
     Object.assign(approval, { status: 'redeemed', redeemedAt, version: approval.version + 1 });
+    erase(approval, 'its grant was redeemed', redeemedAt);
     approval.redemptions++;
     const { server, tool, argsDigest } = body;
     return json(200, { grantId: approval.grantId, approvalId: approval.id, redeemedAt, server, tool, argsDigest });

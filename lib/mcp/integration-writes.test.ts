@@ -27,7 +27,11 @@ describe.each(['in-memory', 'streamable-http'] as const)('over %s', (kind) => {
         tool: { name: 'refund_payment' },
         argsDigest: argsDigest(args),
         principal: 'user_193',
+        // The arguments the tool ran with, sent beside their digest; the fake checks they agree.
+        arguments: { orderId: '4411', amount: 40, currency: 'EUR', idempotencyKey: 'refund-4411-v1' },
       },
+      arguments: null,
+      argumentsNote: expect.stringMatching(/^erased when its grant was redeemed at \d{4}-/),
     });
 
     const replay = await agent.callTool(
@@ -44,7 +48,7 @@ describe.each(['in-memory', 'streamable-http'] as const)('over %s', (kind) => {
   });
 
   it('a denied write is never sent: never_sent, denied_by_policy, and the tool did not run', async () => {
-    const { harness, wrap } = await setup(kind, () => 'deny');
+    const { harness, countersign, wrap } = await setup(kind, () => 'deny');
     const r = await wrap().callTool(
       {
         name: 'refund_payment',
@@ -61,6 +65,17 @@ describe.each(['in-memory', 'streamable-http'] as const)('over %s', (kind) => {
     expect(r.record.observed).toEqual({ sent: false, clientBlock: 'denied_by_policy' });
     expect(r.record.grantId).toBeUndefined();
     expect(harness.store.refunds.size).toBe(0);
+    const [approval] = countersign.approvals.values();
+    expect(approval.body.arguments).toEqual({
+      orderId: '4413',
+      amount: 18,
+      currency: 'EUR',
+      idempotencyKey: 'refund-4413',
+    });
+    expect(approval).toMatchObject({
+      arguments: null,
+      argumentsNote: expect.stringMatching(/^erased when denied at /),
+    });
   });
 
   it('no decision in time: never_sent, approval_required', async () => {
