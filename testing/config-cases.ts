@@ -38,6 +38,7 @@ export const DEFAULTS = {
   REDIS_KEY_PREFIX: 'countersign:',
   OUTCOME_RETENTION_DAYS: { enabled: true, days: 90 },
   OUTCOME_PARTITION_INTERVAL: 'month',
+  COUNTERSIGN_APPROVALS_REQUIRE_ARGUMENTS: true,
   COUNTERSIGN_WEBHOOK_URL: undefined,
   COUNTERSIGN_WEBHOOK_FORMAT: undefined,
   COUNTERSIGN_WEBHOOK_SECRET: undefined,
@@ -207,6 +208,11 @@ export const WRONG: [string, Record<string, string>, string][] = [
     'OUTCOME_PARTITION_INTERVAL',
     { OUTCOME_PARTITION_INTERVAL: 'hourly' },
     'OUTCOME_PARTITION_INTERVAL must be one of day, week, month, quarter, year (it is "hourly"; unset means month)',
+  ],
+  [
+    'COUNTERSIGN_APPROVALS_REQUIRE_ARGUMENTS',
+    { COUNTERSIGN_APPROVALS_REQUIRE_ARGUMENTS: '0' },
+    'COUNTERSIGN_APPROVALS_REQUIRE_ARGUMENTS: "0" is not on or off; expected on or off (default on)',
   ],
   [
     'COUNTERSIGN_URL',

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { deriveKey, keyedHash, KEY_PURPOSES } from './secrets';
+import { deriveKey, keyedHash, keyId, KEY_PURPOSES, open, seal } from './secrets';
 import { openSecret, sealSecret } from './webhooks/secret';
 import { restoreEnv, setEnv } from '@/testing/env';
 
@@ -17,6 +17,7 @@ const OLD = {
 describe('deriveKey', () => {
   it('knows every purpose, and gives each its own 32-byte key', () => {
     expect([...KEY_PURPOSES].sort()).toEqual([
+      'approval-arguments',
       'approval-request-hash',
       'outcome-content-hash',
       'outcome-session-hash',
@@ -75,10 +76,66 @@ describe('webhook secret boxes', () => {
   it('seals and opens again, and a box does not open under another AUTH_SECRET', () => {
     setEnv({ AUTH_SECRET: 'one-secret' });
     const box = sealSecret('whsec_round_trip');
-    expect(box).toMatch(/^v1\./);
+    expect(box).toMatch(/^v2\.[0-9a-f]{12}\./);
     expect(openSecret(box)).toBe('whsec_round_trip');
     setEnv({ AUTH_SECRET: 'another-secret' });
-    expect(() => openSecret(box)).toThrow();
-    expect(() => openSecret(OLD.box)).toThrow();
+    expect(() => openSecret(box)).toThrow(/^webhook-secret-box: sealed under key [0-9a-f]{12}, not this server's/);
+    expect(() => openSecret(OLD.box)).toThrow(/sealed under another AUTH_SECRET, or altered/);
+  });
+});
+
+describe('seal and open', () => {
+  const ID = '0b9f6c1e-8f1a-4c3e-9d2b-5a7e6f1c2d3e';
+
+  it('round-trips, with a fresh IV each time and the key id in the box', () => {
+    setEnv({ AUTH_SECRET: 'one-secret' });
+    const a = seal('approval-arguments', '{"amount":"40.00"}', ID);
+    const b = seal('approval-arguments', '{"amount":"40.00"}', ID);
+    expect(a).not.toBe(b);
+    const [version, kid, iv, tag] = a.split('.');
+    expect(version).toBe('v2');
+    expect(kid).toBe(keyId('approval-arguments'));
+    expect(Buffer.from(iv, 'base64url')).toHaveLength(12);
+    expect(Buffer.from(tag, 'base64url')).toHaveLength(16);
+    expect(a).not.toContain('40.00');
+    expect(open('approval-arguments', a, ID)).toBe('{"amount":"40.00"}');
+    expect(open('approval-arguments', b, ID)).toBe('{"amount":"40.00"}');
+  });
+
+  it('is bound to its associated data: the box of one row does not open as another', () => {
+    setEnv({ AUTH_SECRET: 'one-secret' });
+    const box = seal('approval-arguments', '{"amount":"40.00"}', ID);
+    expect(() => open('approval-arguments', box, '7d1c0a2b-0000-4000-8000-000000000000')).toThrow(
+      'approval-arguments: the box does not open (altered, or sealed for another record)',
+    );
+  });
+
+  it('says which key a box was sealed under when this server has another (AUTH_SECRET changed, another purpose)', () => {
+    setEnv({ AUTH_SECRET: 'one-secret' });
+    const box = seal('approval-arguments', 'x', ID);
+    const kid = keyId('approval-arguments');
+    expect(() => open('webhook-secret-box', box, ID)).toThrow(
+      /^webhook-secret-box: sealed under key [0-9a-f]{12}, not/,
+    );
+    setEnv({ AUTH_SECRET: 'another-secret' });
+    expect(keyId('approval-arguments')).not.toBe(kid);
+    expect(() => open('approval-arguments', box, ID)).toThrow(
+      `approval-arguments: sealed under key ${kid}, not this server's ${keyId('approval-arguments')} (AUTH_SECRET changed since, or the box belongs to another purpose)`,
+    );
+  });
+
+  it('refuses an altered box and text that is no box', () => {
+    setEnv({ AUTH_SECRET: 'one-secret' });
+    const box = seal('approval-arguments', 'hello', ID);
+    const parts = box.split('.');
+    const body = Buffer.from(parts[4], 'base64url');
+    body[0] ^= 1;
+    const altered = [...parts.slice(0, 4), body.toString('base64url')].join('.');
+    expect(() => open('approval-arguments', altered, ID)).toThrow(/does not open \(altered/);
+    expect(() => open('approval-arguments', 'hello', ID)).toThrow(
+      'approval-arguments: not a sealed box this server knows',
+    );
+    // An old, unbound box is never taken for one bound to a row.
+    expect(() => open('approval-arguments', OLD.box, ID)).toThrow(/not a sealed box this server knows/);
   });
 });
