@@ -10,6 +10,9 @@ export type Failure =
   | 'payload_too_large'
   | 'idempotency_key_required'
   | 'idempotency_key_reused'
+  | 'arguments_required'
+  | 'arguments_too_large'
+  | 'arguments_digest_mismatch'
   | 'rate_limited'
   | 'unavailable';
 
@@ -23,6 +26,11 @@ export const httpStatus: Record<Failure, number> = {
   payload_too_large: 413,
   idempotency_key_required: 400,
   idempotency_key_reused: 422,
+  // An approval request's arguments (docs/api.md "Approvals and grants"): missing, over 64 KiB, or
+  // not the ones its argsDigest was computed over.
+  arguments_required: 422,
+  arguments_too_large: 422,
+  arguments_digest_mismatch: 422,
   rate_limited: 429,
   unavailable: 503,
 };

@@ -115,6 +115,9 @@ export const problemCodes = [
   'payload_too_large',
   'idempotency_key_required',
   'idempotency_key_reused',
+  'arguments_required',
+  'arguments_too_large',
+  'arguments_digest_mismatch',
   'rate_limited',
   'unavailable',
 ];

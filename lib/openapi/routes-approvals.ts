@@ -27,7 +27,7 @@ export const approvalRoutes: RouteEntry[] = [
       POST: {
         summary: 'Request approval for a write',
         description:
-          'Same Idempotency-Key and body: the original answer (Idempotent-Replayed: true). Same key, other body: 422 idempotency_key_reused. Same key still in flight: 409.',
+          'arguments: the object the tool will be called with; argsDigest must be sha256: + the hex SHA-256 of its canonical JSON (RFC 8785), else 422 arguments_digest_mismatch; over 64 KiB: 422 arguments_too_large; missing: 422 arguments_required (unless COUNTERSIGN_APPROVALS_REQUIRE_ARGUMENTS=off). Same Idempotency-Key and body: the original answer (Idempotent-Replayed: true). Same key, other body (sent at once or later): 422 idempotency_key_reused. Same key still in flight after a few seconds: 409.',
         tag: 'Approvals',
         action: 'approvals.request',
         body: approvalRequestSchema,
@@ -43,7 +43,14 @@ export const approvalRoutes: RouteEntry[] = [
             headers: { 'Idempotent-Replayed': 'true when this is the answer to an earlier identical request.' },
           },
         ],
-        failures: ['idempotency_key_required', 'idempotency_key_reused', 'conflict'],
+        failures: [
+          'idempotency_key_required',
+          'idempotency_key_reused',
+          'arguments_required',
+          'arguments_too_large',
+          'arguments_digest_mismatch',
+          'conflict',
+        ],
       },
       GET: {
         summary: 'List approval requests',

@@ -21,6 +21,9 @@ const titles: Record<Failure, string> = {
   payload_too_large: 'Request body too large',
   idempotency_key_required: 'Idempotency-Key header required',
   idempotency_key_reused: 'Idempotency key reused with different content',
+  arguments_required: 'Arguments required',
+  arguments_too_large: 'Arguments too large',
+  arguments_digest_mismatch: 'Arguments do not match argsDigest',
   rate_limited: 'Too many requests',
   unavailable: 'Service unavailable',
 };
