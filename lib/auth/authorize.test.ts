@@ -44,6 +44,7 @@ const table: Record<Action, string> = {
   'incidents.read': '    1 1 1   0 1 0 0   0',
   'incidents.export': '  1 1 1   0 1 0 0   0',
   'approvals.read': '    1 1 1   0 0 1 1   0',
+  'approvals.readArguments': '0 1 1   0 0 0 0   0',
   'approvals.request': ' 0 0 0   0 0 1 0   0',
   'policy.evaluate': '   1 1 1   0 0 1 0   0',
   'approval.decide': '   0 1 1   0 0 0 0   0',

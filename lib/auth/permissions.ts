@@ -18,6 +18,8 @@ export const actions = [
   'incidents.read',
   'incidents.export',
   'approvals.read',
+  // The arguments of a request (docs/design.md "What a reviewer sees: what will run"): those who decide.
+  'approvals.readArguments',
   'approvals.request',
   'policy.evaluate',
   'approval.decide',
@@ -55,10 +57,11 @@ const everyone = [
 // People by role (dub's role→scope table), API keys by scope, the system by name: one table.
 const roleGrants = {
   support: everyone,
-  reviewer: [...everyone, 'approval.decide'],
+  reviewer: [...everyone, 'approval.decide', 'approvals.readArguments'],
   admin: [
     ...everyone,
     'approval.decide',
+    'approvals.readArguments',
     'approval.revoke',
     'users.create',
     'users.manage',
