@@ -141,6 +141,42 @@ describe.concurrent('npm run cli', { timeout: 90_000 }, () => {
     expect(audit.map((a) => a.action)).toEqual(['policy.create', 'policy.create', 'policy.change', 'policy.create']);
   });
 
+  it('policy:set --show names the argument fields a tool shows in the queue, with --approvals or alone, and clears them', async () => {
+    const server = uniq('pol-show');
+    const args = ['policy:set', '--server', server, '--tool', 'refund_payment'];
+    const named = await cli(...args, '--approvals', '1', '--show', 'amount, order.currency');
+    expect(named.code, named.stderr).toBe(0);
+    expect(named.stdout).toMatch(
+      new RegExp(
+        `^Policy rule: refund_payment on ${server} needs 1 approval \\(rule [0-9a-f-]{36}, set by cli\\); its queue rows show amount, order\\.currency$`,
+        'm',
+      ),
+    );
+    const alone = await cli(...args, '--show', 'order_id');
+    expect(alone.code, alone.stderr).toBe(0);
+    expect(alone.stdout).toContain(`refund_payment on ${server} needs 1 approval (`);
+    expect(alone.stdout).toMatch(/set by cli\); its queue rows show order_id$/m);
+    const cleared = await cli(...args, '--show', '');
+    expect(cleared.code, cleared.stderr).toBe(0);
+    expect(cleared.stdout).toMatch(/set by cli\); its queue rows show the first three scalar fields$/m);
+
+    const { db } = await import('@/lib/server/db/db');
+    const rows = await db.$queryRaw<{ required_approvals: number; show_fields: string[] | null }[]>`
+      SELECT required_approvals, show_fields FROM policy_rules WHERE server = ${server}`;
+    expect(rows).toEqual([{ required_approvals: 1, show_fields: null }]);
+    const audit = await db.auditEntry.findMany({
+      where: { targetType: 'policy_rule', actor: 'cli', data: { path: ['server'], equals: server } },
+      select: { action: true, data: true },
+      orderBy: { seq: 'asc' },
+    });
+    expect(audit.map((a) => a.action)).toEqual(['policy.create', 'policy.change', 'policy.change']);
+    expect(audit[1].data).toEqual({
+      server,
+      tool: 'refund_payment',
+      showFields: { from: ['amount', 'order.currency'], to: ['order_id'] },
+    });
+  });
+
   // Two tests of a few cases each: every case is a child process.
   const refusesPolicy = (name: string, cases: (server: string) => [string[], RegExp][]) =>
     it(`policy:set refuses ${name} with a message naming the option, and stores nothing`, async () => {
@@ -172,6 +208,23 @@ describe.concurrent('npm run cli', { timeout: 90_000 }, () => {
     [['--server', server, '--tool', '*', '--approvals', '1'], /--tool: must not contain \*/],
     [['--server', server, '--approvals', '1', '--tols', 'x'], /Unknown option '--tols'/],
   ]);
+
+  refusesPolicy('bad fields to show', (server) => {
+    const tool = ['--server', server, '--tool', 'refund_payment'];
+    const eleven = Array.from({ length: 11 }, (_, i) => `field${i}`).join(',');
+    return [
+      [[...tool, '--approvals', '1', '--show', 'amount,,currency'], /--show: must not have an empty entry/],
+      [[...tool, '--approvals', '1', '--show', 'amount,'], /--show: must not have an empty entry/],
+      [[...tool, '--approvals', '1', '--show', eleven], /--show: must name at most 10 fields/],
+      [[...tool, '--approvals', '1', '--show', 'x'.repeat(101)], /--show: must name fields of at most 100 characters/],
+      [[...tool, '--approvals', '1', '--show', 'amount,amount'], /--show: names a field twice/],
+      [['--server', server, '--approvals', '1', '--show', 'amount'], /--show: needs a tool/],
+      [
+        [...tool, '--show', 'amount'],
+        /No rule for refund_payment on \S+ yet[\s\S]*--approvals: is required for a new rule/,
+      ],
+    ];
+  });
 
   it('audit:verify reports an intact chain with its head', async () => {
     const r = await cli('audit:verify');

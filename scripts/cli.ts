@@ -20,6 +20,7 @@ const usage = `Usage: npm run cli -- <command> [options]
   apikeys:create --name N --scopes a,b [--organization O]   prints the key once
   servers:trust  --name S                             annotations from S are trusted
   policy:set     --server S [--tool T] --approvals 0|1|2|blocked   approvals a server's tool (or all its tools) needs
+                 [--show a,b]   argument fields its queue rows show ('' clears; alone, on an existing rule)
   audit:verify                                        recomputes the audit chain
   outcomes:reclassify [--batch N]                     re-derives stored classifications with the current classifier
   retention:purge                                     deletes outcome records older than ${RETENTION_ENV} (default 90 days)`;
@@ -44,13 +45,20 @@ function failWith(failure: { failure: string; detail?: string }): never {
   throw new UsageError(failure.detail ?? failure.failure);
 }
 
-function policyRuleInput(values: { server?: string; tool?: string; approvals?: string }) {
+// With --show alone, only the fields shown change (on a rule that exists): no count to give.
+const policyChangeSchema = policyRuleSchema.extend({
+  requiredApprovals: policyRuleSchema.shape.requiredApprovals.optional(),
+});
+
+function policyRuleInput(values: { server?: string; tool?: string; approvals?: string; show?: string }) {
   // The schema coerces, so "" would read as 0: only a plain count is a count here.
-  if (values.approvals === undefined) throw new UsageError('--approvals: is required (0, 1, 2 or blocked)');
-  if (!/^\s*(\d+|blocked)\s*$/.test(values.approvals)) throw new UsageError('--approvals: must be 0, 1, 2 or blocked');
+  if (values.approvals === undefined && values.show === undefined)
+    throw new UsageError('--approvals: is required (0, 1, 2 or blocked)');
+  if (values.approvals !== undefined && !/^\s*(\d+|blocked)\s*$/.test(values.approvals))
+    throw new UsageError('--approvals: must be 0, 1, 2 or blocked');
   return parse(
-    policyRuleSchema,
-    { server: values.server ?? '', tool: values.tool, requiredApprovals: values.approvals.trim() },
+    policyChangeSchema,
+    { server: values.server ?? '', tool: values.tool, requiredApprovals: values.approvals?.trim(), show: values.show },
     { requiredApprovals: 'approvals' },
   );
 }
@@ -77,6 +85,7 @@ async function main(argv: string[]): Promise<void> {
       server: { type: 'string' },
       tool: { type: 'string' },
       approvals: { type: 'string' },
+      show: { type: 'string' },
       batch: { type: 'string' },
     },
   });
@@ -174,14 +183,27 @@ async function main(argv: string[]): Promise<void> {
       case 'policy:set': {
         const { setPolicyRule } = await import('@/lib/server/policy/policy-rules');
         const result = await setPolicyRule(cli, policyInput!);
-        if (!result.ok) failWith(result);
+        if (!result.ok)
+          throw new UsageError(
+            [
+              result.detail ?? result.failure,
+              ...(result.errors ?? []).map(
+                (e) => `--${e.path === 'requiredApprovals' ? 'approvals' : e.path}: ${e.message}`,
+              ),
+            ].join('\n'),
+          );
         const rule = result.value;
         const n = rule.requiredApprovals;
         const needs = rule.blocked
           ? 'is blocked (not exposed, never called)'
           : `needs ${n === 0 ? 'no approval' : n === 1 ? '1 approval' : `${n} approvals`}`;
+        const shows = rule.showFields
+          ? `; its queue rows show ${rule.showFields.join(', ')}`
+          : values.show !== undefined
+            ? '; its queue rows show the first three scalar fields'
+            : '';
         console.log(
-          `Policy rule: ${rule.tool === null ? `every tool of ${rule.server}` : `${rule.tool} on ${rule.server}`} ${needs} (rule ${rule.id}, set by ${rule.createdBy})`,
+          `Policy rule: ${rule.tool === null ? `every tool of ${rule.server}` : `${rule.tool} on ${rule.server}`} ${needs} (rule ${rule.id}, set by ${rule.createdBy})${shows}`,
         );
         break;
       }
