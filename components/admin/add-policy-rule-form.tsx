@@ -52,6 +52,23 @@ export function AddPolicyRuleForm() {
           <option value="blocked">Blocked: not exposed</option>
         </Select>
       </Field>
+      <div className="sm:col-span-3">
+        <Field
+          label="Fields shown in the queue"
+          htmlFor="rule-show"
+          error={err.show}
+          hint="Argument fields of this tool, comma-separated (order_id, amount; a dotted path reaches into an object), at most 10. Empty: the first three."
+        >
+          <Input
+            id="rule-show"
+            name="show"
+            defaultValue={typed?.show}
+            maxLength={1100}
+            placeholder="order_id, amount, currency"
+            aria-invalid={!!err.show}
+          />
+        </Field>
+      </div>
       <div className="sm:pt-6">
         <Button type="submit" disabled={pending}>
           {pending ? 'Saving…' : 'Save rule'}
@@ -68,7 +85,8 @@ export function AddPolicyRuleForm() {
             ) : (
               <>every tool of {state.value.server}</>
             )}{' '}
-            {approvals(state.value.requiredApprovals)}.
+            {approvals(state.value.requiredApprovals)}
+            {state.value.showFields ? `; its queue rows show ${state.value.showFields.join(', ')}` : ''}.
           </Notice>
         ) : null}
         {state.status === 'error' ? (

@@ -18,16 +18,27 @@ function revalidatePolicy() {
   revalidatePath('/admin/tools');
 }
 
-/** Adds a rule, or changes the one for the same server and tool (as the CLI does). */
+/**
+ * Adds a rule, or changes the one for the same server and tool (as the CLI does). The form holds
+ * the whole rule: a blank "Fields shown in the queue" clears them.
+ */
 export async function addPolicyRuleAction(_prev: unknown, form: FormData) {
   const text = (name: string) => String(form.get(name) ?? '');
-  const input = { server: text('server'), tool: text('tool'), requiredApprovals: text('requiredApprovals') };
+  const input = {
+    server: text('server'),
+    tool: text('tool'),
+    requiredApprovals: text('requiredApprovals'),
+    show: text('show'),
+  };
   const state = await runAction(ruleFormSchema, input, (viewer, d) => setPolicyRule(viewer, d));
   // What was typed comes back with the errors: React resets the form after every action.
   if (state.status !== 'ok') return { ...state, input };
   revalidatePolicy();
-  const { server, tool, requiredApprovals, blocked } = state.value;
-  return { ...state, value: { server, tool, requiredApprovals: blocked ? ('blocked' as const) : requiredApprovals } };
+  const { server, tool, requiredApprovals, blocked, showFields } = state.value;
+  return {
+    ...state,
+    value: { server, tool, requiredApprovals: blocked ? ('blocked' as const) : requiredApprovals, showFields },
+  };
 }
 
 export async function deletePolicyRuleAction(id: string) {

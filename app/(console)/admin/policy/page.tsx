@@ -68,6 +68,7 @@ export default async function PolicyPage({ searchParams }: { searchParams: Promi
               sortColumn('Server', 'server', sort, href),
               sortColumn('Tool', 'tool', sort, href),
               sortColumn('Approvals required', 'approvals', sort, href),
+              'Fields shown in the queue',
               'By',
               sortColumn('When', 'when', sort, href, 'desc'),
               { label: 'Actions', hidden: true },
@@ -85,6 +86,13 @@ export default async function PolicyPage({ searchParams }: { searchParams: Promi
                   )}
                 </Td>
                 <Td>{approvalsLabel(r)}</Td>
+                <Td>
+                  {r.showFields ? (
+                    <span className="break-all font-mono text-xs text-slate-900">{r.showFields.join(', ')}</span>
+                  ) : (
+                    <span className="text-slate-500">{r.tool ? 'the first three' : '—'}</span>
+                  )}
+                </Td>
                 <Td>{r.createdBy}</Td>
                 <Td>{formatDate(r.createdAt)}</Td>
                 <Td className="text-right">
