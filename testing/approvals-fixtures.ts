@@ -11,7 +11,8 @@ import { approvalRequestSchema, type ApprovalRequestBody } from '@/lib/approvals
 import type { Result } from '@/lib/result';
 import { cli, type Actor } from '@/lib/auth/actor';
 import { makeApiKey as makeKey, value } from './factories';
-export { makeKey, value };
+import { ARGUMENTS, ARGUMENTS_DIGEST } from './approvals-arguments';
+export { makeKey, value, ARGUMENTS, ARGUMENTS_DIGEST };
 
 // ── factories ───────────────────────────────────────────────────────────────────────────────
 
@@ -76,7 +77,8 @@ export function bodyOf(over: Record<string, unknown> = {}): ApprovalRequestBody 
     principal: 'user_193',
     agent: 'support-bot',
     ...ONE,
-    argsDigest: digest(1),
+    arguments: ARGUMENTS,
+    argsDigest: ARGUMENTS_DIGEST,
     summary: 'Refund 40.00 EUR on order 4411',
     resource: { type: 'order', id: '4411' },
     ...over,
@@ -104,7 +106,7 @@ export async function approvedGrant(
 export const redeemBody = (over: Record<string, unknown> = {}) => ({
   server: TRUSTED,
   tool: 'get_order',
-  argsDigest: digest(1),
+  argsDigest: ARGUMENTS_DIGEST,
   ...over,
 });
 

@@ -14,6 +14,8 @@ export const TTL_MAX_SECONDS = 86_400;
 export const PENDING_TTL_DEFAULT = 3600;
 export const GRANT_TTL_DEFAULT = 900;
 export const REASON_MAX = 1000;
+/** A tool's description as its server declared it (MCP tools/list), as far as a request carries it. */
+export const TOOL_DESCRIPTION_MAX = 8192;
 
 const NAME_MAX = 200;
 const text = (max: number) => boundedString(max).min(1, 'is required');
@@ -24,6 +26,20 @@ const reason = storable(z.string().trim().min(1, 'is required').max(REASON_MAX))
 // JSON producers often write null for "not there".
 const optional = <T extends z.ZodType>(schema: T) => schema.nullish();
 
+// The tool as the stager knows it; the description only when its server declared one (a gateway).
+const approvalToolSchema = toolSchema.extend({ description: optional(boundedString(TOOL_DESCRIPTION_MAX)) }).strict();
+
+// The exact arguments the tool will be called with. Taken as parsed, not copied through a zod
+// object (which drops a `__proto__` key and so would change what the digest covers): the data
+// layer checks them (lib/approvals/arguments.ts checkArguments), masks them and seals them.
+const toolArguments = z.unknown().meta({
+  type: 'object',
+  additionalProperties: true,
+  description:
+    'The object the tool will be called with: argsDigest must be its digest. At most 64 KiB as canonical JSON, 32 levels deep.',
+  example: { order_id: '4411', amount: '40.00', currency: 'EUR' },
+});
+
 // `POST /api/v1/approvals`. Strict: a misspelt field must not be silently dropped from what a
 // reviewer sees.
 export const approvalRequestSchema = z
@@ -33,8 +49,10 @@ export const approvalRequestSchema = z
     principal: text(NAME_MAX),
     agent: optional(text(NAME_MAX)),
     server: text(NAME_MAX),
-    tool: toolSchema,
+    tool: approvalToolSchema,
     argsDigest: argsDigestSchema,
+    // Required unless COUNTERSIGN_APPROVALS_REQUIRE_ARGUMENTS=off: the data layer says so.
+    arguments: optional(toolArguments),
     // The "why" a reviewer decides on; masked for secrets and personal data before storing.
     summary: text(500),
     resource: optional(z.object({ type: text(100), id: text(NAME_MAX) }).strict()),

@@ -8,6 +8,7 @@ import {
   TRUSTED,
   UNTRUSTED,
   digest,
+  ARGUMENTS_DIGEST,
   makeKey,
   requester,
   redeemer,
@@ -30,7 +31,7 @@ describe('redeemGrant', () => {
   it('redeems once with the matching server, tool and digest, and moves the request to redeemed', async () => {
     const { approvalId, grantId } = await approvedGrant();
     const r = value(await redeemGrant(redeemer, grantId, redeemBody()));
-    expect(r).toMatchObject({ grantId, approvalId, server: TRUSTED, tool: 'get_order', argsDigest: digest(1) });
+    expect(r).toMatchObject({ grantId, approvalId, server: TRUSTED, tool: 'get_order', argsDigest: ARGUMENTS_DIGEST });
     expect(value(await getApproval(redeemer, approvalId))).toMatchObject({
       status: 'redeemed',
       grant: { state: 'redeemed' },
@@ -112,7 +113,7 @@ describe('redeemGrant', () => {
         grantId,
         server: TRUSTED,
         tool: 'get_order',
-        argsDigest: digest(1),
+        argsDigest: ARGUMENTS_DIGEST,
         apiKey: (ownOrg as { name: string }).name,
       },
     });

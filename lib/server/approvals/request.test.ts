@@ -7,7 +7,6 @@ import { db } from '../db/db';
 import {
   TRUSTED,
   UNTRUSTED,
-  digest,
   makeKey,
   requester,
   admin,
@@ -23,6 +22,7 @@ import {
   failures,
   sql,
 } from '@/testing/approvals-fixtures';
+import { OTHER_ARGUMENTS, OTHER_ARGUMENTS_DIGEST } from '@/testing/approvals-arguments';
 import { cli } from '@/lib/auth/actor';
 import { config } from '@/lib/config';
 
@@ -83,7 +83,8 @@ describe('requestApproval', () => {
     value(await approve(reviewer, first.approval.id, 1));
     const again = value(await requestApproval(requester, key, bodyOf({ ...body, agent: body.agent })));
     expect(again).toEqual({ replayed: true, approval: first.approval });
-    expect(await requestApproval(requester, key, { ...body, argsDigest: digest(9) })).toMatchObject({
+    const otherArguments = { ...body, arguments: OTHER_ARGUMENTS, argsDigest: OTHER_ARGUMENTS_DIGEST };
+    expect(await requestApproval(requester, key, otherArguments)).toMatchObject({
       ok: false,
       failure: 'idempotency_key_reused',
     });

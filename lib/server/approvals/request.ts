@@ -1,10 +1,14 @@
 import 'server-only';
+import { randomUUID } from 'node:crypto';
 import { db, type Tx } from '../db/db';
+import { isLockNotAvailable } from '../db/errors';
 import { rows } from '../db/kysely';
 import { APPROVAL_IDEMPOTENCY_LOCK_CLASS } from '../db/locks';
-import { insertGrant, transactionNow, tryIdempotencyLock } from './sql';
+import { insertGrant, setLockTimeout, transactionNow, tryIdempotencyLock, waitIdempotencyLock } from './sql';
 import { appendAudit } from '../audit/audit';
-import type { Actor } from '@/lib/auth/actor';
+import type { Actor, ApiKeyActor } from '@/lib/auth/actor';
+import { checkArguments, maskArguments, type JsonObject } from '@/lib/approvals/arguments';
+import { config } from '@/lib/config';
 import { authorize } from '@/lib/auth/permissions';
 import { policyFor } from '../policy/policy-rules';
 import { enqueueWebhookEvents } from '../webhooks/sql';
@@ -15,7 +19,7 @@ import { canonicalJson } from '@/lib/json/canonical';
 import { fail, ok, type Result } from '@/lib/result';
 import { mask } from '@/lib/redaction/mask';
 import { keyActor, TX_OPTIONS } from './shared';
-import { keyedHash } from '../secrets';
+import { keyedHash, seal } from '../secrets';
 
 /** The 201 body of `POST /api/v1/approvals`; a replay gets the same one again. */
 export type ApprovalCreated = {
@@ -48,19 +52,47 @@ const createdBody = (r: Prisma.ApprovalRequestGetPayload<{ select: typeof create
 
 // Keyed (AUTH_SECRET, lib/server/secrets.ts), as for outcome records: the summary may hold personal
 // data before masking. Null members left out: `"agent": null` and no agent are the same request.
+// The arguments are in the body (their nulls left out too), and so is argsDigest, which covers them
+// nulls and all: the same key with other arguments is another body.
 const requestHash = (body: ApprovalRequestBody): string =>
   keyedHash('approval-request-hash', canonicalJson(body, { nullMembers: 'omit' }));
+
+/** How long a request waits for the first one with its Idempotency-Key to be stored before answering 409. */
+export const IN_FLIGHT_WAIT_MS = 5_000;
+
+/**
+ * The arguments as they will be sealed (masked JSON, keys in the order sent), or null when the
+ * stager sent none and may (docs/api.md "Approvals and grants"). Refused, naming `arguments`, when
+ * missing, not an object, too deep or too large, or not what argsDigest was computed over.
+ */
+function maskedArguments(body: ApprovalRequestBody): Result<string | null> {
+  if (body.arguments == null) {
+    if (!config().COUNTERSIGN_APPROVALS_REQUIRE_ARGUMENTS) return ok(null);
+    const message = 'is required: send the object the tool will be called with, the one argsDigest was computed over';
+    return fail('arguments_required', `arguments ${message}. Nothing was stored.`, [{ path: 'arguments', message }]);
+  }
+  const checked = checkArguments(body.arguments, body.argsDigest);
+  if (!checked.ok)
+    return fail(checked.code, `${checked.message}. Nothing was stored.`, [
+      { path: checked.path, message: checked.message },
+    ]);
+  return ok(JSON.stringify(maskArguments(body.arguments as JsonObject)));
+}
+
+type Staged = Result<{ replayed: boolean; approval: ApprovalCreated }>;
+const BUSY = Symbol('another request with this Idempotency-Key holds its lock');
 
 /**
  * Stages a mutation for approval (docs/api.md, `POST /api/v1/approvals`), idempotent per API key and
  * Idempotency-Key: the same body again answers the original response, another body is
- * `idempotency_key_reused`, and a key whose first request is still being stored is a conflict.
+ * `idempotency_key_reused` (also when the two arrive at once: the second waits for the first to be
+ * stored), and a key whose first request is still being stored after IN_FLIGHT_WAIT_MS is a conflict.
  */
 export async function requestApproval(
   client: Actor,
   idempotencyKey: string | null,
   body: ApprovalRequestBody,
-): Promise<Result<{ replayed: boolean; approval: ApprovalCreated }>> {
+): Promise<Staged> {
   if (!authorize(client, 'approvals.request')) return fail('forbidden');
   if (client.organization !== null && body.organization !== client.organization) {
     const message = `this API key may only request approvals for the organization "${client.organization}"`;
@@ -77,21 +109,24 @@ export async function requestApproval(
     return fail('invalid_input', 'The Idempotency-Key header is invalid.', [
       { path: 'Idempotency-Key', message: key.error.issues[0].message },
     ]);
+  // Before the hash: checkArguments bounds the depth canonicalJson then walks.
+  const masked = maskedArguments(body);
+  if (!masked.ok) return masked;
   const hash = requestHash(body);
+  const lockKey = `${client.keyId}\n${key.data}`;
 
-  const result = await db.$transaction(
-    async (tx): Promise<Result<{ replayed: boolean; approval: ApprovalCreated }>> => {
-      // Held until commit, when the row is visible: a second request with this key either waits
-      // for nothing (it is refused at once) or finds the committed row.
-      const [{ locked }] = await rows(
-        tryIdempotencyLock(APPROVAL_IDEMPOTENCY_LOCK_CLASS, `${client.keyId}\n${key.data}`),
-        tx,
-      );
-      if (!locked)
-        return fail(
-          'conflict',
-          'A request with this Idempotency-Key is still being processed; retry in a moment for its answer.',
-        );
+  const attempt = (wait: boolean) =>
+    db.$transaction(async (tx): Promise<Staged | typeof BUSY> => {
+      // Held until commit, when the row is visible. A second request with this key finds the lock
+      // taken, then waits (a little) for the first to commit and compares with its row.
+      if (wait) {
+        await rows(setLockTimeout(IN_FLIGHT_WAIT_MS), tx);
+        await rows(waitIdempotencyLock(APPROVAL_IDEMPOTENCY_LOCK_CLASS, lockKey), tx);
+        await rows(setLockTimeout(null), tx);
+      } else {
+        const [{ locked }] = await rows(tryIdempotencyLock(APPROVAL_IDEMPOTENCY_LOCK_CLASS, lockKey), tx);
+        if (!locked) return BUSY;
+      }
       const existing = await tx.approvalRequest.findUnique({
         where: { requestedByKeyId_idempotencyKey: { requestedByKeyId: client.keyId, idempotencyKey: key.data } },
         select: createdSelect,
@@ -104,85 +139,112 @@ export async function requestApproval(
               `The Idempotency-Key "${key.data}" was already used for a different request (approval ${existing.id}); nothing was stored.`,
             );
       }
+      return stage(tx, client, key.data, body, hash, masked.value);
+    }, TX_OPTIONS);
 
-      const serverTrusted = (await tx.trustedServer.count({ where: { name: body.server } })) > 0;
-      const verdict = await policyFor(tx, {
-        server: body.server,
-        toolName: body.tool.name,
-        annotations: body.tool.annotations,
-        serverTrusted,
-      });
-      // Exposing a tool is a policy decision (seed 001): no approval can let a blocked tool run.
-      if (verdict.blocked)
-        return fail(
-          'forbidden',
-          `The tool "${body.tool.name}" of server "${body.server}" is blocked by policy; no approval can be requested for it.`,
-        );
-      const [{ now }] = await rows(transactionNow(), tx);
-      const autoApproved = verdict.requiredApprovals === 0;
-      const annotations = body.tool.annotations && {
-        ...body.tool.annotations,
-        title: mask(body.tool.annotations.title),
-      };
-      const created = await tx.approvalRequest.create({
-        data: {
-          requestRef: body.requestRef,
-          organization: body.organization,
-          principal: body.principal,
-          agent: mask(body.agent),
-          server: body.server,
-          toolName: body.tool.name,
-          toolAnnotations: annotations ?? Prisma.DbNull,
-          annotationsTrusted: serverTrusted,
-          argsDigest: body.argsDigest,
-          summary: mask(body.summary),
-          resourceType: mask(body.resource?.type),
-          resourceId: mask(body.resource?.id),
-          requiredApprovals: verdict.requiredApprovals,
-          status: autoApproved ? 'approved' : 'pending',
-          expiresAt: new Date(now.getTime() + body.pendingTtlSeconds * 1000),
-          grantTtlSeconds: body.grantTtlSeconds,
-          requestedByKeyId: client.keyId,
-          idempotencyKey: key.data,
-          requestHash: hash,
-          createdAt: now,
-          decidedAt: autoApproved ? now : null,
-        },
-        select: { id: true },
-      });
-      await appendAudit(tx, {
-        actor: keyActor(client),
-        action: 'approval.request',
-        targetType: 'approval',
-        targetId: created.id,
-        data: {
-          requestRef: body.requestRef,
-          organization: body.organization,
-          principal: body.principal,
-          server: body.server,
-          tool: body.tool.name,
-          argsDigest: body.argsDigest,
-          requiredApprovals: verdict.requiredApprovals,
-          policy: policyBasisText[verdict.basis],
-          annotationsTrusted: serverTrusted,
-          apiKey: client.name,
-        },
-      });
-      if (autoApproved)
-        await issueGrant(tx, created.id, keyActor(client), `no approval required: ${policyBasisText[verdict.basis]}`);
-      // The outbox, in this transaction (lib/server/webhooks/worker.ts delivers it).
-      const approved = autoApproved ? [{ type: 'approval.approved', extra: { approvals: 0 } }] : [];
-      await rows(enqueueWebhookEvents(created.id, [{ type: 'approval.requested' }, ...approved]), tx);
-      return ok({
-        replayed: false,
-        approval: createdBody(
-          await tx.approvalRequest.findUniqueOrThrow({ where: { id: created.id }, select: createdSelect }),
-        ),
-      });
-    },
-    TX_OPTIONS,
+  const first = await attempt(false);
+  if (first !== BUSY) return first;
+  try {
+    const second = await attempt(true);
+    if (second !== BUSY) return second;
+  } catch (err) {
+    if (!isLockNotAvailable(err)) throw err;
+  }
+  return fail(
+    'conflict',
+    'A request with this Idempotency-Key is still being processed; retry in a moment for its answer.',
   );
-  return result;
+}
+
+// The request's row, audit entry, grant when no approval is needed, and outbox events.
+async function stage(
+  tx: Tx,
+  client: ApiKeyActor,
+  idempotencyKey: string,
+  body: ApprovalRequestBody,
+  hash: string,
+  maskedArgs: string | null,
+): Promise<Staged> {
+  const serverTrusted = (await tx.trustedServer.count({ where: { name: body.server } })) > 0;
+  const verdict = await policyFor(tx, {
+    server: body.server,
+    toolName: body.tool.name,
+    annotations: body.tool.annotations,
+    serverTrusted,
+  });
+  // Exposing a tool is a policy decision (seed 001): no approval can let a blocked tool run.
+  if (verdict.blocked)
+    return fail(
+      'forbidden',
+      `The tool "${body.tool.name}" of server "${body.server}" is blocked by policy; no approval can be requested for it.`,
+    );
+  const [{ now }] = await rows(transactionNow(), tx);
+  const autoApproved = verdict.requiredApprovals === 0;
+  const annotations = body.tool.annotations && {
+    ...body.tool.annotations,
+    title: mask(body.tool.annotations.title),
+  };
+  // Made here, so that the sealed arguments are bound to their row before it exists.
+  const id = randomUUID();
+  await tx.approvalRequest.create({
+    data: {
+      id,
+      requestRef: body.requestRef,
+      organization: body.organization,
+      principal: body.principal,
+      agent: mask(body.agent),
+      server: body.server,
+      toolName: body.tool.name,
+      toolAnnotations: annotations ?? Prisma.DbNull,
+      toolDescription: mask(body.tool.description) ?? null,
+      annotationsTrusted: serverTrusted,
+      argsDigest: body.argsDigest,
+      argumentsSent: maskedArgs !== null,
+      argumentsSealed: maskedArgs === null ? null : seal('approval-arguments', maskedArgs, id),
+      summary: mask(body.summary),
+      resourceType: mask(body.resource?.type),
+      resourceId: mask(body.resource?.id),
+      requiredApprovals: verdict.requiredApprovals,
+      status: autoApproved ? 'approved' : 'pending',
+      expiresAt: new Date(now.getTime() + body.pendingTtlSeconds * 1000),
+      grantTtlSeconds: body.grantTtlSeconds,
+      requestedByKeyId: client.keyId,
+      idempotencyKey,
+      requestHash: hash,
+      createdAt: now,
+      decidedAt: autoApproved ? now : null,
+    },
+    select: { id: true },
+  });
+  // The digest, never the arguments (docs/design.md "What a reviewer sees: what will run").
+  await appendAudit(tx, {
+    actor: keyActor(client),
+    action: 'approval.request',
+    targetType: 'approval',
+    targetId: id,
+    data: {
+      requestRef: body.requestRef,
+      organization: body.organization,
+      principal: body.principal,
+      server: body.server,
+      tool: body.tool.name,
+      argsDigest: body.argsDigest,
+      argumentsSent: maskedArgs !== null,
+      requiredApprovals: verdict.requiredApprovals,
+      policy: policyBasisText[verdict.basis],
+      annotationsTrusted: serverTrusted,
+      apiKey: client.name,
+    },
+  });
+  if (autoApproved)
+    await issueGrant(tx, id, keyActor(client), `no approval required: ${policyBasisText[verdict.basis]}`);
+  // The outbox, in this transaction (lib/server/webhooks/worker.ts delivers it).
+  const approved = autoApproved ? [{ type: 'approval.approved', extra: { approvals: 0 } }] : [];
+  await rows(enqueueWebhookEvents(id, [{ type: 'approval.requested' }, ...approved]), tx);
+  return ok({
+    replayed: false,
+    approval: createdBody(await tx.approvalRequest.findUniqueOrThrow({ where: { id }, select: createdSelect })),
+  });
 }
 
 /** Issues the grant of a request just approved, inside the caller's transaction (database clock). */

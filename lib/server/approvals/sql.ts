@@ -19,6 +19,15 @@ export const transactionNow = () => sql<{ now: Date }>`SELECT now() AS now`;
 export const tryIdempotencyLock = (lockClass: number, key: string) => sql<{ locked: boolean }>`
   SELECT pg_try_advisory_xact_lock(${lockClass}::int, hashtext(${key})) AS locked`;
 
+/** The transaction's lock_timeout from now on: `ms` milliseconds, or null for the session's own. */
+export const setLockTimeout = (ms: number | null) => sql<{ set: string }>`
+  SELECT set_config('lock_timeout', coalesce(${ms === null ? null : `${ms}ms`}::text, reset_val), true) AS set
+  FROM pg_settings WHERE name = 'lock_timeout'`;
+
+/** The same lock as tryIdempotencyLock, waited for (up to the transaction's lock_timeout: 55P03 then). */
+export const waitIdempotencyLock = (lockClass: number, key: string) => sql<{ locked: boolean }>`
+  SELECT true AS locked FROM (SELECT pg_advisory_xact_lock(${lockClass}::int, hashtext(${key}))) AS l`;
+
 /**
  * Takes one reviewer's turn: the version moves on if the request is pending, unexpired, at the
  * version the reviewer saw, not their own and not decided by them before.
@@ -91,6 +100,20 @@ export const revokeApprovedRequest = (id: string, at: Date, by: string, reason: 
 export const revokePendingRequest = (id: string, by: string, reason: string) => sql`
   UPDATE approval_requests SET status = 'revoked', version = version + 1, revoked_at = clock_timestamp(), revoked_by = ${by}, revoke_reason = ${reason}
   WHERE id = ${id}::uuid AND status = 'pending' AND expires_at > clock_timestamp()`;
+
+/**
+ * Erases the arguments of up to `batch` approved requests whose grant lapsed unused: nobody can
+ * act on them any more. The request stays approved (what the reviewers decided).
+ */
+export const eraseLapsedArguments = (batch: number) => sql<Pick<Request, 'id'>>`
+  UPDATE approval_requests SET arguments_sealed = NULL
+  WHERE id IN (
+    SELECT r.id FROM approval_requests r JOIN grants g ON g.approval_id = r.id
+    WHERE r.status = 'approved' AND r.arguments_sealed IS NOT NULL
+      AND g.redeemed_at IS NULL AND g.revoked_at IS NULL AND g.expires_at <= clock_timestamp()
+    LIMIT ${batch}::int FOR UPDATE OF r SKIP LOCKED)
+  AND status = 'approved'
+  RETURNING id`;
 
 /** Marks up to `batch` pending requests past their expiry as expired, oldest first, skipping locked ones. */
 export const expireStale = (batch: number) => sql<Pick<Request, 'id' | 'expires_at'>>`
