@@ -98,6 +98,7 @@ export function fakeApprovals(options: { decide?: (approval: FakeApproval) => De
     argumentsSent: a.body.arguments != null,
     arguments: null,
     argumentsNote: a.argumentsNote ?? 'reviewers only',
+    argumentsPreview: null,
   });
   // In the same step that makes the request terminal, as the console's trigger does.
   const erase = (a: FakeApproval, why: string, at: string) => {

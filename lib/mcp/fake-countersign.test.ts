@@ -4,6 +4,7 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { consoleFetch, type Fetch } from '../../testing/console-fetch';
 import { approvalBody, DIGEST, makeActors } from '../../testing/api-bodies';
+import { OTHER_ARGUMENTS, OTHER_ARGUMENTS_DIGEST } from '../../testing/approvals-arguments';
 import { uniq } from '../../testing/factories';
 import { fakeCountersign } from '../../testing/fake-countersign';
 import { cli } from '@/lib/auth/actor';
@@ -71,6 +72,20 @@ async function script(fetch: Fetch, key: string) {
     await send('GET', `/api/v1/approvals/${id}`),
     await send('GET', `/api/v1/approvals/${crypto.randomUUID()}`),
   );
+  // The arguments: required, an object, at most 32 levels and 64 KiB, the ones the digest covers.
+  const { arguments: _sent, ...without } = first;
+  let deep: unknown = 'bottom';
+  for (let i = 0; i < 40; i++) deep = { down: deep };
+  const other = { ...first, arguments: OTHER_ARGUMENTS, argsDigest: OTHER_ARGUMENTS_DIGEST };
+  answers.push(
+    await stage(without, `${k}-5`),
+    await stage({ ...first, arguments: OTHER_ARGUMENTS }, `${k}-6`),
+    await stage({ ...first, arguments: ['4411'] }, `${k}-7`),
+    await stage({ ...first, arguments: deep }, `${k}-8`),
+    await stage({ ...first, arguments: { note: 'x'.repeat(70_000) } }, `${k}-9`),
+    await stage(other, `${k}-1`),
+    await stage(other, `${k}-10`),
+  );
   // A replay is the first answer again.
   expect(answers[1].body).toEqual(answers[0].body);
   expect(answers[2].body).toEqual(answers[0].body);
@@ -112,6 +127,13 @@ describe('the fake Countersign answers as the console does', () => {
       [409, null, 'conflict'],
       [200, null, ['redeemed', 0]],
       [404, null, 'not_found'],
+      [422, null, 'arguments_required'],
+      [422, null, 'arguments_digest_mismatch'],
+      [422, null, 'invalid_input'],
+      [422, null, 'invalid_input'],
+      [422, null, 'arguments_too_large'],
+      [422, null, 'idempotency_key_reused'],
+      [201, null, ['pending', 2]],
     ]);
   });
 
