@@ -40,9 +40,21 @@ describe('approvalRequestSchema', () => {
     [{ summary: 'x'.repeat(501) }, 'summary'],
     [{ principal: undefined }, 'principal'],
     [{ resource: { type: 'order' } }, 'resource.id'],
-    [{ arguments: { amount: 40 } }, ''],
+    [{ tool: { name: 'refund_payment', description: 'd'.repeat(8193) } }, 'tool.description'],
+    [{ tool: { name: 'refund_payment', descripton: 'misspelt' } }, 'tool'],
   ])('refuses %j naming %s', (over, path) => {
     expect(paths(approvalRequestSchema.safeParse({ ...body, ...over }))).toContain(path);
+  });
+  it('takes the arguments as parsed, the very object (a __proto__ key stays a key), and the tool description', () => {
+    const args = JSON.parse('{"__proto__":{"polluted":true},"amount":"40.00"}') as Record<string, unknown>;
+    const tool = { name: 'refund_payment', description: 'd'.repeat(8192) };
+    const parsed = approvalRequestSchema.parse({ ...body, tool, arguments: args });
+    expect(parsed.arguments).toBe(args);
+    expect(Object.keys(parsed.arguments as object)).toEqual(['__proto__', 'amount']);
+    expect(parsed.tool.description).toHaveLength(8192);
+    // Absent and null alike: the data layer decides whether they were required.
+    expect(approvalRequestSchema.parse({ ...body, arguments: null }).arguments).toBeNull();
+    expect(approvalRequestSchema.parse(body).arguments).toBeUndefined();
   });
   it('accepts the TTL bounds', () => {
     expect(approvalRequestSchema.safeParse({ ...body, pendingTtlSeconds: 1, grantTtlSeconds: 86_400 }).success).toBe(
@@ -127,8 +139,10 @@ describe('toApprovalView', () => {
     server: 's',
     toolName: 't',
     toolAnnotations: null,
+    toolDescription: null,
     annotationsTrusted: true,
     argsDigest: DIGEST,
+    argumentsSent: true,
     summary: 'x',
     resourceType: null,
     resourceId: null,

@@ -1,6 +1,7 @@
 // An approval request as people and machines see it (docs/api.md, "Approvals and grants"), and the
 // sentences that explain its state. Pure: the data layer maps rows into this shape.
 import type { ToolAnnotations } from '@/lib/outcomes/schemas';
+import type { JsonObject, PreviewField } from './arguments-format';
 import type { ApprovalStatus, DecisionKind } from './schemas';
 
 export type DecisionView = { reviewer: string; decision: DecisionKind; reason: string; at: Date };
@@ -34,10 +35,22 @@ export type ApprovalView = {
   principal: string;
   agent: string | null;
   server: string;
-  tool: { name: string; annotations: ToolAnnotations | null };
+  /** `description`: as the tool's server declared it (masked), when the stager sent it. */
+  tool: { name: string; annotations: ToolAnnotations | null; description: string | null };
   /** Whether the server was trusted when the request arrived: only then did policy believe the hints. */
   annotationsTrusted: boolean;
   argsDigest: string;
+  /** Whether the stager sent the tool's arguments (docs/design.md "What a reviewer sees: what will run"). */
+  argumentsSent: boolean;
+  /**
+   * The arguments the grant is bound to, masked: only for reviewers and admins, only while the
+   * request is open (pending, or approved with a live grant), and only one request at a time (a
+   * list carries null here and `argumentsPreview`). Otherwise null, and `argumentsNote` says why.
+   */
+  arguments: JsonObject | null;
+  argumentsNote: string | null;
+  /** The queue row's fields of the arguments, on the same terms (lib/approvals/arguments-format.ts). */
+  argumentsPreview: PreviewField[] | null;
   summary: string;
   resource: { type: string; id: string } | null;
   grantTtlSeconds: number;
@@ -47,10 +60,14 @@ export type ApprovalView = {
 };
 
 /** The row fields the view needs, as stored. */
-export type ApprovalRow = Omit<ApprovalView, 'status' | 'grant' | 'tool' | 'resource' | 'revoked'> & {
+export type ApprovalRow = Omit<
+  ApprovalView,
+  'status' | 'grant' | 'tool' | 'resource' | 'revoked' | 'arguments' | 'argumentsNote' | 'argumentsPreview'
+> & {
   status: ApprovalStatus;
   toolName: string;
   toolAnnotations: unknown;
+  toolDescription: string | null;
   resourceType: string | null;
   resourceId: string | null;
   revokedAt: Date | null;
@@ -67,9 +84,12 @@ export function grantState(g: Omit<GrantView, 'state'>, now: Date): GrantState {
   return g.redeemedAt ? 'redeemed' : g.revokedAt ? 'revoked' : g.expiresAt <= now ? 'expired' : 'active';
 }
 
-/** `now` is the database's clock, read by the caller. */
+/**
+ * `now` is the database's clock, read by the caller. The arguments as anyone but a reviewer sees
+ * them (null, and why): the data layer fills them in for those who may read them.
+ */
 export function toApprovalView(r: ApprovalRow, now: Date): ApprovalView {
-  return {
+  const view: ApprovalView = {
     id: r.id,
     status: effectiveStatus(r.status, r.expiresAt, now),
     requiredApprovals: r.requiredApprovals,
@@ -83,9 +103,17 @@ export function toApprovalView(r: ApprovalRow, now: Date): ApprovalView {
     principal: r.principal,
     agent: r.agent,
     server: r.server,
-    tool: { name: r.toolName, annotations: (r.toolAnnotations as ToolAnnotations | null) ?? null },
+    tool: {
+      name: r.toolName,
+      annotations: (r.toolAnnotations as ToolAnnotations | null) ?? null,
+      description: r.toolDescription,
+    },
     annotationsTrusted: r.annotationsTrusted,
     argsDigest: r.argsDigest,
+    argumentsSent: r.argumentsSent,
+    arguments: null,
+    argumentsNote: null,
+    argumentsPreview: null,
     summary: r.summary,
     resource: r.resourceType != null && r.resourceId != null ? { type: r.resourceType, id: r.resourceId } : null,
     grantTtlSeconds: r.grantTtlSeconds,
@@ -93,6 +121,40 @@ export function toApprovalView(r: ApprovalRow, now: Date): ApprovalView {
     decidedAt: r.decidedAt,
     revoked: r.revokedAt ? { at: r.revokedAt, by: r.revokedBy ?? 'unknown', reason: r.revokeReason ?? '' } : null,
   };
+  return { ...view, argumentsNote: argumentsAbsence(view, false) };
+}
+
+/**
+ * Why the arguments are not shown to a reader (docs/api.md "Approvals and grants",
+ * `argumentsNote`), or null when they are: never sent; erased as the request became terminal or
+ * its grant lapsed unused (whether or not the sweep has run: the database erases them then); not
+ * a reader who may see them (`mayRead`: reviewers and admins).
+ */
+export function argumentsAbsence(v: ApprovalView, mayRead: boolean): string | null {
+  if (!v.argumentsSent) return 'not sent by the agent';
+  const erased = erasedNote(v);
+  if (erased) return erased;
+  return mayRead ? null : 'reviewers only';
+}
+
+function erasedNote(v: ApprovalView): string | null {
+  switch (v.status) {
+    case 'pending':
+      return null;
+    case 'approved':
+      if (v.grant?.state === 'active') return null;
+      return v.grant ? `erased when its grant expired at ${iso(v.grant.expiresAt)}` : 'erased';
+    case 'denied':
+      return v.decidedAt ? `erased when denied at ${iso(v.decidedAt)}` : 'erased when denied';
+    case 'expired':
+      return `erased when it expired at ${iso(v.expiresAt)}`;
+    case 'revoked':
+      return v.revoked ? `erased when revoked at ${iso(v.revoked.at)}` : 'erased when revoked';
+    case 'redeemed':
+      return v.grant?.redeemedAt
+        ? `erased when its grant was redeemed at ${iso(v.grant.redeemedAt)}`
+        : 'erased when its grant was redeemed';
+  }
 }
 
 const iso = (d: Date) => d.toISOString();

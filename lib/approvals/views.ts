@@ -48,9 +48,28 @@ export const approvalViewSchema = z
     principal: z.string(),
     agent: z.string().nullable(),
     server: z.string(),
-    tool: z.strictObject({ name: z.string(), annotations: toolAnnotationsSchema.nullable() }),
+    tool: z.strictObject({
+      name: z.string(),
+      annotations: toolAnnotationsSchema.nullable(),
+      description: z.string().nullable().meta({ description: 'As the tool’s server declared it (masked).' }),
+    }),
     annotationsTrusted: z.boolean(),
     argsDigest: z.string(),
+    argumentsSent: z.boolean().meta({ description: 'Whether the agent sent the tool’s arguments.' }),
+    arguments: z.record(z.string(), z.unknown()).nullable().meta({
+      description:
+        'The arguments the grant is bound to, masked: for reviewers and admins while the request is open, in GET /approvals/{id} only. Otherwise null, and argumentsNote says why.',
+    }),
+    argumentsNote: z
+      .string()
+      .nullable()
+      .meta({ example: 'erased when denied at 2026-12-01T10:00:00.000Z', description: 'Why arguments is null.' }),
+    argumentsPreview: z
+      .array(z.strictObject({ key: z.string(), value: z.string(), type: z.string() }))
+      .nullable()
+      .meta({
+        description: 'The queue row’s fields: those an admin named for the tool, else the first three scalars.',
+      }),
     summary: z.string(),
     resource: z.strictObject({ type: z.string(), id: z.string() }).nullable(),
     grantTtlSeconds: z.number().int(),

@@ -81,7 +81,13 @@ describe('the OpenAPI document', () => {
     expect(o.parameters).toEqual([expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: true })]);
     expect(statuses(o)).toEqual(['201', '400', '401', '403', '409', '413', '422', '429', '503']);
     expect(codesAt(o, '400')).toEqual(['idempotency_key_required', 'invalid_input']);
-    expect(codesAt(o, '422')).toEqual(['idempotency_key_reused', 'invalid_input']);
+    expect(codesAt(o, '422')).toEqual([
+      'arguments_digest_mismatch',
+      'arguments_required',
+      'arguments_too_large',
+      'idempotency_key_reused',
+      'invalid_input',
+    ]);
     expect(o.security).toEqual([{ apiKey: ['approvals:request'] }]);
   });
 

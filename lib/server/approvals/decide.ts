@@ -71,7 +71,7 @@ export async function decideApproval(viewer: Actor, input: DecisionInput): Promi
       throw err;
     });
   if (decided) {
-    return ok((await findView(input.id))!);
+    return ok((await findView(input.id, viewer))!);
   }
   return explainRefusedDecision(viewer, input);
 }
@@ -146,7 +146,7 @@ export async function revokeApproval(viewer: Actor, input: RevokeInput): Promise
     }
     return false;
   }, TX_OPTIONS);
-  const view = await findView(input.id);
+  const view = await findView(input.id, viewer);
   if (!view) return fail('not_found');
   if (revoked) return ok(view);
   if (view.status === 'approved' && view.grant?.state === 'expired') {

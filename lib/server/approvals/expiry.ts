@@ -1,14 +1,16 @@
 import 'server-only';
 import { db } from '../db/db';
 import { rows } from '../db/kysely';
-import { expireStale } from './sql';
+import { eraseLapsedArguments, expireStale } from './sql';
 import { enqueueWebhookEvents } from '../webhooks/sql';
 import { appendAudit } from '../audit/audit';
 import { TX_OPTIONS } from './shared';
 
 /**
  * Marks pending requests past their expiry (database clock) as expired, with an audit entry
- * each. Reads never depend on it: they already report such requests as expired.
+ * each (their arguments erased in the same statement, by the database), and erases the arguments
+ * of approved requests whose grant lapsed unused. Reads never depend on it: they already report
+ * such requests as expired, their arguments as erased.
  */
 export async function expireStaleApprovals(batch = 500): Promise<number> {
   return db.$transaction(
@@ -24,6 +26,7 @@ export async function expireStaleApprovals(batch = 500): Promise<number> {
         });
         await rows(enqueueWebhookEvents(r.id, [{ type: 'approval.expired' }]), tx);
       }
+      await rows(eraseLapsedArguments(batch), tx);
       return expired.length;
     },
     { ...TX_OPTIONS, timeout: 60_000 },

@@ -12,17 +12,18 @@ import {
   type ApprovalListQuery,
   type ApprovalQueue,
 } from '@/lib/approvals/schemas';
-import { type ApprovalView } from '@/lib/approvals/view';
+import { argumentsAbsence, type ApprovalView } from '@/lib/approvals/view';
 import { keysetPage, keysetQuery, pageSize } from '@/lib/pagination/keyset';
 import { fail, ok, type Result } from '@/lib/result';
 import { findView, readScope, toView, viewSelect, dbNow } from './shared';
 import { expireStaleApprovalsNowAndThen } from './expiry';
+import { showFieldsFor, withArguments } from './arguments';
 
 export async function getApproval(reader: Actor, id: string): Promise<Result<ApprovalView>> {
   const scope = readScope(reader);
   if (!scope) return fail('forbidden');
   if (!isUuid(id)) return fail('not_found');
-  const view = await findView(id, scope);
+  const view = await findView(id, reader, scope);
   return view ? ok(view) : fail('not_found');
 }
 
@@ -107,14 +108,21 @@ export const listApprovals = replicaSafe(async function listApprovals(
     take: page.take,
     select: viewSelect,
   });
-  return ok(
-    keysetPage(
-      rows,
-      limit,
-      (last) => encodeApprovalCursor({ order, at: order === 'expires' ? last.expiresAt : last.createdAt, id: last.id }),
-      (r) => toView(r, now),
-    ),
+  const pageOf = keysetPage(
+    rows,
+    limit,
+    (last) => encodeApprovalCursor({ order, at: order === 'expires' ? last.expiresAt : last.createdAt, id: last.id }),
+    (r) => ({ row: r, view: toView(r, now) }),
   );
+  // The queue row's preview: one lookup of the named fields for the whole page, and only the
+  // arguments a reviewer may see opened.
+  const mayRead = authorize(reader, 'approvals.readArguments');
+  const shown = pageOf.items.filter(({ view }) => argumentsAbsence(view, mayRead) === null).map((i) => i.view);
+  const fields = shown.length ? await showFieldsFor(shown) : undefined;
+  return ok({
+    items: pageOf.items.map(({ row, view }) => withArguments(view, row, reader, { whole: false, fields })),
+    nextCursor: pageOf.nextCursor,
+  });
 });
 
 /**

@@ -6,7 +6,8 @@ import { clockNow } from './sql';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { authorize } from '@/lib/auth/permissions';
 import { auditName, organizationOf, type Actor, type ApiKeyActor } from '@/lib/auth/actor';
-import { toApprovalView, type ApprovalView } from '@/lib/approvals/view';
+import { argumentsAbsence, toApprovalView, type ApprovalView } from '@/lib/approvals/view';
+import { showFieldsFor, withArguments } from './arguments';
 
 // Every expiry is judged by the database's clock, never the app server's: instances disagree.
 export async function dbNow(tx: Tx | typeof db = db): Promise<Date> {
@@ -35,7 +36,8 @@ export function readScope(reader: Actor): Prisma.ApprovalRequestWhereInput | nul
   return organization === null ? {} : { organization };
 }
 
-// Never the request hash or the requesting key.
+// Never the request hash or the requesting key; the sealed arguments only to open for those who may
+// read them (./arguments.ts), never into a view as they are.
 export const viewSelect = {
   id: true,
   requestRef: true,
@@ -46,8 +48,11 @@ export const viewSelect = {
   server: true,
   toolName: true,
   toolAnnotations: true,
+  toolDescription: true,
   annotationsTrusted: true,
   argsDigest: true,
+  argumentsSent: true,
+  argumentsSealed: true,
   summary: true,
   resourceType: true,
   resourceId: true,
@@ -69,6 +74,7 @@ export const viewSelect = {
 } satisfies Prisma.ApprovalRequestSelect;
 export type ViewRow = Prisma.ApprovalRequestGetPayload<{ select: typeof viewSelect }>;
 
+/** The view as anyone sees it, arguments aside (withArguments adds them for those who may read them). */
 export const toView = (r: ViewRow, now: Date): ApprovalView =>
   toApprovalView(
     {
@@ -83,7 +89,15 @@ export const toView = (r: ViewRow, now: Date): ApprovalView =>
     now,
   );
 
-export async function findView(id: string, scope: Prisma.ApprovalRequestWhereInput = {}): Promise<ApprovalView | null> {
+/** One request as `reader` sees it, its arguments included when they may read them. */
+export async function findView(
+  id: string,
+  reader: Actor,
+  scope: Prisma.ApprovalRequestWhereInput = {},
+): Promise<ApprovalView | null> {
   const row = await db.approvalRequest.findFirst({ where: { AND: [scope, { id }] }, select: viewSelect });
-  return row && toView(row, await dbNow());
+  if (!row) return null;
+  const view = toView(row, await dbNow());
+  const shown = argumentsAbsence(view, authorize(reader, 'approvals.readArguments')) === null;
+  return withArguments(view, row, reader, { whole: true, fields: shown ? await showFieldsFor([view]) : undefined });
 }
