@@ -35,7 +35,7 @@ async function seedDemoOutcomes(now: number): Promise<void> {
   const { trustServer } = await import('@/lib/server/policy/trusted-servers');
   const { DEMO_TRUSTED_SERVERS, demoOutcomes } = await import('./demo-outcomes');
   for (const name of DEMO_TRUSTED_SERVERS) await trustServer(cli, name);
-  const scopes = ['outcomes:write' as const, 'approvals:request' as const];
+  const scopes = ['outcomes:write' as const, 'approvals:request' as const, 'grants:redeem' as const];
   const key = await createApiKey(cli, { name: 'demo data (seed)', scopes });
   if (!key.ok) throw new Error(`seeding the demo key: ${key.failure}`);
   const client = {
@@ -59,27 +59,67 @@ async function seedDemoOutcomes(now: number): Promise<void> {
   if (!revoked.ok) throw new Error(`revoking the demo key: ${revoked.failure}`);
 }
 
+/** The demo approval requests (scripts/demo-approvals.ts), decided as each says by the demo reviewers. */
 async function seedDemoApprovals(client: ApiKeyActor): Promise<void> {
   const { decideApproval, requestApproval } = await import('@/lib/server/approvals');
+  const { redeemGrant } = await import('@/lib/server/approvals/grants');
+  const { approvalRequestSchema } = await import('@/lib/approvals/schemas');
   const { findUserByEmail } = await import('@/lib/server/users/users');
   const { demoApprovals } = await import('./demo-approvals');
-  for (const demo of demoApprovals(demoUsers[2].email)) {
-    const created = await requestApproval(client, demo.key, demo.body);
-    if (!created.ok) throw new Error(`seeding approval ${demo.key}: ${created.failure} ${created.detail ?? ''}`);
+  for (const demo of demoApprovals(demoUsers[1].email, demoUsers[2].email)) {
+    const failed = (step: string, r: { failure: string; detail?: string }) =>
+      new Error(`seeding approval ${demo.key}: ${step}: ${r.failure} ${r.detail ?? ''}`);
+    const body = approvalRequestSchema.parse(demo.body);
+    const created = await (demo.withoutArguments ? withoutRequiredArguments : run)(() =>
+      requestApproval(client, demo.key, body),
+    );
+    if (!created.ok) throw failed('request', created);
     let version = created.value.approval.version;
-    for (const email of demo.approvedBy ?? []) {
+    let grantId: string | undefined;
+    const decisions = [
+      ...(demo.approvedBy ?? []).map((email) => ({
+        email,
+        decision: 'approve' as const,
+        reason: 'Checked against the order history (demo data).',
+      })),
+      ...(demo.deniedBy ? [{ ...demo.deniedBy, decision: 'deny' as const }] : []),
+    ];
+    for (const { email, decision, reason } of decisions) {
       const reviewer = await findUserByEmail(email);
       if (!reviewer) throw new Error(`seeding approval ${demo.key}: no user ${email}`);
-      const reason = 'Checked against the order history (demo data).';
-      const decided = await decideApproval(reviewer, {
-        id: created.value.approval.id,
-        decision: 'approve',
-        reason,
-        version,
-      });
-      if (!decided.ok) throw new Error(`seeding approval ${demo.key}: ${decided.failure} ${decided.detail ?? ''}`);
+      const id = created.value.approval.id;
+      const decided = await decideApproval(reviewer, { id, decision, reason, version });
+      if (!decided.ok) throw failed('decision', decided);
       version = decided.value.version;
+      grantId = decided.value.grant?.id;
     }
+    if (demo.redeemed) {
+      if (!grantId) throw new Error(`seeding approval ${demo.key}: no grant to redeem`);
+      const redeemed = await redeemGrant(client, grantId, {
+        server: body.server,
+        tool: body.tool.name,
+        argsDigest: body.argsDigest,
+      });
+      if (!redeemed.ok) throw failed('redemption', redeemed);
+    }
+  }
+}
+
+const run = <T>(stage: () => Promise<T>) => stage();
+
+/**
+ * Runs `stage` as a console that accepts requests without arguments would: the requirement off for
+ * this one call when it is on (docs/configuration.md, COUNTERSIGN_APPROVALS_REQUIRE_ARGUMENTS), then
+ * back to its default.
+ */
+async function withoutRequiredArguments<T>(stage: () => Promise<T>): Promise<T> {
+  const { config, setEnvironment } = await import('@/lib/config');
+  if (!config().COUNTERSIGN_APPROVALS_REQUIRE_ARGUMENTS) return stage();
+  setEnvironment({ COUNTERSIGN_APPROVALS_REQUIRE_ARGUMENTS: 'off' });
+  try {
+    return await stage();
+  } finally {
+    setEnvironment({ COUNTERSIGN_APPROVALS_REQUIRE_ARGUMENTS: undefined });
   }
 }
 
