@@ -10,6 +10,7 @@ import { relativeTime } from '@/lib/approvals/present';
 import type { ApprovalView } from '@/lib/approvals/view';
 import type { Serialized } from '@/lib/serialize';
 import { approvalKeys } from './query-keys';
+import { ArgumentChips } from './argument-chips';
 import { RiskBadges } from './risk-badges';
 import { isTypingTarget } from './keys';
 import type { QueueTab } from './queue-tabs';
@@ -184,6 +185,7 @@ export function ApprovalQueue({ initial, now: serverNow, tab }: { initial: Page;
                         {a.resource.type} {a.resource.id}
                       </span>
                     ) : null}
+                    <ArgumentChips preview={a.argumentsPreview} sent={a.argumentsSent} />
                   </span>
                   <span className="order-2 min-w-0 lg:order-none">
                     <span className="break-all">

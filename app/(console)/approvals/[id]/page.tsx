@@ -3,6 +3,7 @@ import { notFound } from 'next/navigation';
 import { DecisionForm } from '@/components/approvals/decision-form';
 import { RevokeForm } from '@/components/approvals/revoke-form';
 import { RiskBadges } from '@/components/approvals/risk-badges';
+import { WhatWillRun } from '@/components/approvals/what-will-run';
 import { CategoryBadge, DeliveryBadge } from '@/components/outcomes/outcome-badges';
 import { Badge, Card, Notice } from '@/components/ui/card';
 import { Facts } from '@/components/ui/facts';
@@ -82,6 +83,7 @@ export default async function ApprovalPage({
             {a.tool.name} <span className="text-slate-500">on</span> {a.server}
           </h1>
           <p className="mt-1 max-w-3xl break-words text-base text-slate-800" data-testid="approval-summary">
+            <span className="text-sm text-slate-600">The agent says: </span>
             {a.summary}
           </p>
           <div className="mt-2 flex flex-wrap items-center gap-x-4 gap-y-1 text-sm text-slate-600">
@@ -110,21 +112,19 @@ export default async function ApprovalPage({
       ) : null}
       <div className="grid gap-6 lg:grid-cols-3">
         <div className="space-y-6 lg:col-span-2">
-          <Card title="What will change">
-            <Facts
-              items={[
-                ['Summary', a.summary],
-                ['Resource', a.resource ? `${a.resource.type} ${a.resource.id}` : null],
-                [
-                  'Argument digest',
-                  <code key="d" className="font-mono text-xs">
-                    {a.argsDigest}
-                  </code>,
-                ],
-                ['Grant lifetime once approved', `${Math.round(a.grantTtlSeconds / 60)} min`],
-              ]}
-            />
-          </Card>
+          <WhatWillRun
+            args={a.arguments}
+            note={a.argumentsNote}
+            sent={a.argumentsSent}
+            description={a.tool.description}
+            summary={a.summary}
+            tool={a.tool.name}
+            server={a.server}
+            argsDigest={a.argsDigest}
+            resource={a.resource}
+            grantTtlSeconds={a.grantTtlSeconds}
+            when={formatDate}
+          />
           <Card title="Who asks, on whose behalf">
             <Facts
               items={[
