@@ -144,6 +144,46 @@ describe('the demo agent against a console without the demo data', () => {
     const deliveries = new Set(Object.values(stored).flatMap((items) => items.map(([d]) => d)));
     expect([...deliveries].sort()).toEqual(['completed', 'never_sent', 'rejected', 'unknown']);
     expect(report.findings?.kinds).toContain('unsafe_replay');
+
+    // What the reviewer read before deciding: the very arguments each call ran with (written here
+    // as the scenarios send them), and for the gateway's call the tool's description as declared.
+    const saw = Object.fromEntries(report.scenarios.map((s) => [s.name, s.reviewerSaw]));
+    const run4411 = { orderId: '4411', amount: 40, currency: 'EUR', reason: 'Damaged on arrival' };
+    expect(saw.refund).toEqual({
+      arguments: { ...run4411, idempotencyKey: `refund-4411-${report.runId}` },
+      argumentsNote: null,
+      toolDescription: null, // the agent package sends none (only the gateway reads tools/list)
+    });
+    expect(saw.denied?.arguments).toEqual({
+      orderId: '4413',
+      amount: 18,
+      currency: 'EUR',
+      idempotencyKey: `refund-4413-${report.runId}`,
+    });
+    expect(saw.gateway_write).toEqual({
+      arguments: {
+        orderId: '4412',
+        amount: 20,
+        currency: 'EUR',
+        idempotencyKey: `refund-4412-gw-${report.runId}`,
+        reason: 'Late delivery',
+      },
+      argumentsNote: null,
+      toolDescription:
+        'Refunds money on an order to the original payment method. Irreversible. The same idempotencyKey with the same input returns the first refund.',
+    });
+    // Every approval the demo staged carried its arguments, and none keeps them once decided and done.
+    const staged = await db.approvalRequest.findMany({
+      where: { requestRef: { in: report.scenarios.map((s) => s.requestRef) } },
+      select: { status: true, argumentsSent: true, argumentsSealed: true },
+    });
+    expect(staged.map((r) => [r.status, r.argumentsSent, r.argumentsSealed]).sort()).toEqual([
+      ['denied', true, null],
+      ['redeemed', true, null],
+      ['redeemed', true, null],
+      ['redeemed', true, null],
+      ['redeemed', true, null],
+    ]);
   }, 120_000);
 
   it('stops naming a policy rule that changes what a demo tool needs (the server trusted by now)', async () => {

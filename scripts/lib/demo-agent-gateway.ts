@@ -12,7 +12,7 @@ import { OutcomeReporter, type ApprovalSnapshot } from '../../lib/mcp';
 import { classifyRecord } from '../../lib/outcomes/classify';
 import type { Outcome } from '../../lib/outcomes/schemas';
 import { DEMO_SERVER_NAME, type DemoMcpServer } from '../demo-mcp-server';
-import type { ScenarioReport } from './demo-agent-types';
+import type { ReviewerSaw, ScenarioReport } from './demo-agent-types';
 
 export const GATEWAY_AGENT = 'demo-support-agent via countersign-gateway';
 
@@ -26,6 +26,8 @@ export interface GatewayScenarioOptions {
   runId: string;
   /** Called with each approval the gateway requests (the reviewer token decides it, or a person). */
   onRequested: (approval: ApprovalSnapshot) => Promise<void>;
+  /** What the reviewer token read of an approval before deciding it. */
+  saw: (approvalId: string | null | undefined) => ReviewerSaw | undefined;
   log: (line: string) => void;
 }
 
@@ -104,6 +106,7 @@ export async function runGatewayScenarios(o: GatewayScenarioOptions): Promise<Sc
         grantId: record?.grantId ?? undefined,
         approvalId: approvals.get(requestRef) ?? null,
         idempotencyKey: record?.idempotencyKey ?? undefined,
+        reviewerSaw: o.saw(approvals.get(requestRef)),
         note: result.isError ? 'the gateway or the server answered with an error' : 'answered by the server',
       };
       scenarios.push(report);

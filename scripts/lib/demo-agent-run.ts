@@ -1,9 +1,8 @@
 // The agent-integration demo's scenarios (scripts/demo-agent.ts is its command line): a support
-// agent drives the demo MCP server (started here on loopback) through lib/mcp's wrapper, and
-// Countersign receives every outcome and approval; then a plain client does the same through the
-// gateway (demo-agent-gateway.ts). First it checks the console has what the scenarios need, setting
-// up what its credentials may (demo-agent-preflight.ts). With a reviewer's personal token the demo
-// decides its own approval requests; without one it waits for a person in the console and skips the denial.
+// agent drives the demo MCP server (on loopback) through lib/mcp's wrapper, and Countersign receives
+// every outcome and approval (with the call's arguments); then a plain client does the same through
+// the gateway (demo-agent-gateway.ts). First it checks the console has what the scenarios need
+// (demo-agent-preflight.ts). Who decides the approvals: demo-agent-reviewer.ts.
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -50,7 +49,7 @@ export async function runDemoAgent(options: DemoAgentOptions): Promise<DemoAgent
     throw err;
   });
   const reporter = new OutcomeReporter({ ...endpoint, flushIntervalMs: 200 });
-  const { onRequested, decide } = demoReviewer({ reviewer, countersignUrl: options.countersignUrl, log });
+  const { onRequested, decide, saw } = demoReviewer({ reviewer, countersignUrl: options.countersignUrl, log });
 
   const clients: Client[] = [];
   const wrap = (token: string, mcpUrl = demo.url): CountersignClient => {
@@ -96,6 +95,7 @@ export async function runDemoAgent(options: DemoAgentOptions): Promise<DemoAgent
       grantId: r.approval?.grantId,
       approvalId: r.approval?.id,
       idempotencyKey: r.record.idempotencyKey ?? undefined,
+      reviewerSaw: saw(r.approval?.id),
     };
     scenarios.push(report);
     const matches = c.delivery === expected.delivery && c.category === expected.category;
@@ -252,6 +252,7 @@ export async function runDemoAgent(options: DemoAgentOptions): Promise<DemoAgent
         ref,
         runId,
         onRequested,
+        saw,
         log,
       })),
     );

@@ -12,6 +12,14 @@ export interface DemoAgentOptions {
   log?: (line: string) => void;
 }
 
+/** An approval request as the reviewer token read it before deciding (GET /api/v1/approvals/{id}). */
+export interface ReviewerSaw {
+  arguments: Record<string, unknown> | null;
+  argumentsNote: string | null;
+  /** As the server declared it, when the gateway staged the request. */
+  toolDescription: string | null;
+}
+
 export interface ScenarioReport {
   name: string;
   requestRef: string;
@@ -22,6 +30,7 @@ export interface ScenarioReport {
   grantId?: string;
   approvalId?: string | null;
   idempotencyKey?: string;
+  reviewerSaw?: ReviewerSaw;
   skipped?: string;
   note?: string;
 }
