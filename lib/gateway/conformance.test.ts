@@ -1,0 +1,264 @@
+// The official conformance suite as a differential test (docs/gateway.md "Conformance"): every
+// server scenario run against an upstream directly and through the gateway (Streamable HTTP, on
+// 127.0.0.1, the real console in-process) must get the same verdict, whatever the upstream passes
+// or fails. Upstreams: server-everything over Streamable HTTP, and the SDK v2 test server
+// (testing/mcp-v2-server.ts), which also must pass every 2026-07-28 scenario directly.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { cli } from '@/lib/auth/actor';
+import { setPolicyRule } from '@/lib/server/policy/policy-rules';
+import { trustServer } from '@/lib/server/policy/trusted-servers';
+import { differences, runSuite, startEverythingHttp, type SuiteRun, type Verdict } from '@/testing/conformance';
+import { uniq } from '@/testing/factories';
+import { consoleActors, testContext, type ConsoleActors } from '@/testing/gateway-fixtures';
+import { startV2HttpServer } from '@/testing/mcp-v2-server';
+import { runHttp } from './http';
+
+vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
+
+// Two scenarios judge the answering hop's own HTTP listener and streams, not what it relays, so
+// through the gateway their verdict is the gateway's own. Its listener must refuse foreign Host and
+// Origin values whatever the server behind it does (docs/api.md "The gateway"). It answers a
+// single response as plain JSON where the server streamed it, and SEP-1699's stream polling then
+// does not apply: server-sse-polling passes there, as it does against any server answering JSON.
+const DNS = 'dns-rebinding-protection';
+const SSE_POLLING = 'server-sse-polling';
+const PER_HOP = [DNS, SSE_POLLING];
+// Skipped until the gateway's Host/Origin guard (lib/gateway/host-guard.ts, being written beside
+// this test) is in the tree: before it the listener answered evil.example.com with 200.
+const HOST_GUARD = existsSync(path.join(import.meta.dirname, 'host-guard.ts'));
+const SUITE_TIMEOUT = 240_000;
+
+let actors: ConsoleActors;
+const closers: (() => Promise<unknown>)[] = [];
+beforeAll(async () => {
+  actors = await consoleActors();
+});
+afterAll(async () => {
+  for (const close of closers.splice(0).reverse()) await close().catch(() => undefined);
+});
+
+/** A gateway in front of `upstream` whose policy lets every tool through without a reviewer. */
+async function gatewayFor(upstream: string): Promise<string> {
+  const server = uniq('conformance');
+  await trustServer(cli, server);
+  await setPolicyRule(cli, { server, tool: null, requiredApprovals: 0 });
+  // The gateway's own progress interval: a hold for a grant shorter than it sends no progress.
+  const t = testContext(actors, server, { progressIntervalMs: undefined });
+  const gateway = await runHttp(t.ctx, new URL(upstream), '127.0.0.1', 0);
+  closers.push(async () => {
+    await gateway.close();
+    await t.ctx.reporter.close(2000);
+  });
+  return gateway.url;
+}
+
+/** What the failing checks said, directly and through the gateway, for the scenarios that differ. */
+const why = (differ: object, direct: SuiteRun, through: SuiteRun) =>
+  JSON.stringify(
+    Object.fromEntries(
+      Object.keys(differ).map((n) => [n, { direct: direct.problems[n], through: through.problems[n] }]),
+    ),
+    null,
+    1,
+  );
+const without = (verdicts: Record<string, Verdict>, names: string[]) =>
+  Object.fromEntries(Object.entries(verdicts).filter(([n]) => !names.includes(n)));
+
+// The 2025 suite (0.1.16, --suite all): its 32 server scenarios, each passing unless named below.
+const SCENARIOS_2025 = [
+  'completion-complete',
+  'dns-rebinding-protection',
+  'elicitation-sep1034-defaults',
+  'elicitation-sep1330-enums',
+  'json-schema-2020-12',
+  'logging-set-level',
+  'ping',
+  'prompts-get-embedded-resource',
+  'prompts-get-simple',
+  'prompts-get-with-args',
+  'prompts-get-with-image',
+  'prompts-list',
+  'resources-list',
+  'resources-read-binary',
+  'resources-read-text',
+  'resources-subscribe',
+  'resources-templates-read',
+  'resources-unsubscribe',
+  'server-initialize',
+  'server-sse-multiple-streams',
+  'server-sse-polling',
+  'tools-call-audio',
+  'tools-call-elicitation',
+  'tools-call-embedded-resource',
+  'tools-call-error',
+  'tools-call-image',
+  'tools-call-mixed-content',
+  'tools-call-sampling',
+  'tools-call-simple-text',
+  'tools-call-with-logging',
+  'tools-call-with-progress',
+  'tools-list',
+];
+const table = (names: string[], otherwise: Record<string, Verdict>) =>
+  Object.fromEntries(names.map((n) => [n, otherwise[n] ?? 'pass']));
+
+const upstreams = [
+  {
+    name: 'server-everything over Streamable HTTP',
+    start: startEverythingHttp,
+    // It lacks the suite's test tools, resources and prompts, and its listener takes any Host.
+    direct2025: table(SCENARIOS_2025, {
+      'completion-complete': 'fail',
+      'dns-rebinding-protection': 'fail',
+      'elicitation-sep1034-defaults': 'fail',
+      'elicitation-sep1330-enums': 'fail',
+      'json-schema-2020-12': 'fail',
+      'prompts-get-embedded-resource': 'fail',
+      'prompts-get-simple': 'fail',
+      'prompts-get-with-args': 'fail',
+      'prompts-get-with-image': 'fail',
+      'resources-read-binary': 'fail',
+      'resources-read-text': 'fail',
+      'resources-templates-read': 'fail',
+      'server-sse-polling': 'fail',
+      'tools-call-audio': 'fail',
+      'tools-call-elicitation': 'fail',
+      'tools-call-embedded-resource': 'fail',
+      'tools-call-image': 'fail',
+      'tools-call-mixed-content': 'fail',
+      'tools-call-sampling': 'fail',
+      'tools-call-with-logging': 'fail',
+      'tools-call-with-progress': 'fail',
+    }),
+  },
+  {
+    name: 'the SDK v2 test server',
+    start: () => startV2HttpServer(),
+    // server-sse-polling (pending in 0.1.16) asks for a priming event the SDK sends only to
+    // 2025-11-25 clients, while the scenario's own requests claim 2025-03-26.
+    direct2025: table(SCENARIOS_2025, { 'server-sse-polling': 'warning' }),
+  },
+];
+
+describe.each(upstreams)('conformance 2025 (suite 0.1.16), $name', ({ start, direct2025 }) => {
+  let direct: SuiteRun;
+  let through: SuiteRun;
+  beforeAll(async () => {
+    const upstream = await start();
+    closers.push(() => upstream.close());
+    const gateway = await gatewayFor(upstream.url);
+    direct = await runSuite('2025', upstream.url);
+    through = await runSuite('2025', gateway);
+  }, SUITE_TIMEOUT);
+
+  it('directly, every scenario gets the verdict this upstream is known for', () => {
+    expect(direct.verdicts).toEqual(direct2025);
+  });
+
+  it('through the gateway, every scenario gets the same verdict as directly', () => {
+    const differ = differences(without(direct.verdicts, PER_HOP), without(through.verdicts, PER_HOP));
+    expect(differ, why(differ, direct, through)).toEqual({});
+    expect(Object.keys(through.verdicts)).toHaveLength(SCENARIOS_2025.length);
+  });
+
+  it.skipIf(!HOST_GUARD)(
+    `${DNS} passes through the gateway: it refuses a foreign Host and Origin, whatever the upstream does`,
+    () => {
+      expect({ verdict: through.verdicts[DNS], problems: through.problems[DNS] }).toEqual({
+        verdict: 'pass',
+        problems: undefined,
+      });
+    },
+  );
+
+  it(`${SSE_POLLING} passes through the gateway: its answer is plain JSON, where stream polling does not apply`, () => {
+    expect({ verdict: through.verdicts[SSE_POLLING], problems: through.problems[SSE_POLLING] }).toEqual({
+      verdict: 'pass',
+      problems: undefined,
+    });
+  });
+});
+
+describe('conformance 2025, a difference found and not yet fixed', () => {
+  it.todo(
+    'tools-call-with-progress through the gateway while the call is held for its grant: the gateway ' +
+      "sends its own progress (1, 2, …) on the client's token, then the server's (0, 50, 100) follows on " +
+      'the same token, progress stops increasing and the scenario fails (seen with a hold longer than the ' +
+      "gateway's progress interval; lib/gateway/approval-gate.ts holdForGrant)",
+  );
+});
+
+// The 2026 suite (0.2.0-alpha.12, --suite all --spec-version 2026-07-28): its 40 server scenarios.
+const SCENARIOS_2026 = [
+  'caching',
+  'completion-complete',
+  'dns-rebinding-protection',
+  'http-custom-header-server-validation',
+  'http-header-validation',
+  'input-required-result-basic-elicitation',
+  'input-required-result-basic-list-roots',
+  'input-required-result-basic-sampling',
+  'input-required-result-capability-check',
+  'input-required-result-ignore-extra-params',
+  'input-required-result-missing-input-response',
+  'input-required-result-multi-round',
+  'input-required-result-multiple-input-requests',
+  'input-required-result-non-tool-request',
+  'input-required-result-request-state',
+  'input-required-result-result-type',
+  'input-required-result-tampered-state',
+  'input-required-result-unsupported-methods',
+  'input-required-result-validate-input',
+  'json-schema-2020-12',
+  'prompts-get-embedded-resource',
+  'prompts-get-simple',
+  'prompts-get-with-args',
+  'prompts-get-with-image',
+  'prompts-list',
+  'resources-list',
+  'resources-read-binary',
+  'resources-read-text',
+  'resources-templates-read',
+  'sep-2164-resource-not-found',
+  'server-sse-multiple-streams',
+  'server-stateless',
+  'tools-call-audio',
+  'tools-call-embedded-resource',
+  'tools-call-error',
+  'tools-call-image',
+  'tools-call-mixed-content',
+  'tools-call-simple-text',
+  'tools-call-with-progress',
+  'tools-list',
+];
+
+describe('conformance 2026-07-28 (suite 0.2.0-alpha.12), the SDK v2 test server', () => {
+  let upstream: string;
+  let direct: SuiteRun;
+  beforeAll(async () => {
+    const server = await startV2HttpServer();
+    closers.push(() => server.close());
+    upstream = server.url;
+    direct = await runSuite('2026', upstream, { specVersion: '2026-07-28' });
+  }, SUITE_TIMEOUT);
+
+  it('directly, passes every scenario its requirements name', () => {
+    expect({ verdicts: direct.verdicts, problems: direct.problems }).toEqual({
+      verdicts: table(SCENARIOS_2026, {}),
+      problems: {},
+    });
+  });
+
+  it.skip(
+    'through the gateway, every scenario gets the same verdict as directly — skipped: the gateway does not ' +
+      'bridge 2026-07-28 yet (issue 42; docs/gateway.md "Conformance" lists what differs today)',
+    async () => {
+      const through = await runSuite('2026', await gatewayFor(upstream), { specVersion: '2026-07-28' });
+      expect(differences(without(direct.verdicts, PER_HOP), without(through.verdicts, PER_HOP))).toEqual({});
+      expect(through.verdicts[DNS]).toBe('pass');
+    },
+    SUITE_TIMEOUT,
+  );
+});
