@@ -72,7 +72,9 @@ const csError = (r: CallToolResult) => (r._meta as Record<string, unknown> | und
 
 describe('gateway, server-filesystem: the reviewer sees what will run', () => {
   it('a held write_file shows its path and content as sent (masked only where the masker masks); approved, it runs once; then the arguments are erased', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'cs-gateway-args-'));
+    // Spaces keep each run of the path short: the masker takes a long run of path characters with
+    // a random-looking part (mkdtemp's suffix) for a token, and would mask the whole path.
+    const dir = await mkdtemp(join(tmpdir(), 'countersign gateway args '));
     const server = uniq('fs-mcp');
     await trustServer(cli, server);
     await setPolicyRule(cli, { server, tool: 'write_file', requiredApprovals: 1 });
