@@ -1,4 +1,6 @@
 // The gateway's command line (docs/gateway.md, "The gateway"). Pure: argv in, options or the flag at fault out.
+import { hostnameOf, isLoopbackAddress } from './host-guard';
+
 export interface GatewayFlags {
   server: string;
   principal: string;
@@ -12,13 +14,15 @@ export interface GatewayFlags {
   upstream?: URL;
   host: string;
   port: number;
+  /** HTTP mode: names besides the loopback ones that `Host` and `Origin` may carry. */
+  allowedHosts?: string[];
 }
 
 export type FlagsResult = { ok: true; flags: GatewayFlags } | { ok: false; flag: string; message: string };
 
 export const USAGE = [
   'usage: countersign-gateway --server NAME --principal P --organization O [--agent A] [--approval-wait S] -- COMMAND [ARGS…]',
-  '       countersign-gateway --server NAME --principal P --organization O --upstream URL [--host 127.0.0.1] [--port 8808]',
+  '       countersign-gateway --server NAME --principal P --organization O --upstream URL [--host 127.0.0.1] [--port 8808] [--allowed-hosts H1,H2]',
 ].join('\n');
 
 const VALUED = [
@@ -30,6 +34,7 @@ const VALUED = [
   '--upstream',
   '--host',
   '--port',
+  '--allowed-hosts',
 ];
 const NAME_MAX = 200;
 
@@ -84,13 +89,23 @@ export function parseFlags(argv: readonly string[]): FlagsResult {
   if (upstream && command) return bad('--', 'give either --upstream URL or -- COMMAND, not both');
   if (!upstream && (!command || command.length === 0))
     return bad('--', 'give the server: -- COMMAND [ARGS…] (stdio) or --upstream URL (Streamable HTTP)');
-  if (!upstream && (values.has('--host') || values.has('--port')))
-    return bad(values.has('--host') ? '--host' : '--port', '--host and --port are for --upstream mode only');
+  const httpOnly = ['--host', '--port', '--allowed-hosts'].find((f) => values.has(f));
+  if (!upstream && httpOnly) return bad(httpOnly, '--host, --port and --allowed-hosts are for --upstream mode only');
 
   const port = values.get('--port') ?? '8808';
   if (!/^\d+$/.test(port) || Number(port) > 65535) return bad('--port', '--port must be a port number (0 to 65535)');
   const host = values.get('--host') ?? '127.0.0.1';
   if (!/^[A-Za-z0-9.:[\]-]+$/.test(host)) return bad('--host', '--host must be a host name or address');
+  const allowedHosts = hostList(values.get('--allowed-hosts'));
+  if (allowedHosts === null)
+    return bad('--allowed-hosts', '--allowed-hosts must be host names or addresses separated by commas, without ports');
+  // Bound elsewhere than loopback, the gateway is reached by names it cannot guess; it does not
+  // start open to every name (docs/gateway.md "Streamable HTTP: clients that connect by URL").
+  if (upstream && !isLoopbackAddress(host) && allowedHosts.length === 0)
+    return bad(
+      '--allowed-hosts',
+      `--host ${host} is not a loopback address: give --allowed-hosts with the names clients reach the gateway by`,
+    );
 
   return {
     ok: true,
@@ -104,8 +119,29 @@ export function parseFlags(argv: readonly string[]): FlagsResult {
       ...(upstream ? { upstream } : {}),
       host,
       port: Number(port),
+      ...(allowedHosts.length ? { allowedHosts } : {}),
     },
   };
+}
+
+const HOST_NAME = /^([a-z0-9]([a-z0-9-]*[a-z0-9])?)(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
+
+/** `--allowed-hosts`: names or addresses (an IPv6 one bare or in brackets), as URLs spell them; null if any is not. */
+function hostList(text: string | undefined): string[] | null {
+  if (text === undefined) return [];
+  const names: string[] = [];
+  for (const entry of text.split(',')) {
+    const h = hostnameOf(entry.trim());
+    if (h.length > 253 || !(HOST_NAME.test(h) || h.startsWith('['))) return null;
+    try {
+      const url = new URL(`http://${h}/`);
+      if (url.host !== url.hostname) return null; // a port
+      names.push(url.hostname);
+    } catch {
+      return null;
+    }
+  }
+  return [...new Set(names)];
 }
 
 const bad = (flag: string, message: string): FlagsResult => ({ ok: false, flag, message });

@@ -36,6 +36,15 @@ describe('gateway flags', () => {
     [[...BASE], '--'],
     [[...BASE, '--upstream', 'http://x', '--', 'cmd'], '--'],
     [['--server', 'x'.repeat(201), '--principal', 'p', '--organization', 'o', '--', 'c'], '--server'],
+    [[...BASE, '--upstream', 'http://x', '--allowed-hosts', 'gw.example.com:8808'], '--allowed-hosts'],
+    [[...BASE, '--upstream', 'http://x', '--allowed-hosts', 'a,,b'], '--allowed-hosts'],
+    [[...BASE, '--upstream', 'http://x', '--allowed-hosts', '*'], '--allowed-hosts'],
+    [[...BASE, '--upstream', 'http://x', '--allowed-hosts', 'user@gw.example.com'], '--allowed-hosts'],
+    [[...BASE, '--upstream', 'http://x', '--allowed-hosts', 'gw.example.com/mcp'], '--allowed-hosts'],
+    [[...BASE, '--allowed-hosts', 'gw.example.com', '--', 'cmd'], '--allowed-hosts'],
+    // Bound beyond loopback with no names listed: not started open to every name.
+    [[...BASE, '--upstream', 'http://x', '--host', '0.0.0.0'], '--allowed-hosts'],
+    [[...BASE, '--upstream', 'http://x', '--host', '192.168.1.20'], '--allowed-hosts'],
   ];
   it.each(bad)('refuses %j naming %s', (args, flag) => {
     const r = parseFlags(args);
@@ -61,6 +70,25 @@ describe('gateway flags', () => {
     });
     const http = parseFlags([...BASE, '--agent=a', '--upstream', 'http://127.0.0.1:4410/mcp', '--port', '0']);
     expect(http).toMatchObject({ ok: true, flags: { agent: 'a', port: 0, host: '127.0.0.1' } });
+    expect(http.ok && http.flags.allowedHosts).toBe(undefined);
+  });
+
+  it('--allowed-hosts: names and addresses as URLs spell them, for any bind; loopback binds need none', () => {
+    const listed = parseFlags([
+      ...BASE,
+      '--upstream',
+      'http://127.0.0.1:4410/mcp',
+      '--host',
+      '0.0.0.0',
+      '--allowed-hosts',
+      'GW.Example.com, 10.0.0.7,::1,gw.example.com',
+    ]);
+    expect(listed).toMatchObject({
+      ok: true,
+      flags: { host: '0.0.0.0', allowedHosts: ['gw.example.com', '10.0.0.7', '[::1]'] },
+    });
+    for (const host of ['127.0.0.1', 'localhost', '::1', '127.0.0.2'])
+      expect(parseFlags([...BASE, '--upstream', 'http://x', '--host', host]).ok).toBe(true);
   });
 
   it('the process exits 2 naming the flag, or the missing environment', () => {
@@ -74,6 +102,9 @@ describe('gateway flags', () => {
     );
     expect(noKey.status).toBe(2);
     expect(noKey.stderr).toContain('COUNTERSIGN_API_KEY');
+    const open = run([...BASE, '--upstream', 'http://127.0.0.1:9/mcp', '--host', '0.0.0.0', '--port', '0']);
+    expect(open.status).toBe(2);
+    expect(open.stderr).toContain('--host 0.0.0.0 is not a loopback address: give --allowed-hosts');
   }, 60_000);
 
   it('`npm run gateway` runs it under node with the flags every launcher gives it (lib/gateway/node-flags.ts)', async () => {

@@ -3,7 +3,8 @@
 // of one request: http-downstream.ts) and an HttpUpstream towards the server's URL (keep-alive
 // connections shared by all sessions), relayed by one Relay. The client's Authorization header is
 // sent to the server as it came; the server's 401/403 with its WWW-Authenticate comes back as it
-// was sent. Neither is kept.
+// was sent. Neither is kept. A request whose Host or Origin is not a name the gateway is reached
+// by is refused before anything else (host-guard.ts).
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +12,7 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { GatewayContext } from './context';
 import { carrying, newExchange, type Exchange, type UpstreamHead } from './exchange';
+import { hostCheck, refuseHost } from './host-guard';
 import { Downstream, HEAD_WAIT_MS, KEEP_ALIVE_MS, leanRequest } from './http-downstream';
 import { HttpUpstream, upstreamAgent } from './http-upstream';
 import { Relay } from './relay';
@@ -43,6 +45,8 @@ export interface HttpGateway {
 export interface HttpOptions {
   /** false: every POST goes through the SDK's transport (the tests compare both paths). Default true. */
   lean?: boolean;
+  /** Names besides the loopback ones that `Host` and `Origin` may carry (`--allowed-hosts`). */
+  allowedHosts?: readonly string[];
 }
 
 export async function runHttp(
@@ -55,6 +59,7 @@ export async function runHttp(
   const sessions = new Map<string, Session>();
   const agent = upstreamAgent(upstream);
   const lean = options.lean ?? true;
+  const checkHost = hostCheck(host, options.allowedHosts);
   // Lean answers silent for KEEP_ALIVE_MS turn into kept-alive SSE streams, and their wait for the
   // server's head is bounded (one timer for all: LeanAnswer.idle).
   const sweeper = setInterval(
@@ -82,6 +87,9 @@ export async function runHttp(
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Before anything else, the body unread: a foreign Host or Origin gets nothing from the gateway.
+    const foreign = checkHost(req.headers);
+    if (foreign) return refuseHost(res, foreign);
     if (req.url !== '/mcp' && new URL(req.url ?? '/', 'http://gateway.invalid').pathname !== '/mcp')
       return plain(res, 404, 'Not found: the MCP endpoint is /mcp');
     const body = req.method === 'POST' ? await readBody(req) : null;
