@@ -18,9 +18,16 @@ async function main() {
     process.stderr.write(`countersign-gateway: ${result.message}\n`);
     process.exit(2);
   }
-  const stop = () => void result.stop().then(() => process.exit(0));
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  // A signal stops it as the end of stdin does (stdio mode: the child is stopped first); a second
+  // one while it stops changes nothing, since stopping is bounded anyway.
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`countersign-gateway: ${signal}: stopping\n`);
+    void result.stop().then(() => process.exit(0));
+  };
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, stop);
   await result.done;
   process.exit(0);
 }

@@ -6,6 +6,15 @@ import { runHttp } from './http';
 import { runStdio } from './stdio';
 import type { GatewayConfig } from '../config';
 
+/** How long records still buffered at exit are tried: HTTP mode. */
+const HTTP_FLUSH_MS = 5000;
+/**
+ * stdio mode, after the child is gone: shorter, so that the gateway exits by itself before a host
+ * following MCP's stdio shutdown sends SIGKILL (the SDK's client does so a few seconds after
+ * closing stdin).
+ */
+const STDIO_FLUSH_MS = 2000;
+
 export interface RunOptions {
   argv: readonly string[];
   /** COUNTERSIGN_URL and COUNTERSIGN_API_KEY (lib/config `gatewayConfig()`). */
@@ -53,12 +62,13 @@ export async function runGateway(options: RunOptions): Promise<RunResult> {
   if (!parsed.ok) return { code: 2, message: `${parsed.message}\n${USAGE}` };
   const ctx = contextFor(parsed.flags, options.env, log);
   if (typeof ctx === 'string') return { code: 2, message: ctx };
-  const flush = async () => {
-    const result = await ctx.reporter.close(5000);
+  const flush = async (ms: number) => {
+    const result = await ctx.reporter.close(ms);
     if (!result.ok) log(`${result.buffered} record(s) could not be sent before exit`);
   };
   if (parsed.flags.upstream) {
-    const gateway = await runHttp(ctx, parsed.flags.upstream, parsed.flags.host, parsed.flags.port);
+    const { upstream, host, port, allowedHosts } = parsed.flags;
+    const gateway = await runHttp(ctx, upstream, host, port, allowedHosts ? { allowedHosts } : {});
     log(`listening on ${gateway.url}, forwarding to ${parsed.flags.upstream.origin}`);
     let stopped: () => void;
     const done = new Promise<void>((resolve) => (stopped = resolve));
@@ -68,14 +78,14 @@ export async function runGateway(options: RunOptions): Promise<RunResult> {
       done,
       stop: async () => {
         await gateway.close();
-        await flush();
+        await flush(HTTP_FLUSH_MS);
         stopped();
       },
     };
   }
-  const relay = await runStdio(ctx, parsed.flags.command!);
-  const done = new Promise<void>((resolve) => {
-    relay.onclose = () => void flush().then(resolve);
-  });
+  let closed: () => void;
+  const done = new Promise<void>((resolve) => (closed = resolve));
+  // Told before the relay starts: the host may close stdin at once.
+  const relay = await runStdio(ctx, parsed.flags.command!, undefined, () => void flush(STDIO_FLUSH_MS).then(closed));
   return { code: 0, done, stop: () => relay.close().then(() => done) };
 }
