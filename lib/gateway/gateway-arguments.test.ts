@@ -194,6 +194,20 @@ describe('gateway, an in-process server: what the approval request carries', () 
     expect(after.argumentsNote).toMatch(/^erased when denied at \d{4}-/);
   });
 
+  it('arguments over 64 KiB: the console refuses to stage them, and the call is refused unsent', async () => {
+    const s = await setUp();
+    const ref = uniq('req');
+    const r = (await s.client.callTool({
+      name: 'deploy',
+      arguments: { service: 'x'.repeat(70_000), api_key: 'k', replicas: 1 },
+      _meta: { 'countersign/requestRef': ref },
+    })) as CallToolResult;
+    expect(r.isError).toBe(true);
+    expect(JSON.stringify(r.content)).toContain('arguments_too_large');
+    expect(await approvalsOf(ref)).toEqual([]);
+    expect(await recordsOf(ref, s.ctx.reporter)).toMatchObject([{ toolName: 'deploy', delivery: 'never_sent' }]);
+  });
+
   it('arguments that are not an object are never staged: refused unsent, recorded never_sent', async () => {
     const s = await setUp();
     const ref = uniq('req');
