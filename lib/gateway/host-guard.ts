@@ -50,12 +50,18 @@ export type HostCheck = (headers: IncomingHttpHeaders) => string | null;
 export function hostCheck(bindHost: string, allowedHosts: readonly string[] = []): HostCheck {
   const allowed = new Set([...LOOPBACK_NAMES, ...allowedHosts.map(hostnameOf)]);
   if (isLoopbackAddress(bindHost)) allowed.add(hostnameOf(bindHost));
+  // Host values already admitted, so that the common request is not parsed again (bounded: ports vary).
+  const admitted = new Set<string>();
   return (headers) => {
     const host = headers.host;
     if (!host) return 'Missing Host header';
-    const name = hostHeaderName(host);
-    if (name === null) return `Invalid Host header: ${host}`;
-    if (!allowed.has(name)) return `Invalid Host: ${name}`;
+    if (!admitted.has(host)) {
+      const name = hostHeaderName(host);
+      if (name === null) return `Invalid Host header: ${host}`;
+      if (!allowed.has(name)) return `Invalid Host: ${name}`;
+      if (admitted.size >= 256) admitted.clear();
+      admitted.add(host);
+    }
     const origin = headers.origin;
     if (origin === undefined) return null;
     let originName: string | null;
