@@ -6,8 +6,11 @@ import { setPolicyRule } from '@/lib/server/policy/policy-rules';
 import { api, call, expectOk } from '@/testing/api-harness';
 import { makeUser, uniq } from '@/testing/factories';
 import { cli } from '@/lib/auth/actor';
+import { ARGUMENTS, ARGUMENTS_DIGEST } from './approvals-arguments';
 
-export const DIGEST = `sha256:${'ab12'.repeat(16)}`;
+// The arguments an approval request carries, and their digest (testing/approvals-arguments.ts).
+export const ARGS = ARGUMENTS;
+export const DIGEST = ARGUMENTS_DIGEST;
 /** Requests to this server need no approval: their grant is issued at once (for redeem tests). */
 export const AUTO_SERVER = 'fuzz-auto-mcp';
 
@@ -88,6 +91,7 @@ export function approvalBody(over: Record<string, unknown> = {}) {
       },
     },
     argsDigest: DIGEST,
+    arguments: ARGS,
     summary: 'Refund 40.00 EUR on order 4411',
     resource: { type: 'order', id: 'order-4411' },
     pendingTtlSeconds: 3600,

@@ -26,6 +26,11 @@ export type Target = {
   only?: (path: string) => boolean;
   /** Objects that drop unknown keys instead of refusing them (MCP's annotations, by design). */
   lenient: string[];
+  /**
+   * Objects whose members are the caller's own (a tool's arguments): any key is theirs to send, and
+   * a change inside one is refused naming the object itself.
+   */
+  opaque?: string[];
   /** Accepted JSON types where the template's own type does not say it all. */
   types: Record<string, JsonType[]>;
   /** Ceilings of string fields. */
@@ -104,7 +109,11 @@ export const approvals: Target = {
       headers: { 'idempotency-key': uniq('idem'), ...extra?.headers },
     }),
   body: () => approvalBody(),
+  // The arguments' own members are whatever JSON the tool takes: any change to one is a digest
+  // mismatch, refused naming `arguments` (app/api/v1/approvals' tests go through them).
+  only: (p) => !p.startsWith('arguments.'),
   lenient: ['tool.annotations'],
+  opaque: ['arguments'],
   types: {},
   max: approvalMax,
   masked: ['agent', 'tool.annotations.title', 'summary', 'resource.type', 'resource.id'],

@@ -20,7 +20,10 @@ export const TOOL = {
   name: 'add_note',
   annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false },
 };
-export const DIGEST = `sha256:${'ab'.repeat(32)}`;
+// The note's arguments the approvals stage, and their digest written out by hand: `sha256:` + the
+// hex SHA-256 of {"note":"Customer asked for delivery after 17:00","order_id":"4411"} (sha256sum).
+export const ARGS = { order_id: '4411', note: 'Customer asked for delivery after 17:00' };
+export const DIGEST = 'sha256:94fc223e7d58a073b75ae8e01e3953b9b5ac98c29cafb4cc0954391d877e2b37';
 export const OK: Observed = { sent: true, httpStatus: 200, result: { isError: false, outputValidation: 'valid' } };
 export const BLOCKED: Observed = { sent: false, clientBlock: 'approval_required' };
 
@@ -75,6 +78,7 @@ export async function stage(requestRef: string, over: Record<string, unknown> = 
     agent: 'support-bot',
     server: SERVER,
     tool: TOOL,
+    arguments: ARGS,
     argsDigest: DIGEST,
     summary: 'Add a note to order 4411',
     ...over,

@@ -84,13 +84,18 @@ export function ran(r: PurgeReport): Extract<PurgeReport, { ran: true }> {
 
 export const purgeEntries = () => db.auditEntry.findMany({ where: { action: PURGE_ACTION }, orderBy: { seq: 'asc' } });
 
+// What the approval requests stage: a note's arguments, and their digest written out by hand
+// (`sha256:` + sha256sum of {"note":"Ring twice, the bell is broken","order_id":"4411"}).
+export const ARGS = { order_id: '4411', note: 'Ring twice, the bell is broken' };
+export const ARGS_DIGEST = 'sha256:436026c25a2a5e26406d2d9e433861f717aed924f10a6694d90b43bab42f9050';
 export const approvalBody = (requestRef: string, over: Record<string, unknown> = {}) =>
   approvalRequestSchema.parse({
     requestRef,
     organization: 'acme',
     principal: 'user_193',
     server: TRUSTED,
-    argsDigest: digest(1),
+    arguments: ARGS,
+    argsDigest: ARGS_DIGEST,
     summary: 'Update the note',
     // One approval needed: a trusted server's write that is neither destructive nor open-world.
     tool: { name: 'update_note', annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false } },

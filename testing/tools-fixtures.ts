@@ -13,6 +13,7 @@ import {
 } from '@/lib/server/tools/tools';
 import type { Viewer } from '@/lib/auth/permissions';
 import { approvalRequestSchema } from '@/lib/approvals/schemas';
+import { ARGUMENTS, ARGUMENTS_DIGEST } from './approvals-arguments';
 import { outcomeBatchSchema, type Observed, type Outcome, type ToolAnnotations } from '@/lib/outcomes/schemas';
 import { type Actor } from '@/lib/auth/actor';
 import { makeApiKey as makeKey, value } from './factories';
@@ -87,7 +88,8 @@ export async function stage(server: string, tool: string, annotations?: ToolAnno
     agent: 'support-bot',
     server,
     tool: { name: tool, annotations },
-    argsDigest: `sha256:${'0'.repeat(64)}`,
+    arguments: ARGUMENTS,
+    argsDigest: ARGUMENTS_DIGEST,
     summary: 'Refund 40.00 EUR on order 4411',
   });
   return value(await requestApproval(requester, uniq('idem'), body)).approval;

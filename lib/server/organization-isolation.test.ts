@@ -28,7 +28,10 @@ const WRITE = {
   name: 'refund_payment',
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
 };
-const DIGEST = `sha256:${'ab'.repeat(32)}`;
+// What the approvals stage (a look-up's arguments) and their digest, which the records carry too:
+// `sha256:` + sha256sum of {"order_id":"4411"}, written out by hand.
+const ARGS = { order_id: '4411' };
+const DIGEST = 'sha256:93f6a87ee5fd7511c59fd49b24a17e354e4ef073323317084287daebdf3801f6';
 const OBSERVED = { sent: true, httpStatus: 200, result: { isError: false, outputValidation: 'valid' } };
 const ORG = { a: uniq('org-a'), b: uniq('org-b') };
 type Org = keyof typeof ORG;
@@ -68,6 +71,7 @@ beforeAll(async () => {
             principal: `p-${org}`,
             server: SERVER,
             tool: { name: 'get_order', annotations: { readOnlyHint: true } },
+            arguments: ARGS,
             argsDigest: DIGEST,
             summary: `approval of ${org}`,
           }),
@@ -240,6 +244,7 @@ describe('organization isolation in the data layer', () => {
       principal: 'p',
       server: SERVER,
       tool: WRITE,
+      arguments: ARGS,
       argsDigest: DIGEST,
       summary: 's',
     });

@@ -95,6 +95,7 @@ describe('a value of the wrong type in any field: 422 naming it', () => {
           'tool',
           'tool.name',
           'argsDigest',
+          'arguments',
           'summary',
           'resource.type',
           'resource.id',

@@ -109,6 +109,23 @@ describe('getIncident: outcome records and approvals, one timeline', () => {
     expect(md).toContain('1 approval request: 1 redeemed.');
   });
 
+  it('carries no argument of an open request: not in the incident, its API body or its report', async () => {
+    const ref = uniq('req');
+    await stage(ref);
+    await approvedAndRedeemed(ref);
+    // An admin, who may read the arguments on the request itself.
+    const incident = value(await getIncident(admin, ref));
+    expect(incident.approvals.map((a) => a.status).sort()).toEqual(['pending', 'redeemed']);
+    for (const text of [
+      JSON.stringify(incident),
+      JSON.stringify(incidentApiBody(incident)),
+      incidentReport(incident),
+    ]) {
+      expect(text).not.toContain('delivery after 17:00');
+      expect(text).not.toContain('order_id');
+    }
+  });
+
   it('shows denials, revocations and expiry with who and why', async () => {
     const ref = uniq('req');
     const denied = await stage(ref);
@@ -171,7 +188,10 @@ describe('write_without_grant uses grants redeemed for that call in the incident
     const forged = await record(ref, { grantId: randomUUID() });
     const otherTool = await record(ref, { grantId, tool: { ...TOOL, name: 'delete_note' } });
     // Approved but never redeemed.
-    const unredeemed = await stage(ref, { argsDigest: `sha256:${'cd'.repeat(32)}` });
+    // {"note":"Customer asked for delivery after 18:00","order_id":"4412"}, its digest by hand.
+    const other = { order_id: '4412', note: 'Customer asked for delivery after 18:00' };
+    const otherDigest = 'sha256:bd42cc88874717151f1c55b154ff27c4283e476e7eb92189c804ae4396ec5fd3';
+    const unredeemed = await stage(ref, { arguments: other, argsDigest: otherDigest });
     const decided = value(
       await decideApproval(reviewer, { id: unredeemed.id, decision: 'approve', reason: 'ok', version: 1 }),
     );

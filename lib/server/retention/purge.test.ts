@@ -12,7 +12,7 @@ import { setEnv } from '@/testing/env';
 import {
   TRUSTED,
   DAY_MS,
-  digest,
+  ARGS_DIGEST,
   value,
   redeemer,
   reviewer,
@@ -133,7 +133,7 @@ describe('purgeExpiredOutcomes (real PostgreSQL)', () => {
 
     // Decided, and redeemed: nothing is in play any more.
     value(await decideApproval(reviewer, { id: pending.id, decision: 'deny', reason: 'no', version: pending.version }));
-    value(await redeemGrant(redeemer, grant.id, { server: TRUSTED, tool: 'get_order', argsDigest: digest(1) }));
+    value(await redeemGrant(redeemer, grant.id, { server: TRUSTED, tool: 'get_order', argsDigest: ARGS_DIGEST }));
     expect(ran(await purgeExpiredOutcomes())).toMatchObject({ deleted: 3 + 2 + 1, kept: 0 });
     expect(await Promise.all([pendingRef, grantRef, namingGrant].map(countOf))).toEqual([0, 0, 0]);
   });
