@@ -102,9 +102,18 @@ describe('the outbox', () => {
     expect(await types(approvalId)).toEqual(['approval.requested', 'approval.approved', 'grant.redeemed']);
     const redeemed = await db.webhookEvent.findFirstOrThrow({ where: { approvalId, type: 'grant.redeemed' } });
     expect(redeemed.data).toMatchObject({ status: 'redeemed', approvalId, server: 'trusted-mcp', tool: 'get_order' });
-    // Never the digest, the summary or a grant id.
+    // Never the digest, the summary, the arguments (testing/approvals-arguments.ts) or a grant id.
     const text = JSON.stringify(await db.webhookEvent.findMany({ select: { data: true } }));
-    for (const forbidden of ['sha256:', 'Refund 40.00', grantId, 'argsDigest', 'summary'])
+    for (const forbidden of [
+      'sha256:',
+      'Refund 40.00',
+      grantId,
+      'argsDigest',
+      'summary',
+      'arguments',
+      'order_id',
+      '40.00',
+    ])
       expect(text).not.toContain(forbidden);
 
     expect((await statuses(all.id)).length).toBe(4 + 3 + 2 + 2 + 3);
