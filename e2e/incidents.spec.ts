@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
 import { cli, secretFrom, signIn, users } from '../testing/e2e';
+import { argsDigest } from '../lib/mcp/digest';
 
 // Runs on the demo data that `npm test` seeds (scripts/demo-outcomes.ts).
 test.describe('incidents', () => {
@@ -139,7 +140,8 @@ test.describe('incidents', () => {
     );
     const bearer = (secret: string) => ({ authorization: `Bearer ${secret}` });
     const ref = `req_e2e_approval_${Date.now().toString(36)}`;
-    const digest = `sha256:${'ef'.repeat(32)}`;
+    const args = { order_id: '4411', note: 'Customer asked for delivery after 17:00' };
+    const digest = argsDigest(args);
     // billing-mcp is trusted in the demo data; this write is neither destructive nor open-world: one approval.
     const tool = {
       name: 'add_note',
@@ -156,6 +158,7 @@ test.describe('incidents', () => {
         agent: 'support-bot',
         server: 'billing-mcp',
         tool,
+        arguments: args,
         argsDigest: digest,
         summary: 'Add a note to order 4411',
       },

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { expect, test, type Page } from '@playwright/test';
 import { createApiKey, createUser, runCli, startConsole, type ConsoleProcess } from '../scripts/lib/console-process';
 import { startReplicatedPair, type ReplicatedPair } from '../testing/replica';
+import { argsDigest } from '../lib/mcp/digest';
 
 const ROOT = process.cwd();
 const PASSWORD = 'replica correct horse';
@@ -55,6 +56,7 @@ async function signIn(page: Page, email: string, origin: string) {
 async function stage(page: Page): Promise<{ id: string; summary: string }> {
   const n = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   const summary = `Update shipping address on order ${n}`;
+  const args = { order_id: n, address: { line1: 'Hafenstraße 40', postcode: '20359', city: 'Hamburg' } };
   const res = await page.request.post(`${a.origin}/api/v1/approvals`, {
     headers: { authorization: `Bearer ${key}`, 'idempotency-key': `replica-${n}` },
     data: {
@@ -63,7 +65,8 @@ async function stage(page: Page): Promise<{ id: string; summary: string }> {
       principal: 'user_193',
       server: 'orders-mcp',
       tool: { name: `update_${n}`, annotations: { readOnlyHint: false, destructiveHint: false } },
-      argsDigest: `sha256:${'ab'.repeat(32)}`,
+      arguments: args,
+      argsDigest: argsDigest(args),
       summary,
       resource: { type: 'order', id: n },
     },

@@ -4,11 +4,13 @@ import { cli, secretFrom, signIn, users } from '../testing/e2e';
 import { harness } from '../testing/env';
 import { maskKinds, maskText, type MaskKind } from '../lib/redaction/mask';
 import { MASKED, t } from '../lib/redaction/samples';
+import { argsDigest } from '../lib/mcp/digest';
 
 // Issue #7, "Hostile input": a secret of every kind the masker knows, planted in every free-text
-// field of outcome records and of approval requests, decisions and revocations, never comes back
-// through any read path: the API (lists, records, incidents as JSON and Markdown), the console
-// pages a signed-in admin sees, and the server's own log (copied to a file by playwright.config.ts).
+// field of outcome records and of approval requests (their arguments too), decisions and
+// revocations, never comes back through any read path: the API (lists, records, incidents as JSON
+// and Markdown), the console pages a signed-in admin sees, and the server's own log (copied to a
+// file by playwright.config.ts).
 // Identifiers (requestRef, principal, organization…) are kept as sent by design: nothing is planted there.
 
 const REF = `req_secrets_${Date.now().toString(36)}`;
@@ -130,6 +132,8 @@ test.beforeAll(async ({ request }) => {
 
   // One approval request per kind, with a reviewer's decision and, for every other one, an admin's revocation.
   for (const [i, kind] of maskKinds.entries()) {
+    // The arguments too: the reviewers read them (masked) on the request page and in the API.
+    const args = { order_id: `44${i}`, note: fit(kind, 2000), notify: [fit(kind, 200)] };
     const body = {
       requestRef: REF,
       organization: 'acme',
@@ -137,7 +141,8 @@ test.beforeAll(async ({ request }) => {
       agent: fit(kind, 200),
       server: 'billing-mcp',
       tool: { name: 'refund_payment', annotations: { title: fit(kind, 200), destructiveHint: true } },
-      argsDigest: DIGEST,
+      arguments: args,
+      argsDigest: argsDigest(args),
       summary: `Refund because ${fit(kind, 480)}`,
       resource: { type: fit(kind, 100), id: fit(kind, 200) },
     };

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { expect, test } from '@playwright/test';
 import { Webhook } from 'standardwebhooks';
 import { cli, secretFrom, signIn } from '../testing/e2e';
+import { argsDigest } from '../lib/mcp/digest';
 
 // Admin → Webhooks in a real browser against the built console, its own worker delivering to a
 // receiver in this process.
@@ -52,6 +53,8 @@ test('an admin adds a signed endpoint, sees its secret once, and its deliveries'
     'cs_live_',
   );
   const n = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+  // The arguments never go out in a webhook; an e-mail address and a note to look for.
+  const args = { customer: `buyer.${n}@example.com`, note: `Arguments-only note ${n}` };
   const created = await request.post('/api/v1/approvals', {
     headers: { authorization: `Bearer ${key}`, 'idempotency-key': `e2e-wh-${n}` },
     data: {
@@ -60,7 +63,8 @@ test('an admin adds a signed endpoint, sees its secret once, and its deliveries'
       principal: 'user_193',
       server: 'orders-mcp',
       tool: { name: `e2e_wh_${n}`, annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true } },
-      argsDigest: `sha256:${'cd'.repeat(32)}`,
+      arguments: args,
+      argsDigest: argsDigest(args),
       summary: `Secret-free summary ${n}`,
     },
   });
@@ -71,6 +75,8 @@ test('an admin adds a signed endpoint, sees its secret once, and its deliveries'
   const payload = new Webhook(secret).verify(hit.body, hit.headers as Record<string, string>) as { type: string };
   expect(payload.type).toBe('approval.requested');
   expect(hit.body).not.toContain('Secret-free summary');
+  expect(hit.body).not.toContain('Arguments-only note');
+  expect(hit.body).not.toContain(`buyer.${n}`);
 
   await page.reload();
   await expect(page.getByRole('cell', { name: /approval\.requested/ }).first()).toBeVisible();

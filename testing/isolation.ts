@@ -10,7 +10,10 @@ export const ORG = { a: `iso-a-${stamp}`, b: `iso-b-${stamp}` };
 export const SHARED_REF = `iso-shared-${stamp}`; // both organizations record under this reference
 export const EXTRA_REF = `iso-extra-${stamp}`; // where the matrix's own writes go, apart from the seeded references
 export const NONE = `iso-none-${stamp}`; // a name nothing is recorded under
-export const DIGEST = `sha256:${'ef'.repeat(32)}`;
+// The approvals' arguments (a look-up of order 4411), and their digest, which the records carry
+// too: `sha256:` + sha256sum of {"order_id":"4411"}, written out by hand.
+export const ARGS = { order_id: '4411' };
+export const DIGEST = 'sha256:93f6a87ee5fd7511c59fd49b24a17e354e4ef073323317084287daebdf3801f6';
 export const READ_ONLY = { server: 'orders-mcp', tool: { name: 'get_order', annotations: { readOnlyHint: true } } }; // approved at once (demo data)
 export const NEEDS_APPROVAL = {
   server: 'billing-mcp',
@@ -77,6 +80,7 @@ export const approvalBody = (
   principal: `principal-${org}`,
   agent: 'iso-bot',
   ...shape,
+  arguments: ARGS,
   argsDigest: DIGEST,
   summary: `Marker ${org} ${stamp}: approval`,
   ...over,

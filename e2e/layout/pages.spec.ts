@@ -2,11 +2,11 @@
 // sideways, the controls people come for are on screen (not clipped by a scrolling box), and axe
 // finds no serious or critical violation. The key items are listed by hand, page by page. The shell
 // itself: shell.spec.ts.
-import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { cli, secretFrom, signIn } from '../../testing/e2e';
+import { argsDigest } from '../../lib/mcp/digest';
 import { expectAccessible, expectOnScreen, h1, sidewaysOverflow } from '../../testing/e2e-layout';
 
 type Role = 'admin' | 'reviewer' | 'support';
@@ -221,6 +221,17 @@ test.describe('layout and accessibility of every console page', () => {
       'cs_live_',
     );
     const n = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+    const args = {
+      order_id: n,
+      address: {
+        line1: 'Sendlinger Straße 7, Hinterhaus, 3. Stock',
+        postcode: '80331',
+        city: 'München',
+        country: 'DE',
+      },
+      confirmed_via: 'chat',
+      notify_customer: true,
+    };
     const res = await request.post('/api/v1/approvals', {
       headers: { authorization: `Bearer ${key}`, 'idempotency-key': `e2e-layout-${n}` },
       data: {
@@ -230,7 +241,8 @@ test.describe('layout and accessibility of every console page', () => {
         agent: 'support-bot',
         server: 'orders-mcp',
         tool: { name: `layout_update_${n}`, annotations: { readOnlyHint: false, destructiveHint: false } },
-        argsDigest: 'sha256:' + createHash('sha256').update(n).digest('hex'),
+        arguments: args,
+        argsDigest: argsDigest(args),
         summary: `Update the shipping address on order ${n} to the new one the customer sent`,
         resource: { type: 'order', id: n },
       },
