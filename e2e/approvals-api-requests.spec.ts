@@ -14,6 +14,7 @@ import {
   create,
   pending,
 } from '../testing/approvals-api';
+import { OTHER_ARGUMENTS, OTHER_ARGUMENTS_DIGEST } from '../testing/approvals-arguments';
 
 setUpApprovalsApi();
 
@@ -46,7 +47,7 @@ test.describe('POST /api/v1/approvals', () => {
     const key = uniq('idem');
     expect((await create(request, approvalBody(), key)).status()).toBe(201);
     await expectProblem(
-      await create(request, approvalBody({ argsDigest: `sha256:${'ef'.repeat(32)}` }), key),
+      await create(request, approvalBody({ arguments: OTHER_ARGUMENTS, argsDigest: OTHER_ARGUMENTS_DIGEST }), key),
       422,
       'idempotency_key_reused',
     );

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { expect, test, type APIRequestContext } from '@playwright/test';
 import { cli, secretFrom, signIn, users } from '../testing/e2e';
+import { argsDigest } from '../lib/mcp/digest';
 
 let agentKey = '';
 let reviewer2Token = '';
@@ -16,12 +16,11 @@ test.beforeAll(() => {
   );
 });
 
-const digest = (s: string) => 'sha256:' + createHash('sha256').update(s).digest('hex');
-
 /** Stages a one-approval write (a trusted, non-destructive tool) through the real API. */
 async function stage(request: APIRequestContext, over: { principal?: string; summary?: string } = {}) {
   // Letters and digits: a long run of digits could pass the Luhn check and be masked as a card number.
   const n = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+  const args = { order_id: n, address: { line1: 'Kastanienallee 12', postcode: '10435', city: 'Berlin' } };
   const body = {
     requestRef: `req_e2e_${n}`,
     organization: 'acme',
@@ -32,7 +31,8 @@ async function stage(request: APIRequestContext, over: { principal?: string; sum
       name: `e2e_update_${n}`,
       annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: true },
     },
-    argsDigest: digest(n),
+    arguments: args,
+    argsDigest: argsDigest(args),
     summary: over.summary ?? `Update shipping address on order ${n}`,
     resource: { type: 'order', id: n },
   };

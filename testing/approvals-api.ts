@@ -2,6 +2,7 @@
 // made with the CLI, request bodies, and the calls the specs make.
 import { expect, test, type APIRequestContext } from '@playwright/test';
 import { cli, secretFrom, users } from './e2e';
+import { ARGUMENTS, ARGUMENTS_DIGEST } from './approvals-arguments';
 
 export let requestKey = '';
 export let redeemKey = '';
@@ -25,7 +26,8 @@ export function setUpApprovalsApi() {
 export const bearer = (secret: string) => ({ authorization: `Bearer ${secret}` });
 export let seq = 0;
 export const uniq = (prefix: string) => `${prefix}_${Date.now().toString(36)}_${seq++}`;
-export const DIGEST = `sha256:${'cd'.repeat(32)}`;
+// The arguments the requests carry, and their digest (written out by hand there).
+export const DIGEST = ARGUMENTS_DIGEST;
 
 // billing-mcp is trusted in the demo data: a write that is neither destructive nor open-world needs one approval.
 export function approvalBody(over: Record<string, unknown> = {}) {
@@ -36,6 +38,7 @@ export function approvalBody(over: Record<string, unknown> = {}) {
     agent: 'support-bot',
     server: 'billing-mcp',
     tool: { name: 'add_note', annotations: { readOnlyHint: false, destructiveHint: false, openWorldHint: false } },
+    arguments: ARGUMENTS,
     argsDigest: DIGEST,
     summary: 'Add a note to order 4411',
     resource: { type: 'order', id: '4411' },
