@@ -38,6 +38,8 @@ describe('maskText: near misses are left alone', () => {
     ['a labelled digest', `args sha256:${'ab12'.repeat(16)}`],
     ['a camelCase name', 'handler ProcessPayment2024RefundHandlerV2Service'],
     ['a path', 'wrote /Users/JohnSmith/Documents/Report2024FinalVersion2'],
+    ['a temporary folder', 'wrote /tmp/cs-gateway-args-oSRMxj/refund-4411.md'],
+    ['a macOS temporary path', 'at /var/folders/xy/7k2q9p1d0m4v3b8n6c5x_h0000gn/T/upload-Zx9Qm2/report.pdf'],
     ['invalid SSN area 000', '000-12-3456'],
     ['invalid SSN area 666', '666-12-3456'],
     ['invalid SSN area 9xx', '912-34-5678'],

@@ -273,6 +273,11 @@ const UUIDS = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 // random base64 of this length almost never does (about 0.02% of 32-character tokens).
 function looksRandom(token: string, before: string): boolean {
   if (/\b(?:sha1|sha256|sha384|sha512|md5):$/i.test(before)) return false;
+  // An absolute path is judged segment by segment: a reviewer must read a file's path, and a
+  // temporary folder's random suffix does not make the whole path a token. A random segment of
+  // its own length still masks it.
+  if (token.startsWith('/') && token.indexOf('/', 1) > 0)
+    return token.split('/').some((segment) => segment.length >= 32 && looksRandom(segment, ''));
   const rest = token.replace(UUIDS, '');
   if (rest.length < 32) return false;
   if (/^[0-9a-fA-F]+$/.test(rest)) {

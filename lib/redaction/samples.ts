@@ -70,6 +70,8 @@ export const MASKED: [MaskKind, string, string][] = [
     'cut off: [masked:private_key]',
   ],
   ['secret', 'token Zx9Qm2Lp7Rt4Vw8Yk3Nb6Hc1Jd5Fg0Ss tail', 'token [masked:secret] tail'],
+  ['secret', 'cache /home/u/Zx9Qm2Lp7Rt4Vw8Yk3Nb6Hc1Jd5Fg0Ss/x', 'cache [masked:secret]'],
+  ['secret', 'key /Zx9Qm2Lp7Rt4Vw8Yk3Nb6Hc1Jd5Fg0Ss+ab=', 'key [masked:secret]'],
   ['secret', 'hex 3f2a9c1e8b7d6a5f4e3d2c1b0a9f8e7d6c5b4a39', 'hex [masked:secret]'],
   ['secret', 'password=s3cr3t!', 'password=[masked:secret]'],
   ['secret', '{"client_secret": "abcd1234"}', '{"client_secret": "[masked:secret]"}'],
