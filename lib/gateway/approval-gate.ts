@@ -4,15 +4,14 @@
 // with progress notifications to the client meanwhile. A grant not obtained is a refusal. The
 // request carries the call's own arguments object (the one digested and forwarded) and the tool's
 // description from `tools/list`, for the reviewer (docs/design.md "What a reviewer sees: what will run").
-import type { JSONRPCRequest, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, JSONRPCRequest, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Observed } from '../outcomes/schemas';
 import { approvalKey, obtainGrant, type GrantOutcome } from '../mcp/approvals';
 import type { CountersignEndpoint } from '../mcp/countersign-http';
 import type { Digest } from './call';
-import { approvalUrl } from './context';
+import { approvalUrl, type GatewayContext } from './context';
 import type { ToolPolicy } from './policy';
 import { gatewayRecord, type CallMeta } from './record';
-import type { Relay } from './relay';
 import type { GatewayErrorCategory } from './tool-errors';
 
 /** A call the gateway answers itself, unsent: what it records, and what the client reads. */
@@ -49,13 +48,19 @@ export function policyRefusal(verdict: ToolPolicy | undefined, name: string): Re
 export const needsGrant = (verdict: ToolPolicy | undefined): verdict is ToolPolicy =>
   verdict !== undefined && (verdict.requiredApprovals > 0 || !verdict.readOnly);
 
+/** Who holds a call: the gateway's context, and the way to the client (progress while it waits). */
+export interface Holder {
+  ctx: GatewayContext;
+  toClient(message: JSONRPCMessage, options?: { relatedRequestId?: string | number }): Promise<void>;
+}
+
 /**
  * Asks the console for a grant for this call and waits for it (until `signal` aborts or the
  * gateway's approval wait ends), sending the client a progress notification at each interval
  * when its request carries a progress token.
  */
 export async function holdForGrant(
-  relay: Relay,
+  relay: Holder,
   request: JSONRPCRequest,
   meta: CallMeta,
   name: string,

@@ -14,6 +14,7 @@ import type { GatewayContext } from './context';
 import { carrying, newExchange, type Exchange, type UpstreamHead } from './exchange';
 import { hostCheck, refuseHost } from './host-guard';
 import { Downstream, HEAD_WAIT_MS, KEEP_ALIVE_MS, leanRequest } from './http-downstream';
+import { modernLeg } from './http-modern';
 import { HttpUpstream, upstreamAgent } from './http-upstream';
 import { Relay } from './relay';
 
@@ -60,6 +61,7 @@ export async function runHttp(
   const agent = upstreamAgent(upstream);
   const lean = options.lean ?? true;
   const checkHost = hostCheck(host, options.allowedHosts);
+  const modern = modernLeg(ctx, upstream);
   // Lean answers silent for KEEP_ALIVE_MS turn into kept-alive SSE streams, and their wait for the
   // server's head is bounded (one timer for all: LeanAnswer.idle).
   const sweeper = setInterval(
@@ -102,6 +104,14 @@ export async function runHttp(
         parsed = undefined;
       }
     }
+    if (req.method === 'POST' && !req.headers['mcp-session-id']) {
+      const request = webRequest(req, body);
+      if (await modern.serves(req, request, parsed)) {
+        const answer = await modern.answer(request, parsed, header(req, 'authorization'));
+        if (!(answer instanceof Response)) return writeRefusal(res, answer);
+        return pipe(answer, res);
+      }
+    }
     const sessionId = header(req, 'mcp-session-id');
     let session = sessionId ? sessions.get(sessionId) : undefined;
     let fresh = false;
@@ -116,12 +126,7 @@ export async function runHttp(
     const exchange = newExchange(authorization);
     const request = lean && !fresh && req.method === 'POST' ? leanRequest(req.headers, parsed) : null;
     if (request && (await leanPost(session, request, exchange, res))) return;
-    const webRequest = new Request(new URL(req.url ?? '/mcp', `http://${req.headers.host ?? 'gateway.invalid'}`), {
-      method: req.method,
-      headers: toHeaders(req),
-      body: typeof body === 'string' ? body : undefined,
-    });
-    const answer = await session.transport.handleRequest(webRequest, {
+    const answer = await session.transport.handleRequest(webRequest(req, body), {
       authInfo: carrying(exchange),
       ...(parsed !== undefined ? { parsedBody: parsed } : {}),
     });
@@ -137,21 +142,7 @@ export async function runHttp(
       return writeRefusal(res, refusal);
     }
     if (fresh && !session.transport.sessionId) void session.relay.close();
-    res.writeHead(answer.status, Object.fromEntries(answer.headers));
-    if (!answer.body) return void res.end();
-    // The body as it comes, chunk by chunk (an SSE stream stays open while calls run), with backpressure.
-    const reader = answer.body.getReader();
-    let gone = false;
-    res.on('close', () => {
-      gone = true;
-      reader.cancel().catch(() => undefined);
-    });
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done || gone) break;
-      if (!res.write(value)) await drained(res);
-    }
-    if (!gone) res.end();
+    return pipe(answer, res);
   }
 
   /** The lean path (http-downstream.ts); false when the SDK's transport is to answer instead. */
@@ -187,12 +178,39 @@ export async function runHttp(
     sessions: () => sessions.size,
     async close() {
       clearInterval(sweeper);
+      await modern.close();
       await Promise.allSettled([...sessions.values()].map((s) => s.relay.close()));
       server.closeAllConnections();
       agent.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** The answer's status, headers and body as it comes, chunk by chunk (an SSE stream stays open while calls run), with backpressure. */
+async function pipe(answer: Response, res: ServerResponse): Promise<void> {
+  res.writeHead(answer.status, Object.fromEntries(answer.headers));
+  if (!answer.body) return void res.end();
+  const reader = answer.body.getReader();
+  let gone = false;
+  res.on('close', () => {
+    gone = true;
+    reader.cancel().catch(() => undefined);
+  });
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done || gone) break;
+    if (!res.write(value)) await drained(res);
+  }
+  if (!gone) res.end();
+}
+
+function webRequest(req: IncomingMessage, body: string | 'too_large' | null): Request {
+  return new Request(new URL(req.url ?? '/mcp', `http://${req.headers.host ?? 'gateway.invalid'}`), {
+    method: req.method,
+    headers: toHeaders(req),
+    body: typeof body === 'string' ? body : undefined,
+  });
 }
 
 /** The server's 401/403 as it sent it: status, content type, WWW-Authenticate and body. */

@@ -1,0 +1,54 @@
+// Streamable HTTP mode, the 2026-07-28 leg (docs/design.md "The gateway", "Both eras of MCP"): a
+// POST that opens no 2025 session and that SDK v2 classifies as 2026-07-28 is served by SDK v2's
+// createMcpHandler (per request, strict: `legacy: 'reject'`), whose factory (modern-server.ts)
+// relays it to the server through SDK v2's Client in the era the server offers. The 2025 leg
+// (sessions: http.ts, relay.ts) serves every other request. The server's own 401/403 for the
+// request goes back as it was sent, instead of the handler's answer.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
+import type { GatewayContext } from './context';
+import type { UpstreamHead } from './exchange';
+import { carryingModern, modernExchange } from './modern-exchange';
+import { modernFactory, ToolCatalog, type ModernGateway } from './modern-server';
+import { roundStateCodec } from './round-state';
+import { Upstream } from './upstream-client';
+
+export interface ModernLeg {
+  /** Whether this request is the 2026 leg's (a POST without a 2025 session, classified 2026-07-28). */
+  serves(req: IncomingMessage, request: Request, parsed: unknown): Promise<boolean>;
+  /** Its answer: the handler's, or the server's refusal of it. */
+  answer(request: Request, parsed: unknown, authorization: string | null): Promise<Response | UpstreamHead>;
+  close(): Promise<void>;
+}
+
+export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
+  const g: ModernGateway = {
+    ctx,
+    upstream: new Upstream(upstreamUrl, ctx.log),
+    catalog: new ToolCatalog(),
+    codec: roundStateCodec(ctx.endpoint.apiKey, ctx),
+    sessionRef: `gw-${randomUUID()}`,
+  };
+  const handler = createMcpHandler(modernFactory(g), {
+    legacy: 'reject',
+    onerror: (error) => ctx.log(`2026-07-28 leg: ${error.name}: ${error.message.slice(0, 200)}`),
+  });
+  return {
+    async serves(req, request, parsed) {
+      if (req.method !== 'POST' || req.headers['mcp-session-id'] !== undefined) return false;
+      return !(await isLegacyRequest(request, parsed));
+    },
+    async answer(request, parsed, authorization) {
+      const exchange = modernExchange(authorization, parsed);
+      const response = await handler.fetch(request, { authInfo: carryingModern(exchange), parsedBody: parsed });
+      if (!exchange.refusal) return response;
+      await response.body?.cancel().catch(() => undefined);
+      return exchange.refusal;
+    },
+    async close() {
+      await handler.close();
+      await g.upstream.close();
+    },
+  };
+}

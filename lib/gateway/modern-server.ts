@@ -1,0 +1,184 @@
+// The gateway's side towards 2026-07-28 clients over HTTP: SDK v2's createMcpHandler builds one
+// low-level Server per client request (this factory), in front of a Client towards the server
+// (upstream-client.ts). The Server shows the server's own identity, capabilities and
+// instructions (server/discover answers with them), and relays every request as the client sent
+// it (its params taken from the request itself: modern-exchange.ts), except:
+// - `tools/list`: remembered as the tool catalog and shown without the tools policy blocks
+//   (such a list is marked `cacheScope: "private"`);
+// - `tools/call`: enforced and observed (modern-call.ts).
+// An `input_required` answer goes back with the gateway's own requestState wrapped around the
+// server's (round-state.ts), so a retry is checked before anything is relayed.
+import {
+  PROTOCOL_VERSION_META_KEY,
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  LOG_LEVEL_META_KEY,
+  type Client,
+  type RequestOptions,
+} from '@modelcontextprotocol/client';
+import { Server, type McpServerFactory, type RequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { GatewayContext } from './context';
+import { callTool } from './modern-call';
+import { carriedModern, type ModernExchange } from './modern-exchange';
+import type { RoundState } from './round-state';
+import { forward, type Upstream } from './upstream-client';
+
+/** What every request of the 2026 leg shares: the upstream, the catalog, the state codec. */
+export interface ModernGateway {
+  ctx: GatewayContext;
+  upstream: Upstream;
+  catalog: ToolCatalog;
+  codec: RequestStateCodec<RoundState>;
+  /** The request reference of calls that name none (2026-07-28 has no sessions: one per gateway). */
+  sessionRef: string;
+}
+
+/** The server's tools as last listed, shared by every request of the 2026 leg. */
+export class ToolCatalog {
+  readonly tools = new Map<string, Tool>();
+  loaded = false;
+  private list: Tool[] | null = null;
+
+  replace(tools: Iterable<Tool>, complete: boolean): void {
+    this.tools.clear();
+    for (const t of tools) this.tools.set(t.name, t);
+    this.list = null;
+    this.loaded = complete;
+  }
+
+  add(tools: Iterable<Tool>, complete: boolean): void {
+    for (const t of tools) this.tools.set(t.name, t);
+    this.list = null;
+    if (complete) this.loaded = true;
+  }
+
+  toolList(): Tool[] {
+    return (this.list ??= [...this.tools.values()]);
+  }
+}
+
+export function modernFactory(g: ModernGateway): McpServerFactory {
+  return async ({ authInfo }) => {
+    const exchange = carriedModern(authInfo);
+    const { client, release } = await g.upstream.open(exchange);
+    const capabilities = client.getServerCapabilities() ?? {};
+    const server = new Server(client.getServerVersion() ?? { name: 'countersign-gateway', version: '1.0.0' }, {
+      capabilities,
+      ...(client.getInstructions() ? { instructions: client.getInstructions() } : {}),
+      requestState: { verify: g.codec.verify },
+    });
+    const relay = (method: string, request: { params?: unknown }, ctx: ServerContext) =>
+      relayRequest(g, client, exchange, method, request.params, ctx);
+    if (capabilities.tools) {
+      // The server's answers as they came (typed loosely: the client's SDK validates them).
+      server.setRequestHandler(
+        'tools/list',
+        (request, ctx) => listTools(g, client, exchange, request.params, ctx) as never,
+      );
+      server.setRequestHandler(
+        'tools/call',
+        (request, ctx) => callTool(g, client, request.params, sent(exchange, request.params), ctx) as never,
+      );
+    }
+    server.fallbackRequestHandler = (request, ctx) => relay(request.method, request, ctx);
+    server.onclose = release;
+    return server;
+  };
+}
+
+/** Any request other than the tools': relayed, its rounds wrapped. */
+async function relayRequest(
+  g: ModernGateway,
+  client: Client,
+  exchange: ModernExchange | undefined,
+  method: string,
+  params: unknown,
+  ctx: ServerContext,
+): Promise<Record<string, unknown>> {
+  const state = ctx.mcpReq.requestState<RoundState>();
+  const result = await forward(client, method, upstreamParams(client, sent(exchange, params), state), relayOptions(ctx, sent(exchange, params)));
+  return wrapRound(g, result, {}, ctx);
+}
+
+async function listTools(
+  g: ModernGateway,
+  client: Client,
+  exchange: ModernExchange | undefined,
+  params: unknown,
+  ctx: ServerContext,
+): Promise<Record<string, unknown>> {
+  const raw = sent(exchange, params);
+  const result = await forward(client, 'tools/list', upstreamParams(client, raw, undefined), relayOptions(ctx, raw));
+  const tools = Array.isArray(result.tools) ? (result.tools as Tool[]) : [];
+  const complete = typeof result.nextCursor !== 'string';
+  if (raw?.cursor === undefined) g.catalog.replace(tools, complete);
+  else g.catalog.add(tools, complete);
+  const policy = await g.ctx.policy.get(g.catalog.toolList());
+  const blocked = new Set(policy?.blocked ?? []);
+  if (!tools.some((t) => blocked.has(t.name))) return result;
+  return { ...result, tools: tools.filter((t) => !blocked.has(t.name)), cacheScope: 'private' };
+}
+
+/** The request's params as the client sent them (the SDK lifted the envelope and retry fields out). */
+export function sent(exchange: ModernExchange | undefined, params: unknown): Record<string, unknown> | undefined {
+  return exchange?.params ?? (params as Record<string, unknown> | undefined);
+}
+
+const RESERVED_META = [PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, LOG_LEVEL_META_KEY];
+
+/**
+ * The params the server gets: the client's, with the server's own requestState of the last round
+ * in place of the gateway's, and the progress token left to the SDK client (relayOptions). A 2025
+ * server gets no 2026 envelope or retry fields: its era has none.
+ */
+export function upstreamParams(
+  client: Client,
+  raw: Record<string, unknown> | undefined,
+  state: RoundState | string | undefined,
+): Record<string, unknown> | undefined {
+  if (!raw) return raw;
+  const { requestState: _ours, inputResponses, _meta, ...rest } = raw;
+  const legacy = client.getProtocolEra() === 'legacy';
+  const params: Record<string, unknown> = rest;
+  if (!legacy && inputResponses !== undefined) params.inputResponses = inputResponses;
+  const up = typeof state === 'object' ? state.up : undefined;
+  if (!legacy && up !== undefined) params.requestState = up;
+  if (isRecord(_meta)) {
+    const meta: Record<string, unknown> = { ..._meta };
+    delete meta.progressToken;
+    if (legacy) for (const key of RESERVED_META) delete meta[key];
+    if (Object.keys(meta).length) params._meta = meta;
+  }
+  return params;
+}
+
+/** Progress from the server goes to the client on its own token; the client's cancel reaches the server. */
+export function relayOptions(ctx: ServerContext, raw: Record<string, unknown> | undefined): RequestOptions {
+  const token = isRecord(raw?._meta) ? raw._meta.progressToken : undefined;
+  return {
+    signal: ctx.mcpReq.signal,
+    ...(typeof token === 'string' || typeof token === 'number'
+      ? {
+          onprogress: (progress) =>
+            void ctx.mcpReq
+              .notify({ method: 'notifications/progress', params: { ...progress, progressToken: token } })
+              .catch(() => undefined),
+        }
+      : {}),
+  };
+}
+
+/** An `input_required` answer with the gateway's state around the server's; any other answer as is. */
+export async function wrapRound(
+  g: ModernGateway,
+  result: Record<string, unknown>,
+  mine: Omit<RoundState, 'up'>,
+  ctx: ServerContext,
+): Promise<Record<string, unknown>> {
+  if (result.resultType !== 'input_required') return result;
+  const up = typeof result.requestState === 'string' ? result.requestState : undefined;
+  return { ...result, requestState: await g.codec.mint({ ...mine, ...(up !== undefined ? { up } : {}) }, ctx) };
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

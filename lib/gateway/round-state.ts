@@ -1,0 +1,33 @@
+// The `requestState` the gateway gives a 2026-07-28 client with each `input_required` round
+// (docs/design.md "The gateway"): integrity-protected (HMAC, SDK v2's codec) and keyed from the
+// gateway's API key, so that a gateway restarted between two rounds still verifies it, and bound
+// to the method, principal and server, so that a state minted for one is refused for another. It
+// carries the server's own state (echoed back to it unchanged on the retry) and what the gateway
+// must not do twice for the same call: its approval, once passed.
+import { hkdfSync } from 'node:crypto';
+import { createRequestStateCodec, type RequestStateCodec } from '@modelcontextprotocol/server';
+
+export interface RoundState {
+  /** The server's own requestState of this round, if it gave one. */
+  up?: string;
+  /** tools/call: the tool and argument digest the state was minted for; a retry must match. */
+  tool?: string;
+  digest?: string;
+  /** tools/call: the grant redeemed for this call in an earlier round (its approval passed). */
+  grantId?: string;
+}
+
+/** How long a round's state stays valid: as long as a call may wait for people. */
+const TTL_SECONDS = 3600;
+
+export function roundStateCodec(
+  apiKey: string,
+  scope: { principal: string; organization: string; server: string },
+): RequestStateCodec<RoundState> {
+  const key = new Uint8Array(hkdfSync('sha256', apiKey, 'countersign-gateway', 'requestState v1', 32));
+  return createRequestStateCodec<RoundState>({
+    key,
+    ttlSeconds: TTL_SECONDS,
+    bind: (ctx) => [ctx.mcpReq.method, scope.organization, scope.principal, scope.server].join('\0'),
+  });
+}

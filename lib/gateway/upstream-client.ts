@@ -1,0 +1,144 @@
+// The gateway's side towards the server on SDK v2's own client (docs/design.md "The gateway",
+// "Both eras of MCP"): the era is whatever the server offers (`versionNegotiation: auto` probes
+// with server/discover and falls back to initialize), and the verdict is cached per upstream and
+// per Authorization (the SDK's gateway guide: an advertisement is what the server answered to one
+// credential), dated, so that later requests connect without a probe.
+// - a 2026-07-28 server: one Client per client request, connected with the cached verdict (it
+//   sends nothing until the request itself), so the client's Authorization and the server's
+//   401/403 belong to that request alone;
+// - a 2025 server: one shared session per Authorization, since its era has sessions.
+// Results pass through unvalidated (PASSTHROUGH): the client's own SDK validates what it gets.
+import { createHash } from 'node:crypto';
+import {
+  Client,
+  SdkError,
+  SdkErrorCode,
+  StreamableHTTPClientTransport,
+  type FetchLike,
+  type PriorDiscovery,
+  type RequestOptions,
+  type StandardSchemaV1,
+} from '@modelcontextprotocol/client';
+import type { ModernExchange } from './modern-exchange';
+
+/** How long a discovered era is trusted before the next connect probes again. */
+const VERDICT_HORIZON_MS = 10 * 60_000;
+/** The longest timer Node.js arms: the gateway imposes no timeout of its own (the client decides). */
+export const NO_TIMEOUT_MS = 2_147_483_647;
+
+/** A result schema that accepts what the server sent, as it sent it (no stripping of unknown members). */
+export const PASSTHROUGH: StandardSchemaV1<unknown, Record<string, unknown>> = {
+  '~standard': {
+    version: 1,
+    vendor: 'countersign-gateway',
+    validate: (value) => ({ value: value as Record<string, unknown> }),
+  },
+};
+
+export const GATEWAY_CLIENT_INFO = { name: 'countersign-gateway', version: '1.0.0' };
+
+interface Verdict {
+  prior: PriorDiscovery;
+  storedAt: number;
+}
+
+export interface Opened {
+  client: Client;
+  /** Done with it: a per-request client is closed, a shared session stays. */
+  release(): void;
+}
+
+export class Upstream {
+  private readonly verdicts = new Map<string, Verdict>();
+  private readonly sessions = new Map<string, Promise<Client>>();
+
+  constructor(
+    readonly url: URL,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /** A connected client for one client request (its Authorization, its refusal). */
+  async open(exchange: ModernExchange | undefined): Promise<Opened> {
+    const key = credentialKey(exchange?.authorization ?? null);
+    const cached = this.verdicts.get(key);
+    const prior = cached && Date.now() - cached.storedAt < VERDICT_HORIZON_MS ? cached.prior : undefined;
+    if (prior?.kind === 'legacy') {
+      const shared = this.sessions.get(key);
+      if (shared) return { client: await shared, release: () => undefined };
+    }
+    const client = newClient();
+    const transport = new StreamableHTTPClientTransport(this.url, { fetch: exchangeFetch(exchange) });
+    try {
+      await client.connect(transport, prior ? { prior } : undefined);
+    } catch (error) {
+      // A modern verdict the server no longer honours: forgotten, and the era probed again once.
+      if (!(prior && error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed)) throw error;
+      this.verdicts.delete(key);
+      return this.open(exchange);
+    }
+    if (!prior) {
+      const discover = client.getDiscoverResult();
+      this.verdicts.set(key, {
+        prior: discover ? { kind: 'modern', discover } : { kind: 'legacy' },
+        storedAt: Date.now(),
+      });
+      this.log(`server speaks the ${discover ? '2026-07-28' : '2025'} era`);
+    }
+    if (client.getProtocolEra() === 'legacy') {
+      // Its session serves every later request with the same Authorization.
+      const shared = Promise.resolve(client);
+      this.sessions.set(key, shared);
+      client.onclose = () => {
+        if (this.sessions.get(key) === shared) this.sessions.delete(key);
+      };
+      return { client, release: () => undefined };
+    }
+    return { client, release: () => void client.close().catch(() => undefined) };
+  }
+
+  async close(): Promise<void> {
+    const sessions = [...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.allSettled(sessions.map(async (s) => (await s).close()));
+  }
+}
+
+/** Sends one request upstream as the client sent it, and resolves with the server's result as is. */
+export function forward(
+  client: Client,
+  method: string,
+  params: Record<string, unknown> | undefined,
+  options: RequestOptions,
+): Promise<Record<string, unknown>> {
+  return client.request({ method, ...(params ? { params } : {}) } as never, PASSTHROUGH, {
+    timeout: NO_TIMEOUT_MS,
+    allowInputRequired: true,
+    ...options,
+  });
+}
+
+function newClient(): Client {
+  return new Client(GATEWAY_CLIENT_INFO, {
+    versionNegotiation: { mode: 'auto' },
+    // The client's own rounds: the gateway relays them, it never answers them itself.
+    inputRequired: { autoFulfill: false },
+    capabilities: {},
+  });
+}
+
+// The client's Authorization on every request of this exchange; the server's 401/403 kept for it.
+function exchangeFetch(exchange: ModernExchange | undefined): FetchLike {
+  return async (input, init) => {
+    const headers = new Headers(init?.headers);
+    if (exchange?.authorization) headers.set('authorization', exchange.authorization);
+    const response = await fetch(input, { ...init, headers });
+    if (exchange && !exchange.refusal && (response.status === 401 || response.status === 403)) {
+      exchange.refusal = { status: response.status, headers: response.headers, body: await response.clone().text() };
+    }
+    return response;
+  };
+}
+
+// Never the credential itself: a digest names the cache entry.
+const credentialKey = (authorization: string | null) =>
+  authorization ? createHash('sha256').update(authorization).digest('base64url') : '';
