@@ -4,12 +4,11 @@
 // relays it to the server through SDK v2's Client in the era the server offers. The 2025 leg
 // (sessions: http.ts, relay.ts) serves every other request. The server's own 401/403 for the
 // request goes back as it was sent, instead of the handler's answer.
-import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
 import type { GatewayContext } from './context';
 import type { UpstreamHead } from './exchange';
-import { carryingModern, modernExchange } from './modern-exchange';
+import { carryingModern, modernExchange, refusalFor } from './modern-exchange';
 import { modernFactory, ToolCatalog, type ModernGateway } from './modern-server';
 import { roundStateCodec } from './round-state';
 import { Upstream } from './upstream-client';
@@ -28,23 +27,36 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
     upstream: new Upstream(upstreamUrl, ctx.log),
     catalog: new ToolCatalog(),
     codec: roundStateCodec(ctx.endpoint.apiKey, ctx),
-    sessionRef: `gw-${randomUUID()}`,
   };
   const handler = createMcpHandler(modernFactory(g), {
     legacy: 'reject',
     onerror: (error) => ctx.log(`2026-07-28 leg: ${error.name}: ${error.message.slice(0, 200)}`),
   });
+  const changes = {
+    tools: () => {
+      g.catalog.loaded = false;
+      handler.notify.toolsChanged();
+    },
+    prompts: () => handler.notify.promptsChanged(),
+    resources: () => handler.notify.resourcesChanged(),
+  };
   return {
     async serves(req, request, parsed) {
       if (req.method !== 'POST' || req.headers['mcp-session-id'] !== undefined) return false;
       return !(await isLegacyRequest(request, parsed));
     },
     async answer(request, parsed, authorization) {
-      const exchange = modernExchange(authorization, parsed);
+      const exchange = modernExchange(authorization, parsed, request.headers);
+      // A client's subscription is served by the gateway's handler, fed by the gateway's own one.
+      if (exchange.method === 'subscriptions/listen')
+        await g.upstream.watch(exchange, changes).catch((error: unknown) => {
+          ctx.log(`could not follow the server's list changes: ${error instanceof Error ? error.name : 'Error'}`);
+        });
       const response = await handler.fetch(request, { authInfo: carryingModern(exchange), parsedBody: parsed });
-      if (!exchange.refusal) return response;
+      const refusal = refusalFor(exchange);
+      if (!refusal) return response;
       await response.body?.cancel().catch(() => undefined);
-      return exchange.refusal;
+      return refusal;
     },
     async close() {
       await handler.close();

@@ -3,6 +3,7 @@
 // an `input_required` round carries the gateway's own requestState (round-state.ts), verified by
 // the SDK before this runs: it must name this call's tool and arguments, and a grant redeemed in
 // an earlier round of the same call is not asked for again.
+import { randomUUID } from 'node:crypto';
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, type Client } from '@modelcontextprotocol/client';
 import type { ServerContext } from '@modelcontextprotocol/server';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -16,7 +17,8 @@ import { callMeta } from './call-meta';
 import { gatewayRecord, newEventId, type CallMeta } from './record';
 import { forward } from './upstream-client';
 import { gatewayError } from './tool-errors';
-import { relayOptions, upstreamParams, wrapRound, type ModernGateway } from './modern-server';
+import type { ModernExchange } from './modern-exchange';
+import { relayOptions, sent, upstreamParams, wrapRound, type ModernGateway } from './modern-server';
 import type { RoundState } from './round-state';
 
 interface Call {
@@ -30,22 +32,25 @@ interface Call {
 export async function callTool(
   g: ModernGateway,
   client: Client,
+  exchange: ModernExchange | undefined,
   lifted: unknown,
-  raw: Record<string, unknown> | undefined,
   ctx: ServerContext,
 ): Promise<Record<string, unknown>> {
   const state = ctx.mcpReq.requestState<RoundState>() as RoundState | undefined;
-  const params = raw ?? (isRecord(lifted) ? lifted : {});
+  const raw = sent(exchange, lifted);
+  const options = relayOptions(ctx, raw, exchange);
+  const params = raw ?? {};
   // Not a call we can read (no name): the server answers it as it would without the gateway.
   if (typeof params.name !== 'string')
-    return forward(client, 'tools/call', upstreamParams(client, raw, state), relayOptions(ctx, raw));
+    return forward(client, 'tools/call', upstreamParams(client, raw, state), options);
   const name = params.name;
   const args = isRecord(params.arguments) ? params.arguments : {};
   let digest: string | undefined;
   const call: Call = {
     name,
     tool: undefined,
-    meta: callMeta(isRecord(params._meta) ? params._meta : undefined, g.sessionRef, name),
+    // 2026-07-28 has no sessions: a call that names no reference gets one of its own, kept across its rounds.
+    meta: callMeta(isRecord(params._meta) ? params._meta : undefined, state?.ref ?? `gw-${randomUUID()}`, name),
     digest: () => (digest ??= argsDigest(args)),
   };
   if (state && (state.tool !== name || state.digest !== call.digest()))
@@ -87,7 +92,7 @@ export async function callTool(
   const elapsed = () => Math.round(performance.now() - t0);
   let result: Record<string, unknown>;
   try {
-    result = await forward(client, 'tools/call', upstreamParams(client, raw, state), relayOptions(ctx, raw));
+    result = await forward(client, 'tools/call', upstreamParams(client, raw, state), options);
   } catch (error) {
     const observed = ctx.mcpReq.signal.aborted
       ? ({ sent: true, clientError: 'cancelled' } as Observed)
@@ -98,7 +103,12 @@ export async function callTool(
   }
   // A round of the call, not its outcome: the call is recorded once it has one.
   if (result.resultType === 'input_required')
-    return wrapRound(g, result, { tool: name, digest: call.digest(), grantId: call.grantId }, ctx);
+    return wrapRound(
+      g,
+      result,
+      { tool: name, digest: call.digest(), ref: call.meta.requestRef, grantId: call.grantId },
+      ctx,
+    );
   const observed = fromResult(result as CallToolResult, call.tool, null).observed;
   const eventId = record(g, call, observed, startedAt, elapsed(), call.grantId);
   return withMeta(result, call.meta.requestRef, eventId);

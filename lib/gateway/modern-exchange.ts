@@ -14,14 +14,48 @@ export interface ModernExchange {
    * before a handler runs; the server must get them as the client sent them.
    */
   params: Record<string, unknown> | undefined;
-  /** The server's 401/403 for this request, answered to the client instead of the handler's response. */
+  /** The request's method and id, as the client sent them. */
+  method: string | undefined;
+  id: unknown;
+  /** The request's SEP-2243 `Mcp-Param-*` headers, sent to the server as they came. */
+  paramHeaders: Record<string, string> | undefined;
+  /**
+   * The server's HTTP-level refusal of this request (401/403 with its challenge, or another
+   * status the server answered it with instead of a result): answered to the client as the
+   * server sent it, instead of the handler's response.
+   */
   refusal: UpstreamHead | null;
 }
 
-export function modernExchange(authorization: string | null, body: unknown): ModernExchange {
-  const params =
-    isRecord(body) && isRecord(body.params) ? (body.params as Record<string, unknown>) : undefined;
-  return { authorization, params, refusal: null };
+export function modernExchange(authorization: string | null, body: unknown, headers: Headers): ModernExchange {
+  const message = isRecord(body) ? body : {};
+  const params = isRecord(message.params) ? message.params : undefined;
+  let paramHeaders: Record<string, string> | undefined;
+  for (const [name, value] of headers) if (name.startsWith('mcp-param-')) (paramHeaders ??= {})[name] = value;
+  return {
+    authorization,
+    params,
+    method: typeof message.method === 'string' ? message.method : undefined,
+    id: message.id,
+    paramHeaders,
+    refusal: null,
+  };
+}
+
+/**
+ * The server's refusal as the client gets it: a JSON-RPC error in it answers the client's request
+ * (the server named the id the gateway's client gave it).
+ */
+export function refusalFor(exchange: ModernExchange): UpstreamHead | null {
+  const refusal = exchange.refusal;
+  if (!refusal || !refusal.headers.get('content-type')?.includes('application/json')) return refusal;
+  try {
+    const message: unknown = JSON.parse(refusal.body);
+    if (!isRecord(message) || !('error' in message)) return refusal;
+    return { ...refusal, body: JSON.stringify({ ...message, id: exchange.id ?? null }) };
+  } catch {
+    return refusal;
+  }
 }
 
 export function carryingModern(exchange: ModernExchange): AuthInfo {

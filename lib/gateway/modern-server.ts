@@ -16,7 +16,12 @@ import {
   type Client,
   type RequestOptions,
 } from '@modelcontextprotocol/client';
-import { Server, type McpServerFactory, type RequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
+import {
+  Server,
+  type McpServerFactory,
+  type RequestStateCodec,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { GatewayContext } from './context';
 import { callTool } from './modern-call';
@@ -30,8 +35,6 @@ export interface ModernGateway {
   upstream: Upstream;
   catalog: ToolCatalog;
   codec: RequestStateCodec<RoundState>;
-  /** The request reference of calls that name none (2026-07-28 has no sessions: one per gateway). */
-  sessionRef: string;
 }
 
 /** The server's tools as last listed, shared by every request of the 2026 leg. */
@@ -78,7 +81,7 @@ export function modernFactory(g: ModernGateway): McpServerFactory {
       );
       server.setRequestHandler(
         'tools/call',
-        (request, ctx) => callTool(g, client, request.params, sent(exchange, request.params), ctx) as never,
+        (request, ctx) => callTool(g, client, exchange, request.params, ctx) as never,
       );
     }
     server.fallbackRequestHandler = (request, ctx) => relay(request.method, request, ctx);
@@ -97,7 +100,8 @@ async function relayRequest(
   ctx: ServerContext,
 ): Promise<Record<string, unknown>> {
   const state = ctx.mcpReq.requestState<RoundState>();
-  const result = await forward(client, method, upstreamParams(client, sent(exchange, params), state), relayOptions(ctx, sent(exchange, params)));
+  const raw = sent(exchange, params);
+  const result = await forward(client, method, upstreamParams(client, raw, state), relayOptions(ctx, raw, exchange));
   return wrapRound(g, result, {}, ctx);
 }
 
@@ -109,7 +113,12 @@ async function listTools(
   ctx: ServerContext,
 ): Promise<Record<string, unknown>> {
   const raw = sent(exchange, params);
-  const result = await forward(client, 'tools/list', upstreamParams(client, raw, undefined), relayOptions(ctx, raw));
+  const result = await forward(
+    client,
+    'tools/list',
+    upstreamParams(client, raw, undefined),
+    relayOptions(ctx, raw, exchange),
+  );
   const tools = Array.isArray(result.tools) ? (result.tools as Tool[]) : [];
   const complete = typeof result.nextCursor !== 'string';
   if (raw?.cursor === undefined) g.catalog.replace(tools, complete);
@@ -125,7 +134,12 @@ export function sent(exchange: ModernExchange | undefined, params: unknown): Rec
   return exchange?.params ?? (params as Record<string, unknown> | undefined);
 }
 
-const RESERVED_META = [PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY, LOG_LEVEL_META_KEY];
+const RESERVED_META = [
+  PROTOCOL_VERSION_META_KEY,
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  LOG_LEVEL_META_KEY,
+];
 
 /**
  * The params the server gets: the client's, with the server's own requestState of the last round
@@ -153,11 +167,19 @@ export function upstreamParams(
   return params;
 }
 
-/** Progress from the server goes to the client on its own token; the client's cancel reaches the server. */
-export function relayOptions(ctx: ServerContext, raw: Record<string, unknown> | undefined): RequestOptions {
+/**
+ * Progress from the server goes to the client on its own token; the client's cancel reaches the
+ * server; its Mcp-Param-* headers go with it (the server checks them against the arguments).
+ */
+export function relayOptions(
+  ctx: ServerContext,
+  raw: Record<string, unknown> | undefined,
+  exchange: ModernExchange | undefined,
+): RequestOptions {
   const token = isRecord(raw?._meta) ? raw._meta.progressToken : undefined;
   return {
     signal: ctx.mcpReq.signal,
+    ...(exchange?.paramHeaders ? { headers: exchange.paramHeaders } : {}),
     ...(typeof token === 'string' || typeof token === 'number'
       ? {
           onprogress: (progress) =>

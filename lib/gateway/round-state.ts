@@ -13,6 +13,8 @@ export interface RoundState {
   /** tools/call: the tool and argument digest the state was minted for; a retry must match. */
   tool?: string;
   digest?: string;
+  /** tools/call: the call's request reference (its record's), kept across its rounds. */
+  ref?: string;
   /** tools/call: the grant redeemed for this call in an earlier round (its approval passed). */
   grantId?: string;
 }

@@ -42,6 +42,12 @@ interface Verdict {
   storedAt: number;
 }
 
+export interface ListChanges {
+  tools(): void;
+  prompts(): void;
+  resources(): void;
+}
+
 export interface Opened {
   client: Client;
   /** Done with it: a per-request client is closed, a shared session stays. */
@@ -51,6 +57,8 @@ export interface Opened {
 export class Upstream {
   private readonly verdicts = new Map<string, Verdict>();
   private readonly sessions = new Map<string, Promise<Client>>();
+  private watching?: Promise<void>;
+  private watcher?: Client;
 
   constructor(
     readonly url: URL,
@@ -96,7 +104,42 @@ export class Upstream {
     return { client, release: () => void client.close().catch(() => undefined) };
   }
 
+  /**
+   * The server's list changes, followed once for the whole gateway (2026-07-28: one
+   * subscriptions/listen of the gateway's own, opened with the first client's; a 2025 session
+   * sends them unasked). Resolves once the server acknowledged the subscription.
+   */
+  watch(exchange: ModernExchange | undefined, on: ListChanges): Promise<void> {
+    this.watching ??= this.follow(exchange, on).catch((error: unknown) => {
+      this.watching = undefined;
+      throw error;
+    });
+    return this.watching;
+  }
+
+  private async follow(exchange: ModernExchange | undefined, on: ListChanges): Promise<void> {
+    const { client } = await this.open(exchange);
+    this.watcher = client;
+    client.setNotificationHandler('notifications/tools/list_changed', () => on.tools());
+    client.setNotificationHandler('notifications/prompts/list_changed', () => on.prompts());
+    client.setNotificationHandler('notifications/resources/list_changed', () => on.resources());
+    if (client.getProtocolEra() === 'legacy') return;
+    const capabilities = client.getServerCapabilities() ?? {};
+    await client.listen({
+      ...(capabilities.tools?.listChanged ? { toolsListChanged: true } : {}),
+      ...(capabilities.prompts?.listChanged ? { promptsListChanged: true } : {}),
+      ...(capabilities.resources?.listChanged ? { resourcesListChanged: true } : {}),
+    });
+    client.onclose = () => {
+      this.watching = undefined;
+      this.watcher = undefined;
+    };
+  }
+
   async close(): Promise<void> {
+    const watcher = this.watcher;
+    this.watcher = undefined;
+    await watcher?.close().catch(() => undefined);
     const sessions = [...this.sessions.values()];
     this.sessions.clear();
     await Promise.allSettled(sessions.map(async (s) => (await s).close()));
@@ -126,13 +169,17 @@ function newClient(): Client {
   });
 }
 
-// The client's Authorization on every request of this exchange; the server's 401/403 kept for it.
+// The client's Authorization on every request of this exchange. The server's 401/403 is kept for
+// it, and so is any other error status it answered the client's own request with (not one of the
+// gateway's own requests on its way: the probe, a catalog listing).
 function exchangeFetch(exchange: ModernExchange | undefined): FetchLike {
   return async (input, init) => {
     const headers = new Headers(init?.headers);
     if (exchange?.authorization) headers.set('authorization', exchange.authorization);
     const response = await fetch(input, { ...init, headers });
-    if (exchange && !exchange.refusal && (response.status === 401 || response.status === 403)) {
+    if (!exchange || exchange.refusal || response.status < 400) return response;
+    const auth = response.status === 401 || response.status === 403;
+    if (auth || (headers.get('mcp-method') ?? undefined) === exchange.method) {
       exchange.refusal = { status: response.status, headers: response.headers, body: await response.clone().text() };
     }
     return response;
