@@ -67,6 +67,7 @@ export async function holdForGrant(
   tool: Tool | undefined,
   digest: Digest,
   signal: AbortSignal,
+  maxWaitMs = relay.ctx.approvalWaitMs,
 ): Promise<GrantOutcome> {
   const ctx = relay.ctx;
   const args = callArguments(request);
@@ -112,7 +113,7 @@ export async function holdForGrant(
         },
         idempotencyKey: approvalKey(ctx.server, name, meta, digest(), 1),
       },
-      { maxWaitMs: ctx.approvalWaitMs, pollInitialMs: ctx.pollInitialMs ?? 500, pollMaxMs: 2000 },
+      { maxWaitMs, pollInitialMs: ctx.pollInitialMs ?? 500, pollMaxMs: 2000 },
       signal,
     );
   } finally {

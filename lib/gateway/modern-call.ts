@@ -7,12 +7,13 @@ import { randomUUID } from 'node:crypto';
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, type Client } from '@modelcontextprotocol/client';
 import type { ServerContext } from '@modelcontextprotocol/server';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError, type CallToolResult, type JSONRPCRequest, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Observed } from '../outcomes/schemas';
 import { argsDigest } from '../mcp/digest';
 import { fromError, fromResult } from '../mcp/observed';
 import { newTrace } from '../mcp/trace';
-import { grantRefusal, holdForGrant, needsGrant, policyRefusal, type Holder, type Refusal } from './approval-gate';
+import { needsGrant, policyRefusal, type Refusal } from './approval-gate';
+import { approvalGate } from './modern-approval';
 import { callMeta } from './call-meta';
 import { gatewayRecord, newEventId, type CallMeta } from './record';
 import { forward } from './upstream-client';
@@ -69,22 +70,14 @@ export async function callTool(
   }
   if (state?.grantId) call.grantId = state.grantId;
   else if (needsGrant(verdict)) {
-    const signal = ctx.mcpReq.signal;
-    const request = { jsonrpc: '2.0', id: ctx.mcpReq.id, method: 'tools/call', params } as JSONRPCRequest;
-    // The gate's progress while it waits goes on this request's answer stream.
-    const holder: Holder = {
-      ctx: g.ctx,
-      toClient: async (message) => {
-        if ('method' in message) await ctx.mcpReq.notify(message as never).catch(() => undefined);
-      },
-    };
-    const grant = await holdForGrant(holder, request, call.meta, name, call.tool, call.digest, signal);
-    if (signal.aborted) {
-      record(g, call, { sent: false, clientError: 'cancelled' }, new Date(), 0, grant.ok ? grant.grantId : undefined);
+    const gate = await approvalGate(g, call, verdict, params, state, ctx);
+    if ('round' in gate) return gate.round;
+    if ('refusal' in gate) return refuse(g, call, gate.refusal);
+    if ('dropped' in gate) {
+      record(g, call, gate.dropped, new Date(), 0, gate.grantId);
       return {};
     }
-    if (!grant.ok) return refuse(g, call, grantRefusal(g.ctx.endpoint, grant));
-    call.grantId = grant.grantId;
+    call.grantId = gate.grantId;
   }
 
   const startedAt = new Date();

@@ -15,6 +15,8 @@ export interface RoundState {
   digest?: string;
   /** tools/call: the call's request reference (its record's), kept across its rounds. */
   ref?: string;
+  /** tools/call: the approval the call waits for (a round the gateway asked itself). */
+  approvalId?: string;
   /** tools/call: the grant redeemed for this call in an earlier round (its approval passed). */
   grantId?: string;
 }

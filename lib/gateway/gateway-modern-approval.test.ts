@@ -1,0 +1,179 @@
+// Approvals in the protocol for 2026-07-28 clients over HTTP (docs/design.md "The gateway"): SDK v2's
+// own client, pinned to 2026-07-28 and declaring URL elicitation, in front of the SDK v2 test
+// server; a reviewer decides through the console's API. The call is answered at once with
+// input_required (a URL elicitation to the request's page); the retry with the gateway's
+// requestState runs the call once approved, even through a restarted gateway; a tampered state,
+// one minted for another principal, and a declined elicitation are refused, the call unsent.
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { cli } from '@/lib/auth/actor';
+import { setPolicyRule } from '@/lib/server/policy/policy-rules';
+import { trustServer } from '@/lib/server/policy/trusted-servers';
+import { uniq } from '@/testing/factories';
+import {
+  approvalsOf,
+  closedAfterEach,
+  consoleActors,
+  decide,
+  recordsOf,
+  testContext,
+  type ConsoleActors,
+} from '@/testing/gateway-fixtures';
+import { startV2HttpServer } from '@/testing/mcp-v2-server';
+import type { GatewayContext } from './context';
+import { runHttp } from './http';
+
+vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
+
+let actors: ConsoleActors;
+beforeAll(async () => {
+  actors = await consoleActors();
+});
+const open = closedAfterEach();
+
+/** The upstream, and a way to start gateways in front of it for one server whose calls need a reviewer. */
+async function setUp() {
+  const upstream = await startV2HttpServer();
+  open.push(() => upstream.close());
+  const server = uniq('v2-approvals');
+  await trustServer(cli, server);
+  await setPolicyRule(cli, { server, tool: null, requiredApprovals: 1 });
+  const gateway = async (over: Partial<GatewayContext> = {}) => {
+    const t = testContext(actors, server, { approvalWaitMs: 1500, ...over });
+    const g = await runHttp(t.ctx, new URL(upstream.url), '127.0.0.1', 0);
+    open.push(async () => {
+      await g.close();
+      await t.ctx.reporter.close(2000);
+    });
+    return { url: g.url, ctx: t.ctx, close: () => g.close() };
+  };
+  return { gateway };
+}
+
+async function pinnedClient(url: string, autoFulfill: boolean): Promise<Client> {
+  const client = new Client(
+    { name: 'approval-test-client', version: '1.0.0' },
+    {
+      versionNegotiation: { mode: { pin: '2026-07-28' } },
+      capabilities: { elicitation: { url: {} } },
+      inputRequired: { autoFulfill },
+    },
+  );
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  open.push(() => client.close());
+  return client;
+}
+
+const call = (ref: string) => ({
+  name: 'test_simple_text',
+  arguments: {},
+  _meta: { 'countersign/requestRef': ref },
+});
+
+/** The first round, by hand: the gateway's input_required answer. */
+async function firstRound(client: Client, ref: string) {
+  const round = (await client.request({ method: 'tools/call', params: call(ref) }, { allowInputRequired: true })) as {
+    resultType: string;
+    inputRequests?: Record<string, { method: string; params: { mode?: string; url?: string; message?: string } }>;
+    requestState?: string;
+  };
+  return round;
+}
+
+const retry = (client: Client, ref: string, requestState: string, action = 'accept') =>
+  client.request(
+    {
+      method: 'tools/call',
+      params: { ...call(ref), inputResponses: { countersign_approval: { action } }, requestState },
+    } as never,
+    { allowInputRequired: true },
+  ) as Promise<Record<string, unknown>>;
+
+describe('a 2026-07-28 client whose call needs approval', () => {
+  it('gets input_required at once with a URL elicitation to the request page; its own handler drives the retry, which runs once approved', async () => {
+    const { gateway } = await setUp();
+    const g = await gateway();
+    const ref = `ref-${randomUUID()}`;
+    const client = await pinnedClient(g.url, true);
+    const asked: { mode?: string; url?: string; message?: string }[] = [];
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push(request.params as never);
+      await decide(actors.reviewer, ref, 'approve');
+      return { action: 'accept' };
+    });
+    const result = await client.callTool(call(ref));
+    expect(result.content).toEqual([{ type: 'text', text: 'This is a simple text response for testing.' }]);
+    expect(asked).toHaveLength(1);
+    expect(asked[0].mode).toBe('url');
+    expect(asked[0].url).toMatch(/^http:\/\/countersign\.test\/approvals\/[^/]+$/);
+    expect(asked[0].message).toContain('"test_simple_text" needs approval by a reviewer of acme');
+    const approvals = await approvalsOf(ref);
+    expect(approvals.map((a) => a.status)).toEqual(['redeemed']);
+    const records = await recordsOf(ref, g.ctx.reporter);
+    expect(records.map((r) => [r.toolName, r.delivery, r.grantId])).toEqual([
+      ['test_simple_text', 'completed', approvals[0].grant?.id],
+    ]);
+  });
+
+  it('a retry while still pending gets another round after the wait; after a restart of the gateway the same state runs the call once', async () => {
+    const { gateway } = await setUp();
+    const first = await gateway();
+    const ref = `ref-${randomUUID()}`;
+    const round = await firstRound(await pinnedClient(first.url, false), ref);
+    expect(round.resultType).toBe('input_required');
+    expect(Object.keys(round.inputRequests ?? {})).toEqual(['countersign_approval']);
+    const pending = await retry(await pinnedClient(first.url, false), ref, round.requestState!);
+    expect(pending.resultType).toBe('input_required');
+    await first.close();
+    const second = await gateway();
+    await decide(actors.reviewer, ref, 'approve');
+    const done = await retry(await pinnedClient(second.url, false), ref, pending.requestState as string);
+    expect(done.content).toEqual([{ type: 'text', text: 'This is a simple text response for testing.' }]);
+    const approvals = await approvalsOf(ref);
+    expect(approvals.map((a) => [a.status, a.grant?.redeemedAt != null])).toEqual([['redeemed', true]]);
+    const records = await recordsOf(ref, second.ctx.reporter);
+    expect(records.map((r) => r.delivery)).toEqual(['completed']);
+  });
+
+  it('a tampered requestState is refused with -32602, and nothing is sent', async () => {
+    const { gateway } = await setUp();
+    const g = await gateway();
+    const ref = `ref-${randomUUID()}`;
+    const client = await pinnedClient(g.url, false);
+    const round = await firstRound(client, ref);
+    const state = round.requestState!;
+    const tampered = state.slice(0, -2) + (state.endsWith('A') ? 'BB' : 'AA');
+    await decide(actors.reviewer, ref, 'approve');
+    const error = await retry(client, ref, tampered).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as ProtocolError).code).toBe(-32602);
+    expect((await approvalsOf(ref)).map((a) => a.status)).toEqual(['approved']);
+    expect(await recordsOf(ref, g.ctx.reporter)).toEqual([]);
+  });
+
+  it('a requestState minted for another principal is refused with -32602', async () => {
+    const { gateway } = await setUp();
+    const mine = await gateway();
+    const theirs = await gateway({ principal: 'someone_else' });
+    const ref = `ref-${randomUUID()}`;
+    const round = await firstRound(await pinnedClient(mine.url, false), ref);
+    const error = await retry(await pinnedClient(theirs.url, false), ref, round.requestState!).catch((e: unknown) => e);
+    expect((error as ProtocolError).code).toBe(-32602);
+  });
+
+  it('a client that declines gets a tool error; the call is recorded as never sent', async () => {
+    const { gateway } = await setUp();
+    const g = await gateway();
+    const ref = `ref-${randomUUID()}`;
+    const client = await pinnedClient(g.url, true);
+    client.setRequestHandler('elicitation/create', async () => ({ action: 'decline' }));
+    const result = await client.callTool(call(ref));
+    expect(result.isError).toBe(true);
+    expect((result._meta as Record<string, unknown>)['countersign/error']).toMatchObject({
+      category: 'approval_required',
+    });
+    const records = await recordsOf(ref, g.ctx.reporter);
+    expect(records.map((r) => r.delivery)).toEqual(['never_sent']);
+  });
+});

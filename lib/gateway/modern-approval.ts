@@ -1,0 +1,110 @@
+// A 2026-07-28 client's call that needs a grant (docs/design.md "The gateway", 2026-07-28 clients):
+// answered at once with `input_required` carrying a URL-mode elicitation to the request's page and
+// the gateway's requestState (round-state.ts: approval, principal, server, tool, argument digest,
+// expiry). The retry with that state finds the same approval (its idempotency key comes from the
+// call's reference and digest, both in the state) and waits for it at most `--approval-wait`:
+// approved → redeemed and forwarded once; still pending → another round; denied, expired or
+// revoked → the tool error. No connection is held while people decide, and a gateway restarted
+// between the rounds verifies the state with the same key. A client that declared no URL
+// elicitation is held as a 2025 client is.
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  inputRequired,
+  inputResponse,
+  type ClientCapabilities,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import type { JSONRPCRequest, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Observed } from '../outcomes/schemas';
+import { grantRefusal, holdForGrant, type Holder, type Refusal } from './approval-gate';
+import { approvalUrl } from './context';
+import type { ModernGateway } from './modern-server';
+import type { CallMeta } from './record';
+import type { RoundState } from './round-state';
+import type { ToolPolicy } from './policy';
+
+/** The key of the gateway's own input request in `inputRequests` / `inputResponses`. */
+export const APPROVAL_INPUT = 'countersign_approval';
+
+export interface GatedCall {
+  name: string;
+  tool: Tool | undefined;
+  meta: CallMeta;
+  digest: () => string;
+}
+
+export type Gate =
+  | { go: true; grantId: string }
+  | { go: false; refusal: Refusal }
+  | { go: false; dropped: Observed; grantId?: string }
+  | { go: false; round: Record<string, unknown> };
+
+export async function approvalGate(
+  g: ModernGateway,
+  call: GatedCall,
+  verdict: ToolPolicy,
+  params: Record<string, unknown>,
+  state: RoundState | undefined,
+  ctx: ServerContext,
+): Promise<Gate> {
+  const signal = ctx.mcpReq.signal;
+  const byUrl = declaresUrlElicitation(ctx);
+  if (byUrl && state?.approvalId) {
+    const answer = inputResponse(ctx.mcpReq.inputResponses, APPROVAL_INPUT);
+    // The person declined (or dismissed) the link: the call is not sent.
+    if (answer.kind === 'elicit' && answer.action !== 'accept')
+      return {
+        go: false,
+        refusal: {
+          observed: { sent: false, clientBlock: 'approval_required' },
+          category: 'approval_required',
+          text: 'The approval was declined in the client: the call was not sent, and nothing was done.',
+          approval: { id: state.approvalId, url: approvalUrl(g.ctx.endpoint, state.approvalId) },
+        },
+      };
+  }
+  const request = { jsonrpc: '2.0', id: ctx.mcpReq.id, method: 'tools/call', params } as JSONRPCRequest;
+  // The gate's progress while it waits goes on this request's answer stream.
+  const holder: Holder = {
+    ctx: g.ctx,
+    toClient: async (message) => {
+      if ('method' in message) await ctx.mcpReq.notify(message as never).catch(() => undefined);
+    },
+  };
+  // The first round asks without waiting; a retry waits for the decision, bounded.
+  const waitMs = byUrl && !state?.approvalId ? 0 : g.ctx.approvalWaitMs;
+  const grant = await holdForGrant(holder, request, call.meta, call.name, call.tool, call.digest, signal, waitMs);
+  if (signal.aborted)
+    return {
+      go: false,
+      dropped: { sent: false, clientError: 'cancelled' },
+      ...(grant.ok ? { grantId: grant.grantId } : {}),
+    };
+  if (grant.ok) return { go: true, grantId: grant.grantId };
+  if (!byUrl || grant.why !== 'pending' || !grant.approvalId)
+    return { go: false, refusal: grantRefusal(g.ctx.endpoint, grant) };
+  const url = approvalUrl(g.ctx.endpoint, grant.approvalId);
+  const who = verdict.requiredApprovals > 1 ? `${verdict.requiredApprovals} reviewers` : 'a reviewer';
+  return {
+    go: false,
+    round: inputRequired({
+      inputRequests: {
+        [APPROVAL_INPUT]: inputRequired.elicitUrl({
+          message: `"${call.name}" needs approval by ${who} of ${g.ctx.organization} in Countersign before it runs. Open the request, then retry once it is decided.`,
+          url,
+        }),
+      },
+      requestState: await g.codec.mint(
+        { tool: call.name, digest: call.digest(), ref: call.meta.requestRef, approvalId: grant.approvalId },
+        ctx,
+      ),
+    }) as unknown as Record<string, unknown>,
+  };
+}
+
+/** Whether this request's client declared URL-mode elicitation (2026-07-28: in its envelope). */
+function declaresUrlElicitation(ctx: ServerContext): boolean {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
+  return capabilities?.elicitation?.url !== undefined;
+}
