@@ -5,7 +5,12 @@
 // (sessions: http.ts, relay.ts) serves every other request. The server's own 401/403 for the
 // request goes back as it was sent, instead of the handler's answer.
 import type { IncomingMessage } from 'node:http';
-import { createMcpHandler, isLegacyRequest } from '@modelcontextprotocol/server';
+import { randomUUID } from 'node:crypto';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import type { GatewayContext } from './context';
 import type { UpstreamHead } from './exchange';
 import { carryingModern, modernExchange, refusalFor } from './modern-exchange';
@@ -14,6 +19,14 @@ import { roundStateCodec } from './round-state';
 import { Upstream } from './upstream-client';
 
 export interface ModernLeg {
+  /**
+   * A 2025 client's session in front of a 2026-07-28 server: served by SDK v2's server over its
+   * session transport, the requests relayed through SDK v2's client (null when the server speaks
+   * 2025: the relay serves that pairing as it is).
+   */
+  legacySession(request: Request, parsed: unknown, authorization: string | null): Promise<Response | null>;
+  /** A request of such a session (null: not one of them). */
+  inSession(request: Request, parsed: unknown, authorization: string | null): Promise<Response | null>;
   /** Whether this request is the 2026 leg's (a POST without a 2025 session, classified 2026-07-28). */
   serves(req: IncomingMessage, request: Request, parsed: unknown): Promise<boolean>;
   /** Its answer: the handler's, or the server's refusal of it. */
@@ -28,7 +41,9 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
     catalog: new ToolCatalog(),
     codec: roundStateCodec(ctx.endpoint.apiKey, ctx),
   };
-  const handler = createMcpHandler(modernFactory(g), {
+  const factory = modernFactory(g);
+  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  const handler = createMcpHandler(factory, {
     legacy: 'reject',
     onerror: (error) => ctx.log(`2026-07-28 leg: ${error.name}: ${error.message.slice(0, 200)}`),
   });
@@ -58,7 +73,31 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
       await response.body?.cancel().catch(() => undefined);
       return refusal;
     },
+    async legacySession(request, parsed, authorization) {
+      const exchange = modernExchange(authorization, parsed, request.headers);
+      // Not reachable now: the relay answers as it does for any server it cannot reach.
+      if (!(await g.upstream.needsBridge(exchange).catch(() => false))) return null;
+      const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: randomUUID,
+        onsessioninitialized: (id) => void sessions.set(id, transport),
+        onsessionclosed: (id) => void sessions.delete(id),
+      });
+      const server = await factory({ era: 'legacy', authInfo: carryingModern(exchange) });
+      await server.connect(transport);
+      return transport.handleRequest(request, { authInfo: carryingModern(exchange), parsedBody: parsed });
+    },
+    async inSession(request, parsed, authorization) {
+      const id = request.headers.get('mcp-session-id');
+      const transport = id ? sessions.get(id) : undefined;
+      if (!transport) return null;
+      const exchange = modernExchange(authorization, parsed, request.headers);
+      return transport.handleRequest(request, {
+        authInfo: carryingModern(exchange),
+        ...(parsed !== undefined ? { parsedBody: parsed } : {}),
+      });
+    },
     async close() {
+      await Promise.allSettled([...sessions.values()].map((t) => t.close()));
       await handler.close();
       await g.upstream.close();
     },

@@ -116,6 +116,13 @@ export async function runHttp(
     let session = sessionId ? sessions.get(sessionId) : undefined;
     let fresh = false;
     if (!session) {
+      // A 2025 session in front of a 2026-07-28 server is SDK v2's (http-modern.ts).
+      const bridged = sessionId
+        ? await modern.inSession(webRequest(req, body), parsed, header(req, 'authorization'))
+        : req.method === 'POST' && isInitialize(parsed)
+          ? await modern.legacySession(webRequest(req, body), parsed, header(req, 'authorization'))
+          : null;
+      if (bridged) return pipe(bridged, res);
       if (sessionId) return plain(res, 404, 'Session not found');
       session = newSession();
       fresh = true;
@@ -221,6 +228,9 @@ function writeRefusal(res: ServerResponse, refusal: UpstreamHead): void {
   res.writeHead(refusal.status, headers);
   res.end(refusal.body);
 }
+
+const isInitialize = (m: unknown) =>
+  typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize';
 
 function header(req: IncomingMessage, name: string): string | null {
   const v = req.headers[name];

@@ -46,9 +46,10 @@ export async function approvalGate(
   params: Record<string, unknown>,
   state: RoundState | undefined,
   ctx: ServerContext,
+  declared: ClientCapabilities | undefined,
 ): Promise<Gate> {
   const signal = ctx.mcpReq.signal;
-  const byUrl = declaresUrlElicitation(ctx);
+  const byUrl = declaresUrlElicitation(ctx, declared);
   if (byUrl && state?.approvalId) {
     const answer = inputResponse(ctx.mcpReq.inputResponses, APPROVAL_INPUT);
     // The person declined (or dismissed) the link: the call is not sent.
@@ -102,9 +103,13 @@ export async function approvalGate(
   };
 }
 
-/** Whether this request's client declared URL-mode elicitation (2026-07-28: in its envelope). */
-function declaresUrlElicitation(ctx: ServerContext): boolean {
+/**
+ * Whether this request's client declared URL-mode elicitation: a 2026-07-28 request in its
+ * envelope, a 2025 session at its initialize (the SDK's legacy shim then sends the round as a
+ * real `elicitation/create` while the call is held).
+ */
+function declaresUrlElicitation(ctx: ServerContext, declared: ClientCapabilities | undefined): boolean {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
+  const capabilities = (envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined) ?? declared;
   return capabilities?.elicitation?.url !== undefined;
 }

@@ -43,7 +43,7 @@ export async function callTool(
   const params = raw ?? {};
   // Not a call we can read (no name): the server answers it as it would without the gateway.
   if (typeof params.name !== 'string')
-    return forward(client, 'tools/call', upstreamParams(client, raw, state), options);
+    return forward(client, 'tools/call', upstreamParams(client, raw, state, ctx, exchange?.declared), options);
   const name = params.name;
   const args = isRecord(params.arguments) ? params.arguments : {};
   let digest: string | undefined;
@@ -70,7 +70,7 @@ export async function callTool(
   }
   if (state?.grantId) call.grantId = state.grantId;
   else if (needsGrant(verdict)) {
-    const gate = await approvalGate(g, call, verdict, params, state, ctx);
+    const gate = await approvalGate(g, call, verdict, params, state, ctx, exchange?.declared);
     if ('round' in gate) return gate.round;
     if ('refusal' in gate) return refuse(g, call, gate.refusal);
     if ('dropped' in gate) {
@@ -85,7 +85,7 @@ export async function callTool(
   const elapsed = () => Math.round(performance.now() - t0);
   let result: Record<string, unknown>;
   try {
-    result = await forward(client, 'tools/call', upstreamParams(client, raw, state), options);
+    result = await forward(client, 'tools/call', upstreamParams(client, raw, state, ctx, exchange?.declared), options);
   } catch (error) {
     const observed = ctx.mcpReq.signal.aborted
       ? ({ sent: true, clientError: 'cancelled' } as Observed)

@@ -71,17 +71,24 @@ export function modernFactory(g: ModernGateway): McpServerFactory {
       ...(client.getInstructions() ? { instructions: client.getInstructions() } : {}),
       requestState: { verify: g.codec.verify },
     });
+    // A 2025 session's instance serves many requests: each carries its own exchange.
+    const of = (ctx: ServerContext) => {
+      const mine = carriedModern(ctx.http?.authInfo) ?? exchange;
+      const declared = server.getClientCapabilities();
+      if (mine && declared) mine.declared = declared;
+      return mine;
+    };
     const relay = (method: string, request: { params?: unknown }, ctx: ServerContext) =>
-      relayRequest(g, client, exchange, method, request.params, ctx);
+      relayRequest(g, client, of(ctx), method, request.params, ctx);
     if (capabilities.tools) {
       // The server's answers as they came (typed loosely: the client's SDK validates them).
       server.setRequestHandler(
         'tools/list',
-        (request, ctx) => listTools(g, client, exchange, request.params, ctx) as never,
+        (request, ctx) => listTools(g, client, of(ctx), request.params, ctx) as never,
       );
       server.setRequestHandler(
         'tools/call',
-        (request, ctx) => callTool(g, client, exchange, request.params, ctx) as never,
+        (request, ctx) => callTool(g, client, of(ctx), request.params, ctx) as never,
       );
     }
     server.fallbackRequestHandler = (request, ctx) => relay(request.method, request, ctx);
@@ -101,7 +108,12 @@ async function relayRequest(
 ): Promise<Record<string, unknown>> {
   const state = ctx.mcpReq.requestState<RoundState>();
   const raw = sent(exchange, params);
-  const result = await forward(client, method, upstreamParams(client, raw, state), relayOptions(ctx, raw, exchange));
+  const result = await forward(
+    client,
+    method,
+    upstreamParams(client, raw, state, ctx, exchange?.declared),
+    relayOptions(ctx, raw, exchange),
+  );
   return wrapRound(g, result, {}, ctx);
 }
 
@@ -116,7 +128,7 @@ async function listTools(
   const result = await forward(
     client,
     'tools/list',
-    upstreamParams(client, raw, undefined),
+    upstreamParams(client, raw, undefined, ctx, exchange?.declared),
     relayOptions(ctx, raw, exchange),
   );
   const tools = Array.isArray(result.tools) ? (result.tools as Tool[]) : [];
@@ -150,9 +162,14 @@ export function upstreamParams(
   client: Client,
   raw: Record<string, unknown> | undefined,
   state: RoundState | string | undefined,
+  ctx?: ServerContext,
+  declared?: Record<string, unknown>,
 ): Record<string, unknown> | undefined {
   if (!raw) return raw;
-  const { requestState: _ours, inputResponses, _meta, ...rest } = raw;
+  const { requestState: _ours, _meta, ...rest } = raw;
+  // A 2025 client's round answered in-process by the SDK's legacy shim: its answers are the context's.
+  const inputResponses = raw.inputResponses ?? ctx?.mcpReq.inputResponses;
+  delete rest.inputResponses;
   const legacy = client.getProtocolEra() === 'legacy';
   const params: Record<string, unknown> = rest;
   if (!legacy && inputResponses !== undefined) params.inputResponses = inputResponses;
@@ -164,6 +181,8 @@ export function upstreamParams(
     if (legacy) for (const key of RESERVED_META) delete meta[key];
     if (Object.keys(meta).length) params._meta = meta;
   }
+  // A 2025 client in front of a 2026-07-28 server: what it declared at initialize, per request.
+  if (!legacy && declared) params._meta = { [CLIENT_CAPABILITIES_META_KEY]: declared, ...(params._meta as object) };
   return params;
 }
 

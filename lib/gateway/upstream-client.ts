@@ -57,6 +57,7 @@ export interface Opened {
 export class Upstream {
   private readonly verdicts = new Map<string, Verdict>();
   private readonly sessions = new Map<string, Promise<Client>>();
+  private readonly bridged = new Map<string, boolean>();
   private watching?: Promise<void>;
   private watcher?: Client;
 
@@ -64,6 +65,37 @@ export class Upstream {
     readonly url: URL,
     private readonly log: (line: string) => void,
   ) {}
+
+  /**
+   * Whether a 2025 client must be bridged: the server speaks 2026-07-28 and refuses the 2025
+   * handshake. A server that serves both eras gets the 2025 client's session as it is (the
+   * relay): 2025 end to end. Asked once per credential.
+   */
+  async needsBridge(exchange: ModernExchange | undefined): Promise<boolean> {
+    const key = credentialKey(exchange?.authorization ?? null);
+    const known = this.bridged.get(key);
+    if (known !== undefined) return known;
+    const { client, release } = await this.open(exchange);
+    const modern = client.getProtocolEra() === 'modern';
+    release();
+    let bridge = false;
+    if (modern) {
+      const legacy = newClient();
+      try {
+        await legacy.connect(
+          new StreamableHTTPClientTransport(this.url, { fetch: exchangeFetch(undefined, exchange) }),
+          {
+            prior: { kind: 'legacy' },
+          },
+        );
+      } catch {
+        bridge = true;
+      }
+      await legacy.close().catch(() => undefined);
+    }
+    this.bridged.set(key, bridge);
+    return bridge;
+  }
 
   /** A connected client for one client request (its Authorization, its refusal). */
   async open(exchange: ModernExchange | undefined): Promise<Opened> {
@@ -172,10 +204,10 @@ function newClient(): Client {
 // The client's Authorization on every request of this exchange. The server's 401/403 is kept for
 // it, and so is any other error status it answered the client's own request with (not one of the
 // gateway's own requests on its way: the probe, a catalog listing).
-function exchangeFetch(exchange: ModernExchange | undefined): FetchLike {
+function exchangeFetch(exchange: ModernExchange | undefined, credential = exchange): FetchLike {
   return async (input, init) => {
     const headers = new Headers(init?.headers);
-    if (exchange?.authorization) headers.set('authorization', exchange.authorization);
+    if (credential?.authorization) headers.set('authorization', credential.authorization);
     const response = await fetch(input, { ...init, headers });
     if (!exchange || exchange.refusal || response.status < 400) return response;
     const auth = response.status === 401 || response.status === 403;
