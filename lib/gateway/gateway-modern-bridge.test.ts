@@ -95,3 +95,40 @@ describe.each([
     ]);
   });
 });
+
+describe('a 2026-07-28 request when the server cannot be reached', () => {
+  it('gets the JSON-RPC error -32603 saying so, with its own id', async () => {
+    // A port that was just free: nothing listens there.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise((resolve) => probe.close(resolve));
+    const g = await gatewayFor(`http://127.0.0.1:${port}/mcp`);
+    const response = await fetch(g.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/list',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'list-1',
+        method: 'tools/list',
+        params: {
+          _meta: {
+            'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+            'io.modelcontextprotocol/clientCapabilities': {},
+          },
+        },
+      }),
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 'list-1',
+      error: { code: -32603, message: 'The gateway could not reach the MCP server (Error ECONNREFUSED).' },
+    });
+  });
+});

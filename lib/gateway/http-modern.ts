@@ -68,6 +68,15 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
           ctx.log(`could not follow the server's list changes: ${error instanceof Error ? error.name : 'Error'}`);
         });
       const response = await handler.fetch(request, { authInfo: carryingModern(exchange), parsedBody: parsed });
+      // The server could not be reached: the client's request gets the JSON-RPC error the relay gives.
+      if (exchange.unreachable && response.status >= 500) {
+        await response.body?.cancel().catch(() => undefined);
+        return Response.json({
+          jsonrpc: '2.0',
+          id: exchange.id ?? null,
+          error: { code: -32603, message: `The gateway could not reach the MCP server (${exchange.unreachable}).` },
+        });
+      }
       const refusal = refusalFor(exchange);
       if (!refusal) return response;
       await response.body?.cancel().catch(() => undefined);

@@ -25,6 +25,8 @@ export interface ModernExchange {
    * server sent it, instead of the handler's response.
    */
   refusal: UpstreamHead | null;
+  /** Set when the server could not be reached for this request: why (error name and code only). */
+  unreachable?: string;
   /** A 2025 client's capabilities from its initialize, for a 2026-07-28 server's envelope. */
   declared?: Record<string, unknown>;
 }

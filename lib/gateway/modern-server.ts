@@ -27,7 +27,8 @@ import type { GatewayContext } from './context';
 import { callTool } from './modern-call';
 import { carriedModern, type ModernExchange } from './modern-exchange';
 import type { RoundState } from './round-state';
-import { forward, type Upstream } from './upstream-client';
+import { describe } from './relay';
+import { forward, type Opened, type Upstream } from './upstream-client';
 
 /** What every request of the 2026 leg shares: the upstream, the catalog, the state codec. */
 export interface ModernGateway {
@@ -64,7 +65,14 @@ export class ToolCatalog {
 export function modernFactory(g: ModernGateway): McpServerFactory {
   return async ({ authInfo }) => {
     const exchange = carriedModern(authInfo);
-    const { client, release } = await g.upstream.open(exchange);
+    let opened: Opened;
+    try {
+      opened = await g.upstream.open(exchange);
+    } catch (error) {
+      if (exchange) exchange.unreachable = describe(rootCause(error));
+      throw error;
+    }
+    const { client, release } = opened;
     const capabilities = client.getServerCapabilities() ?? {};
     const server = new Server(client.getServerVersion() ?? { name: 'countersign-gateway', version: '1.0.0' }, {
       capabilities,
@@ -220,6 +228,16 @@ export async function wrapRound(
   if (result.resultType !== 'input_required') return result;
   const up = typeof result.requestState === 'string' ? result.requestState : undefined;
   return { ...result, requestState: await g.codec.mint({ ...mine, ...(up !== undefined ? { up } : {}) }, ctx) };
+}
+
+/** What an SDK error wraps: the network's error under a failed probe (the one with an errno code). */
+function rootCause(error: unknown): unknown {
+  let e = error;
+  for (let depth = 0; depth < 5 && e instanceof Error && e.cause !== undefined; depth++) {
+    e = e.cause;
+    if (typeof (e as { code?: unknown }).code === 'string' && /^E[A-Z]+$/.test((e as { code: string }).code)) break;
+  }
+  return e;
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
