@@ -73,7 +73,10 @@ const call = (ref: string) => ({
 
 /** The first round, by hand: the gateway's input_required answer. */
 async function firstRound(client: Client, ref: string) {
-  const round = (await client.request({ method: 'tools/call', params: call(ref) }, { allowInputRequired: true })) as {
+  const round = (await client.request(
+    { method: 'tools/call', params: call(ref) },
+    { allowInputRequired: true },
+  )) as unknown as {
     resultType: string;
     inputRequests?: Record<string, { method: string; params: { mode?: string; url?: string; message?: string } }>;
     requestState?: string;
