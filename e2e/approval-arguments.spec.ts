@@ -160,6 +160,11 @@ test.describe('at 1440 and 390 px', () => {
       await expect(page.getByTestId('argument-tree')).toBeVisible();
       expect(await sidewaysOverflow(page), 'no sideways scroll on the request page').toBe(0);
       await page.screenshot({ path: `${SHOTS}/arguments-request-${width}.png`, fullPage: true });
+      const card = page
+        .locator('section')
+        .filter({ has: page.getByTestId('arguments') })
+        .first();
+      await card.screenshot({ path: `${SHOTS}/arguments-card-${width}.png` });
       await expectAccessible(page, `the request page at ${width} px`);
 
       await page.goto('/approvals');
@@ -171,6 +176,7 @@ test.describe('at 1440 and 390 px', () => {
       }
       expect(await sidewaysOverflow(page), 'no sideways scroll on the queue').toBe(0);
       await page.screenshot({ path: `${SHOTS}/arguments-queue-${width}.png`, fullPage: true });
+      await row.screenshot({ path: `${SHOTS}/arguments-queue-row-${width}.png` });
       await expectAccessible(page, `the queue at ${width} px`);
     });
   }
