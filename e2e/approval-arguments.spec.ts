@@ -100,6 +100,28 @@ test.describe('the arguments of an approval request', () => {
     await expect(page).toHaveURL(new RegExp(`/approvals/${s.id}$`));
   });
 
+  test('keys that differ only by lookalikes are named in a warning and flagged where they are', async ({
+    page,
+    request,
+  }) => {
+    // "amount" in Latin letters, and with a Cyrillic "а" (U+0430): two fields a tool tells apart.
+    const args = { amount: 12.5, '\u0430mount': 12500, currency: 'EUR', refund: { Reason: 'late', reason: 'damaged' } };
+    const s = await stageWithArguments(request, args);
+    await signIn(page, 'reviewer');
+    await page.goto(`/approvals/${s.id}`);
+    const warning = page.getByTestId('lookalike-keys');
+    await expect(warning).toContainText('Some keys look alike but are different fields');
+    await expect(warning.getByRole('listitem')).toHaveText([
+      'amount and \u0430mount (with “\u0430” U+0430)',
+      'Reason and reason in refund',
+    ]);
+    for (const path of ['amount', '\u0430mount', 'refund.Reason', 'refund.reason'])
+      await expect(own(page, path).getByTestId('lookalike-flag')).toHaveText('⚠ looks like another key');
+    await expect(own(page, 'currency').getByTestId('lookalike-flag')).toHaveCount(0);
+    await expect(own(page, 'amount').getByTestId('argument-value')).toHaveText('12.5');
+    await expect(own(page, '\u0430mount').getByTestId('argument-value')).toHaveText('12500');
+  });
+
   test('support staff read that only reviewers see them, and no value is anywhere on the page', async ({
     page,
     request,
