@@ -34,6 +34,8 @@ test.describe('the arguments of an approval request', () => {
     page,
     request,
   }) => {
+    // Two axe runs and many checks: more than the default on a busy machine.
+    test.setTimeout(90_000);
     const s = await staged(request);
     await signIn(page, 'reviewer');
     await page.goto(`/approvals/${s.id}`);
@@ -175,6 +177,7 @@ test.describe('the arguments of an approval request', () => {
 test.describe('at 1440 and 390 px', () => {
   for (const width of [1440, 390]) {
     test(`the request page and the queue with arguments at ${width} px`, async ({ page, request }) => {
+      test.setTimeout(90_000);
       const s = await staged(request);
       await signIn(page, 'reviewer2');
       await page.setViewportSize({ width, height: width > 500 ? 900 : 844 });
