@@ -39,6 +39,7 @@ test('the fields an admin names for a tool on the Policy page lead its queue row
     ),
   ).toBeVisible();
   await expect(page.getByTestId(`rule-billing-mcp-${name}`)).toContainText('customer.address.city, amount');
+  await page.screenshot({ path: 'test-results/screens/policy-show-fields-1280.png' });
 
   const s = await stageWithArguments(request, distinctiveArguments(tag), { tool: tool(name) });
   await page.goto('/approvals');

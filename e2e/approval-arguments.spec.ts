@@ -34,6 +34,8 @@ test.describe('the arguments of an approval request', () => {
     page,
     request,
   }) => {
+    // Two axe runs and many checks: more than the default on a busy machine.
+    test.setTimeout(90_000);
     const s = await staged(request);
     await signIn(page, 'reviewer');
     await page.goto(`/approvals/${s.id}`);
@@ -100,6 +102,28 @@ test.describe('the arguments of an approval request', () => {
     await expect(page).toHaveURL(new RegExp(`/approvals/${s.id}$`));
   });
 
+  test('keys that differ only by lookalikes are named in a warning and flagged where they are', async ({
+    page,
+    request,
+  }) => {
+    // "amount" in Latin letters, and with a Cyrillic "а" (U+0430): two fields a tool tells apart.
+    const args = { amount: 12.5, '\u0430mount': 12500, currency: 'EUR', refund: { Reason: 'late', reason: 'damaged' } };
+    const s = await stageWithArguments(request, args);
+    await signIn(page, 'reviewer');
+    await page.goto(`/approvals/${s.id}`);
+    const warning = page.getByTestId('lookalike-keys');
+    await expect(warning).toContainText('Some keys look alike but are different fields');
+    await expect(warning.getByRole('listitem')).toHaveText([
+      'amount and \u0430mount (with “\u0430” U+0430)',
+      'Reason and reason in refund',
+    ]);
+    for (const path of ['amount', '\u0430mount', 'refund.Reason', 'refund.reason'])
+      await expect(own(page, path).getByTestId('lookalike-flag')).toHaveText('⚠ looks like another key');
+    await expect(own(page, 'currency').getByTestId('lookalike-flag')).toHaveCount(0);
+    await expect(own(page, 'amount').getByTestId('argument-value')).toHaveText('12.5');
+    await expect(own(page, '\u0430mount').getByTestId('argument-value')).toHaveText('12500');
+  });
+
   test('support staff read that only reviewers see them, and no value is anywhere on the page', async ({
     page,
     request,
@@ -153,6 +177,7 @@ test.describe('the arguments of an approval request', () => {
 test.describe('at 1440 and 390 px', () => {
   for (const width of [1440, 390]) {
     test(`the request page and the queue with arguments at ${width} px`, async ({ page, request }) => {
+      test.setTimeout(90_000);
       const s = await staged(request);
       await signIn(page, 'reviewer2');
       await page.setViewportSize({ width, height: width > 500 ? 900 : 844 });
@@ -160,6 +185,11 @@ test.describe('at 1440 and 390 px', () => {
       await expect(page.getByTestId('argument-tree')).toBeVisible();
       expect(await sidewaysOverflow(page), 'no sideways scroll on the request page').toBe(0);
       await page.screenshot({ path: `${SHOTS}/arguments-request-${width}.png`, fullPage: true });
+      const card = page
+        .locator('section')
+        .filter({ has: page.getByTestId('arguments') })
+        .first();
+      await card.screenshot({ path: `${SHOTS}/arguments-card-${width}.png` });
       await expectAccessible(page, `the request page at ${width} px`);
 
       await page.goto('/approvals');
@@ -171,6 +201,7 @@ test.describe('at 1440 and 390 px', () => {
       }
       expect(await sidewaysOverflow(page), 'no sideways scroll on the queue').toBe(0);
       await page.screenshot({ path: `${SHOTS}/arguments-queue-${width}.png`, fullPage: true });
+      await row.screenshot({ path: `${SHOTS}/arguments-queue-row-${width}.png` });
       await expectAccessible(page, `the queue at ${width} px`);
     });
   }

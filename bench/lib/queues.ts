@@ -83,5 +83,5 @@ export async function timeQueues(
 
 /** Whether the queue page shows argument previews (it must for one reviewer and not the other). */
 export async function showsArguments(page: Page): Promise<boolean> {
-  return (await page.getByRole('main').innerText()).includes('order_id');
+  return (await page.getByRole('main').getByRole('list', { name: 'Arguments', exact: true }).count()) > 0;
 }

@@ -25,7 +25,7 @@ export function ArgumentChips({ preview, sent }: { preview: PreviewField[] | nul
           title={`${f.key}: ${f.value} (${f.type})`}
           className="inline-flex min-w-0 max-w-full items-baseline gap-1 rounded-md bg-slate-100 px-1.5 py-0.5 font-mono text-xs text-slate-800"
         >
-          <span className="max-w-[12ch] shrink-0 truncate text-slate-600">{f.key}:</span>{' '}
+          <span className="max-w-[18ch] shrink-0 truncate text-slate-600">{f.key}:</span>{' '}
           <span className="min-w-0 truncate" data-type={f.type}>
             {f.type === 'string' && f.value === '' ? (
               <span className="italic text-slate-600">empty</span>

@@ -28,6 +28,11 @@ describe('foldText', () => {
     expect(foldText('x'.repeat(201))).toEqual({ folded: true, head: 'x'.repeat(200) });
     expect(foldText('one\ntwo\nthree\nfour')).toEqual({ folded: true, head: 'one\ntwo\nthree' });
     expect(foldText(`${'a'.repeat(250)}\nb`)).toEqual({ folded: true, head: 'a'.repeat(200) });
+    // At the end of a word when one ends in the last 24 characters.
+    const words = `${'word '.repeat(36)}returned on 2 December 2026`;
+    expect(foldText(words).head).toBe(`${'word '.repeat(36)}returned on 2`);
+    const far = `${'w'.repeat(170)} ${'x'.repeat(40)}`;
+    expect(foldText(far).head).toBe(`${'w'.repeat(170)} ${'x'.repeat(29)}`);
   });
 
   it('never cuts a placeholder or an emoji in half', () => {

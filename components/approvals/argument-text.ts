@@ -22,11 +22,12 @@ export function maskedParts(text: string): TextPart[] {
 
 export const FOLD_CHARS = 200;
 export const FOLD_LINES = 3;
+const WORD_SLACK = 24;
 
 /**
  * Whether a string is long (over 200 characters, or over 3 lines) and what shows of it while
- * folded: its first 3 lines, at most 200 characters, never cutting a masked placeholder or a
- * character in half.
+ * folded: its first 3 lines, at most 200 characters (at a word's end when one is near), never
+ * cutting a masked placeholder or a character in half.
  */
 export function foldText(text: string): { folded: boolean; head: string } {
   const chars = Array.from(text);
@@ -35,6 +36,9 @@ export function foldText(text: string): { folded: boolean; head: string } {
   const headChars = Array.from(head);
   if (headChars.length > FOLD_CHARS) {
     head = headChars.slice(0, FOLD_CHARS).join('');
+    // At a word's end when one is near, so the folded text does not stop mid-word.
+    const space = head.search(/\s\S*$/);
+    if (space >= head.length - WORD_SLACK) head = head.slice(0, space);
     // A placeholder cut at the end is kept whole: "[masked:em" would read as the value itself.
     for (const m of text.matchAll(MASKED))
       if (m.index < head.length && m.index + m[0].length > head.length) head = text.slice(0, m.index + m[0].length);

@@ -14,7 +14,7 @@ export function FoldedText({ text, what, className }: { text: string; what: stri
   const length = Array.from(text).length;
   return (
     <span className="block min-w-0">
-      <span id={id} className={className}>
+      <span id={id} className={`block ${className ?? ''}`}>
         <MaskedText text={folded && !open ? head : text} />
         {folded && !open ? <span aria-hidden> …</span> : null}
       </span>

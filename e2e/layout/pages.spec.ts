@@ -28,8 +28,6 @@ const col = (page: Page, name: string, width: Width = 1280) =>
   width === 390
     ? page.locator(`td[data-label="${name}"]`).first()
     : page.getByRole('columnheader', { name, exact: false }).first();
-// The approval request page is not in this list: axe finds a serious contrast failure in its
-// heading ("on", text-slate-400), which the reviewer-workflow change to that page will fix.
 
 const pages: PageSpec[] = [
   {

@@ -47,13 +47,15 @@ beforeAll(async () => {
     logLevel: 'warning',
   });
   chmodSync(bin, 0o755);
-  // A process that leaves at the end of its stdin, and writes down a SIGTERM in the file it is given.
+  // A process that leaves shortly after the end of its stdin (as a server finishing its work), writes
+  // down a SIGTERM in the file it is given, and says when it is ready.
   writeFileSync(
     polite,
     [
       "import { writeFileSync } from 'node:fs';",
       "process.on('SIGTERM', () => { writeFileSync(process.argv[2], 'SIGTERM'); process.exit(1); });",
-      "process.stdin.on('end', () => process.exit(0)).resume();",
+      "process.stdin.on('end', () => setTimeout(() => process.exit(0), 200)).resume();",
+      "process.stdout.write(JSON.stringify({ jsonrpc: '2.0', method: 'ready' }) + '\\n');",
     ].join('\n'),
   );
   // A stdio server that outlives the end of its stdin and ignores SIGTERM: only SIGKILL ends it.
@@ -188,7 +190,15 @@ describe('ChildServer.close', () => {
     const child = new ChildServer([process.execPath, stubborn]);
     await child.start();
     const pid = child.pid!;
-    expect(alive(pid)).toBe(true);
+    // Its answer shows it running, its SIGTERM handler in place (a busy machine starts it slowly).
+    const answered = new Promise((resolve) => (child.onmessage = resolve));
+    await child.send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'test', version: '1' } },
+    });
+    expect(await answered).toMatchObject({ id: 1, result: { serverInfo: { name: 'stubborn' } } });
     const started = performance.now();
     await child.close();
     const took = performance.now() - started;
@@ -202,8 +212,10 @@ describe('ChildServer.close', () => {
   it('a server that leaves when its stdin closes is not signalled', async () => {
     const marker = path.join(work, `signalled-${process.hrtime.bigint()}`);
     const child = new ChildServer([process.execPath, polite, marker]);
+    const ready = new Promise((resolve) => (child.onmessage = resolve));
     await child.start();
     const pid = child.pid!;
+    expect(await ready).toEqual({ jsonrpc: '2.0', method: 'ready' });
     await child.close();
     expect(alive(pid)).toBe(false);
     expect(existsSync(marker)).toBe(false);

@@ -1,6 +1,10 @@
 // Example request bodies for the API reference (docs/api.md's own examples). A unit test parses each
 // with the schema that validates the request, so an example cannot drift from what is accepted.
 const digest = `sha256:${'9f'.repeat(32)}`;
+// An approval's arguments and their digest (sha256sum of {"amount":"40.00","currency":"EUR","order_id":"4411"}),
+// so that the example is one the console takes.
+const refundArguments = { order_id: '4411', amount: '40.00', currency: 'EUR' };
+const refundDigest = 'sha256:c14a2d971e37fed9301f3b251d14abd8c8c7a2d12ba07c4915dca7c6a62fbb7a';
 
 export const outcomeBatchExample = {
   records: [
@@ -35,8 +39,13 @@ export const approvalRequestExample = {
   principal: 'user_193',
   agent: 'support-bot',
   server: 'billing-mcp',
-  tool: { name: 'refund_payment', annotations: { readOnlyHint: false, destructiveHint: true } },
-  argsDigest: digest,
+  tool: {
+    name: 'refund_payment',
+    description: 'Refunds a captured payment, in full or in part.',
+    annotations: { readOnlyHint: false, destructiveHint: true },
+  },
+  argsDigest: refundDigest,
+  arguments: refundArguments,
   summary: 'Refund 40.00 EUR on order 4411',
   resource: { type: 'order', id: '4411' },
   pendingTtlSeconds: 3600,
@@ -45,7 +54,7 @@ export const approvalRequestExample = {
 
 export const decisionExample = { decision: 'approve', reason: 'Customer confirmed by phone', version: 1 };
 export const revokeExample = { reason: 'Refund handled manually' };
-export const redeemExample = { server: 'billing-mcp', tool: 'refund_payment', argsDigest: digest };
+export const redeemExample = { server: 'billing-mcp', tool: 'refund_payment', argsDigest: refundDigest };
 export const trustServerExample = { name: 'billing-mcp' };
 export const policyEvaluateExample = {
   server: 'billing-mcp',

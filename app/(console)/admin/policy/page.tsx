@@ -2,7 +2,7 @@ import Link from 'next/link';
 import { AddPolicyRuleForm } from '@/components/admin/add-policy-rule-form';
 import { Card, EmptyState, PageHeader } from '@/components/ui/card';
 import { ConfirmButton } from '@/components/ui/confirm-button';
-import { sortColumn, Table, Td } from '@/components/ui/table';
+import { sortColumn, Table, Td, wideOnly } from '@/components/ui/table';
 import { readSort, sortRows } from '@/lib/sort';
 import { formatDate } from '@/lib/format';
 import { requireViewer } from '@/lib/server/auth/session';
@@ -69,7 +69,8 @@ export default async function PolicyPage({ searchParams }: { searchParams: Promi
               sortColumn('Tool', 'tool', sort, href),
               sortColumn('Approvals required', 'approvals', sort, href),
               'Fields shown in the queue',
-              'By',
+              // Left out below 1440 px, so a row with fields shown keeps its Delete button on screen.
+              { label: 'By', wide: true },
               sortColumn('When', 'when', sort, href, 'desc'),
               { label: 'Actions', hidden: true },
             ]}
@@ -86,14 +87,14 @@ export default async function PolicyPage({ searchParams }: { searchParams: Promi
                   )}
                 </Td>
                 <Td>{approvalsLabel(r)}</Td>
-                <Td>
+                <Td className="min-w-40 max-w-64 whitespace-normal">
                   {r.showFields ? (
                     <span className="break-all font-mono text-xs text-slate-900">{r.showFields.join(', ')}</span>
                   ) : (
                     <span className="text-slate-500">{r.tool ? 'the first three' : '—'}</span>
                   )}
                 </Td>
-                <Td>{r.createdBy}</Td>
+                <Td className={wideOnly}>{r.createdBy}</Td>
                 <Td>{formatDate(r.createdAt)}</Td>
                 <Td className="text-right">
                   <ConfirmButton
