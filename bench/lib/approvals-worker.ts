@@ -75,7 +75,11 @@ export const inWorker = {
         kind === 'note'
           ? requestBody(`d${n}`)
           : refundBody(String((kind === 'refund without' ? 50_000 : 40_000) + n), kind !== 'refund without');
-      const r = await requestApproval(requester, `${kind}-${n}`, approvalRequestSchema.parse(body));
+      const r = await requestApproval(
+        requester,
+        `${kind.replaceAll(' ', '-')}-${n}`,
+        approvalRequestSchema.parse(body),
+      );
       if (!r.ok) throw new Error(`requestApproval: ${r.failure} ${r.detail ?? ''}`);
       ids.push(r.value.approval.id);
     }
