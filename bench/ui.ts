@@ -1,13 +1,13 @@
 // `npm run bench:ui [-- --short]`: the screens as people feel them, in a real browser. On a fresh
 // database holding --records outcome records over the last 30 days and --pending pending approval
-// requests (bench/lib/data.ts), Chromium (playwright-core, the flags of playwright.config.ts,
+// requests in all (bench/lib/data.ts; the two queues' below among them), Chromium (playwright-core, the flags of playwright.config.ts,
 // 1440×900) signs in as a reviewer through the form and clicks, --rounds times (two more first,
 // not counted): overview → outcomes filtered (unknown writes) → a record → its incident → the
 // queue → a request → tools → account → the header search (a request reference typed, Enter).
 // Each navigation is timed in the page, from the input event to the frame that shows the new
 // page's named content (bench/lib/browser.ts); the ceiling is the same measure of a client
 // navigation between two pages of a bare Next.js app, in the same run. A reader pauses --pause-ms
-// between navigations. First, before the --pending requests are staged: two queues of
+// between navigations. First, before the other pending requests are staged: two queues of
 // --queue-pending requests each, one whose requests carry arguments and one whose do not, each the
 // queue of its own reviewer (bench/lib/queues.ts); Account → the queue is timed for both in
 // alternating order, --queue-rounds times, and the difference of their p95s is held against the
@@ -140,7 +140,7 @@ runMain(async () => {
       throw new Error(`the queue ${q} ${q === 'with arguments' ? 'shows no' : 'shows'} argument previews`);
   for (const q of QUEUES) await queuePages[q].context().close();
 
-  await stagePending(db.sql, key, flags.pending);
+  await stagePending(db.sql, key, Math.max(0, flags.pending - 2 * flags['queue-pending']));
   const { context, page } = await signedIn('reviewer@bench.local');
   const random = prng(17);
   const times = new Map<string, number[]>([...STEPS.map((s): [string, number[]] => [s.name, []]), [SEARCH, []]]);
