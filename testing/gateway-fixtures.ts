@@ -1,16 +1,21 @@
 // Set-up for the gateway tests (never imported by the app): the real console in-process (its
 // route handlers behind a switchable fetch, on the real database), real keys and reviewers, an
 // in-process gateway with an SDK client in front of it, and what the console stored.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
 import { cli } from '@/lib/auth/actor';
 import { createApiKey, createPersonalToken } from '@/lib/server/credentials/credentials';
 import { db } from '@/lib/server/db/db';
 import { OutcomeReporter } from '@/lib/mcp/reporter';
 import { gatewayContext, type GatewayContext } from '@/lib/gateway/context';
+import { Relay } from '@/lib/gateway/relay';
 import { api, call } from './api-harness';
 import { switchableConsole } from './console-fetch';
 import { makeUser, uniq } from './factories';
@@ -149,4 +154,53 @@ export function closedAfterEach(): (() => Promise<unknown>)[] {
     await Promise.allSettled(open.splice(0).map((f) => f()));
   });
   return open;
+}
+
+/** An SDK client → an in-process Relay (the gateway) → `mcp`, all closed after the test through `open`. */
+export async function clientThroughRelay(
+  mcp: McpServer,
+  ctx: GatewayContext,
+  open: (() => Promise<unknown>)[],
+  name = 'gateway-test-client',
+): Promise<Client> {
+  const [clientSide, downSide] = InMemoryTransport.createLinkedPair();
+  const [upSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await mcp.connect(serverSide);
+  const relay = new Relay(downSide, upSide, ctx);
+  await relay.start();
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(clientSide);
+  open.push(async () => {
+    await client.close();
+    await relay.close();
+    await mcp.close();
+    await ctx.reporter.close(2000);
+  });
+  return client;
+}
+
+/** `makeServer()` over Streamable HTTP on 127.0.0.1 (a session per client, no auth, no Host check of its own). */
+export async function serveOverHttp(makeServer: () => McpServer): Promise<{ url: URL; close: () => Promise<void> }> {
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const id = req.headers['mcp-session-id'];
+    const known = typeof id === 'string' ? sessions.get(id) : undefined;
+    if (known) return known.handleRequest(req, res);
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (sid) => void sessions.set(sid, transport),
+    });
+    await makeServer().connect(transport);
+    await transport.handleRequest(req, res);
+  };
+  const http = createServer((req, res) => void handle(req, res).catch(() => res.end()));
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  return {
+    url: new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`),
+    close: async () => {
+      await Promise.allSettled([...sessions.values()].map((t) => t.close()));
+      http.closeAllConnections();
+      await new Promise((r) => http.close(r));
+    },
+  };
 }

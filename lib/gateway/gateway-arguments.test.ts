@@ -8,8 +8,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -17,12 +15,12 @@ import { cli } from '@/lib/auth/actor';
 import { setPolicyRule } from '@/lib/server/policy/policy-rules';
 import { trustServer } from '@/lib/server/policy/trusted-servers';
 import { argsDigest } from '@/lib/mcp/digest';
-import { Relay } from './relay';
 import { runStdio } from './stdio';
 import { api, call } from '@/testing/api-harness';
 import { uniq } from '@/testing/factories';
 import {
   approvalsOf,
+  clientThroughRelay,
   closedAfterEach,
   consoleActors,
   linkedClient,
@@ -158,19 +156,7 @@ describe('gateway, an in-process server: what the approval request carries', () 
     await trustServer(cli, server);
     await setPolicyRule(cli, { server, tool: 'deploy', requiredApprovals: 1 });
     const t = testContext(actors, server, { approvalWaitMs: 10_000 });
-    const [clientSide, downSide] = InMemoryTransport.createLinkedPair();
-    const [upSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await mcp.connect(serverSide);
-    const relay = new Relay(downSide, upSide, t.ctx);
-    await relay.start();
-    const client = new Client({ name: 'arguments-test', version: '1.0.0' });
-    await client.connect(clientSide);
-    open.push(async () => {
-      await client.close();
-      await relay.close();
-      await mcp.close();
-      await t.ctx.reporter.close(2000);
-    });
+    const client = await clientThroughRelay(mcp, t.ctx, open, 'arguments-test');
     return { ...t, client };
   }
 

@@ -4,18 +4,16 @@
 // give, before it reaches anything; the conformance suite's `dns-rebinding-protection` scenario,
 // reproduced here request by request, and then run as the suite itself runs it.
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request } from 'node:http';
 import path from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { runHttp, type HttpOptions } from './http';
 import { uniq } from '@/testing/factories';
 import {
   closedAfterEach,
   consoleActors,
   floodServer,
+  serveOverHttp,
   testContext,
   type ConsoleActors,
 } from '@/testing/gateway-fixtures';
@@ -28,28 +26,10 @@ beforeAll(async () => {
 });
 const open = closedAfterEach();
 
-/** An MCP server over Streamable HTTP on 127.0.0.1, without auth, checking no Host itself. */
 async function startUpstream(): Promise<URL> {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const id = req.headers['mcp-session-id'];
-    const known = typeof id === 'string' ? sessions.get(id) : undefined;
-    if (known) return known.handleRequest(req, res);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (sid) => void sessions.set(sid, transport),
-    });
-    await floodServer().connect(transport);
-    await transport.handleRequest(req, res);
-  };
-  const http = createServer((req, res) => void handle(req, res).catch(() => res.end()));
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  open.push(async () => {
-    await Promise.allSettled([...sessions.values()].map((t) => t.close()));
-    http.closeAllConnections();
-    await new Promise((r) => http.close(r));
-  });
-  return new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`);
+  const upstream = await serveOverHttp(floodServer);
+  open.push(upstream.close);
+  return upstream.url;
 }
 
 async function gateway(options: HttpOptions = {}) {

@@ -1,15 +1,11 @@
 // A server that asks the client things (elicitation, sampling, progress, logging) over Streamable
 // HTTP, through the gateway: what it sends inside its answer to a call goes with that answer, on the
 // lean path and through the SDK's transport, and the client's answers reach the server, as direct.
-import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
@@ -21,7 +17,13 @@ import { setPolicyRule } from '@/lib/server/policy/policy-rules';
 import { trustServer } from '@/lib/server/policy/trusted-servers';
 import { runHttp } from './http';
 import { uniq } from '@/testing/factories';
-import { closedAfterEach, consoleActors, testContext, type ConsoleActors } from '@/testing/gateway-fixtures';
+import {
+  closedAfterEach,
+  consoleActors,
+  serveOverHttp,
+  testContext,
+  type ConsoleActors,
+} from '@/testing/gateway-fixtures';
 import { rawSession, rpc } from '@/testing/raw-mcp-session';
 
 vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
@@ -75,33 +77,8 @@ function askingServer(): McpServer {
   return server;
 }
 
-async function startAskingServer(): Promise<{ url: URL; close: () => Promise<void> }> {
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const id = req.headers['mcp-session-id'];
-    const known = typeof id === 'string' ? sessions.get(id) : undefined;
-    if (known) return known.handleRequest(req, res);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (sid) => void sessions.set(sid, transport),
-    });
-    await askingServer().connect(transport);
-    await transport.handleRequest(req, res);
-  };
-  const http = createServer((req, res) => void handle(req, res).catch(() => res.end()));
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  return {
-    url: new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`),
-    close: async () => {
-      await Promise.allSettled([...sessions.values()].map((t) => t.close()));
-      http.closeAllConnections();
-      await new Promise((r) => http.close(r));
-    },
-  };
-}
-
 async function askingGateway(options?: { lean?: boolean }) {
-  const upstream = await startAskingServer();
+  const upstream = await serveOverHttp(askingServer);
   const server = uniq('asking');
   await trustServer(cli, server);
   await setPolicyRule(cli, { server, tool: null, requiredApprovals: 0 });

@@ -4,15 +4,19 @@
 // tasks/get no longer finds (its TTL passed) as expired; the client sees what it would directly.
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { cli } from '@/lib/auth/actor';
 import { setPolicyRule } from '@/lib/server/policy/policy-rules';
 import { trustServer } from '@/lib/server/policy/trusted-servers';
-import { Relay } from './relay';
 import { makeApiKey, uniq } from '@/testing/factories';
 import { listIncidentOutcomes } from '@/lib/server/incidents';
-import { consoleActors, testContext, type ConsoleActors, closedAfterEach } from '@/testing/gateway-fixtures';
+import {
+  clientThroughRelay,
+  consoleActors,
+  testContext,
+  type ConsoleActors,
+  closedAfterEach,
+} from '@/testing/gateway-fixtures';
 import { createTaskMcpServer } from '@/testing/mcp-tasks';
 
 vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
@@ -29,19 +33,7 @@ async function setUp() {
   await setPolicyRule(cli, { server, tool: null, requiredApprovals: 0 });
   const t = testContext(actors, server);
   const mcp = createTaskMcpServer(undefined, { workMs: 60, pollIntervalMs: 20 });
-  const [upSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const [clientSide, downSide] = InMemoryTransport.createLinkedPair();
-  await mcp.connect(serverSide);
-  const relay = new Relay(downSide, upSide, t.ctx);
-  await relay.start();
-  const client = new Client({ name: 'tasks-through-gateway', version: '1.0.0' });
-  await client.connect(clientSide);
-  open.push(async () => {
-    await client.close();
-    await relay.close();
-    await mcp.close();
-    await t.ctx.reporter.close(2000);
-  });
+  const client = await clientThroughRelay(mcp, t.ctx, open, 'tasks-through-gateway');
   await client.listTools();
   return { t, client };
 }
