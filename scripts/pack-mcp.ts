@@ -2,7 +2,9 @@
 // `withCountersign`, the reporter, the retry helper, the shared classifier and types, and the
 // `countersign-gateway` bin — as a tarball, and prints its path as the last line. The code is
 // bundled (nothing from this repository is needed); the MCP SDK and zod are its dependencies, so
-// the integrator's own SDK classes are the ones the wrapper sees.
+// the integrator's own SDK classes are the ones the wrapper sees. The gateway's SDK v2 packages
+// are dependencies too: their stdio transport spawns through cross-spawn (CommonJS), which an ESM
+// bundle cannot require.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +17,7 @@ const repo = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) a
   version: string;
   dependencies: Record<string, string>;
 };
-const external = ['@modelcontextprotocol/sdk', 'zod'];
+const external = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/client', '@modelcontextprotocol/server', 'zod'];
 
 async function main() {
   const work = mkdtempSync(path.join(tmpdir(), 'countersign-mcp-pack-'));

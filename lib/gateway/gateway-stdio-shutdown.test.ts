@@ -26,7 +26,7 @@ env.PATH = `${path.dirname(process.execPath)}${path.delimiter}${env.PATH ?? ''}`
 /** The SDK client's wait between closing stdin and SIGTERM (StdioClientTransport.close). */
 const CLIENT_WAIT_MS = 2000;
 
-// Beside node_modules, so that the bundle finds its externals (the SDK, zod) as the package does.
+// Beside node_modules, so that the bundle finds its externals (the SDKs, zod) as the package does.
 const cache = path.join(root, 'node_modules/.cache');
 mkdirSync(cache, { recursive: true });
 const work = mkdtempSync(path.join(cache, 'cs-gateway-shutdown-'));
@@ -42,7 +42,13 @@ beforeAll(async () => {
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    external: ['@modelcontextprotocol/sdk', 'zod'].flatMap((e) => [e, `${e}/*`]),
+    // As scripts/pack-mcp.ts packs it: the SDKs and zod are the package's dependencies.
+    external: [
+      '@modelcontextprotocol/sdk',
+      '@modelcontextprotocol/client',
+      '@modelcontextprotocol/server',
+      'zod',
+    ].flatMap((e) => [e, `${e}/*`]),
     banner: { js: `#!/usr/bin/env -S node ${GATEWAY_NODE_FLAGS.join(' ')}` },
     logLevel: 'warning',
   });

@@ -12,8 +12,7 @@ import { cli } from '@/lib/auth/actor';
 import { setPolicyRule } from '@/lib/server/policy/policy-rules';
 import { trustServer } from '@/lib/server/policy/trusted-servers';
 import { argsDigest } from '@/lib/mcp/digest';
-import { runStdio } from './stdio';
-import type { Relay } from './relay';
+import { runStdio, type StdioGateway } from './stdio';
 import { uniq } from '@/testing/factories';
 import {
   consoleActors,
@@ -42,7 +41,7 @@ async function setUp(over: Parameters<typeof testContext>[2] = {}) {
   await trustServer(cli, server);
   const t = testContext(actors, server, over);
   const { client, down, connect } = linkedClient();
-  const relay: Relay = await runStdio(t.ctx, [process.execPath, FS_BIN, dir], down);
+  const relay: StdioGateway = await runStdio(t.ctx, [process.execPath, FS_BIN, dir], down);
   await connect();
   open.push(async () => {
     await client.close();

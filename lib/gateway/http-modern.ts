@@ -35,9 +35,10 @@ export interface ModernLeg {
 }
 
 export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
+  const upstream = new Upstream(upstreamUrl, ctx.log);
   const g: ModernGateway = {
     ctx,
-    upstream: new Upstream(upstreamUrl, ctx.log),
+    upstream,
     catalog: new ToolCatalog(),
     codec: roundStateCodec(ctx.endpoint.apiKey, ctx),
   };
@@ -64,7 +65,7 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
       const exchange = modernExchange(authorization, parsed, request.headers);
       // A client's subscription is served by the gateway's handler, fed by the gateway's own one.
       if (exchange.method === 'subscriptions/listen')
-        await g.upstream.watch(exchange, changes).catch((error: unknown) => {
+        await upstream.watch(exchange, changes).catch((error: unknown) => {
           ctx.log(`could not follow the server's list changes: ${error instanceof Error ? error.name : 'Error'}`);
         });
       const response = await handler.fetch(request, { authInfo: carryingModern(exchange), parsedBody: parsed });
@@ -85,7 +86,7 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
     async legacySession(request, parsed, authorization) {
       const exchange = modernExchange(authorization, parsed, request.headers);
       // Not reachable now: the relay answers as it does for any server it cannot reach.
-      if (!(await g.upstream.needsBridge(exchange).catch(() => false))) return null;
+      if (!(await upstream.needsBridge(exchange).catch(() => false))) return null;
       const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: randomUUID,
         onsessioninitialized: (id) => void sessions.set(id, transport),
@@ -108,7 +109,7 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
     async close() {
       await Promise.allSettled([...sessions.values()].map((t) => t.close()));
       await handler.close();
-      await g.upstream.close();
+      await upstream.close();
     },
   };
 }

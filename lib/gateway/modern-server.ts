@@ -28,14 +28,20 @@ import { callTool } from './modern-call';
 import { carriedModern, type ModernExchange } from './modern-exchange';
 import type { RoundState } from './round-state';
 import { describe } from './relay';
-import { forward, type Opened, type Upstream } from './upstream-client';
+import { forward, type Opened } from './upstream-client';
 
 /** What every request of the 2026 leg shares: the upstream, the catalog, the state codec. */
 export interface ModernGateway {
   ctx: GatewayContext;
-  upstream: Upstream;
+  /** The server: over HTTP `Upstream` (upstream-client.ts), over stdio the child's one client (stdio-modern.ts). */
+  upstream: { open(exchange: ModernExchange | undefined): Promise<Opened> };
   catalog: ToolCatalog;
   codec: RequestStateCodec<RoundState>;
+  /**
+   * The request's exchange where no HTTP request carries one (stdio: recorded by the transport
+   * from the message as it arrived, looked up by the request's id).
+   */
+  exchangeOf?: (ctx: ServerContext) => ModernExchange | undefined;
 }
 
 /** The server's tools as last listed, shared by every request of the 2026 leg. */
@@ -81,7 +87,7 @@ export function modernFactory(g: ModernGateway): McpServerFactory {
     });
     // A 2025 session's instance serves many requests: each carries its own exchange.
     const of = (ctx: ServerContext) => {
-      const mine = carriedModern(ctx.http?.authInfo) ?? exchange;
+      const mine = carriedModern(ctx.http?.authInfo) ?? g.exchangeOf?.(ctx) ?? exchange;
       const declared = server.getClientCapabilities();
       if (mine && declared) mine.declared = declared;
       return mine;

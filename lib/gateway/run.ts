@@ -85,7 +85,7 @@ export async function runGateway(options: RunOptions): Promise<RunResult> {
   }
   let closed: () => void;
   const done = new Promise<void>((resolve) => (closed = resolve));
-  // Told before the relay starts: the host may close stdin at once.
-  const relay = await runStdio(ctx, parsed.flags.command!, undefined, () => void flush(STDIO_FLUSH_MS).then(closed));
-  return { code: 0, done, stop: () => relay.close().then(() => done) };
+  // Told before the gateway starts: the host may close stdin at once.
+  const gateway = await runStdio(ctx, parsed.flags.command!, undefined, () => void flush(STDIO_FLUSH_MS).then(closed));
+  return { code: 0, done, stop: () => gateway.close().then(() => done) };
 }

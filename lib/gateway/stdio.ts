@@ -6,20 +6,40 @@
 // so that the child is gone before the host's SIGKILL could leave it behind. Started through
 // `npm run`, the gateway runs under npm's shell, which npm's signals end without passing them on;
 // the end of stdin, which the gateway shares with npm, is what reaches it there.
+//
+// Both eras of MCP (docs/design.md "The gateway", "Both eras of MCP"): stdio has one connection,
+// and the host's first message says which era it speaks (the rules of SDK v2's serveStdio).
+// - A 2025 client (an `initialize`, or anything without the 2026-07-28 `_meta` envelope claim)
+//   gets the message relay (relay.ts) in front of the child, as before: ids untouched, the
+//   server's own initialize answer, tasks and cancellation as call.ts and tasks.ts do them. The
+//   relay stays for this pairing until the 2025 leg runs on SDK v2 everywhere (the HTTP side
+//   does the same: http-modern.ts, `Upstream.needsBridge`).
+// - A 2026-07-28 client (its first message carries the envelope claim, e.g. `server/discover`)
+//   gets SDK v2's serveStdio with the same factory as over HTTP (stdio-modern.ts): the gateway's
+//   own answers (refusals, approvals as `input_required`, its filtered tools/list) come in the
+//   client's era, with `resultType`, and the child is spoken to through SDK v2's client in
+//   whatever era it offers.
+// Both legs use one child process, started before the first message (a command that cannot be
+// started fails at once), and one transport to it, SDK v2's, closed by the ladder below.
 import type { Readable, Writable } from 'node:stream';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { childEnvironment } from '../config';
 import type { GatewayContext } from './context';
+import { isNotification, isRequest } from './messages';
 import { Relay } from './relay';
+import { serveModern, type ModernStdio } from './stdio-modern';
 
 /** How long the child has to exit once its stdin is closed, and again after SIGTERM. */
 export const CHILD_GRACE_MS = 1000;
 
 /**
- * The host's side: this process's stdin and stdout. The end of stdin (the host's first step of
- * shutdown) or a broken stdout closes it, and with it the relay and the child.
+ * The host's side: this process's stdin and stdout (SDK v2's transport). The end of stdin (the
+ * host's first step of shutdown) or a broken stdout closes it, and with it the gateway and the
+ * child.
  */
 export class HostStdio extends StdioServerTransport {
   private closed = false;
@@ -27,21 +47,20 @@ export class HostStdio extends StdioServerTransport {
     if (!this.closed) this.log?.('stdin closed: stopping');
     void this.close();
   };
-  private readonly broken = () => void this.close();
 
   constructor(
     private readonly log?: (line: string) => void,
     private readonly input: Readable = process.stdin,
-    private readonly output: Writable = process.stdout,
+    output: Writable = process.stdout,
   ) {
     super(input, output);
   }
 
   override async start(): Promise<void> {
-    await super.start();
+    // Before the SDK's own listeners, which close the transport on the same events: said first.
     this.input.once('end', this.ended);
     this.input.once('close', this.ended);
-    this.output.on('error', this.broken);
+    await super.start();
   }
 
   override async close(): Promise<void> {
@@ -49,21 +68,30 @@ export class HostStdio extends StdioServerTransport {
     this.closed = true;
     this.input.off('end', this.ended);
     this.input.off('close', this.ended);
-    // The error listener stays: a write still under way may fail after this, and must not throw.
+    // SDK v2's transport keeps a listener on stdout: a write still under way may fail, and must not throw.
     await super.close();
   }
 }
 
 /**
- * The server's side: the SDK's transport over the child's stdio, closed as MCP's stdio shutdown
- * says (stdin closed, then SIGTERM, then SIGKILL), each step after CHILD_GRACE_MS.
+ * The server's side: SDK v2's transport over the child's stdio, closed as MCP's stdio shutdown
+ * says (stdin closed, then SIGTERM, then SIGKILL), each step after CHILD_GRACE_MS. Started once
+ * (before the host's first message); a later `start()` (the relay's, SDK v2's client's) finds it
+ * started. Being a subclass, SDK v2's client probes the era on this very process rather than on a
+ * sibling it would spawn from the same command (no second server process, with its side effects).
  */
 export class ChildServer extends StdioClientTransport {
+  private started?: Promise<void>;
+
   constructor(command: string[]) {
     const [cmd, ...args] = command;
     // The gateway's own environment, without Countersign's key: the server never needs it.
     const env = childEnvironment({}, { without: ['COUNTERSIGN_API_KEY'] });
     super({ command: cmd, args, env, stderr: 'inherit' });
+  }
+
+  override start(): Promise<void> {
+    return (this.started ??= super.start());
   }
 
   override async close(): Promise<void> {
@@ -100,18 +128,136 @@ async function exited(pid: number, ms: number): Promise<boolean> {
   }
 }
 
+/** The era a host's first message opens (SDK v2's serveStdio rules); null: not a request or notification. */
+export function openingEra(message: JSONRPCMessage): 'legacy' | 'modern' | null {
+  if (!isRequest(message) && !isNotification(message)) return null;
+  const meta = (message.params as { _meta?: unknown } | undefined)?._meta;
+  const claims = typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
+  // A claim, valid or not, goes to SDK v2, which answers a malformed or unsupported one as the spec says.
+  return claims ? 'modern' : 'legacy';
+}
+
 /**
- * Relays between `down` (default: this process's stdin/stdout) and the child. Resolves once both
- * are started; `onclose` is called once either side closed and the child is gone.
+ * The host's transport once its first message chose a leg: that message (and any that came
+ * before the leg started) delivered first, then the host's messages as they come.
+ */
+class Opened implements Transport {
+  private held: JSONRPCMessage[] = [];
+  private ended = false;
+  private live = false;
+  onmessage?: Transport['onmessage'];
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+
+  constructor(
+    private readonly down: Transport,
+    first: JSONRPCMessage,
+  ) {
+    this.held.push(first);
+    down.onmessage = (message, extra) => {
+      if (this.live) this.onmessage?.(message, extra);
+      else this.held.push(message);
+    };
+    down.onclose = () => {
+      if (this.live) this.onclose?.();
+      else this.ended = true;
+    };
+    down.onerror = (error) => this.onerror?.(error);
+  }
+
+  async start(): Promise<void> {
+    this.live = true;
+    const held = this.held;
+    this.held = [];
+    for (const message of held) this.onmessage?.(message);
+    if (this.ended) this.onclose?.();
+  }
+
+  send(message: JSONRPCMessage, options?: Parameters<Transport['send']>[1]): Promise<void> {
+    return this.down.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.down.close();
+  }
+}
+
+/** The gateway in stdio mode: the host, the child, and the leg the host's first message chose. */
+export class StdioGateway {
+  /** The relay (a 2025 host) or SDK v2's server (a 2026-07-28 host), once the first message came. */
+  leg?: { era: 'legacy'; relay: Relay } | { era: 'modern'; modern: ModernStdio };
+  onclose?: () => void;
+  private closing?: Promise<void>;
+  private finished = false;
+
+  constructor(
+    readonly ctx: GatewayContext,
+    readonly down: Transport,
+    /** The child's transport. */
+    readonly up: ChildServer,
+  ) {}
+
+  async start(): Promise<void> {
+    this.up.onclose = () => void this.close();
+    this.up.onerror = (e) => this.ctx.log(`server transport: ${e.message}`);
+    // A command that cannot be started fails here, before the host is listened to.
+    await this.up.start();
+    this.down.onmessage = (message) => this.open(message);
+    this.down.onclose = () => void this.close();
+    this.down.onerror = (e) => this.ctx.log(`client transport: ${e.message}`);
+    await this.down.start();
+  }
+
+  private open(message: JSONRPCMessage): void {
+    if (this.leg || this.closing) return;
+    const era = openingEra(message);
+    if (!era) return this.ctx.log('discarded a response from the client before its first request');
+    const down = new Opened(this.down, message);
+    if (era === 'legacy') {
+      const relay = new Relay(down, this.up as unknown as Transport, this.ctx);
+      relay.onclose = () => this.finish();
+      this.leg = { era, relay };
+      void relay.start().catch((error: unknown) => {
+        this.ctx.log(`could not start the relay: ${error instanceof Error ? error.message : 'Error'}`);
+        void this.close();
+      });
+      return;
+    }
+    this.leg = { era, modern: serveModern(this.ctx, down, this.up, () => void this.close()) };
+  }
+
+  /** Closes both sides (the child by its ladder); `onclose` once the child is gone. */
+  close(): Promise<void> {
+    return (this.closing ??= this.shut());
+  }
+
+  private async shut(): Promise<void> {
+    const leg = this.leg;
+    if (leg?.era === 'legacy') return leg.relay.close();
+    if (leg?.era === 'modern') await leg.modern.close();
+    await Promise.allSettled([this.up.close(), this.down.close()]);
+    this.finish();
+  }
+
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.onclose?.();
+  }
+}
+
+/**
+ * Serves the host `down` (default: this process's stdin/stdout) in front of the child. Resolves
+ * once both are started; `onclose` is called once either side closed and the child is gone.
  */
 export async function runStdio(
   ctx: GatewayContext,
   command: string[],
-  down: Transport = new HostStdio(ctx.log),
+  down: Transport = new HostStdio(ctx.log) as unknown as Transport,
   onclose?: () => void,
-): Promise<Relay> {
-  const relay = new Relay(down, new ChildServer(command), ctx);
-  relay.onclose = onclose;
-  await relay.start();
-  return relay;
+): Promise<StdioGateway> {
+  const gateway = new StdioGateway(ctx, down, new ChildServer(command));
+  gateway.onclose = onclose;
+  await gateway.start();
+  return gateway;
 }

@@ -192,7 +192,7 @@ export function forward(
   });
 }
 
-function newClient(): Client {
+export function newClient(): Client {
   return new Client(GATEWAY_CLIENT_INFO, {
     versionNegotiation: { mode: 'auto' },
     // The client's own rounds: the gateway relays them, it never answers them itself.

@@ -1,0 +1,190 @@
+// stdio mode, a 2026-07-28 host (stdio.ts routes by the host's first message): SDK v2's
+// serveStdio serves the host with the same factory as the HTTP leg (modern-server.ts: the same
+// policy, approval gate, records), in front of the child through one SDK v2 client, in the era
+// the child offers (`versionNegotiation: auto`, probed on the child itself: ChildServer).
+// - Raw params: the SDK lifts the envelope, the retry's `inputResponses` and `requestState` out
+//   of a request's params before a handler runs; the server must get them as the host sent them.
+//   Over HTTP the parsed body carries them (modern-exchange.ts); here `Recording` keeps each
+//   incoming request's params by id before the SDK sees it, until its answer goes out.
+// - List changes: the child's (sent unasked by a 2025 server, or on the gateway's own
+//   subscriptions/listen to a 2026-07-28 one) reach the host through the instance's
+//   notifications, which serveStdio puts on the host's own subscriptions.
+// - serveStdio is given `legacy: 'serve'`: a host that probes with server/discover and then
+//   sends a 2025 initialize after all is served on SDK v2 too (a 2025 instance of the same
+//   factory, no tasks), since its connection has already chosen this leg.
+import {
+  type JSONRPCMessage,
+  type Server,
+  type ServerContext,
+  type Transport,
+  type TransportSendOptions,
+} from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import type { Client } from '@modelcontextprotocol/client';
+import type { Transport as V1Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { GatewayContext } from './context';
+import { modernExchange, type ModernExchange } from './modern-exchange';
+import { modernFactory, ToolCatalog, type ModernGateway } from './modern-server';
+import { roundStateCodec } from './round-state';
+import type { ChildServer } from './stdio';
+import { newClient, type Opened } from './upstream-client';
+
+/** Requests kept at most while unanswered (a cancelled one is never answered): the oldest go first. */
+const MAX_KEPT = 10_000;
+
+type Id = string | number;
+
+/** The host's transport as serveStdio gets it, keeping each incoming request's params by id. */
+export class Recording implements Transport {
+  private readonly kept = new Map<Id, ModernExchange>();
+  onmessage?: Transport['onmessage'];
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+
+  constructor(
+    private readonly down: V1Transport,
+    /** Called once the host's side closed, after serveStdio was told. */
+    private readonly ended: () => void,
+  ) {}
+
+  async start(): Promise<void> {
+    this.down.onmessage = (message) => {
+      const m = message as Record<string, unknown>;
+      if (typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number')) {
+        if (this.kept.size >= MAX_KEPT) this.kept.delete(this.kept.keys().next().value as Id);
+        this.kept.set(m.id, modernExchange(null, m, new Headers()));
+      }
+      this.onmessage?.(message as JSONRPCMessage);
+    };
+    this.down.onclose = () => {
+      this.kept.clear();
+      this.onclose?.();
+      this.ended();
+    };
+    this.down.onerror = (error) => this.onerror?.(error);
+    await this.down.start();
+  }
+
+  /** The exchange of the request the SDK is handling (its id is the host's). */
+  of(ctx: ServerContext): ModernExchange | undefined {
+    return this.kept.get(ctx.mcpReq.id as Id);
+  }
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    const m = message as Record<string, unknown>;
+    if (typeof m.method !== 'string' && (typeof m.id === 'string' || typeof m.id === 'number')) this.kept.delete(m.id);
+    await this.down.send(message as never, options as never);
+  }
+
+  close(): Promise<void> {
+    return this.down.close();
+  }
+}
+
+/**
+ * The child as the factory's upstream: one SDK v2 client for the whole connection (stdio has one
+ * process and one pipe), connected with the first request's instance, shared by every request.
+ */
+export class ChildUpstream {
+  private connected?: Promise<Client>;
+  /** What to tell the host when the child's lists change. */
+  changes?: { tools(): void; prompts(): void; resources(): void };
+
+  constructor(
+    private readonly child: ChildServer,
+    private readonly log: (line: string) => void,
+    private readonly onclose: () => void,
+  ) {}
+
+  async open(): Promise<Opened> {
+    this.connected ??= this.connect();
+    return { client: await this.connected, release: () => undefined };
+  }
+
+  private async connect(): Promise<Client> {
+    const client = newClient();
+    client.onclose = this.onclose;
+    client.setNotificationHandler('notifications/tools/list_changed', () => this.changes?.tools());
+    client.setNotificationHandler('notifications/prompts/list_changed', () => this.changes?.prompts());
+    client.setNotificationHandler('notifications/resources/list_changed', () => this.changes?.resources());
+    await client.connect(this.child as unknown as Transport);
+    const modern = client.getProtocolEra() === 'modern';
+    this.log(`server speaks the ${modern ? '2026-07-28' : '2025'} era`);
+    const capabilities = client.getServerCapabilities() ?? {};
+    // A 2026-07-28 server sends list changes only on a subscription: the gateway's own, for the connection.
+    if (
+      modern &&
+      (capabilities.tools?.listChanged || capabilities.prompts?.listChanged || capabilities.resources?.listChanged)
+    )
+      void client
+        .listen({
+          ...(capabilities.tools?.listChanged ? { toolsListChanged: true } : {}),
+          ...(capabilities.prompts?.listChanged ? { promptsListChanged: true } : {}),
+          ...(capabilities.resources?.listChanged ? { resourcesListChanged: true } : {}),
+        })
+        .catch((error: unknown) =>
+          this.log(`could not follow the server's list changes: ${error instanceof Error ? error.name : 'Error'}`),
+        );
+    return client;
+  }
+
+  async close(): Promise<void> {
+    const connected = this.connected;
+    if (!connected) return;
+    await (await connected.catch(() => null))?.close().catch(() => undefined);
+  }
+}
+
+export interface ModernStdio {
+  close(): Promise<void>;
+}
+
+/** Serves the host `down` (its first message already said 2026-07-28) in front of `child`. */
+export function serveModern(
+  ctx: GatewayContext,
+  down: V1Transport,
+  child: ChildServer,
+  onclose: () => void,
+): ModernStdio {
+  const wire = new Recording(down, onclose);
+  const upstream = new ChildUpstream(child, ctx.log, onclose);
+  const g: ModernGateway = {
+    ctx,
+    upstream,
+    catalog: new ToolCatalog(),
+    codec: roundStateCodec(ctx.endpoint.apiKey, ctx),
+    exchangeOf: (c) => wire.of(c),
+  };
+  const factory = modernFactory(g);
+  // serveStdio pins one instance per connection (two when a probe is discarded: the latest serves).
+  let instance: Server | undefined;
+  const tell = (send: (s: Server) => Promise<void>) => {
+    if (instance) void send(instance).catch(() => undefined);
+  };
+  upstream.changes = {
+    tools: () => {
+      g.catalog.loaded = false;
+      tell((s) => s.sendToolListChanged());
+    },
+    prompts: () => tell((s) => s.sendPromptListChanged()),
+    resources: () => tell((s) => s.sendResourceListChanged()),
+  };
+  const handle = serveStdio(
+    async (options) => {
+      const server = (await factory(options)) as Server;
+      instance = server;
+      return server;
+    },
+    {
+      legacy: 'serve',
+      transport: wire,
+      onerror: (error) => ctx.log(`2026-07-28 leg: ${error.name}: ${error.message.slice(0, 200)}`),
+    },
+  );
+  return {
+    async close() {
+      await handle.close();
+      await upstream.close();
+    },
+  };
+}
