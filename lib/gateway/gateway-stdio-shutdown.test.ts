@@ -12,6 +12,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { build } from 'esbuild';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Client as V2Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport as V2StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { childEnvironment } from '../config';
 import { GATEWAY_NODE_FLAGS } from './node-flags';
 import { CHILD_GRACE_MS, ChildServer } from './stdio';
@@ -175,6 +177,28 @@ describe('the client closes the gateway (stdio)', () => {
     await h.client.close();
     expect(await survivors(h.tree, 2 * CLIENT_WAIT_MS)).toEqual([]);
     expect(h.stderr()).toContain('stubborn: SIGTERM ignored');
+  }, 60_000);
+
+  it('a 2026-07-28 host (SDK v2, pinned) in front of that server: the same, both gone before the client would SIGKILL', async () => {
+    // A subclass probes in place: no sibling gateway (with a stubborn server of its own) is started.
+    class InPlace extends V2StdioClientTransport {}
+    const transport = new InPlace({ command: bin, args: withServer([process.execPath, stubborn]), env, cwd: root });
+    const client = new V2Client(
+      { name: 'shutdown-test', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    open.push(() => client.close());
+    await client.connect(transport);
+    expect(client.getProtocolEra()).toBe('modern');
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['stay']);
+    const tree = [transport.pid!, ...descendants(transport.pid!)];
+    const started = new Map(tree.map((p) => [p, commandLine(p)]));
+    open.push(async () => {
+      for (const [p, line] of started) if (alive(p) && commandLine(p) === line) process.kill(p, 'SIGKILL');
+    });
+    expect(tree).toHaveLength(2);
+    await client.close();
+    expect(await survivors(tree, 2 * CLIENT_WAIT_MS)).toEqual([]);
   }, 60_000);
 
   it.each(['SIGTERM', 'SIGINT', 'SIGHUP'] as const)(

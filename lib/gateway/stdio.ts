@@ -82,6 +82,7 @@ export class HostStdio extends StdioServerTransport {
  */
 export class ChildServer extends StdioClientTransport {
   private started?: Promise<void>;
+  private closing?: Promise<void>;
 
   constructor(command: string[]) {
     const [cmd, ...args] = command;
@@ -94,7 +95,12 @@ export class ChildServer extends StdioClientTransport {
     return (this.started ??= super.start());
   }
 
-  override async close(): Promise<void> {
+  /** Once: a second close (the SDK client's, then the gateway's) waits for the same ladder. */
+  override close(): Promise<void> {
+    return (this.closing ??= this.ladder());
+  }
+
+  private async ladder(): Promise<void> {
     const pid = this.pid;
     // Closes the child's stdin; the SDK's own later SIGTERM and SIGKILL find the child gone already.
     void super.close();
