@@ -83,8 +83,9 @@ const SIMILAR_DEN = 4;
 
 // ── Words ─────────────────────────────────────────────────────────────────────────────────────
 
-// Words and clause ends: a negation (below) reaches to the end of its clause.
-const WORD_OR_STOP = /[\p{L}\p{N}'’]+|[.!?;:\n]/gu;
+// Words and clause ends: a negation (below) reaches to the end of its clause. An underscore joins:
+// "send_email" in a description names a tool, it does not speak of sending.
+const WORD_OR_STOP = /[\p{L}\p{N}_'’]+|[.!?;:\n]/gu;
 const STOP = /^[.!?;:\n]$/;
 
 /** The words of a lower-cased text, with `null` where a clause ends. */
