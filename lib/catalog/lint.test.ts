@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { catalogOf } from '@/testing/catalog-fixtures';
 import { LINT_RULES, LINT_SEVERITY, lintCatalog, type LintRule, type ToolDefinition } from './lint';
 
 // Every expectation below is written from the rules in docs/catalog.md, not from what the code says.
@@ -30,6 +29,26 @@ function distinctReaders(count: number): ToolDefinition[] {
   const word = (i: number) =>
     [i % 26, Math.floor(i / 26) % 26, Math.floor(i / 676)].map((k) => 'abcdefghijklmnopqrstuvwxyz'[k]).join('');
   return Array.from({ length: count }, (_, i) => reader(`get_${word(i)}`, `Returns the ${word(i)} entry.`));
+}
+
+/**
+ * `count` definitions of a few shapes: read-only getters, writers with hints and a limit, and every
+ * seventh a writer without annotations; descriptions varied by a word of their own and a clause.
+ */
+function catalogOf(count: number, seed = 1): ToolDefinition[] {
+  const clauses = [
+    'Only for open orders.',
+    'Requires the billing scope.',
+    'Never for test accounts.',
+    'Rate limited per workspace.',
+  ];
+  return Array.from({ length: count }, (_, i) => {
+    const id = `${seed}x${i.toString(36)}`;
+    const description = `Handles record ${id} of the ledger with its history. ${clauses[(i * seed) % clauses.length]}`;
+    if (i % 7 === 0) return { name: `archive_${id}`, description, inputSchema: { type: 'object' } };
+    if (i % 2) return reader(`get_${id}`, description, { id: { type: 'string' } });
+    return writer(`update_${id}`, description, { id: { type: 'string' }, note: { type: 'string' } });
+  });
 }
 
 type Case = [string, ToolDefinition[], [LintRule, string[]][]];

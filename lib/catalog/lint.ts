@@ -120,14 +120,14 @@ export function nameWords(name: string): string[] {
  * "list_actions", "get_updates"), which would be read as verbs if every word were.
  */
 export function nameVerb(name: string): string | undefined {
-  let end = name.length;
-  for (;;) {
-    const from = Math.max(name.lastIndexOf('.', end - 1), name.lastIndexOf('/', end - 1));
-    const segment = name.slice(from + 1, end);
+  // One pass from the end (lastIndexOf in a loop would read a long name once per separator).
+  for (let i = name.length - 1, end = name.length; i >= -1; i--) {
+    if (i >= 0 && name[i] !== '.' && name[i] !== '/') continue;
+    const segment = name.slice(i + 1, end);
     if (/[\p{L}\p{N}]/u.test(segment)) return segment.match(FIRST_WORD)?.[0].toLowerCase();
-    if (from < 0) return undefined;
-    end = from;
+    end = i;
   }
+  return undefined;
 }
 const FIRST_WORD = /\p{Lu}+(?!\p{Ll})|\p{Lu}?\p{Ll}+|\p{N}+|\p{L}+/u;
 
@@ -445,7 +445,9 @@ function similarDescriptions(tools: Tool[]): Found[] {
     const words = jaccardWords(t.lower);
     if (!words.length) continue;
     const name = nameId.get(t.name)!;
-    wordsOf.set(name, [...(wordsOf.get(name) ?? []), words]);
+    const known = wordsOf.get(name);
+    if (known) known.push(words);
+    else wordsOf.set(name, [words]);
     const key = words.sort(byCodeUnits).join(' ');
     const first = byWords.get(key);
     if (first === undefined) {
@@ -467,41 +469,40 @@ function similarDescriptions(tools: Tool[]): Found[] {
     .sort((a, b) => a.words.length - b.words.length || a.name - b.name);
 
   // For each word, the sets it is in the prefix of, and its position there, as parallel lists.
-  const index = new Map<number, { items: number[]; at: number[] }>();
-  const start = new Map<number, number>(); // the entries before it are too small for what is left
+  // For each word (by its number), the sets it is in the prefix of and its position there, as
+  // parallel lists; and where in them the sets start that are not too small for what is left.
+  const lists = Array.from({ length: rank.size }, () => ({ items: [] as number[], at: [] as number[], start: 0 }));
+  const sizes = Int32Array.from(items, (x) => x.words.length);
   const counts = new Int32Array(items.length);
+  const touched: number[] = [];
   for (let x = 0; x < items.length; x++) {
     const words = items[x].words;
-    const size = words.length;
+    const size = sizes[x];
     const least = Math.ceil((SIMILAR_NUM * size) / SIMILAR_DEN);
     const prefix = size - least + 1;
-    const touched: number[] = [];
     for (let i = 0; i < prefix; i++) {
-      const list = index.get(words[i]);
-      if (!list) continue;
-      let from = start.get(words[i]) ?? 0;
-      while (from < list.items.length && items[list.items[from]].words.length < least) from++;
-      start.set(words[i], from);
-      for (let k = from; k < list.items.length; k++) {
-        const [y, j] = [list.items[k], list.at[k]];
+      const list = lists[words[i]];
+      while (list.start < list.items.length && sizes[list.items[list.start]] < least) list.start++;
+      for (let k = list.start; k < list.items.length; k++) {
+        const y = list.items[k];
         if (counts[y] < 0) continue;
-        const other = items[y].words.length;
+        const other = sizes[y];
         const need = Math.ceil((SIMILAR_NUM * (size + other)) / (SIMILAR_NUM + SIMILAR_DEN));
         if (counts[y] === 0) touched.push(y);
-        counts[y] = counts[y] + 1 + Math.min(size - i - 1, other - j - 1) >= need ? counts[y] + 1 : -1;
+        const bound = counts[y] + 1 + Math.min(size - i - 1, other - list.at[k] - 1);
+        counts[y] = bound >= need ? counts[y] + 1 : -1;
       }
     }
+    const a = items[x].name;
     for (const y of touched) {
-      const [a, b] = [items[x].name, items[y].name];
+      const b = items[y].name;
       if (counts[y] > 0 && a !== b && !group.same(a, b) && similar(words, items[y].words)) group.join(a, b);
       counts[y] = 0;
     }
+    touched.length = 0;
     for (let i = 0; i < prefix; i++) {
-      const list = index.get(words[i]);
-      if (list) {
-        list.items.push(x);
-        list.at.push(i);
-      } else index.set(words[i], { items: [x], at: [i] });
+      lists[words[i]].items.push(x);
+      lists[words[i]].at.push(i);
     }
   }
 
@@ -530,7 +531,9 @@ function similarDescriptions(tools: Tool[]): Found[] {
  */
 function similar(a: Int32Array, b: Int32Array): boolean {
   const need = Math.ceil((SIMILAR_NUM * (a.length + b.length)) / (SIMILAR_NUM + SIMILAR_DEN));
-  let [i, j, n] = [0, 0, 0];
+  let i = 0;
+  let j = 0;
+  let n = 0;
   while (i < a.length && j < b.length) {
     if (n + Math.min(a.length - i, b.length - j) < need) return false;
     if (a[i] === b[j]) {
@@ -558,7 +561,11 @@ class UnionFind {
   private find(x: number): number {
     let root = x;
     while (this.parent[root] !== root) root = this.parent[root];
-    while (this.parent[x] !== root) [x, this.parent[x]] = [this.parent[x], root];
+    while (this.parent[x] !== root) {
+      const next = this.parent[x];
+      this.parent[x] = root;
+      x = next;
+    }
     return root;
   }
   same(a: number, b: number): boolean {

@@ -1,5 +1,4 @@
-// Tool catalogs of any size for the catalog lint's tests and bench:catalog: definitions shaped
-// like real servers' (a verb and a noun for a name, two or three sentences of description drawn
+// Tool catalogs of any size for bench:catalog: definitions shaped like real servers' (a verb and a noun for a name, two or three sentences of description drawn
 // from a vocabulary, a handful of parameters, annotations on most), the same for the same seed.
 import type { ToolDefinition } from '@/lib/catalog/lint';
 
