@@ -253,7 +253,7 @@ function undeclaredEffects(t: Tool): Found | null {
   };
 }
 
-/** The change verbs a text speaks of, outside negated clauses, in the order of the verb list. */
+/** The change verbs (base forms) a text speaks of, outside negated clauses. */
 function changeVerbs(words: (string | null)[]): Set<string> {
   const found = new Set<string>();
   let negated = false;
