@@ -1,7 +1,7 @@
 'use client';
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
-import { useEffect, useRef, useState } from 'react';
+import { useDeferredValue, useEffect, useRef, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { EmptyState, Notice } from '@/components/ui/card';
 import { cn } from '@/components/ui/cn';
@@ -30,6 +30,8 @@ async function fetchQueue(tab: QueueTab): Promise<Page> {
 }
 
 const SOON_MS = 10 * 60_000;
+// The rows a first paint shows (more than any screen holds); the rest follow in a background render.
+const FIRST_ROWS = 24;
 // One grid for every row: columns from lg up, a stacked card below.
 const columns =
   'lg:grid lg:grid-cols-[6.5rem_minmax(0,1fr)_minmax(0,2fr)_minmax(0,1fr)_minmax(0,1.1fr)_5.5rem] lg:items-center lg:gap-x-4';
@@ -64,6 +66,9 @@ export function ApprovalQueue({ initial, now: serverNow, tab }: { initial: Page;
   }, [queryClient, tab, initial]);
   const now = useNow(15_000, serverNow);
   const items = data.items;
+  // The first rows paint at once and the rest render in the background, interruptibly: a long
+  // queue opens as fast as a short one.
+  const rendered = useDeferredValue(items.length, Math.min(items.length, FIRST_ROWS));
   const router = useRouter();
   const [selected, setSelected] = useState(-1);
   const list = useRef<HTMLUListElement>(null);
@@ -135,7 +140,7 @@ export function ApprovalQueue({ initial, now: serverNow, tab }: { initial: Page;
             <span>Approvals</span>
           </div>
           <ul ref={list} aria-label="Pending approval requests" className="divide-y divide-slate-100">
-            {items.map((a, i) => {
+            {items.slice(0, rendered).map((a, i) => {
               const approvals = a.decisions.filter((d) => d.decision === 'approve').length;
               const soon = new Date(a.expiresAt).getTime() - now < SOON_MS;
               const href = `/approvals/${a.id}`;
