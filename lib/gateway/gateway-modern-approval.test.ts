@@ -135,8 +135,15 @@ describe('a 2026-07-28 client whose call needs approval', () => {
     expect(done.content).toEqual([{ type: 'text', text: 'This is a simple text response for testing.' }]);
     const approvals = await approvalsOf(ref);
     expect(approvals.map((a) => [a.status, a.grant?.redeemedAt != null])).toEqual([['redeemed', true]]);
+    // The first gateway closed with the call waiting for its retry: it recorded the call as left at
+    // its approval round (never sent); the second recorded what the retry did. Two requests of one
+    // call, two event ids.
+    await first.ctx.reporter.flush();
     const records = await recordsOf(ref, second.ctx.reporter);
-    expect(records.map((r) => r.delivery)).toEqual(['completed']);
+    expect(records.map((r) => [r.delivery, r.eventId.slice(-2)])).toEqual([
+      ['never_sent', '.2'],
+      ['completed', '.3'],
+    ]);
   });
 
   it('a tampered requestState is refused with -32602, and nothing is sent', async () => {

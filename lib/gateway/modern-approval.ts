@@ -31,6 +31,10 @@ export interface GatedCall {
   tool: Tool | undefined;
   meta: CallMeta;
   digest: () => string;
+  /** The call's id, first request and request number, carried by its rounds (round-state.ts). */
+  id: string;
+  at: number;
+  n: number;
 }
 
 export type Gate =
@@ -96,7 +100,15 @@ export async function approvalGate(
         }),
       },
       requestState: await g.codec.mint(
-        { tool: call.name, digest: call.digest(), ref: call.meta.requestRef, approvalId: grant.approvalId },
+        {
+          tool: call.name,
+          digest: call.digest(),
+          ref: call.meta.requestRef,
+          approvalId: grant.approvalId,
+          call: call.id,
+          at: call.at,
+          n: call.n,
+        },
         ctx,
       ),
     }) as unknown as Record<string, unknown>,
