@@ -58,7 +58,8 @@ async function through(leg: Leg, over: Partial<GatewayContext> = {}, autoFulfill
     const fields = Object.keys(
       (request.params as { requestedSchema?: { properties?: object } }).requestedSchema?.properties ?? {},
     );
-    return { action: 'accept', content: fields.includes('color') ? { color: 'green' } : { name: 'Ada' } };
+    const content: Record<string, string> = fields.includes('color') ? { color: 'green' } : { name: 'Ada' };
+    return { action: 'accept', content };
   });
   let close: () => Promise<void>;
   if (leg === 'http') {

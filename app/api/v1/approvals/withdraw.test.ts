@@ -4,7 +4,6 @@ import { cli } from '@/lib/auth/actor';
 import { apiScopes } from '@/lib/credentials/scopes';
 import { listAuditEntries } from '@/lib/server/audit/audit';
 import { createApiKey } from '@/lib/server/credentials/credentials';
-import { POST as withdrawRoute } from '@/app/api/v1/approvals/[id]/withdraw/route';
 import { api, call, expectOk, expectProblem, type Reply } from '@/testing/api-harness';
 import { makeActors, newApproval, type Actors } from '@/testing/api-bodies';
 import { contractViolation } from '@/testing/api-contract-check';
@@ -15,7 +14,6 @@ vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 // POST /api/v1/approvals/{id}/withdraw through its route handler (docs/api.md "Approvals and
 // grants"): the API key that staged a request withdraws it while it is pending; nobody else can,
 // and another key's request does not even exist for it. Expected codes from docs/api.md.
-const withdraw = { method: 'POST' as const, path: '/api/v1/approvals/{id}/withdraw', handler: withdrawRoute as never };
 
 let actors: Actors;
 let otherKey: string;
@@ -26,7 +24,7 @@ beforeAll(async () => {
   otherKey = other.value.secret;
 });
 
-const post = (token: string, id: string, body: unknown) => call(withdraw, { token, params: { id }, body });
+const post = (token: string, id: string, body: unknown) => call(api.withdraw, { token, params: { id }, body });
 const reason = 'the client declined the elicitation';
 const documented = (r: Reply) =>
   expect(
