@@ -9,6 +9,7 @@ import { GET as listApprovals, POST as postApproval } from '@/app/api/v1/approva
 import { GET as getApproval } from '@/app/api/v1/approvals/[id]/route';
 import { POST as decide } from '@/app/api/v1/approvals/[id]/decisions/route';
 import { POST as revoke } from '@/app/api/v1/approvals/[id]/revoke/route';
+import { POST as withdraw } from '@/app/api/v1/approvals/[id]/withdraw/route';
 import { POST as redeem } from '@/app/api/v1/grants/[grantId]/redeem/route';
 import { GET as getIncident } from '@/app/api/v1/incidents/[ref]/route';
 import { GET as me } from '@/app/api/v1/me/route';
@@ -33,6 +34,7 @@ export const api = {
   getApproval: endpoint('GET', '/api/v1/approvals/{id}', getApproval),
   decide: endpoint('POST', '/api/v1/approvals/{id}/decisions', decide),
   revoke: endpoint('POST', '/api/v1/approvals/{id}/revoke', revoke),
+  withdraw: endpoint('POST', '/api/v1/approvals/{id}/withdraw', withdraw),
   redeem: endpoint('POST', '/api/v1/grants/{grantId}/redeem', redeem),
   incident: endpoint('GET', '/api/v1/incidents/{ref}', getIncident),
   me: endpoint('GET', '/api/v1/me', me),

@@ -22,7 +22,7 @@ export interface FakeApproval {
   created: Record<string, unknown>;
   content: string;
   requiredApprovals: number;
-  status: 'pending' | 'approved' | 'denied' | 'redeemed';
+  status: 'pending' | 'approved' | 'denied' | 'redeemed' | 'revoked';
   /** Counts changes, as the console's does: each decision and the redemption add one. */
   version: number;
   grantId: string | null;
@@ -38,6 +38,8 @@ export interface FakeApproval {
   arguments: JsonObject | null;
   /** Why `arguments` is null. */
   argumentsNote: string | null;
+  /** Withdrawn by the agent that staged it (the console's revocation). */
+  revoked?: { at: string; by: string; reason: string } | null;
 }
 
 export type FakePolicy = {
@@ -94,7 +96,7 @@ export function fakeApprovals(options: { decide?: (approval: FakeApproval) => De
     grantTtlSeconds: a.body.grantTtlSeconds ?? 900,
     createdAt: a.createdAt,
     decidedAt: a.decidedAt,
-    revoked: null,
+    revoked: a.revoked ?? null,
     argumentsSent: a.body.arguments != null,
     arguments: null,
     argumentsNote: a.argumentsNote ?? 'reviewers only',
@@ -208,5 +210,22 @@ export function fakeApprovals(options: { decide?: (approval: FakeApproval) => De
     return json(200, { grantId: approval.grantId, approvalId: approval.id, redeemedAt, server, tool, argsDigest });
   }
 
-  return { approvals, stage, read, redeem };
+  /** `POST /api/v1/approvals/{id}/withdraw` by the (one) agent key: its pending request becomes revoked. */
+  function withdraw(id: string, body: { reason?: unknown }): Response {
+    const approval = approvals.get(id);
+    if (!approval) return problem(404, 'not_found');
+    const reason = typeof body?.reason === 'string' ? body.reason.trim() : '';
+    if (!reason) return problem(422, 'invalid_input', [{ path: 'reason', message: 'is required' }]);
+    if (approval.status !== 'pending') return problem(409, 'conflict');
+    const at = now();
+    Object.assign(approval, {
+      status: 'revoked',
+      version: approval.version + 1,
+      revoked: { at, by: 'api_key:fake', reason },
+    });
+    erase(approval, 'revoked', at);
+    return json(200, view(approval));
+  }
+
+  return { approvals, stage, read, redeem, withdraw };
 }

@@ -61,7 +61,7 @@ export function fakeCountersign(options: { decide?: (approval: FakeApproval) => 
     };
   };
   const storedById = new Map<string, string>();
-  const { approvals, stage, read, redeem } = fakeApprovals(options);
+  const { approvals, stage, read, redeem, withdraw } = fakeApprovals(options);
   let down = false;
 
   const now = () => new Date().toISOString();
@@ -128,6 +128,8 @@ export function fakeCountersign(options: { decide?: (approval: FakeApproval) => 
     if (method === 'GET' && get) return read(get[1]);
     const grant = /^\/api\/v1\/grants\/([^/]+)\/redeem$/.exec(url.pathname);
     if (method === 'POST' && grant) return redeem(grant[1], body);
+    const withdrawn = /^\/api\/v1\/approvals\/([^/]+)\/withdraw$/.exec(url.pathname);
+    if (method === 'POST' && withdrawn) return withdraw(withdrawn[1], body);
     return problem(404, 'not_found');
   };
 

@@ -113,6 +113,25 @@ export async function recordsOf(requestRef: string, reporter?: OutcomeReporter) 
   });
 }
 
+/** As recordsOf, with what the records of 2026-07-28 rounds are checked by: attempt, observation, classification. */
+export async function recordDetailsOf(requestRef: string, reporter?: OutcomeReporter) {
+  await reporter?.flush();
+  return db.outcomeRecord.findMany({
+    where: { requestRef },
+    orderBy: { occurredAt: 'asc' },
+    select: {
+      eventId: true,
+      toolName: true,
+      attempt: true,
+      observed: true,
+      boundary: true,
+      delivery: true,
+      category: true,
+      retry: true,
+    },
+  });
+}
+
 /**
  * An MCP server (never started on its own) whose `flood` tool sends `count` logging notifications
  * during the call before it answers, and whose `echo` read answers at once. Both read-only.

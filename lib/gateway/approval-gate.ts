@@ -7,7 +7,7 @@
 import type { JSONRPCMessage, JSONRPCRequest, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Observed } from '../outcomes/schemas';
 import { approvalKey, obtainGrant, type GrantOutcome } from '../mcp/approvals';
-import type { CountersignEndpoint } from '../mcp/countersign-http';
+import { callApi, type CountersignEndpoint } from '../mcp/countersign-http';
 import type { Digest } from './call';
 import { approvalUrl, type GatewayContext } from './context';
 import type { ToolPolicy } from './policy';
@@ -165,4 +165,25 @@ export function grantRefusal(endpoint: CountersignEndpoint, grant: Extract<Grant
               ] as const)
             : (['approval_required', `This call was not sent: ${grant.reason}.`] as const);
   return { observed: { sent: false, clientBlock: grant.block }, category, text, approval };
+}
+
+/** What the console is told when a client declines the approval link. */
+export const DECLINED_REASON = 'The client declined the elicitation: the call will not be made.';
+
+/**
+ * Takes back a pending request whose call will not be made (docs/api.md "Withdraw"): the person
+ * declined the approval link in the client. Best effort: the call is not sent either way; a
+ * request that could not be withdrawn (the console unreachable, already decided) stays what it is
+ * and expires as any other. Answers whether the console withdrew it.
+ */
+export async function withdrawRequest(ctx: GatewayContext, approvalId: string, reason = DECLINED_REASON) {
+  const r = await callApi(ctx.endpoint, 'POST', `/api/v1/approvals/${encodeURIComponent(approvalId)}/withdraw`, {
+    body: { reason },
+  });
+  const withdrawn = r.kind === 'response' && r.status === 200;
+  if (!withdrawn)
+    ctx.log(
+      `approval ${approvalId}: not withdrawn (${r.kind === 'response' ? `HTTP ${r.status}` : 'console unreachable'})`,
+    );
+  return withdrawn;
 }

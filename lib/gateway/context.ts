@@ -19,6 +19,11 @@ export interface GatewayContext {
   pollInitialMs?: number;
   /** Progress notifications while holding a call, when the client asked for them (default 1 s). */
   progressIntervalMs?: number;
+  /**
+   * 2026-07-28 leg: how long after an `input_required` round a call whose client never retried is
+   * recorded as left at that round (default: as long as the round's requestState is valid, 1 h).
+   */
+  roundAbandonMs?: number;
 }
 
 export function gatewayContext(options: Omit<GatewayContext, 'policy'> & { policyTtlMs?: number }): GatewayContext {

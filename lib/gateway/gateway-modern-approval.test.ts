@@ -10,6 +10,7 @@ import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcont
 import { cli } from '@/lib/auth/actor';
 import { setPolicyRule } from '@/lib/server/policy/policy-rules';
 import { trustServer } from '@/lib/server/policy/trusted-servers';
+import { api, call as callRoute } from '@/testing/api-harness';
 import { uniq } from '@/testing/factories';
 import {
   approvalsOf,
@@ -135,8 +136,15 @@ describe('a 2026-07-28 client whose call needs approval', () => {
     expect(done.content).toEqual([{ type: 'text', text: 'This is a simple text response for testing.' }]);
     const approvals = await approvalsOf(ref);
     expect(approvals.map((a) => [a.status, a.grant?.redeemedAt != null])).toEqual([['redeemed', true]]);
+    // The first gateway closed with the call waiting for its retry: it recorded the call as left at
+    // its approval round (never sent); the second recorded what the retry did. Two requests of one
+    // call, two event ids.
+    await first.ctx.reporter.flush();
     const records = await recordsOf(ref, second.ctx.reporter);
-    expect(records.map((r) => r.delivery)).toEqual(['completed']);
+    expect(records.map((r) => [r.delivery, r.eventId.slice(-2)])).toEqual([
+      ['never_sent', '.2'],
+      ['completed', '.3'],
+    ]);
   });
 
   it('a tampered requestState is refused with -32602, and nothing is sent', async () => {
@@ -165,7 +173,7 @@ describe('a 2026-07-28 client whose call needs approval', () => {
     expect((error as ProtocolError).code).toBe(-32602);
   });
 
-  it('a client that declines gets a tool error; the call is recorded as never sent', async () => {
+  it('a client that declines gets a tool error; the request is withdrawn in the console (revoked, the gateway key named); the call is recorded as never sent', async () => {
     const { gateway } = await setUp();
     const g = await gateway();
     const ref = `ref-${randomUUID()}`;
@@ -176,7 +184,18 @@ describe('a 2026-07-28 client whose call needs approval', () => {
     expect((result._meta as Record<string, unknown>)['countersign/error']).toMatchObject({
       category: 'approval_required',
     });
+    expect((result.content as { text: string }[])[0].text).toContain('the request was withdrawn from Countersign');
+    const approvals = await approvalsOf(ref);
+    expect(approvals.map((a) => a.status)).toEqual(['revoked']);
+    const read = await callRoute(api.getApproval, { token: actors.key, params: { id: approvals[0].id } });
+    expect(read.status, read.text).toBe(200);
+    expect(read.json.revoked).toMatchObject({
+      by: expect.stringMatching(/^api_key:[0-9a-f-]{36}$/),
+      reason: 'The client declined the elicitation: the call will not be made.',
+    });
+    // No reviewer can approve it any more.
+    await expect(decide(actors.reviewer, ref, 'approve', 300)).rejects.toThrow(/no pending approval/);
     const records = await recordsOf(ref, g.ctx.reporter);
-    expect(records.map((r) => r.delivery)).toEqual(['never_sent']);
+    expect(records.map((r) => [r.delivery, r.category])).toEqual([['never_sent', 'approval_required']]);
   });
 });

@@ -15,7 +15,8 @@ import type { GatewayContext } from './context';
 import type { UpstreamHead } from './exchange';
 import { carryingModern, modernExchange, refusalFor } from './modern-exchange';
 import { modernFactory, ToolCatalog, type ModernGateway } from './modern-server';
-import { roundStateCodec } from './round-state';
+import { OpenCalls } from './open-calls';
+import { roundStateCodec, TTL_SECONDS } from './round-state';
 import { Upstream } from './upstream-client';
 
 export interface ModernLeg {
@@ -41,6 +42,7 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
     upstream,
     catalog: new ToolCatalog(),
     codec: roundStateCodec(ctx.endpoint.apiKey, ctx),
+    open: new OpenCalls(ctx.reporter, ctx.roundAbandonMs ?? TTL_SECONDS * 1000),
   };
   const factory = modernFactory(g);
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
@@ -110,6 +112,8 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
       await Promise.allSettled([...sessions.values()].map((t) => t.close()));
       await handler.close();
       await upstream.close();
+      // Calls still waiting for their client's retry: recorded as left at their round.
+      g.open.flush();
     },
   };
 }

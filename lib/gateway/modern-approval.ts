@@ -5,7 +5,9 @@
 // call's reference and digest, both in the state) and waits for it at most `--approval-wait`:
 // approved → redeemed and forwarded once; still pending → another round; denied, expired or
 // revoked → the tool error. No connection is held while people decide, and a gateway restarted
-// between the rounds verifies the state with the same key. A client that declared no URL
+// between the rounds verifies the state with the same key. A client that declines the link: the
+// request is withdrawn in the console (the staging key's own withdrawal) and the call recorded as
+// never sent. A client that declared no URL
 // elicitation is held as a 2025 client is.
 import {
   CLIENT_CAPABILITIES_META_KEY,
@@ -16,7 +18,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { JSONRPCRequest, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Observed } from '../outcomes/schemas';
-import { grantRefusal, holdForGrant, type Holder, type Refusal } from './approval-gate';
+import { grantRefusal, holdForGrant, withdrawRequest, type Holder, type Refusal } from './approval-gate';
 import { approvalUrl } from './context';
 import type { ModernGateway } from './modern-server';
 import type { CallMeta } from './record';
@@ -31,6 +33,10 @@ export interface GatedCall {
   tool: Tool | undefined;
   meta: CallMeta;
   digest: () => string;
+  /** The call's id, first request and request number, carried by its rounds (round-state.ts). */
+  id: string;
+  at: number;
+  n: number;
 }
 
 export type Gate =
@@ -52,17 +58,20 @@ export async function approvalGate(
   const byUrl = declaresUrlElicitation(ctx, declared);
   if (byUrl && state?.approvalId) {
     const answer = inputResponse(ctx.mcpReq.inputResponses, APPROVAL_INPUT);
-    // The person declined (or dismissed) the link: the call is not sent.
-    if (answer.kind === 'elicit' && answer.action !== 'accept')
+    // The person declined (or dismissed) the link: the request is withdrawn from the reviewers'
+    // queue, and the call is not sent.
+    if (answer.kind === 'elicit' && answer.action !== 'accept') {
+      const withdrawn = await withdrawRequest(g.ctx, state.approvalId);
       return {
         go: false,
         refusal: {
           observed: { sent: false, clientBlock: 'approval_required' },
           category: 'approval_required',
-          text: 'The approval was declined in the client: the call was not sent, and nothing was done.',
+          text: `The approval was declined in the client: the call was not sent, and nothing was done${withdrawn ? '; the request was withdrawn from Countersign' : ''}.`,
           approval: { id: state.approvalId, url: approvalUrl(g.ctx.endpoint, state.approvalId) },
         },
       };
+    }
   }
   const request = { jsonrpc: '2.0', id: ctx.mcpReq.id, method: 'tools/call', params } as JSONRPCRequest;
   // The gate's progress while it waits goes on this request's answer stream.
@@ -96,7 +105,15 @@ export async function approvalGate(
         }),
       },
       requestState: await g.codec.mint(
-        { tool: call.name, digest: call.digest(), ref: call.meta.requestRef, approvalId: grant.approvalId },
+        {
+          tool: call.name,
+          digest: call.digest(),
+          ref: call.meta.requestRef,
+          approvalId: grant.approvalId,
+          call: call.id,
+          at: call.at,
+          n: call.n,
+        },
         ctx,
       ),
     }) as unknown as Record<string, unknown>,

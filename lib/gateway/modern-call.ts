@@ -3,6 +3,15 @@
 // an `input_required` round carries the gateway's own requestState (round-state.ts), verified by
 // the SDK before this runs: it must name this call's tool and arguments, and a grant redeemed in
 // an earlier round of the same call is not asked for again.
+//
+// One record per call, however many rounds it takes: the state carries the call's id, when it
+// began and how many of its requests were answered. The record is posted when the call ends
+// (answered, refused, failed, cancelled), under an event id made of the call's id and the number
+// of its request (`evt_<call>.<n>`: a replayed state cannot add a second record for the same
+// request; the console keeps the first), dated at the call's first request, its `attempt` the
+// number of requests it took. A call left at a round is held in `g.open` and recorded as that
+// round (open-calls.ts): the server's round as `input_required`, the gateway's approval round
+// as never sent.
 import { randomUUID } from 'node:crypto';
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, type Client } from '@modelcontextprotocol/client';
 import type { ServerContext } from '@modelcontextprotocol/server';
@@ -15,7 +24,7 @@ import { newTrace } from '../mcp/trace';
 import { needsGrant, policyRefusal, type Refusal } from './approval-gate';
 import { approvalGate } from './modern-approval';
 import { callMeta } from './call-meta';
-import { gatewayRecord, newEventId, type CallMeta } from './record';
+import { gatewayRecord, type CallMeta } from './record';
 import { forward } from './upstream-client';
 import { gatewayError } from './tool-errors';
 import type { ModernExchange } from './modern-exchange';
@@ -28,6 +37,10 @@ interface Call {
   meta: CallMeta;
   digest: () => string;
   grantId?: string;
+  /** The call's id, when its first request came and the number of this request (round-state.ts). */
+  id: string;
+  at: number;
+  n: number;
 }
 
 export async function callTool(
@@ -53,9 +66,14 @@ export async function callTool(
     // 2026-07-28 has no sessions: a call that names no reference gets one of its own, kept across its rounds.
     meta: callMeta(isRecord(params._meta) ? params._meta : undefined, state?.ref ?? `gw-${randomUUID()}`, name),
     digest: () => (digest ??= argsDigest(args)),
+    id: state?.call ?? randomUUID(),
+    at: state?.at ?? Date.now(),
+    n: (state?.n ?? 0) + 1,
   };
   if (state && (state.tool !== name || state.digest !== call.digest()))
     throw new ProtocolError(-32602, 'Invalid or expired requestState', { reason: 'invalid_request_state' });
+  // The client came back: this request records the call (or holds it again at its next round).
+  g.open.take(call.id);
 
   const catalog = await tools(g, client);
   call.tool = catalog?.get(name);
@@ -71,40 +89,48 @@ export async function callTool(
   if (state?.grantId) call.grantId = state.grantId;
   else if (needsGrant(verdict)) {
     const gate = await approvalGate(g, call, verdict, params, state, ctx, exchange?.declared);
-    if ('round' in gate) return gate.round;
+    if ('round' in gate) {
+      // The gateway's own round: if the client never comes back, the call was never sent.
+      hold(g, call, { sent: false, clientBlock: 'approval_required' }, Date.now());
+      return gate.round;
+    }
     if ('refusal' in gate) return refuse(g, call, gate.refusal);
     if ('dropped' in gate) {
-      record(g, call, gate.dropped, new Date(), 0, gate.grantId);
+      record(g, call, gate.dropped, Date.now(), gate.grantId);
       return {};
     }
     call.grantId = gate.grantId;
   }
 
-  const startedAt = new Date();
-  const t0 = performance.now();
-  const elapsed = () => Math.round(performance.now() - t0);
+  const startedAt = Date.now();
   let result: Record<string, unknown>;
   try {
     result = await forward(client, 'tools/call', upstreamParams(client, raw, state, ctx, exchange?.declared), options);
   } catch (error) {
     const observed = ctx.mcpReq.signal.aborted
       ? ({ sent: true, clientError: 'cancelled' } as Observed)
-      : fromError(asV1Error(error), newTrace(), 'tools/call');
-    record(g, call, observed, startedAt, elapsed(), call.grantId);
+      : observedError(error);
+    record(g, call, observed, startedAt, call.grantId);
     if (error instanceof ProtocolError) throw error;
     throw new ProtocolError(-32603, 'The gateway could not reach the MCP server; the call may not have been sent.');
   }
-  // A round of the call, not its outcome: the call is recorded once it has one.
-  if (result.resultType === 'input_required')
-    return wrapRound(
-      g,
-      result,
-      { tool: name, digest: call.digest(), ref: call.meta.requestRef, grantId: call.grantId },
-      ctx,
-    );
+  // A round of the call, not its outcome: the call is recorded once it has one, or as this round
+  // if its client never comes back.
+  if (result.resultType === 'input_required') {
+    hold(g, call, { sent: true, resultType: 'input_required' }, startedAt, call.grantId);
+    return wrapRound(g, result, { ...chain(call), grantId: call.grantId }, ctx);
+  }
   const observed = fromResult(result as CallToolResult, call.tool, null).observed;
-  const eventId = record(g, call, observed, startedAt, elapsed(), call.grantId);
+  // A 2026-07-28 server's final answer is `complete` (the field may be left out: that is its
+  // default); a 2025 server's answer has no such field, and its record none either.
+  if (client.getProtocolEra() === 'modern') observed.resultType = 'complete';
+  const eventId = record(g, call, observed, startedAt, call.grantId);
   return withMeta(result, call.meta.requestRef, eventId);
+}
+
+/** What a round's requestState carries of the call (round-state.ts). */
+function chain(call: Call): Omit<RoundState, 'up' | 'approvalId' | 'grantId'> {
+  return { tool: call.name, digest: call.digest(), ref: call.meta.requestRef, call: call.id, at: call.at, n: call.n };
 }
 
 /** The catalog, listed by the gateway itself when no complete list has passed yet. */
@@ -125,33 +151,48 @@ async function tools(g: ModernGateway, client: Client): Promise<Map<string, Tool
   return g.catalog.tools;
 }
 
-function record(
-  g: ModernGateway,
-  call: Call,
-  observed: Observed,
-  startedAt: Date,
-  durationMs: number,
-  grantId: string | undefined,
-): string {
-  const eventId = newEventId();
-  g.ctx.reporter.enqueueLater(() =>
+/**
+ * The call's one record, made after the current I/O: dated at its first request when it took
+ * rounds (`startedAt`, when this request went to the server, otherwise), lasting until now.
+ */
+function outcome(call: Call, g: ModernGateway, observed: Observed, startedAt: number, grantId: string | undefined) {
+  const from = call.n > 1 ? call.at : startedAt;
+  const durationMs = Math.max(0, Date.now() - from);
+  return () =>
     gatewayRecord(g.ctx, {
       name: call.name,
       tool: call.tool,
       meta: call.meta,
       digest: call.digest(),
       observed,
-      startedAt,
+      startedAt: new Date(from),
       durationMs,
       grantId,
-      eventId,
-    }),
-  );
-  return eventId;
+      eventId: eventIdOf(call),
+      attempt: call.n,
+    });
+}
+
+const eventIdOf = (call: Call) => `evt_${call.id}.${call.n}`;
+
+function record(
+  g: ModernGateway,
+  call: Call,
+  observed: Observed,
+  startedAt: number,
+  grantId: string | undefined,
+): string {
+  g.ctx.reporter.enqueueLater(outcome(call, g, observed, startedAt, grantId));
+  return eventIdOf(call);
+}
+
+/** The call answered with a round: recorded as `observed` only if its client never comes back. */
+function hold(g: ModernGateway, call: Call, observed: Observed, startedAt: number, grantId?: string): void {
+  g.open.hold(call.id, outcome(call, g, observed, startedAt, grantId));
 }
 
 function refuse(g: ModernGateway, call: Call, { observed, category, text, approval }: Refusal) {
-  const eventId = record(g, call, observed, new Date(), 0, undefined);
+  const eventId = record(g, call, observed, Date.now(), undefined);
   return withMeta({ ...gatewayError(category, text, approval) }, call.meta.requestRef, eventId);
 }
 
@@ -160,9 +201,18 @@ function withMeta(result: Record<string, unknown>, requestRef: string, eventId: 
   return { ...result, _meta: { ...meta, 'countersign/requestRef': requestRef, 'countersign/eventId': eventId } };
 }
 
-// lib/mcp's observation reads SDK v1's error classes; SDK v2's say the same things.
+/**
+ * What the call's failure says, for the record. The server's JSON-RPC error (SDK v2's
+ * ProtocolError: only ever the other side's answer) keeps its code as sent, 2026-07-28's
+ * -32020/-32021/-32022 included; the rest is read by lib/mcp's observation, which knows SDK v1's
+ * error classes (SDK v2's say the same things).
+ */
+export function observedError(error: unknown): Observed {
+  if (error instanceof ProtocolError) return { sent: true, jsonRpcErrorCode: error.code };
+  return fromError(asV1Error(error), newTrace(), 'tools/call');
+}
+
 function asV1Error(error: unknown): unknown {
-  if (error instanceof ProtocolError) return new McpError(error.code, '');
   if (error instanceof SdkHttpError) return new StreamableHTTPError(error.data?.status, '');
   if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return new McpError(-32001, '');
   if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) return new McpError(-32000, '');

@@ -26,6 +26,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { GatewayContext } from './context';
 import { callTool } from './modern-call';
 import { carriedModern, type ModernExchange } from './modern-exchange';
+import type { OpenCalls } from './open-calls';
 import type { RoundState } from './round-state';
 import { describe } from './relay';
 import { forward, type Opened } from './upstream-client';
@@ -37,6 +38,8 @@ export interface ModernGateway {
   upstream: { open(exchange: ModernExchange | undefined): Promise<Opened> };
   catalog: ToolCatalog;
   codec: RequestStateCodec<RoundState>;
+  /** Calls answered with a round whose client has not come back yet (recorded if it never does). */
+  open: OpenCalls;
   /**
    * The request's exchange where no HTTP request carries one (stdio: recorded by the transport
    * from the message as it arrived, looked up by the request's id).

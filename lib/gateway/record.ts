@@ -26,6 +26,8 @@ function record(
     durationMs: number;
     grantId?: string;
     eventId?: string;
+    /** The number of requests the call took (2026-07-28 rounds); 1 otherwise. */
+    attempt?: number;
   },
 ): Outcome {
   const o: Record<string, unknown> = {
@@ -35,7 +37,7 @@ function record(
     requestRef: c.meta.requestRef,
   };
   if (c.meta.idempotencyKey !== undefined) o.idempotencyKey = c.meta.idempotencyKey;
-  o.attempt = 1;
+  o.attempt = c.attempt ?? 1;
   o.organization = ctx.organization;
   o.principal = ctx.principal;
   if (ctx.agent !== undefined) o.agent = ctx.agent;

@@ -19,10 +19,16 @@ export interface RoundState {
   approvalId?: string;
   /** tools/call: the grant redeemed for this call in an earlier round (its approval passed). */
   grantId?: string;
+  /** tools/call: the call's own id (its record's event id comes from it), kept across its rounds. */
+  call?: string;
+  /** tools/call: when the call's first request arrived (ms since the epoch). */
+  at?: number;
+  /** tools/call: how many requests of the call the gateway has answered (the retry is number `n + 1`). */
+  n?: number;
 }
 
 /** How long a round's state stays valid: as long as a call may wait for people. */
-const TTL_SECONDS = 3600;
+export const TTL_SECONDS = 3600;
 
 export function roundStateCodec(
   apiKey: string,

@@ -25,7 +25,8 @@ import type { Transport as V1Transport } from '@modelcontextprotocol/sdk/shared/
 import type { GatewayContext } from './context';
 import { modernExchange, type ModernExchange } from './modern-exchange';
 import { modernFactory, ToolCatalog, type ModernGateway } from './modern-server';
-import { roundStateCodec } from './round-state';
+import { OpenCalls } from './open-calls';
+import { roundStateCodec, TTL_SECONDS } from './round-state';
 import type { ChildServer } from './stdio';
 import { newClient, type Opened } from './upstream-client';
 
@@ -153,6 +154,7 @@ export function serveModern(
     upstream,
     catalog: new ToolCatalog(),
     codec: roundStateCodec(ctx.endpoint.apiKey, ctx),
+    open: new OpenCalls(ctx.reporter, ctx.roundAbandonMs ?? TTL_SECONDS * 1000),
     exchangeOf: (c) => wire.of(c),
   };
   const factory = modernFactory(g);
@@ -185,6 +187,8 @@ export function serveModern(
     async close() {
       await handle.close();
       await upstream.close();
+      // Calls still waiting for their client's retry: recorded as left at their round.
+      g.open.flush();
     },
   };
 }

@@ -54,6 +54,7 @@ export const approvalRequestExample = {
 
 export const decisionExample = { decision: 'approve', reason: 'Customer confirmed by phone', version: 1 };
 export const revokeExample = { reason: 'Refund handled manually' };
+export const withdrawExample = { reason: 'The client declined the elicitation' };
 export const redeemExample = { server: 'billing-mcp', tool: 'refund_payment', argsDigest: refundDigest };
 export const trustServerExample = { name: 'billing-mcp' };
 export const policyEvaluateExample = {

@@ -122,6 +122,23 @@ export const approvalRoutes: RouteEntry[] = [
     },
   },
   {
+    path: '/approvals/{id}/withdraw',
+    params: { id },
+    operations: {
+      POST: {
+        summary: 'Withdraw a pending request the same API key staged',
+        description:
+          'The staging key only (scope approvals:request): the request becomes revoked, the key named as who did it. 404 for a request another key staged; 409 when it is no longer pending.',
+        tag: 'Approvals',
+        action: 'approvals.request',
+        body: revokeSchema,
+        bodyExample: ex.withdrawExample,
+        answers: [{ status: 200, description: 'The new state.', schema: approvalViewSchema }],
+        failures: ['not_found', 'conflict'],
+      },
+    },
+  },
+  {
     path: '/grants/{grantId}/redeem',
     params: { grantId: z.uuid().meta({ description: 'The grant’s id.' }) },
     operations: {

@@ -120,6 +120,7 @@ describe('the examples', () => {
     ['approval request', approvalSchemas.approvalRequestSchema, ex.approvalRequestExample],
     ['decision', approvalSchemas.decisionSchema, ex.decisionExample],
     ['revoke', approvalSchemas.revokeSchema, ex.revokeExample],
+    ['withdraw', approvalSchemas.revokeSchema, ex.withdrawExample],
     ['redeem', approvalSchemas.redeemSchema, ex.redeemExample],
     ['trust', serverSchemas.trustServerSchema, ex.trustServerExample],
     ['policy evaluate', approvalSchemas.policyEvaluateSchema, ex.policyEvaluateExample],

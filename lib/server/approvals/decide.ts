@@ -1,11 +1,18 @@
 import 'server-only';
 import { db } from '../db/db';
 import { affected, first, rows } from '../db/kysely';
-import { revokeApprovedRequest, revokeLiveGrant, revokePendingRequest, settleDecision, takeDecisionTurn } from './sql';
+import {
+  revokeApprovedRequest,
+  revokeLiveGrant,
+  revokePendingRequest,
+  settleDecision,
+  takeDecisionTurn,
+  withdrawPendingRequest,
+} from './sql';
 import { appendAudit } from '../audit/audit';
 import { enqueueWebhookEvents } from '../webhooks/sql';
 import { authorize, type Viewer } from '@/lib/auth/permissions';
-import type { Actor } from '@/lib/auth/actor';
+import { auditName, type Actor } from '@/lib/auth/actor';
 import { isUuid, type DecisionBody, type RevokeBody } from '@/lib/approvals/schemas';
 import { describeDecisions, describeSettled, type ApprovalView } from '@/lib/approvals/view';
 import { fail, ok, type Result } from '@/lib/result';
@@ -156,4 +163,35 @@ export async function revokeApproval(viewer: Actor, input: RevokeInput): Promise
     );
   }
   return fail('conflict', `${describeSettled(view)} There is nothing left to revoke.`);
+}
+
+/**
+ * The API key that staged a request withdraws it while it is still pending (docs/api.md,
+ * `POST /api/v1/approvals/{id}/withdraw`): the caller will not make the call after all (a gateway
+ * whose client declined the approval link). The revoke lifecycle, with the key as the actor: status
+ * `revoked`, audited and announced as a revocation. Another key's request, or a person's call,
+ * reads as not found; a request no longer pending is a conflict naming what became of it.
+ */
+export async function withdrawApproval(actor: Actor, input: RevokeInput): Promise<Result<ApprovalView>> {
+  if (!authorize(actor, 'approvals.request')) return fail('forbidden');
+  if (actor.kind !== 'apiKey' || !isUuid(input.id)) return fail('not_found');
+  const reason = mask(input.reason);
+  const by = auditName(actor);
+  const withdrawn = await db.$transaction(async (tx) => {
+    const count = await affected(withdrawPendingRequest(input.id, actor.keyId, by, reason), tx);
+    if (count !== 1) return false;
+    await appendAudit(tx, {
+      actor: by,
+      action: 'approval.withdraw',
+      targetType: 'approval',
+      targetId: input.id,
+      data: { from: 'pending', reason },
+    });
+    await rows(enqueueWebhookEvents(input.id, [{ type: 'approval.revoked' }]), tx);
+    return true;
+  }, TX_OPTIONS);
+  const view = await findView(input.id, actor, { requestedByKeyId: actor.keyId });
+  if (!view) return fail('not_found');
+  if (withdrawn) return ok(view);
+  return fail('conflict', `${describeSettled(view)} There is nothing left to withdraw.`);
 }

@@ -4,5 +4,5 @@ export { listPolicyRules, setPolicyRule, deletePolicyRule, type PolicyRuleView }
 export { dbNow, keyActor, refusedByDatabase, TX_OPTIONS } from './shared';
 export { requestApproval, type ApprovalCreated } from './request';
 export { countPendingApprovals, findApprovalIdForGrant, getApproval, listApprovals, type ApprovalPage } from './read';
-export { decideApproval, revokeApproval, type DecisionInput, type RevokeInput } from './decide';
+export { decideApproval, revokeApproval, withdrawApproval, type DecisionInput, type RevokeInput } from './decide';
 export { expireStaleApprovals } from './expiry';

@@ -102,6 +102,15 @@ export const revokePendingRequest = (id: string, by: string, reason: string) => 
   WHERE id = ${id}::uuid AND status = 'pending' AND expires_at > clock_timestamp()`;
 
 /**
+ * Withdraws a pending, unexpired request on behalf of the API key that staged it (the revoke
+ * lifecycle: status `revoked`, the arguments erased by the same trigger). Another key's request
+ * is never touched.
+ */
+export const withdrawPendingRequest = (id: string, keyId: string, by: string, reason: string) => sql`
+  UPDATE approval_requests SET status = 'revoked', version = version + 1, revoked_at = clock_timestamp(), revoked_by = ${by}, revoke_reason = ${reason}
+  WHERE id = ${id}::uuid AND requested_by_key_id = ${keyId}::uuid AND status = 'pending' AND expires_at > clock_timestamp()`;
+
+/**
  * Erases the arguments of up to `batch` approved requests whose grant lapsed unused: nobody can
  * act on them any more. The request stays approved (what the reviewers decided).
  */
