@@ -109,20 +109,23 @@ process.exit(0);
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
-    // The 2026 server's tool declares no readOnlyHint: a reviewer approves its request.
-    const reviewer = await makeUser('reviewer');
+    // The 2026 server's tool declares no annotations, so MCP's defaults make it destructive and
+    // open-world: two reviewers approve its request.
+    const reviewers = [await makeUser('reviewer'), await makeUser('reviewer')];
     let done = false;
     const stop = setTimeout(() => child.kill(), 40_000);
     void closed.then(() => (done = true));
     while (!done) {
       const pending = await db.approvalRequest.findFirst({ where: { requestRef: ref, status: 'pending' } });
-      if (pending)
-        await decideApproval(reviewer, {
+      if (pending) {
+        const decided = await decideApproval(reviewers[pending.version - 1] ?? reviewers[0], {
           id: pending.id,
           decision: 'approve',
           reason: 'pack test',
           version: pending.version,
         });
+        if (!decided.ok && decided.failure !== 'conflict') throw new Error(`decideApproval: ${decided.failure}`);
+      }
       await new Promise((r) => setTimeout(r, 100));
     }
     const code = await closed;
