@@ -1,6 +1,7 @@
 // The packed @countersign/mcp installed with npm alone into an empty project outside the
 // repository: its bin runs (bad flags: exit 2 naming the flag), and its wrapper, driving the
-// installed SDK against an MCP server, reports to a running console (the console's route
+// installed SDK v2 client against a 2025 server (SDK v1's) and a 2026-07-28 one (the SDK v2 test
+// server), reports to a running console (the console's route
 // handlers served over HTTP on 127.0.0.1, on the real database).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,8 +14,10 @@ import { createApiKey } from '@/lib/server/credentials/credentials';
 import { db } from '@/lib/server/db/db';
 import { cli } from '@/lib/auth/actor';
 import { consoleFetch } from '@/testing/console-fetch';
-import { uniq } from '@/testing/factories';
 import { childEnvironment } from '@/lib/config';
+import { startV2HttpServer } from '@/testing/mcp-v2-server';
+import { decideApproval } from '@/lib/server/approvals';
+import { makeUser, uniq } from '@/testing/factories';
 
 vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
@@ -54,7 +57,7 @@ describe('@countersign/mcp from its tarball', () => {
     expect(r.stderr).toContain('--nope');
   });
 
-  it('its wrapper reports a read to the running console', async () => {
+  it('its wrapper (on SDK v2) reports a call to the running console from a 2025 server and a 2026-07-28 one', async () => {
     const key = await createApiKey(cli, {
       name: uniq('pack-key'),
       scopes: ['outcomes:write', 'approvals:request', 'grants:redeem'],
@@ -62,45 +65,90 @@ describe('@countersign/mcp from its tarball', () => {
     if (!key.ok) throw new Error('key');
     const ref = uniq('pack-req');
     const { port } = consoleHttp.address() as AddressInfo;
+    // 2025: an SDK v1 server (the era's only one) in memory. 2026-07-28: the SDK v2 test server,
+    // served from this process, which the wrapper's default negotiation (auto) reaches in its era.
+    const modern = await startV2HttpServer();
     writeFileSync(
       path.join(project, 'agent.mjs'),
       `
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { withCountersign } from '@countersign/mcp';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { withCountersign, observingFetch } from '@countersign/mcp';
+const options = { url: process.env.COUNTERSIGN_URL, apiKey: process.env.COUNTERSIGN_API_KEY,
+  trustedServer: true, organization: 'acme', principal: 'user_pack' };
 const server = new McpServer({ name: 'consumer-server', version: '1.0.0' });
 server.registerTool('lookup', { annotations: { readOnlyHint: true } }, async () => ({ content: [{ type: 'text', text: 'found' }] }));
 const [a, b] = InMemoryTransport.createLinkedPair();
 await server.connect(b);
+const legacy = new Client({ name: 'consumer', version: '1.0.0' });
+const old = withCountersign(legacy, { ...options, server: 'consumer-mcp', connect: () => legacy.connect(a) });
+const r1 = await old.callTool({ name: 'lookup', arguments: {} }, { requestRef: process.env.REF, summary: 'Look something up' });
 const client = new Client({ name: 'consumer', version: '1.0.0' });
-await client.connect(a);
-const cs = withCountersign(client, { url: process.env.COUNTERSIGN_URL, apiKey: process.env.COUNTERSIGN_API_KEY,
-  server: 'consumer-mcp', trustedServer: true, organization: 'acme', principal: 'user_pack' });
-const r = await cs.callTool({ name: 'lookup', arguments: {} }, { requestRef: process.env.REF, summary: 'Look something up' });
-const flushed = await cs.close();
-console.log(JSON.stringify({ category: r.classification.category, flushed: flushed.ok }));
+const cs = withCountersign(client, { ...options, server: 'consumer-v2-mcp', reporter: old.reporter,
+  connect: () => client.connect(new StreamableHTTPClientTransport(new URL(process.env.MODERN_URL), { fetch: observingFetch() })) });
+const r2 = await cs.callTool({ name: 'test_simple_text', arguments: {} }, { requestRef: process.env.REF, summary: 'Say something' });
+const flushed = await old.close();
+console.log(JSON.stringify({ categories: [r1.classification.category, r2.classification.category],
+  versions: [r1.record.protocolVersion, r2.record.protocolVersion], resultType: r2.record.observed.resultType ?? null, flushed: flushed.ok }));
 process.exit(0);
 `,
     );
-    // Not spawnSync: the console answers from this process's event loop.
+    // Not spawnSync: the console and the 2026 server answer from this process's event loop.
     const child = spawn(process.execPath, ['agent.mjs'], {
       cwd: project,
       env: childEnvironment({
         COUNTERSIGN_URL: `http://127.0.0.1:${port}`,
         COUNTERSIGN_API_KEY: key.value.secret,
+        MODERN_URL: modern.url,
         REF: ref,
       }),
     });
     let stdout = '';
+    let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    // The 2026 server's tool declares no annotations, so MCP's defaults make it destructive and
+    // open-world: two reviewers approve its request.
+    const reviewers = [await makeUser('reviewer'), await makeUser('reviewer')];
+    let done = false;
+    const stop = setTimeout(() => child.kill(), 40_000);
+    void closed.then(() => (done = true));
+    while (!done) {
+      const pending = await db.approvalRequest.findFirst({ where: { requestRef: ref, status: 'pending' } });
+      if (pending) {
+        const decided = await decideApproval(reviewers[pending.version - 1] ?? reviewers[0], {
+          id: pending.id,
+          decision: 'approve',
+          reason: 'pack test',
+          version: pending.version,
+        });
+        if (!decided.ok && decided.failure !== 'conflict') throw new Error(`decideApproval: ${decided.failure}`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const code = await closed;
+    clearTimeout(stop);
+    await modern.close();
+    expect(stderr).toBe('');
     expect(code).toBe(0);
-    expect(JSON.parse(stdout.trim())).toEqual({ category: 'ok', flushed: true });
+    const seen = JSON.parse(stdout.trim()) as { versions: string[] };
+    expect(seen).toEqual({
+      categories: ['ok', 'ok'],
+      versions: [expect.any(String), '2026-07-28'],
+      resultType: 'complete',
+      flushed: true,
+    });
+    expect(seen.versions[0]).not.toBe('2026-07-28');
     const records = await db.outcomeRecord.findMany({
       where: { requestRef: ref },
       select: { toolName: true, delivery: true, server: true },
+      orderBy: { occurredAt: 'asc' },
     });
-    expect(records).toEqual([{ toolName: 'lookup', delivery: 'completed', server: 'consumer-mcp' }]);
+    expect(records).toEqual([
+      { toolName: 'lookup', delivery: 'completed', server: 'consumer-mcp' },
+      { toolName: 'test_simple_text', delivery: 'completed', server: 'consumer-v2-mcp' },
+    ]);
   }, 60_000);
 });

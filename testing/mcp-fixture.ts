@@ -1,8 +1,9 @@
 // The MCP servers lib/mcp's observation tests call, linked in memory to a real SDK client: a
 // low-level server whose every answer the test decides (what McpServer would never send, missing
 // structured content, real JSON-RPC errors, is what a client meets in the wild), or any server.
+// The servers are SDK v1's (2025 era); the client is SDK v2's, as lib/mcp's.
 import { expect } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client, type Transport } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -46,7 +47,7 @@ export async function link(server: Server | McpServer) {
   const [clientTransport, serverTransport] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'test', version: '1.0.0' });
   await server.connect(serverTransport);
-  await client.connect(clientTransport);
+  await client.connect(clientTransport as unknown as Transport);
   open.push(
     () => client.close(),
     () => server.close(),

@@ -1,8 +1,8 @@
 // The lib/mcp wrapper against a real MCP server (scripts/demo-mcp-server.ts) through the real SDK,
 // over InMemoryTransport and over Streamable HTTP on 127.0.0.1, with the fake Countersign
-// (testing/fake-countersign.ts, checked against the console's handlers) as the console.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+// (testing/fake-countersign.ts, checked against the console's handlers) as the console. The
+// server is SDK v1's (2025 era); the client SDK v2's, as an integrator's.
+import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
@@ -37,7 +37,7 @@ export const harnesses: Record<'in-memory' | 'streamable-http', () => Promise<Ha
         const server = createDemoMcpServer(store, { slowMs: SLOW_MS });
         links.push({ server, transport: serverSide });
         await server.connect(serverSide);
-        await client.connect(clientSide);
+        await client.connect(clientSide as unknown as Transport);
       },
       loseConnection: () => void links.at(-1)?.transport.close(),
       close: async () => {

@@ -1,13 +1,18 @@
 // A real MCP server whose tools run as tasks (SDK 1.32 experimental tasks API, InMemoryTaskStore),
-// over InMemoryTransport or Streamable HTTP on 127.0.0.1, and a client connected to it.
+// over InMemoryTransport or Streamable HTTP on 127.0.0.1, and an SDK v2 client connected to it
+// (lib/mcp's: v2 has no tasks API, so the harness lists and cancels tasks with plain requests).
 // `apply_credit` (a write, taskSupport required) does what its `mode` argument says:
 //   complete: works `workMs`, then completes with a structured result;
 //   fail:     works `workMs`, then fails with an isError result (2025-11-25);
 //   hang:     never finishes (to be cancelled, or to outlive its TTL).
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  type StandardSchemaV1,
+  type Transport,
+} from '@modelcontextprotocol/client';
 import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -70,7 +75,27 @@ export function createTaskMcpServer(store = new InMemoryTaskStore(), options: Ta
 
 export interface TaskHarness {
   client: Client;
+  /** The id of the first task `tasks/list` names, if any. */
+  firstTaskId(): Promise<string | undefined>;
+  /** `tasks/cancel`, as someone else might send it. */
+  cancelTask(taskId: string): Promise<void>;
   close(): Promise<void>;
+}
+
+const AS_SENT: StandardSchemaV1<unknown, Record<string, unknown>> = {
+  '~standard': { version: 1, vendor: 'test', validate: (value) => ({ value: value as Record<string, unknown> }) },
+};
+
+function taskRequests(client: Client) {
+  return {
+    firstTaskId: async () => {
+      const listed = await client.request({ method: 'tasks/list', params: {} } as never, AS_SENT);
+      return (listed.tasks as { taskId: string }[] | undefined)?.[0]?.taskId;
+    },
+    cancelTask: async (taskId: string) => {
+      await client.request({ method: 'tasks/cancel', params: { taskId } } as never, AS_SENT);
+    },
+  };
 }
 
 export async function connectTaskServer(
@@ -83,9 +108,10 @@ export async function connectTaskServer(
     const server = createTaskMcpServer(store, options);
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
-    await client.connect(clientSide);
+    await client.connect(clientSide as unknown as Transport);
     return {
       client,
+      ...taskRequests(client),
       close: async () => {
         await client.close();
         await server.close();
@@ -121,6 +147,7 @@ export async function connectTaskServer(
   await client.connect(new StreamableHTTPClientTransport(url, { fetch: observingFetch() }));
   return {
     client,
+    ...taskRequests(client),
     close: async () => {
       await client.close();
       store.cleanup();

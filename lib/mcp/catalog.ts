@@ -1,7 +1,6 @@
 // The tool catalog of an MCP session: which tools exist, and their declared output schemas.
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { Client, Tool } from '@modelcontextprotocol/client';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/client/validators/ajv';
 
 export interface ToolCatalog {
   tools: ReadonlyMap<string, Tool>;
@@ -32,7 +31,7 @@ export async function loadToolCatalog(
 const validator = new AjvJsonSchemaValidator();
 const compiled = new WeakMap<object, (value: unknown) => boolean>();
 /** Whether structured content matches the tool's declared `outputSchema` (validators cached per schema). */
-export function matchesOutputSchema(tool: Tool, value: unknown): boolean {
+export function matchesOutputSchema(tool: Pick<Tool, 'outputSchema'>, value: unknown): boolean {
   const schema = tool.outputSchema as object;
   let check = compiled.get(schema);
   if (!check) {

@@ -2,8 +2,7 @@
 // classifier (lib/outcomes/classify.ts) and reported; every call of a tool not trusted as
 // read-only made only with a grant redeemed right before it, its approval request carrying the
 // arguments the tool is then called with. Records carry only their digest.
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Client, Tool, VersionNegotiationMode } from '@modelcontextprotocol/client';
 import { classifyRecord } from '../outcomes/classify';
 import type { Classification, Observed, Outcome } from '../outcomes/schemas';
 import { approvalKey, obtainGrant, type ApprovalWaitOptions, type GrantOutcome } from './approvals';
@@ -36,6 +35,13 @@ export interface CountersignOptions extends CountersignEndpoint {
   /** Default: a reporter on the same URL and key. Share one between wrappers if you like. */
   reporter?: OutcomeReporter;
   reporterOptions?: Omit<ReporterOptions, keyof CountersignEndpoint>;
+  /**
+   * The MCP era(s) to speak, when the client is not connected yet (`connect` then connects it):
+   * `auto` (probe with `server/discover`, fall back to the 2025 `initialize`), `legacy` (2025
+   * only) or `{ pin: '2026-07-28' }`. Default: what the client was built with, else `auto`. A
+   * client connected before it is wrapped keeps the era it negotiated.
+   */
+  versionNegotiation?: VersionNegotiationMode;
   /** Per tool call (the SDK's default is 60 s). */
   timeoutMs?: number;
   lostConnectionGraceMs?: number;
@@ -89,6 +95,7 @@ export class CountersignClient {
         apiKey: options.apiKey,
         fetch: options.fetch,
       });
+    negotiate(client, options.versionNegotiation);
   }
 
   /** Forgets the tool catalog (e.g. on `notifications/tools/list_changed`); the next call lists again. */
@@ -255,6 +262,15 @@ export class CountersignClient {
       ...(observation.error !== undefined ? { error: observation.error } : {}),
     };
   }
+}
+
+// SDK v2's Client speaks only 2025 unless told otherwise; the wrapper's default is both eras. A
+// choice made on the client itself (its constructor's `versionNegotiation`) is kept.
+function negotiate(client: Client, mode: VersionNegotiationMode | undefined): void {
+  if (client.transport) return;
+  const own = (client as unknown as { _versionNegotiation?: unknown })._versionNegotiation;
+  if (mode === undefined && own !== undefined) return;
+  client.setVersionNegotiation({ mode: mode ?? 'auto' });
 }
 
 export function withCountersign(client: Client, options: CountersignOptions): CountersignClient {

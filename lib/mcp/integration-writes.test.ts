@@ -41,7 +41,7 @@ describe.each(['in-memory', 'streamable-http'] as const)('over %s', (kind) => {
     expect(verdict(replay).category).toBe('ok');
     expect(replay.result?.structuredContent).toMatchObject({
       replayed: true,
-      refundId: first.result?.structuredContent?.refundId,
+      refundId: (first.result?.structuredContent as { refundId?: string } | undefined)?.refundId,
     });
     expect(countersign.approvals.size).toBe(2);
     expect(harness.store.refunds.size).toBe(1);

@@ -1,11 +1,10 @@
 // Observing a call that got no answer, or a session that could not be made; and the catalog.
 import { freePort } from '../../scripts/lib/embedded-postgres';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, SdkErrorCode, StreamableHTTPClientTransport, type SdkError } from '@modelcontextprotocol/client';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { classify, closeLinked, link, tools } from '../../testing/mcp-fixture';
 import type { ToolCatalog } from './catalog';
@@ -64,8 +63,8 @@ describe('observeToolCall: the client gives up or loses the connection', () => {
       { name: 'slow_write', arguments: { key: 'b' } },
       { catalog, signal: during.signal },
     );
-    // The SDK turns an abort into McpError -32001 as well: only the signal tells it apart from a timeout.
-    expect((o2.error as McpError).code).toBe(-32001);
+    // The SDK turns an abort into its timeout error as well (v1: McpError -32001): only the signal tells it apart.
+    expect((o2.error as SdkError).code).toBe(SdkErrorCode.RequestTimeout);
     expect(o2.observed).toEqual({ sent: true, clientError: 'cancelled' });
     expect(classify(o2.observed)).toMatchObject({ delivery: 'unknown', category: 'cancelled' });
   });
@@ -75,7 +74,7 @@ describe('observeToolCall: the client gives up or loses the connection', () => {
     const { client, catalog, serverTransport } = await link(server);
     setTimeout(() => void serverTransport.close(), 30);
     const o = await observeToolCall(client, { name: 'slow_write', arguments: { key: 'c' } }, { catalog });
-    expect((o.error as McpError).code).toBe(-32000);
+    expect((o.error as SdkError).code).toBe(SdkErrorCode.ConnectionClosed);
     expect(o.observed).toEqual({ sent: true, clientError: 'connection_lost' });
     expect(classify(o.observed)).toMatchObject({
       delivery: 'unknown',

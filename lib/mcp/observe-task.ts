@@ -1,21 +1,22 @@
-// One MCP tool call run as a **task** (2025-11-25; the SDK 1.32 experimental tasks API), observed:
-// its creation, each status seen while polling, and the terminal answer, each as docs/api.md's
-// `observed` with `task: { id, status, expired }`. Never classified from the status alone
-// (docs/design.md): `completed` and `failed` are reported with the result or code `tasks/result` gave.
+// One MCP tool call run as a **task** (2025-11-25; 2026-07-28 has no tasks, so only a 2025
+// connection runs one), observed: its creation, each status seen while polling, and the terminal
+// answer, each as docs/api.md's `observed` with `task: { id, status, expired }`. Never classified
+// from the status alone (docs/design.md): `completed` and `failed` are reported with the result or
+// code `tasks/result` gave.
 //
-// The SDK's own stream is used for creation and polling (`client.experimental.tasks.requestStream`,
-// which sends `tools/call` with the task parameter, then `tasks/get` until a terminal status). Its
-// terminal messages say too little: on `failed` it yields a generic -32603, so the reported answer
-// is read with `tasks/result` (`getTaskResult`): an `isError` result (2025-11-25) or the JSON-RPC
-// error. A `tasks/get` answered -32602 ("task not found") after the task was created means the
-// task is gone (its TTL passed): `expired`.
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Task } from '@modelcontextprotocol/sdk/types.js';
-import { CallToolResultSchema, ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+// SDK v2's Client has no tasks API, so the flow is the protocol's, sent with `client.request`:
+// `tools/call` with the task parameter (answered with the created task), `tasks/get` every
+// `pollInterval` until a terminal status, then `tasks/result` for the reported answer: an
+// `isError` result (2025-11-25) or the JSON-RPC error. `input_required` is reported, then
+// `tasks/result` waits for the end (as SDK v1's stream did). A `tasks/get` answered -32602
+// ("task not found") after the task was created means the task is gone (its TTL passed): `expired`.
+import type { CallToolResult, Client, RequestOptions, StandardSchemaV1, Task } from '@modelcontextprotocol/client';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Observed, ObservedTask, TaskStatus } from '../outcomes/schemas';
 import type { ToolCatalog } from './catalog';
-import { fromError, fromResult, statusOf, withStatus } from './observed';
+import { fromError, statusOf, withStatus } from './observed';
 import type { Observation } from './observe';
+import { asObservable, fromV2Result } from './sdk-v2';
 import { traces, type Trace } from './trace';
 
 export interface TaskCallOptions {
@@ -59,7 +60,9 @@ export async function observeTaskCall(
   options: TaskCallOptions,
 ): Promise<Observation> {
   const tool = ctx.catalog.tools.get(params.name);
-  const requestOptions = { signal: ctx.signal, timeout: ctx.timeoutMs };
+  const requestOptions: RequestOptions = { signal: ctx.signal, timeout: ctx.timeoutMs };
+  const send = (method: string, p: Record<string, unknown>) =>
+    client.request({ method, params: p } as never, AS_SENT, requestOptions) as Promise<Record<string, unknown>>;
   let last: Task | null = null;
   let reported: TaskStatus | null = null;
   const status = (method: string) => statusOf(ctx.trace, method);
@@ -74,73 +77,106 @@ export async function observeTaskCall(
     ...observed,
     task: taskOf(task, expired),
   });
+  const report = (task: Task, method: string) => {
+    if (reported === task.status) return;
+    reported = task.status;
+    options.onStatus?.({ ...observe(withStatus(withTask({ sent: true }, task), status(method))), task });
+  };
+  // The reported answer of a task that ended (or waits for input: tasks/result waits for its end).
+  const answer = async (task: Task): Promise<Observation> => {
+    try {
+      const result = (await send('tasks/result', { taskId: task.taskId })) as CallToolResult;
+      const ended: Task = isTerminal(task.status) ? task : { ...task, status: result.isError ? 'failed' : 'completed' };
+      const seen = fromV2Result(result, tool, status('tasks/result'));
+      return observe(withTask(seen.observed, ended), seen.result ? { result: seen.result } : {});
+    } catch (error) {
+      const local = asObservable(error);
+      const gone = local instanceof McpError && local.code === ErrorCode.InvalidParams;
+      if (gone && task.status === 'completed')
+        // Completed, then gone before its result was read: nothing trustworthy came back.
+        return observe(withTask(withStatus({ sent: true }, status('tasks/result')), task), { error });
+      if (!isTerminal(task.status)) return stopped(error, task);
+      return observe(withTask(fromError(local, ctx.trace, 'tasks/result'), task), { error });
+    }
+  };
+  // Stopped waiting, lost the connection or gave up polling: the task itself may still run.
+  const stopped = (error: unknown, task: Task): Observation => {
+    const local = fromError(asObservable(error), ctx.trace, 'tasks/get');
+    const clientError = ctx.abortedAs() ?? local.clientError ?? 'connection_lost';
+    return observe(withTask({ sent: true, clientError }, task), { error });
+  };
 
   return traces.run(ctx.trace, async () => {
+    let created: Record<string, unknown>;
     try {
-      const stream = client.experimental.tasks.requestStream({ method: 'tools/call', params }, CallToolResultSchema, {
-        ...requestOptions,
+      created = await send('tools/call', {
+        ...params,
         task: options.ttlMs != null ? { ttl: options.ttlMs } : {},
       });
-      for await (const message of stream) {
-        if (message.type === 'taskCreated' || message.type === 'taskStatus') {
-          last = message.task;
-          if (isTerminal(last.status)) break;
-          if (reported !== last.status) {
-            reported = last.status;
-            const method = message.type === 'taskCreated' ? 'tools/call' : 'tasks/get';
-            options.onStatus?.({
-              ...observe(withStatus(withTask({ sent: true }, last), status(method))),
-              task: last,
-            });
-          }
-          continue;
-        }
-        if (message.type === 'result') {
-          // After input_required the SDK waits on tasks/result; the answer means it ended.
-          const result = message.result as CallToolResult;
-          const ended: Task = { ...(last ?? placeholderTask()), status: result.isError ? 'failed' : 'completed' };
-          const seen = fromResult(result, tool, status('tasks/result'));
-          return observe(withTask(seen.observed, ended), seen.result ? { result: seen.result } : {});
-        }
-        // An error before a task existed is the call's own error, as for any call.
-        if (!last) return observe(fromError(message.error, ctx.trace, 'tools/call'), { error: message.error });
-        // The task vanished under us: tasks/get no longer finds it.
-        if (message.error.code === ErrorCode.InvalidParams) {
-          return observe(withStatus(withTask({ sent: true }, last, true), status('tasks/get')), {
-            error: message.error,
-          });
-        }
-        // Stopped waiting, lost the connection or gave up polling: the task itself may still run.
-        const local = fromError(message.error, ctx.trace, 'tasks/get');
-        const clientError = ctx.abortedAs() ?? local.clientError ?? 'connection_lost';
-        return observe(withTask({ sent: true, clientError }, last), { error: message.error });
-      }
-      if (!last) return observe(withStatus({ sent: true }, status('tools/call')));
-      const ended: Task = last;
-      if (ended.status === 'cancelled')
-        return observe(withStatus(withTask({ sent: true }, ended), status('tasks/get')));
-      // completed or failed: what tasks/result reports decides, never the status alone.
-      try {
-        const result = (await client.experimental.tasks.getTaskResult(
-          ended.taskId,
-          CallToolResultSchema,
-          requestOptions,
-        )) as CallToolResult;
-        const seen = fromResult(result, tool, status('tasks/result'));
-        return observe(withTask(seen.observed, ended), seen.result ? { result: seen.result } : {});
-      } catch (error) {
-        const seen =
-          error instanceof McpError && error.code === ErrorCode.InvalidParams && ended.status === 'completed'
-            ? // Completed, then gone before its result was read: nothing trustworthy came back.
-              withStatus({ sent: true }, status('tasks/result'))
-            : fromError(error, ctx.trace, 'tasks/result');
-        return observe(withTask(seen, ended), { error });
-      }
     } catch (error) {
-      // The stream itself threw (it should not): as any other failure after sending.
-      const seen = fromError(error, ctx.trace, last ? 'tasks/get' : 'tools/call');
-      return observe(last ? withTask(seen, last) : seen, { error });
+      // An error before a task existed is the call's own error, as for any call.
+      if (ctx.abortedAs())
+        return observe(withStatus({ sent: true, clientError: ctx.abortedAs()! }, status('tools/call')), { error });
+      return observe(fromError(asObservable(error), ctx.trace, 'tools/call'), { error });
     }
+    if (!isTask(created.task)) {
+      // The server ran it as a plain call after all.
+      const seen = fromV2Result(created as CallToolResult, tool, status('tools/call'));
+      return observe(seen.observed, seen.result ? { result: seen.result } : {});
+    }
+    last = created.task;
+    let method = 'tools/call';
+    for (;;) {
+      if (last.status === 'cancelled') return observe(withStatus(withTask({ sent: true }, last), status(method)));
+      if (last.status === 'completed' || last.status === 'failed') return answer(last);
+      report(last, method);
+      if (last.status === 'input_required') return answer(last);
+      try {
+        await wait(last.pollInterval ?? 500, ctx.signal);
+        const polled = await send('tasks/get', { taskId: last.taskId });
+        method = 'tasks/get';
+        if (isTask(polled)) last = { ...last, ...polled };
+      } catch (error) {
+        const local = asObservable(error);
+        // The task vanished under us: tasks/get no longer finds it.
+        if (local instanceof McpError && local.code === ErrorCode.InvalidParams)
+          return observe(withStatus(withTask({ sent: true }, last, true), status('tasks/get')), { error });
+        return stopped(error, last);
+      }
+    }
+  });
+}
+
+/** Results as the server sent them: the task flow reads its own fields. */
+const AS_SENT: StandardSchemaV1<unknown, Record<string, unknown>> = {
+  '~standard': {
+    version: 1,
+    vendor: 'countersign-mcp',
+    validate: (value) => ({ value: value as Record<string, unknown> }),
+  },
+};
+
+function isTask(v: unknown): v is Task {
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as Task).taskId === 'string' &&
+    typeof (v as Task).status === 'string'
+  );
+}
+
+function wait(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason as Error);
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason as Error);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
   });
 }
 
@@ -152,9 +188,4 @@ function taskOf(task: Task, expired: boolean): ObservedTask {
     status: task.status,
     ...(expired && !isTerminal(task.status) ? { expired: true } : {}),
   };
-}
-
-function placeholderTask(): Task {
-  const now = new Date().toISOString();
-  return { taskId: 'unknown', status: 'working', ttl: null, createdAt: now, lastUpdatedAt: now };
 }

@@ -1,5 +1,5 @@
 // MCP tasks through the wrapper, with the SDK's real task flow (experimental tasks API,
-// InMemoryTaskStore) over InMemoryTransport and Streamable HTTP: a task that completes, fails,
+// InMemoryTaskStore) over InMemoryTransport and Streamable HTTP, driven by SDK v2's client: a task that completes, fails,
 // is cancelled, outlives its TTL. Every status seen is its own record, linked by the task id.
 import { afterEach, describe, expect, it } from 'vitest';
 import { fakeCountersign } from '../../testing/fake-countersign';
@@ -92,10 +92,10 @@ describe.each(['in-memory', 'streamable-http'] as const)('MCP tasks over %s', (k
     let taskId: string | undefined;
     while (!taskId && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 10));
-      taskId = (await harness.client.experimental.tasks.listTasks()).tasks[0]?.taskId;
+      taskId = await harness.firstTaskId();
     }
     expect(taskId).toBeDefined();
-    await harness.client.experimental.tasks.cancelTask(taskId!);
+    await harness.cancelTask(taskId!);
     const r = await pending;
     expect(r.record.observed.task).toEqual({ id: taskId, status: 'cancelled' });
     expect(verdict(r)).toEqual({

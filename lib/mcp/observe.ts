@@ -1,17 +1,19 @@
 // Runs one MCP tool call and says what happened as docs/api.md's `observed` object, from structured
 // signals only: HTTP statuses and the WWW-Authenticate error the transport saw, McpError codes,
 // `isError`, the category a tool declares, and output-schema validation. English messages are
-// never read. One exception, on purpose: the SDK's McpServer folds protocol errors (unknown tool,
+// never read. On SDK v2's Client, both eras: a 2026-07-28 answer that reached us is `complete`
+// (recorded as `resultType`), and an `input_required` the client did not fulfil is recorded as
+// the server asking for input. One exception, on purpose: the SDK's McpServer folds protocol errors (unknown tool,
 // invalid arguments, its own output check) into `isError` results whose only trace of the code is
 // the text prefix `MCP error -32602:`. That prefix is the SDK's fixed rendering of a numeric
 // JSON-RPC code (`McpError.message`), not prose, so it is read, strictly, and only when the
 // result declares no structured category of its own.
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Client, Tool } from '@modelcontextprotocol/client';
 import type { Observed } from '../outcomes/schemas';
 import { loadToolCatalog, type ToolCatalog } from './catalog';
-import { callStatus, fromError, fromReceivedButRefused, fromResult, withStatus } from './observed';
+import { callStatus, fromError, withStatus } from './observed';
 import { observeTaskCall, runsAsTask, type TaskCallOptions } from './observe-task';
+import { asObservable, fromV2Result, isInputRequired, outputCheckError } from './sdk-v2';
 import { hookTransportErrors, newTrace, traces, type Trace } from './trace';
 
 export { observingFetch } from './trace';
@@ -87,14 +89,6 @@ export async function observeToolCall(
     }, options.lostConnectionGraceMs ?? 1000);
   };
 
-  // The SDK parses the result with the schema we pass: capturing it here tells a result that
-  // arrived and failed the client's own output check apart from an error the server sent.
-  let received: CallToolResult | undefined;
-  const capture = CallToolResultSchema.refine((r) => {
-    received = r as CallToolResult;
-    return true;
-  });
-
   const preferTask = options.task === true || (typeof options.task === 'object' && options.task.prefer === true);
   if (runsAsTask(options.catalog, params.name, preferTask)) {
     try {
@@ -119,15 +113,27 @@ export async function observeToolCall(
   }
 
   try {
-    const result = (await traces.run(trace, () =>
-      client.callTool(params, capture, { signal: internal.signal, timeout: options.timeoutMs }),
-    )) as CallToolResult;
-    return { ...clock.done(client, trace), ...fromResult(result, tool, callStatus(trace)) };
+    const result = await traces.run(trace, () =>
+      client.callTool(params, {
+        signal: internal.signal,
+        timeout: options.timeoutMs,
+        ...(tool?.outputSchema ? { toolDefinition: withoutOutputSchema(tool) } : {}),
+      }),
+    );
+    const seen = fromV2Result(result, tool, callStatus(trace));
+    const refused = result.isError ? undefined : outputCheckError(params.name, seen.observed.result?.outputValidation);
+    return {
+      ...clock.done(client, trace),
+      ...seen,
+      observed: complete(client, seen.observed),
+      ...(refused ? { error: refused } : {}),
+    };
   } catch (error) {
     const base = { ...clock.done(client, trace), error };
     if (aborted) return { ...base, observed: withStatus({ sent: true, clientError: aborted }, callStatus(trace)) };
-    if (received) return { ...base, ...fromReceivedButRefused(received, tool, callStatus(trace)) };
-    return { ...base, observed: fromError(error, trace, 'tools/call') };
+    if (isInputRequired(error))
+      return { ...base, observed: withStatus({ sent: true, resultType: 'input_required' }, callStatus(trace)) };
+    return { ...base, observed: fromError(asObservable(error), trace, 'tools/call') };
   } finally {
     settled = true;
     clearTimeout(graceTimer);
@@ -167,7 +173,11 @@ export async function prepareSession(
     } catch (error) {
       return {
         ok: false,
-        observation: { ...clock.done(client, trace), error, observed: fromError(error, trace, 'initialize') },
+        observation: {
+          ...clock.done(client, trace),
+          error,
+          observed: fromError(asObservable(error), trace, 'initialize'),
+        },
       };
     }
   }
@@ -181,9 +191,27 @@ export async function prepareSession(
   } catch (error) {
     return {
       ok: false,
-      observation: { ...clock.done(client, trace), error, observed: fromError(error, trace, 'tools/list') },
+      observation: {
+        ...clock.done(client, trace),
+        error,
+        observed: fromError(asObservable(error), trace, 'tools/list'),
+      },
     };
   }
+}
+
+// The SDK's own output check throws a ProtocolError that cannot be told apart from one the server
+// sent; without the schema it lets the result through, and fromResult checks it (valid, invalid,
+// missing) against the catalog's copy. The definition also feeds the SDK's Mcp-Param-* mirroring.
+function withoutOutputSchema(tool: Tool): Tool {
+  const { outputSchema: _checkedHere, ...rest } = tool;
+  return rest;
+}
+
+// On a 2026-07-28 connection the SDK hands back only `complete` results (an `input_required` goes
+// to its rounds, or is thrown): the result's type is recorded as the server stated it.
+function complete(client: Client, observed: Observed): Observed {
+  return client.getProtocolEra() === 'modern' ? { ...observed, resultType: 'complete' } : observed;
 }
 
 function startClock() {
@@ -191,14 +219,15 @@ function startClock() {
   const t0 = performance.now();
   return {
     done(client: Client, trace?: Trace): Omit<Observation, 'observed'> {
-      const transport = client.transport as { sessionId?: string; protocolVersion?: string } | undefined;
+      const transport = client.transport as { sessionId?: string } | undefined;
+      const protocolVersion = client.getNegotiatedProtocolVersion();
       const call = trace?.exchanges.find((x) => x.rpcMethod === 'tools/call');
       return {
         startedAt,
         durationMs: Math.max(0, Math.round(performance.now() - t0)),
         ...(call?.rpcId != null ? { mcpRequestId: call.rpcId } : {}),
         ...(transport?.sessionId ? { sessionId: transport.sessionId } : {}),
-        ...(transport?.protocolVersion ? { protocolVersion: transport.protocolVersion } : {}),
+        ...(protocolVersion ? { protocolVersion } : {}),
         ...(client.getServerVersion()?.version ? { serverVersion: client.getServerVersion()!.version } : {}),
       };
     },

@@ -2,7 +2,7 @@
 // called, by whom, for which request, and what was observed; never the arguments or the result
 // (their digest only).
 import { randomUUID } from 'node:crypto';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/client';
 import { outcomeSchema, type Observed, type Outcome, type ToolAnnotations } from '../outcomes/schemas';
 import type { CallOptions, CountersignOptions } from './countersign-client';
 import type { Observation } from './observe';
@@ -43,7 +43,10 @@ export function callRecord(
 }
 
 // The annotations the record schema knows; MCP may add more hints, which are not ours to forward.
-export function annotationsOf(tool: Tool | undefined): ToolAnnotations | null {
+// Any tool definition (SDK v1's, as the gateway's relay has them, or v2's).
+export function annotationsOf(
+  tool: { annotations?: Partial<ToolAnnotations> | null } | undefined,
+): ToolAnnotations | null {
   const a = tool?.annotations;
   if (!a) return null;
   return dropUndefined({
@@ -64,7 +67,7 @@ export function checkCallOptions(provisional: Outcome): void {
   }
 }
 
-const clip = (s: string | undefined, max: number) => (s ? s.slice(0, max) : undefined);
+const clip = (s: string | null | undefined, max: number) => (s ? s.slice(0, max) : undefined);
 
 function dropUndefined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;

@@ -3,8 +3,7 @@
 // by AsyncLocalStorage through the SDK's promise chains, so calls made concurrently on one client
 // never see each other's responses.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
+import { extractWWWAuthenticateParams, type Client } from '@modelcontextprotocol/client';
 import type { AuthError } from '../outcomes/schemas';
 import type { FetchLike } from './countersign-http';
 

@@ -5,8 +5,7 @@
 // (demo-agent-preflight.ts). Who decides the approvals: demo-agent-reviewer.ts.
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { callApi, type CountersignEndpoint } from '../../lib/mcp/countersign-http';
 import {
   observingFetch,
