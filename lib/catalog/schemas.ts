@@ -63,6 +63,8 @@ export const catalogToolSchema = toolSchema
   })
   .strict()
   .superRefine((tool, ctx) => {
+    // A schema refused above (too deep, not storable) is not measured: it is already named.
+    if (jsonProblem(tool.inputSchema) || jsonProblem(tool.outputSchema)) return;
     const def = pinnedDefinition(tool as Parameters<typeof pinnedDefinition>[0]);
     const bytes = definitionBytes(def);
     if (bytes <= TOOL_DEFINITION_MAX_BYTES) return;
