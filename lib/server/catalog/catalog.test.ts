@@ -176,7 +176,7 @@ describe('listTools', () => {
       ['drop', 2, true],
       ['read', 2, false],
     ]);
-    expect(await listTools({ ...requester, scopes: ['grants:redeem'] }, server)).toMatchObject({
+    expect(await listTools({ ...requester, scopes: ['grants:redeem'] } as typeof requester, server)).toMatchObject({
       failure: 'forbidden',
     });
     expect(value(await listCatalogServers(support)).find((s) => s.server === server)).toEqual({

@@ -249,7 +249,8 @@ export type ToolCatalog = {
 
 /** A server's catalog: each tool's accepted and held definitions, policy's requirement, and the lint of them all. */
 export async function listTools(viewer: Actor, server: string): Promise<Result<ToolCatalog>> {
-  if (!authorize(viewer, 'outcomes.read')) return fail('forbidden');
+  // Those who read outcomes, and those who accept changes (the command line among them).
+  if (!authorize(viewer, 'outcomes.read') && !authorize(viewer, 'servers.manage')) return fail('forbidden');
   const [defs, trusted, setting, rules] = await Promise.all([
     db.toolDefinition.findMany({ where: { server }, orderBy: { toolName: 'asc' }, take: CATALOG_MAX_TOOLS }),
     db.trustedServer.count({ where: { name: server } }).then((n) => n > 0),
