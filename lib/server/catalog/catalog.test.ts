@@ -156,6 +156,23 @@ describe('pinDefinitions', () => {
     ]);
     expect(both.map((r) => (r.ok ? 'ok' : r.failure)).sort()).toEqual(['conflict', 'ok']);
   });
+
+  it('gateways reporting crossed changes at once (one withdrawing what the other holds) both get an answer', async () => {
+    const server = uniq('pin-cross');
+    const a1 = tool('a');
+    const b1 = tool('b');
+    await pinDefinitions(requester, server, [a1, b1]);
+    for (let round = 0; round < 6; round++) {
+      await pinDefinitions(requester, server, [tool('a', { title: `a${round}` }), tool('b', { title: `b${round}` })]);
+      // One goes back on a and changes b again, the other the opposite: rows locked in crossed order.
+      const [one, two] = await Promise.all([
+        pinDefinitions(requester, server, [a1, tool('b', { title: `b${round}x` })]),
+        pinDefinitions(requester, server, [tool('a', { title: `a${round}x` }), b1]),
+      ]);
+      expect(one.map((v) => v.name)).toEqual(['a', 'b']);
+      expect(two.map((v) => v.name)).toEqual(['a', 'b']);
+    }
+  });
 });
 
 describe('listTools', () => {

@@ -2,6 +2,7 @@ import 'server-only';
 import { db } from '../db/db';
 import { pool } from '../db/db';
 import { appendAudit } from '../audit/audit';
+import { isDeadlock } from '../db/errors';
 import { rows } from '../db/kysely';
 import {
   acceptHeldDefinition,
@@ -78,8 +79,13 @@ export async function pinDefinitions(
     return !!state && state.accepted_hash === s.hash && state.held_hash !== null;
   });
   let after = before;
-  if (changing.length || withdrawing.length) {
-    after = await db.$transaction(async (tx) => {
+  if (changing.length || withdrawing.length) after = await retryOnDeadlock(() => writePins());
+  return tools.map((t) => ({ name: t.name, held: heldFor(after.get(t.name), seen.get(t.name)?.hash ?? null) }));
+
+  // Two gateways reporting opposite changes of one server at once (one withdrawing what the other
+  // holds) can lock rows in crossed order: the database breaks the deadlock and this runs again.
+  function writePins() {
+    return db.$transaction(async (tx) => {
       const written = changing.length ? await rows(upsertDefinitions(server, sortByName(changing)), tx) : [];
       const withdrawn = withdrawing.length
         ? await rows(
@@ -125,7 +131,16 @@ export async function pinDefinitions(
       return new Map((await rows(selectDefinitionStates(server, names), tx)).map((s) => [s.tool_name, s]));
     });
   }
-  return tools.map((t) => ({ name: t.name, held: heldFor(after.get(t.name), seen.get(t.name)?.hash ?? null) }));
+}
+
+async function retryOnDeadlock<T>(run: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await run();
+    } catch (err) {
+      if (i >= attempts || !isDeadlock(err)) throw err;
+    }
+  }
 }
 
 const sortByName = <T extends { name: string }>(list: T[]) =>
