@@ -245,6 +245,20 @@ BEGIN
   RETURN v_event;
 END $$;
 
+-- An event about something other than an approval request (tool.changed): no approval, its data as
+-- given (identifiers only), one delivery per enabled endpoint subscribed to its type.
+CREATE OR REPLACE FUNCTION webhook_enqueue_data(p_type text, p_data jsonb)
+  RETURNS uuid LANGUAGE plpgsql AS $$
+DECLARE
+  v_event uuid;
+BEGIN
+  INSERT INTO webhook_events (type, approval_id, data) VALUES (p_type, NULL, p_data) RETURNING id INTO v_event;
+  PERFORM pg_advisory_xact_lock_shared(x'776562686f6f6b73'::bigint);
+  INSERT INTO webhook_deliveries (event_id, endpoint_id)
+  SELECT v_event, e.id FROM webhook_endpoints e WHERE e.enabled AND p_type = ANY (e.events);
+  RETURN v_event;
+END $$;
+
 -- A redemption's event is written by the statement that redeems the grant: redeem_grants needs no outbox code.
 CREATE OR REPLACE FUNCTION webhook_grant_redeemed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

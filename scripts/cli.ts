@@ -8,6 +8,7 @@ import { createUserSchema, emailSchema } from '@/lib/users/schemas';
 import { createApiKeySchema } from '@/lib/credentials/schemas';
 import { trustServerSchema } from '@/lib/mcp-servers/schemas';
 import { policyRuleSchema } from '@/lib/approvals/schemas';
+import { acceptToolSchema, toolsQuerySchema } from '@/lib/catalog/schemas';
 import { RETENTION_ENV } from '@/lib/outcomes/retention';
 import { config, configFailure, setEnvironment } from '@/lib/config';
 import { randomBytes } from 'node:crypto';
@@ -19,6 +20,9 @@ const usage = `Usage: npm run cli -- <command> [options]
   tokens:create  --email E [--name N]                 prints a personal token once
   apikeys:create --name N --scopes a,b [--organization O]   prints the key once
   servers:trust  --name S                             annotations from S are trusted
+  servers:set    --name S --hold-new-tools on|off     whether tools first seen on S wait for an admin too
+  tools:lint     --server S                           the lint of S's tool definitions; exits 1 on a high-severity finding
+  tools:accept   --server S --tool T [--hash H]       accepts T's held definition (the one with hash H, if given)
   policy:set     --server S [--tool T] --approvals 0|1|2|blocked   approvals a server's tool (or all its tools) needs
                  [--show a,b]   argument fields its queue rows show ('' clears; alone, on an existing rule)
   audit:verify                                        recomputes the audit chain
@@ -63,6 +67,9 @@ function policyRuleInput(values: { server?: string; tool?: string; approvals?: s
   );
 }
 
+// 1 when the command ran but found what it checks for (a high-severity lint finding).
+let exitCode = 0;
+
 async function main(argv: string[]): Promise<void> {
   // Before anything else: the whole configuration (lib/config); a bad value stops here, named.
   const settings = config();
@@ -87,6 +94,8 @@ async function main(argv: string[]): Promise<void> {
       approvals: { type: 'string' },
       show: { type: 'string' },
       batch: { type: 'string' },
+      'hold-new-tools': { type: 'string' },
+      hash: { type: 'string' },
     },
   });
   const known = [
@@ -94,6 +103,9 @@ async function main(argv: string[]): Promise<void> {
     'tokens:create',
     'apikeys:create',
     'servers:trust',
+    'servers:set',
+    'tools:lint',
+    'tools:accept',
     'policy:set',
     'audit:verify',
     'retention:purge',
@@ -103,6 +115,19 @@ async function main(argv: string[]): Promise<void> {
 
   // Checked before the database is even opened: nothing to undo, and a quick answer.
   const policyInput = command === 'policy:set' ? policyRuleInput(values) : null;
+  const hold = values['hold-new-tools'];
+  if (command === 'servers:set' && hold !== 'on' && hold !== 'off')
+    throw new UsageError('--hold-new-tools: must be on or off');
+  const serverName = command === 'servers:set' ? parse(trustServerSchema, { name: values.name }).name : null;
+  const lintServer = command === 'tools:lint' ? parse(toolsQuerySchema, { server: values.server ?? '' }).server : null;
+  const acceptInput =
+    command === 'tools:accept'
+      ? parse(
+          acceptToolSchema.partial({ definitionHash: true }),
+          { server: values.server ?? '', tool: values.tool ?? '', definitionHash: values.hash },
+          { definitionHash: 'hash' },
+        )
+      : null;
   if (command === 'retention:purge') {
     if (!settings.OUTCOME_RETENTION_DAYS.enabled) {
       console.log(`Retention is off (${RETENTION_ENV}=off): outcome records are kept forever; nothing purged.`);
@@ -180,6 +205,58 @@ async function main(argv: string[]): Promise<void> {
         );
         break;
       }
+      case 'servers:set': {
+        const { setHoldNewTools } = await import('@/lib/server/catalog/catalog');
+        const result = await setHoldNewTools(cli, serverName!, hold === 'on');
+        if (!result.ok) failWith(result);
+        console.log(
+          result.value.holdNewTools
+            ? `Server ${serverName}: new tools are held until an admin accepts them`
+            : `Server ${serverName}: new tools are accepted at their first sighting`,
+        );
+        break;
+      }
+      case 'tools:lint': {
+        const { listTools } = await import('@/lib/server/catalog/catalog');
+        const result = await listTools(cli, lintServer!);
+        if (!result.ok) failWith(result);
+        const { tools, lint } = result.value;
+        const held = tools.filter((t) => t.held).length;
+        console.log(
+          `${lintServer}: ${tools.length} tool${tools.length === 1 ? '' : 's'}${held ? `, ${held} held` : ''}, ${lint.length} finding${lint.length === 1 ? '' : 's'}`,
+        );
+        for (const f of lint)
+          console.log(
+            `  ${f.severity.padEnd(6)} ${f.rule}${f.tools.length ? ` (${f.tools.join(', ')})` : ''}: ${f.message}`,
+          );
+        if (lint.some((f) => f.severity === 'high')) exitCode = 1;
+        break;
+      }
+      case 'tools:accept': {
+        const { acceptHeld, listTools } = await import('@/lib/server/catalog/catalog');
+        const input = acceptInput!;
+        const listed = await listTools(cli, input.server);
+        if (!listed.ok) failWith(listed);
+        const tool = listed.value.tools.find((t) => t.name === input.tool);
+        if (!tool) throw new UsageError(`--tool: ${input.server} has no tool ${input.tool}`);
+        if (!tool.held)
+          throw new UsageError(`Nothing is held for ${input.tool} on ${input.server}: nothing to accept.`);
+        // What is accepted, as the Tools page shows it side by side: each part that differs.
+        for (const part of tool.held.differs) {
+          const show = (v: unknown) => (v === undefined ? '(none)' : typeof v === 'string' ? v : JSON.stringify(v));
+          console.log(
+            `${part}:\n  accepted: ${show(tool.accepted?.definition[part])}\n  held:     ${show(tool.held.definition[part])}`,
+          );
+        }
+        const result = await acceptHeld(cli, {
+          server: input.server,
+          tool: input.tool,
+          definitionHash: input.definitionHash ?? tool.held.definitionHash,
+        });
+        if (!result.ok) failWith(result);
+        console.log(`Accepted ${input.tool} on ${input.server}: ${result.value.definitionHash}`);
+        break;
+      }
       case 'policy:set': {
         const { setPolicyRule } = await import('@/lib/server/policy/policy-rules');
         const result = await setPolicyRule(cli, policyInput!);
@@ -250,7 +327,7 @@ async function main(argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).then(
-  () => process.exit(0),
+  () => process.exit(exitCode),
   (err) => {
     const failure = configFailure(err);
     if (failure) {

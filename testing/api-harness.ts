@@ -15,6 +15,8 @@ import { GET as getIncident } from '@/app/api/v1/incidents/[ref]/route';
 import { GET as me } from '@/app/api/v1/me/route';
 import { POST as trust } from '@/app/api/v1/servers/trust/route';
 import { POST as evaluatePolicy } from '@/app/api/v1/policy/evaluate/route';
+import { GET as listTools } from '@/app/api/v1/tools/route';
+import { POST as acceptTool } from '@/app/api/v1/tools/accept/route';
 
 type Handler = (request: Request, context: { params: Promise<never> }) => Promise<Response>;
 type Endpoint = { method: 'GET' | 'POST'; path: string; handler: Handler };
@@ -40,6 +42,8 @@ export const api = {
   me: endpoint('GET', '/api/v1/me', me),
   trust: endpoint('POST', '/api/v1/servers/trust', trust),
   evaluatePolicy: endpoint('POST', '/api/v1/policy/evaluate', evaluatePolicy),
+  listTools: endpoint('GET', '/api/v1/tools', listTools),
+  acceptTool: endpoint('POST', '/api/v1/tools/accept', acceptTool),
 };
 
 export type Reply = { status: number; headers: Headers; text: string; json: any }; // eslint-disable-line @typescript-eslint/no-explicit-any

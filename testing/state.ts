@@ -16,7 +16,10 @@ export async function stateFingerprint(): Promise<string> {
            (SELECT count(redeemed_at) + count(revoked_at) FROM grants) AS grant_changes,
            (SELECT count(*) FROM audit_entries) AS audit,
            (SELECT count(*) FROM trusted_servers) AS trusted,
-           (SELECT count(*) FROM policy_rules) AS rules`;
+           (SELECT count(*) FROM policy_rules) AS rules,
+           (SELECT count(*) FROM tool_definitions) AS tools,
+           (SELECT count(held_hash) FROM tool_definitions) AS held_tools,
+           (SELECT count(*) FROM catalog_servers) AS catalog_servers`;
   return Object.entries(row)
     .map(([k, v]) => `${k}=${v}`)
     .join(' ');

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { cursorCodec, cursorId, cursorInstant } from '@/lib/pagination/cursor';
 import { argsDigestSchema, boundedString, storable, toolSchema } from '@/lib/outcomes/schemas';
+import { catalogToolSchema } from '@/lib/catalog/schemas';
 
 export const approvalStatuses = ['pending', 'approved', 'denied', 'expired', 'revoked', 'redeemed'] as const;
 export type ApprovalStatus = (typeof approvalStatuses)[number];
@@ -212,14 +213,17 @@ export type ApprovalListQuery = z.output<typeof approvalListQuerySchema>;
 
 export const isUuid = (s: string) => UUID.test(s);
 
-// `POST /api/v1/policy/evaluate`: what policy requires of each of a server's tools. Names are
-// unique: two answers for one name could only disagree in the caller's reading.
+// `POST /api/v1/policy/evaluate`: what policy requires of each of a server's tools, each as
+// `tools/list` gave it (lib/catalog/schemas.ts: a tool sent with its inputSchema is pinned, docs/catalog.md).
+// Names are unique: two answers for one name could only disagree in the caller's reading.
 export const POLICY_EVALUATE_MAX_TOOLS = 1000;
+/** The body may be this large: a thousand full definitions do not fit in the usual 1 MiB. */
+export const POLICY_EVALUATE_MAX_BYTES = 8 * 1024 * 1024;
 export const policyEvaluateSchema = z
   .object({
     server: text(NAME_MAX),
     tools: z
-      .array(toolSchema)
+      .array(catalogToolSchema)
       .min(1, 'must name at least one tool')
       .max(POLICY_EVALUATE_MAX_TOOLS, `must name at most ${POLICY_EVALUATE_MAX_TOOLS} tools`)
       .superRefine((tools, ctx) => {

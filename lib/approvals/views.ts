@@ -106,6 +106,10 @@ export const policyEvaluationSchema = z
         name: z.string(),
         readOnly: z.boolean(),
         blocked: z.boolean().meta({ description: 'Exposing the tool is refused: hide it, refuse every call.' }),
+        held: z.boolean().meta({
+          description:
+            'The definition sent differs from the accepted one (or is new on a server that holds new tools): hide the tool and refuse its calls (tool_changed) until an admin accepts it.',
+        }),
         requiredApprovals: z.union([z.literal(0), z.literal(1), z.literal(2)]),
         reason: z.string(),
       }),

@@ -60,9 +60,21 @@ export const trustServerExample = { name: 'billing-mcp' };
 export const policyEvaluateExample = {
   server: 'billing-mcp',
   tools: [
-    { name: 'get_order', annotations: { readOnlyHint: true } },
+    {
+      name: 'get_order',
+      title: 'Get order',
+      description: 'Reads one order by its id. Never changes anything.',
+      inputSchema: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] },
+      annotations: { readOnlyHint: true },
+    },
     { name: 'refund_payment', annotations: { readOnlyHint: false, destructiveHint: true } },
   ],
+};
+
+export const acceptToolExample = {
+  server: 'billing-mcp',
+  tool: 'refund_payment',
+  definitionHash: 'sha256:9f2c4e1b7a0d3c5e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60',
 };
 
 export const otlpJsonExample = {

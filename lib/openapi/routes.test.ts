@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as approvalSchemas from '@/lib/approvals/schemas';
+import * as catalogSchemas from '@/lib/catalog/schemas';
 import * as incidentQuery from '@/lib/incidents/query';
 import * as serverSchemas from '@/lib/mcp-servers/schemas';
 import * as outcomeQuery from '@/lib/outcomes/query';
@@ -18,6 +19,7 @@ const ROOT = path.resolve('app/api/v1');
 // The modules route files import their validators from, by the specifier they use.
 const schemaModules: Record<string, Record<string, unknown>> = {
   '@/lib/approvals/schemas': approvalSchemas,
+  '@/lib/catalog/schemas': catalogSchemas,
   '@/lib/incidents/query': incidentQuery,
   '@/lib/mcp-servers/schemas': serverSchemas,
   '@/lib/outcomes/query': outcomeQuery,
@@ -124,6 +126,7 @@ describe('the examples', () => {
     ['redeem', approvalSchemas.redeemSchema, ex.redeemExample],
     ['trust', serverSchemas.trustServerSchema, ex.trustServerExample],
     ['policy evaluate', approvalSchemas.policyEvaluateSchema, ex.policyEvaluateExample],
+    ['accept a tool', catalogSchemas.acceptToolSchema, ex.acceptToolExample],
     ['state check', resolutionSchemas.stateCheckBodySchema, ex.stateCheckExample],
   ];
   it.each(cases)('the %s example is accepted by its schema', (_, schema, example) => {

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { policyEvaluateSchema } from '@/lib/approvals/schemas';
 import { policyEvaluationSchema } from '@/lib/approvals/views';
+import { acceptToolSchema, acceptedToolSchema, toolCatalogSchema, toolsQuerySchema } from '@/lib/catalog/schemas';
 import { auditVerificationSchema } from '@/lib/audit/views';
 import { clientDescriptionSchema } from '@/lib/credentials/views';
 import { incidentQuerySchema, incidentRefSchema } from '@/lib/incidents/query';
@@ -186,12 +187,43 @@ export const apiRoutes: RouteEntry[] = [
       POST: {
         summary: 'What policy requires of some tools',
         description:
-          'For gateways and agents: per tool of one server, whether it is blocked, how many approvals a call needs and why. Changes nothing.',
+          'For gateways and agents: per tool of one server, whether it is blocked or held, how many approvals a call needs and why. Each tool as `tools/list` gave it; a tool sent with its inputSchema is pinned: accepted at its first sighting, held when it differs from the accepted definition (docs/catalog.md). Bodies up to 8 MiB; each definition at most 256 KiB as canonical JSON.',
         tag: 'Approvals',
         action: 'policy.evaluate',
         body: policyEvaluateSchema,
         bodyExample: ex.policyEvaluateExample,
         answers: [{ status: 200, description: 'One verdict per tool asked.', schema: policyEvaluationSchema }],
+      },
+    },
+  },
+  {
+    path: '/tools',
+    operations: {
+      GET: {
+        summary: 'A server’s tool catalog',
+        description:
+          'Each tool’s accepted definition and the change held, if any (which parts differ), what policy requires of it, and the lint of every definition. 404 when no gateway has reported the server’s tools.',
+        tag: 'Tools',
+        action: 'outcomes.read',
+        query: toolsQuerySchema,
+        answers: [{ status: 200, description: 'The catalog of that server.', schema: toolCatalogSchema }],
+        failures: ['not_found'],
+      },
+    },
+  },
+  {
+    path: '/tools/accept',
+    operations: {
+      POST: {
+        summary: 'Accept a held tool definition',
+        description:
+          'Admins: the held definition with that hash becomes the accepted one, and the gateway shows the tool again. 409 when that is not (or no longer) the definition held. Audited.',
+        tag: 'Tools',
+        action: 'servers.manage',
+        body: acceptToolSchema,
+        bodyExample: ex.acceptToolExample,
+        answers: [{ status: 200, description: 'The definition now accepted.', schema: acceptedToolSchema }],
+        failures: ['not_found', 'conflict'],
       },
     },
   },

@@ -9,6 +9,8 @@ export const webhookEventTypes = [
   'approval.expired',
   'approval.revoked',
   'grant.redeemed',
+  // A tool's definition differs from the accepted one (docs/catalog.md "Pinning"): held until an admin accepts it.
+  'tool.changed',
 ] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 
@@ -38,7 +40,25 @@ export type WebhookEventData = {
   redeemedAt?: string;
 };
 
-export type WebhookEvent = { id: string; type: WebhookEventType; createdAt: Date; data: WebhookEventData };
+/**
+ * What a `tool.changed` event holds: the server, the tool, the hash of the definition held and of
+ * the one accepted (null for a new tool on a server that holds new tools), and which parts differ.
+ * Never the definitions themselves: they are the server's free text.
+ */
+export type ToolChangedData = {
+  server: string;
+  tool: string;
+  definitionHash: string;
+  acceptedHash: string | null;
+  differs: string[];
+};
+
+export type WebhookEvent = {
+  id: string;
+  type: WebhookEventType;
+  createdAt: Date;
+  data: WebhookEventData | ToolChangedData;
+};
 
 export const MAX_URL_LENGTH = 2048;
 

@@ -20,7 +20,7 @@ describe('Slack messages', () => {
       'approval.revoked': 'Revoked: refund_payment on billing-mcp',
       'grant.redeemed': 'Run: refund_payment on billing-mcp',
     };
-    for (const type of webhookEventTypes) {
+    for (const type of webhookEventTypes.filter((t) => t !== 'tool.changed')) {
       const m = slackMessage(
         { type, data: eventData({ decision: 'approve', reviewer: 'rui@example.test', approvals: 1 }) },
         base,
@@ -38,6 +38,30 @@ describe('Slack messages', () => {
       base,
     );
     expect(decided.text).toContain('rui@example.test approved (1 of 2)');
+  });
+
+  it('tool.changed: names the tool, the server and what differs, and links to the Tools page', () => {
+    const data = {
+      server: 'billing-mcp',
+      tool: 'refund_payment',
+      definitionHash: `sha256:${'1'.repeat(64)}`,
+      acceptedHash: `sha256:${'2'.repeat(64)}`,
+      differs: ['description', 'annotations'],
+    };
+    const changed = slackMessage({ type: 'tool.changed', data }, base);
+    expect(changed.blocks![0]).toEqual({
+      type: 'header',
+      text: { type: 'plain_text', text: 'Tool changed: refund_payment on billing-mcp' },
+    });
+    expect(changed.text).toContain('(description, annotations)');
+    expect(changed.text).toContain(`${base}/admin/tools?server=billing-mcp`);
+    const held = slackMessage(
+      { type: 'tool.changed', data: { ...data, acceptedHash: null, tool: '<!channel>' } },
+      base,
+    );
+    expect(held.text).toMatch(/^New tool held: `&lt;!channel&gt;` is new on billing-mcp/);
+    const body = JSON.parse(standardBody({ type: 'tool.changed', data, createdAt: new Date(0) }, base));
+    expect(body.data).toEqual({ ...data, url: `${base}/admin/tools?server=billing-mcp` });
   });
 
   it('escape Slack markup in identifiers', () => {

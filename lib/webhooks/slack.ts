@@ -1,7 +1,7 @@
 // Slack-compatible messages (incoming webhooks) for webhook events. Pure. A message names the
 // request (tool, server, reference, on whose behalf), says what happened and links to it; it
 // never carries arguments, secrets or free text, masked or not (docs/design.md "Notifications").
-import type { WebhookEvent, WebhookEventData } from './events';
+import type { ToolChangedData, WebhookEvent, WebhookEventData } from './events';
 
 export type SlackText = { type: 'mrkdwn' | 'plain_text'; text: string };
 export type SlackBlock =
@@ -33,7 +33,10 @@ function facts(d: WebhookEventData): SlackText[] {
 }
 
 /** Title and one-sentence headline per event type. */
-function headline(type: WebhookEvent['type'], d: WebhookEventData): { title: string; text: string } {
+function headline(
+  type: Exclude<WebhookEvent['type'], 'tool.changed'>,
+  d: WebhookEventData,
+): { title: string; text: string } {
   const what = `${id(d.tool)} on ${id(d.server)} for ${id(d.principal)} (${id(d.organization)})`;
   const count = d.approvals ?? 0;
   switch (type) {
@@ -63,18 +66,46 @@ function headline(type: WebhookEvent['type'], d: WebhookEventData): { title: str
   }
 }
 
+/** Where a `tool.changed` event's tool is reviewed: the Tools page, at its server. */
+export const toolLink = (data: Pick<ToolChangedData, 'server'>, base: string) =>
+  `${base.replace(/\/+$/, '')}/admin/tools?server=${encodeURIComponent(data.server)}`;
+
+/** The link a message carries: the approval request, or for `tool.changed` the server's tools. */
+export const eventLink = (event: Pick<WebhookEvent, 'type' | 'data'>, base: string) =>
+  event.type === 'tool.changed'
+    ? toolLink(event.data as ToolChangedData, base)
+    : approvalLink(event.data as WebhookEventData, base);
+
+function toolChangedMessage(d: ToolChangedData, base: string): SlackMessage {
+  const link = toolLink(d, base);
+  const title = d.acceptedHash ? 'Tool changed' : 'New tool held';
+  const what = d.acceptedHash
+    ? `The definition of \`${id(d.tool)}\` on ${id(d.server)} changed (${d.differs.map(id).join(', ') || 'definition'}): the tool is hidden until an admin accepts the change.`
+    : `\`${id(d.tool)}\` is new on ${id(d.server)}, which holds new tools: it is hidden until an admin accepts it.`;
+  return {
+    text: `${title}: ${what} ${link}`,
+    blocks: [
+      { type: 'header', text: { type: 'plain_text', text: plain(`${title}: ${d.tool} on ${d.server}`) } },
+      { type: 'section', text: { type: 'mrkdwn', text: what } },
+      { type: 'section', text: { type: 'mrkdwn', text: `<${link}|Review in Countersign>` } },
+    ],
+  };
+}
+
 export function slackMessage(event: Pick<WebhookEvent, 'type' | 'data'>, base: string): SlackMessage {
-  const link = approvalLink(event.data, base);
-  const { title, text } = headline(event.type, event.data);
+  if (event.type === 'tool.changed') return toolChangedMessage(event.data as ToolChangedData, base);
+  const data = event.data as WebhookEventData;
+  const link = approvalLink(data, base);
+  const { title, text } = headline(event.type, data);
   return {
     text: `${title}: ${text} ${link}`,
     blocks: [
       {
         type: 'header',
-        text: { type: 'plain_text', text: plain(`${title}: ${event.data.tool} on ${event.data.server}`) },
+        text: { type: 'plain_text', text: plain(`${title}: ${data.tool} on ${data.server}`) },
       },
       { type: 'section', text: { type: 'mrkdwn', text } },
-      { type: 'section', fields: facts(event.data) },
+      { type: 'section', fields: facts(data) },
       { type: 'section', text: { type: 'mrkdwn', text: `<${link}|Open in Countersign>` } },
     ],
   };

@@ -4,13 +4,13 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import type { WebhookEvent } from './events';
-import { approvalLink } from './slack';
+import { eventLink } from './slack';
 
 export function standardBody(event: Pick<WebhookEvent, 'type' | 'data' | 'createdAt'>, base: string): string {
   return JSON.stringify({
     type: event.type,
     timestamp: event.createdAt.toISOString(),
-    data: { ...event.data, url: approvalLink(event.data, base) },
+    data: { ...event.data, url: eventLink(event, base) },
   });
 }
 

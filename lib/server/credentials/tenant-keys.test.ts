@@ -27,6 +27,8 @@ const REFERENCE: Record<string, string> = {
   api_keys: 'keys are looked up by hash before any organization is known; many are organization-wide',
   trusted_servers: 'global trust list (servers:trust)',
   policy_rules: 'global approval policy',
+  tool_definitions: 'the console-wide tool catalog: definitions per server and tool, accepted and held',
+  catalog_servers: 'per-server catalog settings (servers:set --hold-new-tools)',
   audit_entries: 'one hash chain for the whole console: one writer, one order',
   incident_access_log: 'who opened which incident; keyed by request reference, read by admins across organizations',
   webhook_endpoints: 'console-wide notification endpoints',

@@ -48,6 +48,7 @@ describe('advisory lock keys', () => {
       ['outcome_records_ensure_partitions', 'pg_advisory_xact_lock', OUTCOME_PARTITIONS_LOCK],
       ['webhook_endpoints_deleted', 'pg_advisory_xact_lock', WEBHOOK_ENDPOINTS_LOCK],
       ['webhook_enqueue', 'pg_advisory_xact_lock_shared', WEBHOOK_ENDPOINTS_LOCK],
+      ['webhook_enqueue_data', 'pg_advisory_xact_lock_shared', WEBHOOK_ENDPOINTS_LOCK],
     ]);
   });
 

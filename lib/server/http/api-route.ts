@@ -73,6 +73,8 @@ type RouteOptions<S extends z.ZodType | undefined, Q extends z.ZodType | undefin
   body?: S;
   /** Validates the query string: each parameter a string, a repeated one an array of them. */
   query?: Q;
+  /** The largest body taken, in bytes: MAX_BODY_BYTES unless the route says otherwise. */
+  maxBodyBytes?: number;
 };
 
 type Handler<S extends z.ZodType | undefined, P, Q extends z.ZodType | undefined = undefined> = (ctx: {
@@ -129,10 +131,9 @@ async function rateLimited(actor: RemoteActor): Promise<Response | null> {
   });
 }
 
-async function readBody(request: Request): Promise<{ text: string } | Response> {
+async function readBody(request: Request, max = MAX_BODY_BYTES): Promise<{ text: string } | Response> {
   const declared = Number(request.headers.get('content-length'));
-  if (declared > MAX_BODY_BYTES)
-    return problem('payload_too_large', `The body may be at most ${MAX_BODY_BYTES} bytes.`);
+  if (declared > max) return problem('payload_too_large', `The body may be at most ${max} bytes.`);
   if (!request.body) return { text: '' };
   // Content-Length may be absent (chunked) or wrong: count while reading.
   const reader = request.body.getReader();
@@ -142,9 +143,9 @@ async function readBody(request: Request): Promise<{ text: string } | Response> 
     const { done, value } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
+    if (size > max) {
       await reader.cancel();
-      return problem('payload_too_large', `The body may be at most ${MAX_BODY_BYTES} bytes.`);
+      return problem('payload_too_large', `The body may be at most ${max} bytes.`);
     }
     chunks.push(value);
   }
@@ -214,7 +215,7 @@ export function apiRoute<
 
       let body: unknown = undefined;
       if (options.body) {
-        const read = await readBody(request);
+        const read = await readBody(request, options.maxBodyBytes);
         if (read instanceof Response) return read;
         let parsed: unknown;
         try {

@@ -4,6 +4,7 @@ import { isRecordNotFound } from '../db/errors';
 import { appendAudit } from '../audit/audit';
 import { affected, first } from '../db/kysely';
 import { lockPolicyRule, setShowFields } from './sql';
+import { pinDefinitions } from '../catalog/catalog';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { authorize } from '@/lib/auth/permissions';
 import { auditName, type Actor } from '@/lib/auth/actor';
@@ -207,24 +208,30 @@ export type ToolPolicy = {
   name: string;
   readOnly: boolean;
   blocked: boolean;
+  /** The definition sent is not the accepted one (docs/catalog.md "Pinning"): hide it, refuse its calls. */
+  held: boolean;
   requiredApprovals: RequiredApprovals;
   reason: string;
 };
 
-/** `POST /api/v1/policy/evaluate`: what policy requires of each tool. Changes nothing. */
+/**
+ * `POST /api/v1/policy/evaluate`: what policy requires of each tool, and whether its definition is
+ * held. Pins the definitions sent (pinDefinitions); changes nothing else.
+ */
 export async function evaluatePolicy(
   actor: Actor,
   body: PolicyEvaluateBody,
 ): Promise<Result<{ server: string; trusted: boolean; tools: ToolPolicy[] }>> {
   if (!authorize(actor, 'policy.evaluate')) return fail('forbidden');
-  const [trusted, rules] = await Promise.all([
+  const [trusted, rules, pins] = await Promise.all([
     db.trustedServer.count({ where: { name: body.server } }).then((n) => n > 0),
     db.policyRule.findMany({
       where: { server: body.server },
       select: { toolName: true, requiredApprovals: true, blocked: true },
     }),
+    pinDefinitions(actor, body.server, body.tools),
   ]);
-  const tools = body.tools.map((tool): ToolPolicy => {
+  const tools = body.tools.map((tool, i): ToolPolicy => {
     const verdict = requiredApprovalsFor({
       toolName: tool.name,
       annotations: tool.annotations,
@@ -232,11 +239,14 @@ export async function evaluatePolicy(
       rules,
     });
     const readOnly = believedHints(tool.annotations, trusted).readOnly;
-    const reason = verdict.blocked ? `blocked by ${policyBasisText[verdict.basis]}` : policyBasisText[verdict.basis];
+    const held = pins[i].held;
+    const basis = verdict.blocked ? `blocked by ${policyBasisText[verdict.basis]}` : policyBasisText[verdict.basis];
+    const reason = held ? `definition changed: held until an admin accepts it; ${basis}` : basis;
     return {
       name: tool.name,
       readOnly,
       blocked: verdict.blocked,
+      held,
       requiredApprovals: verdict.requiredApprovals,
       reason,
     };

@@ -32,7 +32,7 @@ export type EndpointView = {
 export type DeliveryView = {
   id: string;
   eventType: string;
-  approvalId: string;
+  approvalId: string | null;
   status: 'pending' | 'delivered' | 'dead';
   attempts: number;
   lastError: string | null;

@@ -14,6 +14,8 @@ import {
   type InventoryServer,
   type InventoryTool,
 } from '@/lib/server/tools/tools';
+import { listCatalogServers, listTools } from '@/lib/server/catalog/catalog';
+import { CatalogSection } from './catalog';
 
 export const metadata = { title: 'Tools' };
 
@@ -31,10 +33,17 @@ const requirementTone = (r: Req): 'good' | 'info' | 'warn' | 'bad' =>
 const choiceOf = (rule: InventoryRule | null): Requirement =>
   rule ? (rule.blocked ? 'blocked' : (String(rule.requiredApprovals) as Requirement)) : 'default';
 
-export default async function ToolsPage() {
+export default async function ToolsPage({ searchParams }: { searchParams: Promise<{ server?: string | string[] }> }) {
   const viewer = await requireViewer('outcomes.read');
   const inventory = await listToolInventory(viewer);
   if (!inventory.ok) throw new Error('listToolInventory refused a signed-in viewer');
+  const asked = (await searchParams).server;
+  const catalogServers = await listCatalogServers(viewer);
+  const known = catalogServers.ok ? catalogServers.value : [];
+  // The server asked for (a tool.changed message links here), else the first with a change held, else the first.
+  const chosen =
+    known.find((s) => s.server === (Array.isArray(asked) ? asked[0] : asked)) ?? known.find((s) => s.held) ?? known[0];
+  const catalog = chosen ? await listTools(viewer, chosen.server) : null;
   const manage = { trust: authorize(viewer, 'servers.manage'), policy: authorize(viewer, 'policy.manage') };
   const { servers, truncated, since } = inventory.value;
   return (
@@ -50,6 +59,9 @@ export default async function ToolsPage() {
           ) : null
         }
       />
+      <div className="mb-6">
+        <CatalogSection servers={known} catalog={catalog?.ok ? catalog.value : null} canManage={manage.trust} />
+      </div>
       {servers.length === 0 ? (
         <EmptyState title="No tools seen yet">
           Tools appear here once an agent runtime or gateway reports an outcome record or stages an approval request for

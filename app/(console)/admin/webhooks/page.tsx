@@ -114,9 +114,18 @@ async function Deliveries({ endpoint }: { endpoint: EndpointView }) {
           {list.value.map((d) => (
             <tr key={d.id} data-testid={`delivery-${d.id}`}>
               <Td>
-                <Link className="font-mono text-xs text-indigo-600 hover:underline" href={`/approvals/${d.approvalId}`}>
-                  {d.eventType}
-                </Link>
+                {d.approvalId ? (
+                  <Link
+                    className="font-mono text-xs text-indigo-600 hover:underline"
+                    href={`/approvals/${d.approvalId}`}
+                  >
+                    {d.eventType}
+                  </Link>
+                ) : (
+                  <Link className="font-mono text-xs text-indigo-600 hover:underline" href="/admin/tools">
+                    {d.eventType}
+                  </Link>
+                )}
                 <span className="block text-xs text-slate-500">{formatDate(d.createdAt)}</span>
               </Td>
               <Td>

@@ -77,8 +77,15 @@ describe('POST /api/v1/policy/evaluate', () => {
     expectOk(r, [200]);
     expect(r.json.trusted).toBe(false);
     expect(r.json.tools).toEqual([
-      { name: 'lookup', readOnly: false, blocked: true, requiredApprovals: 2, reason: expect.any(String) },
-      { name: 'allowed', readOnly: false, blocked: false, requiredApprovals: 1, reason: expect.any(String) },
+      { name: 'lookup', readOnly: false, blocked: true, held: false, requiredApprovals: 2, reason: expect.any(String) },
+      {
+        name: 'allowed',
+        readOnly: false,
+        blocked: false,
+        held: false,
+        requiredApprovals: 1,
+        reason: expect.any(String),
+      },
     ]);
   });
 
@@ -113,7 +120,7 @@ describe('POST /api/v1/policy/evaluate', () => {
     expectOk(await evaluate(body, token.value.secret), [200]);
   });
 
-  it('sees an admin change at once, and changes nothing itself', async () => {
+  it('sees an admin change at once', async () => {
     const server = uniq('eval-change');
     const tools = [{ name: 'write_file' }];
     expect((await evaluate({ server, tools })).json.tools[0].blocked).toBe(false);
