@@ -1,8 +1,9 @@
 // An in-process stand-in for Countersign's approvals, grants and outcomes API (docs/api.md), for the
 // integration tests of lib/mcp: the wrapper takes it as its `fetch`. It answers what the real
 // console answers (lib/mcp/fake-countersign.test.ts sends the same requests to both and compares):
-// approvals and grants as fake-countersign-approvals.ts says, outcome records stored and
-// classified, state checks, problem+json refusals. What it does not model: people decide on the
+// approvals and grants as fake-countersign-approvals.ts says, policy/evaluate with the catalog's
+// pinning as fake-countersign-catalog.ts says, outcome records stored and classified, state
+// checks, problem+json refusals. What it does not model: people decide on the
 // first poll (`decide`), all approvals at once.
 import { randomUUID } from 'node:crypto';
 import { outcomeBatchSchema, type Outcome } from '@/lib/outcomes/schemas';
@@ -10,6 +11,7 @@ import { classifyRecord, CLASSIFIER_VERSION } from '@/lib/outcomes/classify';
 import { resolvedNextStep, stateCheckBodySchema, type Resolution } from '@/lib/outcomes/resolution';
 import type { Classification } from '@/lib/outcomes/schemas';
 import { fakeApprovals, type Decision, type FakeApproval, type FakePolicy } from './fake-countersign-approvals';
+import { fakeCatalog } from './fake-countersign-catalog';
 import { invalid, json, problem } from './fake-countersign-responses';
 
 export type { Decision, FakeApproval, FakePolicy } from './fake-countersign-approvals';
@@ -62,6 +64,7 @@ export function fakeCountersign(options: { decide?: (approval: FakeApproval) => 
   };
   const storedById = new Map<string, string>();
   const { approvals, stage, read, redeem, withdraw } = fakeApprovals(options);
+  const catalog = fakeCatalog(options);
   let down = false;
 
   const now = () => new Date().toISOString();
@@ -130,6 +133,7 @@ export function fakeCountersign(options: { decide?: (approval: FakeApproval) => 
     if (method === 'POST' && grant) return redeem(grant[1], body);
     const withdrawn = /^\/api\/v1\/approvals\/([^/]+)\/withdraw$/.exec(url.pathname);
     if (method === 'POST' && withdrawn) return withdraw(withdrawn[1], body);
+    if (method === 'POST' && url.pathname === '/api/v1/policy/evaluate') return catalog.evaluate(body);
     return problem(404, 'not_found');
   };
 
@@ -137,6 +141,10 @@ export function fakeCountersign(options: { decide?: (approval: FakeApproval) => 
     fetch,
     outcomes,
     approvals,
+    /** The policy/evaluate bodies received, as sent. */
+    evaluated: catalog.evaluated,
+    /** An admin accepts the held definition of a tool (false when none is held). */
+    acceptTool: catalog.accept,
     /** The resolution each record got from a state check, by eventId. */
     resolutionOf: (eventId: string) => stored.get(eventId)?.resolution ?? null,
     setDown(value: boolean) {

@@ -109,13 +109,18 @@ export function memoryEventStore(): EventStore {
 const jsonError = (status: number, code: number, message: string) =>
   Response.json({ jsonrpc: '2.0', error: { code, message }, id: null }, { status });
 
-export async function startV2HttpServer(port = 0, host = '127.0.0.1'): Promise<V2HttpServer> {
+/** `build`: the instances it serves (default buildV2Server; a test may serve tools of its own). */
+export async function startV2HttpServer(
+  port = 0,
+  host = '127.0.0.1',
+  build: (era: Era, changes?: ListChanges) => McpServer = buildV2Server,
+): Promise<V2HttpServer> {
   const modern = createMcpHandler(
     ({ era }) =>
-      buildV2Server(era, { tools: () => modern.notify.toolsChanged(), prompts: () => modern.notify.promptsChanged() }),
+      build(era, { tools: () => modern.notify.toolsChanged(), prompts: () => modern.notify.promptsChanged() }),
     { legacy: 'reject' },
   );
-  const stateless = legacyStatelessFallback(() => buildV2Server('legacy'));
+  const stateless = legacyStatelessFallback(() => build('legacy'));
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
 
   async function legacySession(request: Request, body: unknown): Promise<Response> {
@@ -128,7 +133,7 @@ export async function startV2HttpServer(port = 0, host = '127.0.0.1'): Promise<V
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
-    await buildV2Server('legacy').connect(transport);
+    await build('legacy').connect(transport);
     return transport.handleRequest(request, { parsedBody: body });
   }
 

@@ -23,8 +23,8 @@ export interface Refusal {
 }
 
 /**
- * The refusal of a tool the policy names nothing for (the console never answered) or blocks;
- * null when the policy lets the call go on.
+ * The refusal of a tool the policy names nothing for (the console never answered), blocks, or
+ * holds (its definition changed since it was accepted); null when the policy lets the call go on.
  */
 export function policyRefusal(verdict: ToolPolicy | undefined, name: string): Refusal | null {
   if (!verdict) {
@@ -39,6 +39,17 @@ export function policyRefusal(verdict: ToolPolicy | undefined, name: string): Re
       observed: { sent: false, clientBlock: 'denied_by_policy' },
       category: 'denied_by_policy',
       text: `The tool "${name}" is blocked by Countersign policy: it was not called, and cannot be approved.`,
+    };
+  }
+  if (verdict.held) {
+    // Recorded as a policy refusal: records know approval_required, denied_by_policy and
+    // no_credentials (docs/api.md "Outcome records"), and this is the console's policy holding it.
+    return {
+      observed: { sent: false, clientBlock: 'denied_by_policy' },
+      category: 'tool_changed',
+      text:
+        `The tool "${name}" was not called: its definition changed since it was accepted, and the new ` +
+        'definition waits for an admin to review it in the Countersign console. It can be called again once accepted.',
     };
   }
   return null;

@@ -95,7 +95,7 @@ export class ToolCalls {
       policy = await ctx.policy.get(list);
       if (signal.aborted) return this.dropCancelled(exchange, meta, name, tool, digest);
     }
-    if (policy) this.relay.noticeBlocked(policy.blockedKey);
+    if (policy) this.relay.noticeHidden(policy.hiddenKey);
     const verdict = policy?.tools.get(name);
 
     // A tool the server does not list is not ours to judge: it answers "unknown tool" itself.

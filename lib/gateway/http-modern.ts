@@ -50,6 +50,8 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
     legacy: 'reject',
     onerror: (error) => ctx.log(`2026-07-28 leg: ${error.name}: ${error.message.slice(0, 200)}`),
   });
+  // Clients following list changes (subscriptions/listen) learn of a tool hidden or shown again.
+  g.hiddenChanged = () => handler.notify.toolsChanged();
   const changes = {
     tools: () => {
       g.catalog.loaded = false;

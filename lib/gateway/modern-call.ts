@@ -28,7 +28,7 @@ import { gatewayRecord, type CallMeta } from './record';
 import { forward } from './upstream-client';
 import { gatewayError } from './tool-errors';
 import type { ModernExchange } from './modern-exchange';
-import { relayOptions, sent, upstreamParams, wrapRound, type ModernGateway } from './modern-server';
+import { noticeHidden, relayOptions, sent, upstreamParams, wrapRound, type ModernGateway } from './modern-server';
 import type { RoundState } from './round-state';
 
 interface Call {
@@ -79,6 +79,7 @@ export async function callTool(
   call.tool = catalog?.get(name);
   const list = catalog ? g.catalog.toolList() : null;
   const policy = list ? await g.ctx.policy.get(list) : g.ctx.policy.last();
+  if (policy) noticeHidden(g, policy.hiddenKey);
   const verdict = policy?.tools.get(name);
   const unknownTool = catalog !== null && !call.tool;
   const unansweredRead = !policy && call.tool?.annotations?.readOnlyHint === true;

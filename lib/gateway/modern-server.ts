@@ -3,8 +3,9 @@
 // (upstream-client.ts). The Server shows the server's own identity, capabilities and
 // instructions (server/discover answers with them), and relays every request as the client sent
 // it (its params taken from the request itself: modern-exchange.ts), except:
-// - `tools/list`: remembered as the tool catalog and shown without the tools policy blocks
-//   (such a list is marked `cacheScope: "private"`);
+// - `tools/list`: remembered as the tool catalog and shown without the tools policy hides (blocked,
+//   or held: changed since accepted; such a list is marked `cacheScope: "private"`); when the
+//   hidden set changes, clients are told the list changed (`hiddenChanged`);
 // - `tools/call`: enforced and observed (modern-call.ts).
 // An `input_required` answer goes back with the gateway's own requestState wrapped around the
 // server's (round-state.ts), so a retry is checked before anything is relayed.
@@ -45,6 +46,17 @@ export interface ModernGateway {
    * from the message as it arrived, looked up by the request's id).
    */
   exchangeOf?: (ctx: ServerContext) => ModernExchange | undefined;
+  /** The hidden set (policy.ts `hiddenKey`) lists were last shown without; undefined before any list. */
+  shownHidden?: string;
+  /** Tells clients the tool list changed (their subscriptions): the hidden set did. */
+  hiddenChanged?: () => void;
+}
+
+/** After a policy answer: clients are told the list changed when the set of hidden tools did. */
+export function noticeHidden(g: ModernGateway, hiddenKey: string): void {
+  if (g.shownHidden === undefined || g.shownHidden === hiddenKey) return;
+  g.shownHidden = hiddenKey;
+  g.hiddenChanged?.();
 }
 
 /** The server's tools as last listed, shared by every request of the 2026 leg. */
@@ -153,9 +165,14 @@ async function listTools(
   if (raw?.cursor === undefined) g.catalog.replace(tools, complete);
   else g.catalog.add(tools, complete);
   const policy = await g.ctx.policy.get(g.catalog.toolList());
-  const blocked = new Set(policy?.blocked ?? []);
-  if (!tools.some((t) => blocked.has(t.name))) return result;
-  return { ...result, tools: tools.filter((t) => !blocked.has(t.name)), cacheScope: 'private' };
+  // This answer shows the current set: the change is told to others (subscribed), then recorded.
+  if (policy) {
+    noticeHidden(g, policy.hiddenKey);
+    g.shownHidden = policy.hiddenKey;
+  }
+  const hidden = new Set(policy?.hidden ?? []);
+  if (!tools.some((t) => hidden.has(t.name))) return result;
+  return { ...result, tools: tools.filter((t) => !hidden.has(t.name)), cacheScope: 'private' };
 }
 
 /** The request's params as the client sent them (the SDK lifted the envelope and retry fields out). */

@@ -3,14 +3,22 @@
 // last answer stays in force (trusted reads keep going through); with none ever, the server's own
 // readOnlyHint is all there is: such reads go through, every other call fails closed (call.ts,
 // approval-gate.ts).
+//
+// Each tool is sent as `tools/list` gave it (the six parts the console's catalog pins: name,
+// title, description, input and output schemas, annotations; docs/catalog.md), so the console can
+// hold a tool whose definition changed since it was accepted. A held tool is hidden and refused
+// like a blocked one, until an admin accepts the new definition.
+import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
-import { annotationsOf } from '../mcp/record';
+import { canonicalJson } from '../json/canonical';
 import { callApi, type CountersignEndpoint } from '../mcp/countersign-http';
 
 export interface ToolPolicy {
   name: string;
   readOnly: boolean;
   blocked: boolean;
+  /** Its definition differs from the one an admin accepted: out of reach until the new one is accepted. */
+  held: boolean;
   requiredApprovals: number;
   reason: string;
 }
@@ -18,9 +26,9 @@ export interface ToolPolicy {
 export interface PolicySnapshot {
   trusted: boolean;
   tools: ReadonlyMap<string, ToolPolicy>;
-  /** The blocked tools' names, and the same sorted and joined (to compare sets). */
-  blocked: readonly string[];
-  blockedKey: string;
+  /** The tools not shown and not callable (blocked or held), and the same sorted and joined (to compare sets). */
+  hidden: readonly string[];
+  hiddenKey: string;
   at: number;
 }
 
@@ -29,9 +37,13 @@ const BATCH = 1000;
 export class PolicyCache {
   private snapshot: PolicySnapshot | null = null;
   private key = '';
-  /** Each tool list's key, made once per list (a session keeps its list until its catalog changes). */
+  /**
+   * Each tool list's key, made once per list (a session keeps its list until its catalog changes):
+   * a digest of every definition's canonical JSON, so any change of one (a description, a
+   * schema) asks the console again, and a change of key order alone does not.
+   */
   private readonly keys = new WeakMap<readonly Tool[], string>();
-  private refreshing: Promise<PolicySnapshot | null> | null = null;
+  private refreshing: { key: string; answer: Promise<PolicySnapshot | null> } | null = null;
 
   constructor(
     private readonly endpoint: CountersignEndpoint,
@@ -59,7 +71,9 @@ export class PolicyCache {
   private keyFor(tools: readonly Tool[]): string {
     let key = this.keys.get(tools);
     if (key === undefined) {
-      key = tools.map((t) => `${t.name}\u0000${JSON.stringify(annotationsOf(t))}`).join('\u0001');
+      const hash = createHash('sha256');
+      for (const t of tools) hash.update(definitionText(t)).update('\u0000');
+      key = `${tools.length}:${hash.digest('base64url')}`;
       this.keys.set(tools, key);
     }
     return key;
@@ -70,8 +84,19 @@ export class PolicyCache {
     return !!this.snapshot && this.now() - this.snapshot.at < this.ttlMs;
   }
 
-  private refresh(tools: readonly Tool[], key: string): Promise<PolicySnapshot | null> {
-    this.refreshing ??= this.ask(tools)
+  // Concurrent askers of one list share one request. One asking about another list (a definition
+  // changed meanwhile) waits for it, then asks about its own: an answer about the old definitions
+  // would show a tool the console is about to hold.
+  private async refresh(tools: readonly Tool[], key: string): Promise<PolicySnapshot | null> {
+    for (;;) {
+      const running = this.refreshing;
+      if (!running) break;
+      const answer = await running.answer;
+      if (running.key === key) return answer;
+      const fresh = this.cached(tools);
+      if (fresh) return fresh;
+    }
+    const answer = this.ask(tools)
       .then((snapshot) => {
         if (snapshot) {
           this.snapshot = snapshot;
@@ -80,9 +105,10 @@ export class PolicyCache {
         return this.snapshot;
       })
       .finally(() => {
-        this.refreshing = null;
+        if (this.refreshing?.answer === answer) this.refreshing = null;
       });
-    return this.refreshing;
+    this.refreshing = { key, answer };
+    return answer;
   }
 
   private async ask(tools: readonly Tool[]): Promise<PolicySnapshot | null> {
@@ -94,16 +120,37 @@ export class PolicyCache {
       const res = await callApi(this.endpoint, 'POST', '/api/v1/policy/evaluate', {
         body: {
           server: this.server,
-          tools: list.slice(i, i + BATCH).map((t) => ({ name: t.name, annotations: annotationsOf(t) })),
+          tools: list.slice(i, i + BATCH).map(definitionOf),
         },
       });
       if (res.kind !== 'response' || res.status !== 200) return null;
       const body = res.body as { trusted?: unknown; tools?: unknown };
       if (!Array.isArray(body?.tools)) return null;
       trusted = body.trusted === true;
-      for (const t of body.tools as ToolPolicy[]) if (typeof t?.name === 'string') byName.set(t.name, t);
+      for (const t of body.tools as ToolPolicy[])
+        if (typeof t?.name === 'string')
+          byName.set(t.name, { ...t, blocked: t.blocked === true, held: t.held === true });
     }
-    const blocked = [...byName.values()].filter((t) => t.blocked).map((t) => t.name);
-    return { trusted, tools: byName, blocked, blockedKey: [...blocked].sort().join('\u0000'), at: this.now() };
+    const hidden = [...byName.values()].filter((t) => t.blocked || t.held).map((t) => t.name);
+    return { trusted, tools: byName, hidden, hiddenKey: [...hidden].sort().join('\u0000'), at: this.now() };
+  }
+}
+
+/** The parts of a tool's definition the console pins, as the server gave them (absent ones left out). */
+export const DEFINITION_KEYS = ['name', 'title', 'description', 'inputSchema', 'outputSchema', 'annotations'] as const;
+
+export function definitionOf(tool: Tool): Record<string, unknown> {
+  const def: Record<string, unknown> = {};
+  for (const key of DEFINITION_KEYS) if (tool[key] !== undefined) def[key] = tool[key];
+  return def;
+}
+
+// Canonical, so that the same definition with its keys in another order is the same key; a
+// definition JSON cannot hold (never from a parsed list) falls back to its name and a marker.
+function definitionText(tool: Tool): string {
+  try {
+    return canonicalJson(definitionOf(tool));
+  } catch {
+    return `${String(tool.name)}\u0001unserializable`;
   }
 }

@@ -2,7 +2,7 @@
 // directions, ids untouched (each direction keeps its own), except:
 // - `tools/call` from the client: enforced and observed (call.ts);
 // - `tools/list` answers: remembered as the tool catalog (annotations, output schemas) and shown
-//   without the tools policy blocks;
+//   without the tools policy hides (blocked, or held: their definition changed since accepted);
 // - requests of the gateway's own (a `tools/list` when a call comes before any list) carry ids
 //   of their own namespace and never reach the client.
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -26,7 +26,8 @@ export class Relay {
   private own = new Map<Id, (message: JSONRPCMessage) => void>();
   private ownSeq = 0;
   private initializeId: Id | null = null;
-  private shownBlocked = '';
+  /** The hidden set (policy.ts `hiddenKey`) the client's list was last shown without. */
+  private shownHidden = '';
   private closed = false;
   readonly calls: ToolCalls;
   /** The request reference of calls that name none: one per MCP session. */
@@ -143,16 +144,16 @@ export class Relay {
     this.catalogList = null;
     if (!result.nextCursor) this.catalogLoaded = true;
     const policy = await this.ctx.policy.get(this.toolList());
-    const blocked = new Set(policy?.blocked ?? []);
-    this.shownBlocked = policy?.blockedKey ?? '';
-    const shown = blocked.size ? { ...result, tools: result.tools.filter((t) => !blocked.has(t.name)) } : result;
+    const hidden = new Set(policy?.hidden ?? []);
+    this.shownHidden = policy?.hiddenKey ?? '';
+    const shown = hidden.size ? { ...result, tools: result.tools.filter((t) => !hidden.has(t.name)) } : result;
     await this.toClient({ ...message, result: shown } as JSONRPCMessage);
   }
 
-  /** Tells the client its list changed when the set of blocked tools did (after a policy refresh). */
-  noticeBlocked(now: string): void {
-    if (!this.catalogLoaded || now === this.shownBlocked) return;
-    this.shownBlocked = now;
+  /** Tells the client its list changed when the set of hidden tools did (after a policy refresh). */
+  noticeHidden(now: string): void {
+    if (!this.catalogLoaded || now === this.shownHidden) return;
+    this.shownHidden = now;
     void this.toClient({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
   }
 

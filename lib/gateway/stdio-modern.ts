@@ -163,6 +163,8 @@ export function serveModern(
   const tell = (send: (s: Server) => Promise<void>) => {
     if (instance) void send(instance).catch(() => undefined);
   };
+  // The host learns of a tool hidden or shown again as of any change of the list.
+  g.hiddenChanged = () => tell((s) => s.sendToolListChanged());
   upstream.changes = {
     tools: () => {
       g.catalog.loaded = false;

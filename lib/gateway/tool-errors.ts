@@ -4,7 +4,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 export type GatewayErrorCategory =
-  'approval_required' | 'denied' | 'approval_expired' | 'unavailable' | 'denied_by_policy';
+  'approval_required' | 'denied' | 'approval_expired' | 'unavailable' | 'denied_by_policy' | 'tool_changed';
 
 const RETRY: Record<GatewayErrorCategory, 'after_approval' | 'no' | 'backoff'> = {
   approval_required: 'after_approval',
@@ -12,6 +12,8 @@ const RETRY: Record<GatewayErrorCategory, 'after_approval' | 'no' | 'backoff'> =
   approval_expired: 'after_approval',
   unavailable: 'backoff',
   denied_by_policy: 'no',
+  // Held: its definition changed since an admin accepted it; callable again once the new one is.
+  tool_changed: 'after_approval',
 };
 
 export function gatewayError(
