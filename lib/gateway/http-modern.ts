@@ -50,15 +50,20 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
     legacy: 'reject',
     onerror: (error) => ctx.log(`2026-07-28 leg: ${error.name}: ${error.message.slice(0, 200)}`),
   });
+  const told = {
+    tools: coalesced(() => handler.notify.toolsChanged()),
+    prompts: coalesced(() => handler.notify.promptsChanged()),
+    resources: coalesced(() => handler.notify.resourcesChanged()),
+  };
   // Clients following list changes (subscriptions/listen) learn of a tool hidden or shown again.
-  g.hiddenChanged = () => handler.notify.toolsChanged();
+  g.hiddenChanged = told.tools;
   const changes = {
     tools: () => {
       g.catalog.loaded = false;
-      handler.notify.toolsChanged();
+      told.tools();
     },
-    prompts: () => handler.notify.promptsChanged(),
-    resources: () => handler.notify.resourcesChanged(),
+    prompts: told.prompts,
+    resources: told.resources,
   };
   return {
     async serves(req, request, parsed) {
@@ -111,6 +116,7 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
       });
     },
     async close() {
+      for (const tell of Object.values(told)) tell.cancel();
       await Promise.allSettled([...sessions.values()].map((t) => t.close()));
       await handler.close();
       await upstream.close();
@@ -118,4 +124,38 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
       g.open.flush();
     },
   };
+}
+
+/** Within this long of a list change told, further ones of its kind are folded into one. */
+export const COALESCE_MS = 250;
+
+/**
+ * A kind of list change, told to the clients that follow it (every open subscriptions/listen
+ * stream, whose queues the SDK does not bound) at most once per `ms`. A list_changed
+ * notification carries nothing but "this list changed, list it again", so the rule loses nothing:
+ * the first change of a burst is told at once, every further one within the window is dropped,
+ * and if any was dropped one more is told when the window ends (so the last change is never
+ * lost). A server that floods the gateway's one subscription with 50,000 changes costs each
+ * client a few notifications, and the gateway one pending flag per kind.
+ */
+export function coalesced(tell: () => void, ms = COALESCE_MS): { (): void; cancel(): void } {
+  let timer: NodeJS.Timeout | undefined;
+  let pending = false;
+  const tick = () => {
+    if (!pending) return void (timer = undefined);
+    pending = false;
+    tell();
+    timer = setTimeout(tick, ms).unref();
+  };
+  const told = () => {
+    if (timer) return void (pending = true);
+    tell();
+    timer = setTimeout(tick, ms).unref();
+  };
+  told.cancel = () => {
+    clearTimeout(timer);
+    timer = undefined;
+    pending = false;
+  };
+  return told;
 }

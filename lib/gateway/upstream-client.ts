@@ -209,6 +209,7 @@ function exchangeFetch(exchange: ModernExchange | undefined, credential = exchan
     const headers = new Headers(init?.headers);
     if (credential?.authorization) headers.set('authorization', credential.authorization);
     const response = await fetch(input, { ...init, headers });
+    if (headers.get('mcp-method') === 'subscriptions/listen') return foldedListen(response);
     if (!exchange || exchange.refusal || response.status < 400) return response;
     const auth = response.status === 401 || response.status === 403;
     if (auth || (headers.get('mcp-method') ?? undefined) === exchange.method) {
@@ -221,3 +222,46 @@ function exchangeFetch(exchange: ModernExchange | undefined, credential = exchan
 // Never the credential itself: a digest names the cache entry.
 const credentialKey = (authorization: string | null) =>
   authorization ? createHash('sha256').update(authorization).digest('base64url') : '';
+
+const LIST_CHANGED = /"method"\s*:\s*"notifications\/(tools|prompts|resources)\/list_changed"/;
+
+/**
+ * The server's subscriptions/listen stream with its list changes folded before the SDK parses
+ * them: of the events that arrived in one read, only the first list_changed of each kind is kept
+ * (a list_changed says only "list again", and the kept one is delivered at the same moment as
+ * the ones dropped, so nothing is lost). Every other event passes as it came. Without this, a
+ * server that sends 50,000 changes costs the gateway 50,000 parses and dispatches by SDK v2's
+ * client, during which other requests wait; with it, a few per read. An event split across
+ * reads is held until its end arrives (at most one event's text is held).
+ */
+export function foldedListen(response: Response): Response {
+  if (!response.body || !response.headers.get('content-type')?.includes('text/event-stream')) return response;
+  const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
+  let held = '';
+  const body = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        held += decoder.decode(chunk, { stream: true });
+        const events = held.split(/\r?\n\r?\n/);
+        held = events.pop() ?? '';
+        const seen = new Set<string>();
+        let out = '';
+        for (const event of events) {
+          const kind = LIST_CHANGED.exec(event)?.[1];
+          if (kind !== undefined) {
+            if (seen.has(kind)) continue;
+            seen.add(kind);
+          }
+          out += `${event}\n\n`;
+        }
+        if (out) controller.enqueue(encoder.encode(out));
+      },
+      flush(controller) {
+        held += decoder.decode();
+        if (held) controller.enqueue(encoder.encode(held));
+      },
+    }),
+  );
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
