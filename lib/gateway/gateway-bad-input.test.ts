@@ -196,8 +196,8 @@ describe('an unknown protocol version', () => {
     expect(through.status).toBe(200);
     // 2025: "If the server supports the requested version, it MUST respond with the same version.
     // Otherwise, the server MUST respond with another protocol version it supports."
-    expect(direct.message.result.protocolVersion).toMatch(/^2025-/);
-    expect(through.message.result.protocolVersion).toBe(direct.message.result.protocolVersion);
+    expect(direct.message.result?.protocolVersion).toMatch(/^2025-/);
+    expect(through.message.result?.protocolVersion).toBe(direct.message.result?.protocolVersion);
   });
 });
 

@@ -78,6 +78,12 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
           ctx.log(`could not follow the server's list changes: ${error instanceof Error ? error.name : 'Error'}`);
         });
       const response = await handler.fetch(request, { authInfo: carryingModern(exchange), parsedBody: parsed });
+      // The server refused the request (its probe included: a 401 to server/discover): as it was sent.
+      const refusal = refusalFor(exchange);
+      if (refusal) {
+        await response.body?.cancel().catch(() => undefined);
+        return refusal;
+      }
       // The server could not be reached: the client's request gets the JSON-RPC error the relay gives.
       if (exchange.unreachable && response.status >= 500) {
         await response.body?.cancel().catch(() => undefined);
@@ -87,10 +93,7 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
           error: { code: -32603, message: `The gateway could not reach the MCP server (${exchange.unreachable}).` },
         });
       }
-      const refusal = refusalFor(exchange);
-      if (!refusal) return response;
-      await response.body?.cancel().catch(() => undefined);
-      return refusal;
+      return response;
     },
     async legacySession(request, parsed, authorization) {
       const exchange = modernExchange(authorization, parsed, request.headers);

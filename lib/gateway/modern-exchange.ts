@@ -55,7 +55,8 @@ export function refusalFor(exchange: ModernExchange): UpstreamHead | null {
   if (!refusal || !refusal.headers.get('content-type')?.includes('application/json')) return refusal;
   try {
     const message: unknown = JSON.parse(refusal.body);
-    if (!isRecord(message) || !('error' in message)) return refusal;
+    // An OAuth error body ({"error": "invalid_token"}) is not JSON-RPC: it goes back untouched.
+    if (!isRecord(message) || message.jsonrpc !== '2.0' || !('error' in message)) return refusal;
     return { ...refusal, body: JSON.stringify({ ...message, id: exchange.id ?? null }) };
   } catch {
     return refusal;

@@ -30,7 +30,7 @@ import { carriedModern, type ModernExchange } from './modern-exchange';
 import type { OpenCalls } from './open-calls';
 import type { RoundState } from './round-state';
 import { describe } from './relay';
-import { forward, type Opened } from './upstream-client';
+import { exchangeHeaders, forward, type Opened } from './upstream-client';
 
 /** What every request of the 2026 leg shares: the upstream, the catalog, the state codec. */
 export interface ModernGateway {
@@ -232,7 +232,7 @@ export function relayOptions(
   const token = isRecord(raw?._meta) ? raw._meta.progressToken : undefined;
   return {
     signal: ctx.mcpReq.signal,
-    ...(exchange?.paramHeaders ? { headers: exchange.paramHeaders } : {}),
+    ...(exchange ? { headers: { ...exchange.paramHeaders, ...exchangeHeaders(exchange) } } : {}),
     ...(typeof token === 'string' || typeof token === 'number'
       ? {
           onprogress: (progress) =>

@@ -8,7 +8,7 @@
 //   401/403 belong to that request alone;
 // - a 2025 server: one shared session per Authorization, since its era has sessions.
 // Results pass through unvalidated (PASSTHROUGH): the client's own SDK validates what it gets.
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import {
   Client,
   SdkError,
@@ -204,19 +204,47 @@ export function newClient(): Client {
 // The client's Authorization on every request of this exchange. The server's 401/403 is kept for
 // it, and so is any other error status it answered the client's own request with (not one of the
 // gateway's own requests on its way: the probe, a catalog listing).
+// A shared 2025 session's fetch was built for the request that opened it: a later request names
+// its own exchange by a tag (exchangeHeaders, stripped here), so that its Authorization is sent
+// and the server's refusal of it is kept for it, not for the first.
 function exchangeFetch(exchange: ModernExchange | undefined, credential = exchange): FetchLike {
   return async (input, init) => {
     const headers = new Headers(init?.headers);
-    if (credential?.authorization) headers.set('authorization', credential.authorization);
+    const tag = headers.get(EXCHANGE_HEADER);
+    headers.delete(EXCHANGE_HEADER);
+    const mine = (tag ? tagged.get(tag)?.deref() : undefined) ?? exchange;
+    if (credential?.authorization && !headers.has('authorization'))
+      headers.set('authorization', credential.authorization);
     const response = await fetch(input, { ...init, headers });
     if (headers.get('mcp-method') === 'subscriptions/listen') return foldedListen(response);
-    if (!exchange || exchange.refusal || response.status < 400) return response;
+    if (!mine || mine.refusal || response.status < 400) return response;
     const auth = response.status === 401 || response.status === 403;
-    if (auth || (headers.get('mcp-method') ?? undefined) === exchange.method) {
-      exchange.refusal = { status: response.status, headers: response.headers, body: await response.clone().text() };
+    if (auth || (headers.get('mcp-method') ?? undefined) === mine.method) {
+      mine.refusal = { status: response.status, headers: response.headers, body: await response.clone().text() };
     }
     return response;
   };
+}
+
+const EXCHANGE_HEADER = 'x-countersign-exchange';
+const tagged = new Map<string, WeakRef<ModernExchange>>();
+const untag = new FinalizationRegistry<string>((tag) => tagged.delete(tag));
+const tags = new WeakMap<ModernExchange, string>();
+
+/**
+ * The headers of one client request sent upstream (RequestOptions.headers): its own
+ * Authorization, and the tag by which the upstream fetch finds its exchange (never sent: only
+ * this process knows it). An exchange is forgotten when it is collected.
+ */
+export function exchangeHeaders(exchange: ModernExchange): Record<string, string> {
+  let tag = tags.get(exchange);
+  if (!tag) {
+    tag = randomUUID();
+    tags.set(exchange, tag);
+    tagged.set(tag, new WeakRef(exchange));
+    untag.register(exchange, tag);
+  }
+  return { ...(exchange.authorization ? { authorization: exchange.authorization } : {}), [EXCHANGE_HEADER]: tag };
 }
 
 // Never the credential itself: a digest names the cache entry.
