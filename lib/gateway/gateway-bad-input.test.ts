@@ -317,7 +317,8 @@ describe('a server that asks for input round after round', () => {
   });
 
   it('a bridged 2025 client is stopped by the gateway’s shim after 8 rounds; the call is recorded once', async () => {
-    const g = await gatewayFor(await modernOnly(asksForever), { roundAbandonMs: 300 });
+    // Long enough that a round the shim is still waiting on is not taken for abandoned under load.
+    const g = await gatewayFor(await modernOnly(asksForever), { roundAbandonMs: 1500 });
     const c = await v2Client(g.url, 'legacy');
     let asked = 0;
     c.setRequestHandler('elicitation/create', async () => {
@@ -333,7 +334,7 @@ describe('a server that asks for input round after round', () => {
       );
     expect(JSON.stringify(result)).toMatch(/after 8 rounds/);
     expect(asked).toBe(8);
-    await new Promise((r) => setTimeout(r, 600));
+    await new Promise((r) => setTimeout(r, 2000));
     const records = await recordsOf(ref, g.reporter);
     expect(records).toHaveLength(1);
   });
@@ -358,7 +359,8 @@ describe('a flood of list changes on subscriptions/listen', () => {
     const started = Date.now();
     const simple = await c.callTool({ name: 'test_simple_text', arguments: {} });
     expect(simple.content).toEqual([{ type: 'text', text: 'This is a simple text response for testing.' }]);
-    expect(Date.now() - started).toBeLessThan(5000);
+    // Alone ~1.6 s in this shared process; unfolded it took 15-19 s alone (more beside other suites).
+    expect(Date.now() - started).toBeLessThan(10_000);
     await new Promise((r) => setTimeout(r, 1500));
     // Coalesced: at least one, far fewer than sent.
     expect(told).toBeGreaterThanOrEqual(1);
