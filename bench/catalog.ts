@@ -11,13 +11,13 @@
 // nothing written: what every gateway refresh sends), a first sighting (a server never seen, all
 // 1,000 pinned), and the ceiling, the same body without its `server` (the route, its JSON and the
 // schema of 1,000 definitions, refused 422 before any policy work). The target: the steady state
-// within 50 ms at p95. Beside them, where the steady state's time goes: the canonical hashes of
-// the 1,000 definitions in process, and the pinned rows' read through pg.
+// within 50 ms at p95. Beside them, where the steady state's time goes: the body's JSON and schema
+// and the canonical hashes of the 1,000 definitions in process, and the pinned rows' read through pg.
 import { hash } from 'node:crypto';
 import { lintCatalog, type ToolDefinition } from '@/lib/catalog/lint';
 import { canonicalJson } from '@/lib/json/canonical';
 import { definitionHash, pinnedDefinition } from '@/lib/catalog/definition';
-import { POLICY_EVALUATE_MAX_TOOLS } from '@/lib/approvals/schemas';
+import { POLICY_EVALUATE_MAX_TOOLS, policyEvaluateSchema } from '@/lib/approvals/schemas';
 import { catalogOf } from './lib/catalog';
 import { timedHttp, type Answer } from './lib/http';
 import { int, log, p, readFlags, report, type Figure } from './lib/report';
@@ -146,7 +146,7 @@ async function evaluations(): Promise<{ pgVersion: string; figures: Figure[]; fa
   const order = ['steady', 'first', 'ceiling'] as const;
   for (let r = -WARM; r < flags.evaluations; r++) {
     for (let k = 0; k < order.length; k++) {
-      const what = order[(((r % 3) + 3) % 3 + k) % 3];
+      const what = order[((((r % 3) + 3) % 3) + k) % 3];
       const t = await runs[what]();
       if (r >= 0) ms[what].push(t);
     }
@@ -162,12 +162,15 @@ async function evaluations(): Promise<{ pgVersion: string; figures: Figure[]; fa
     console.error(`[bench] ${written} of ${tools.length} definitions pinned as accepted`);
   }
 
-  // Where the steady state's time goes, apart from the route: hashing the definitions, and the read.
-  log(`the parts: canonical hashes in process, the pinned rows through pg, ${flags.evaluations} runs each…`);
+  // Where the steady state's time goes, apart from HTTP: the body's schema, the hashes, the read.
+  log(`the parts: the schema and the hashes in process, the pinned rows through pg, ${flags.evaluations} runs each…`);
   const names = JSON.stringify(tools.map((t) => t.name));
-  const parts = { hash: [] as number[], read: [] as number[] };
+  const parts = { schema: [] as number[], hash: [] as number[], read: [] as number[] };
   for (let r = -WARM; r < flags.evaluations; r++) {
     let t0 = performance.now();
+    if (!policyEvaluateSchema.safeParse(JSON.parse(steadyBody)).success) throw new Error('the body is refused');
+    if (r >= 0) parts.schema.push(performance.now() - t0);
+    t0 = performance.now();
     for (const t of tools) definitionHash(pinnedDefinition(t));
     if (r >= 0) parts.hash.push(performance.now() - t0);
     t0 = performance.now();
@@ -196,6 +199,12 @@ async function evaluations(): Promise<{ pgVersion: string; figures: Figure[]; fa
       unit: 'ms',
       note: `p50 ${first.p50.toFixed(1)} ms`,
       ceiling: { name: ceilingName, value: ceiling.p95, unit: 'ms' },
+    },
+    {
+      name: `  its body parsed and checked by the route's schema, in process, p95`,
+      value: p(parts.schema).p95,
+      unit: 'ms',
+      note: `p50 ${p(parts.schema).p50.toFixed(1)} ms`,
     },
     {
       name: `  its canonical hashes, in process, p95`,
