@@ -1,7 +1,7 @@
 // Shared setup of the hostile-body tests (app/api/v1/hostile-bodies-*.test.ts): every /api/v1 route
 // that takes a body, as a target with its fields' types, ceilings and free text, and the check that a refusal wrote nothing and left the process answering.
 import { expect } from 'vitest';
-import { api, call, type CallOptions, expectOk, type Reply } from '@/testing/api-harness';
+import { api, call, type CallOptions, expectOk, expectProblem, type Reply } from '@/testing/api-harness';
 import {
   type Actors,
   approvalBody,
@@ -26,6 +26,8 @@ export type Target = {
   only?: (path: string) => boolean;
   /** Objects that drop unknown keys instead of refusing them (MCP's annotations, by design). */
   lenient: string[];
+  /** Objects kept as sent, any key in them (a tool's JSON Schema): nesting and storability are refused, naming the object. */
+  kept?: string[];
   /**
    * Objects whose members are the caller's own (a tool's arguments): any key is theirs to send, and
    * a change inside one is refused naming the object itself.
@@ -41,9 +43,18 @@ export type Target = {
   alsoValid?: (path: string, v: unknown) => boolean;
   /** Whether a reply to a valid body means it was accepted (redeem answers a mismatch). */
   accepted: (r: Reply) => void;
+  /** The body's size limit, where the route's is not the usual 1 MiB. */
+  maxBytes?: number;
 };
 
-export const fixed: { pending: string; revocable: string; grant: string } = { pending: '', revocable: '', grant: '' };
+export const MIB = 1024 * 1024;
+
+export const fixed: { pending: string; revocable: string; grant: string; catalogServer: string } = {
+  pending: '',
+  revocable: '',
+  grant: '',
+  catalogServer: '',
+};
 
 export const R = 'records.0.';
 export const outcomeMax = {
@@ -166,7 +177,59 @@ export const trust: Target = {
   accepted: (r) => expectOk(r, [200]),
 };
 
-export const targets = [outcomes, neverSent, approvals, decisions, revocations, redemptions, trust];
+// A gateway's report of a server's tools: full definitions, pinned as sent (a fresh server each time).
+export const evaluations: Target = {
+  name: 'POST /policy/evaluate',
+  send: (body, extra) => call(api.evaluatePolicy, { token: actors.key, body, ...extra }),
+  body: () => ({
+    server: uniq('srv'),
+    tools: [
+      {
+        name: 'refund_payment',
+        title: 'Refund a payment',
+        description: 'Refunds a payment in full or in part to the card it was paid from.',
+        inputSchema: { type: 'object', properties: { payment_id: { type: 'string' } }, required: ['payment_id'] },
+        outputSchema: { type: 'object', properties: { refunded: { type: 'integer' } } },
+        annotations: { title: 'Refund', readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+      },
+    ],
+  }),
+  // Inside a schema any key and value are the server's: only nesting and storability are refused.
+  only: (p) => !/^tools\.0\.(input|output)Schema\./.test(p),
+  lenient: ['tools.0.annotations'],
+  kept: ['tools.0.inputSchema', 'tools.0.outputSchema'],
+  types: {},
+  // The description's bound is the whole definition's (TOOL_DEFINITION_MAX_BYTES), not its own.
+  max: { server: 200, 'tools.0.name': 200, 'tools.0.title': 1000, 'tools.0.annotations.title': 200 },
+  masked: [],
+  accepted: (r) => expectOk(r, [200]),
+  maxBytes: 8 * MIB,
+};
+
+// Accepting a held change: past the schema, a hash that is not the one held is a conflict (or the
+// tool unknown): what the valid bodies here get.
+export const toolAccepts: Target = {
+  name: 'POST /tools/accept',
+  send: (body, extra) => call(api.acceptTool, { token: actors.admin, body, ...extra }),
+  body: () => ({ server: fixed.catalogServer, tool: 'refund_payment', definitionHash: `sha256:${'0'.repeat(64)}` }),
+  lenient: [],
+  types: {},
+  max: { server: 200, tool: 200 },
+  masked: [],
+  accepted: (r) => expectProblem(r, [404, 409]),
+};
+
+export const targets = [
+  outcomes,
+  neverSent,
+  approvals,
+  decisions,
+  revocations,
+  redemptions,
+  trust,
+  evaluations,
+  toolAccepts,
+];
 export const fieldsOf = (t: Target) => paths(t.body()).filter((p) => t.only?.(p) ?? true);
 
 /** Runs `refused` and checks that nothing was written and that the process still answers. */
@@ -182,4 +245,8 @@ export async function setUpTargets() {
   fixed.pending = (await newApproval(actors)).id;
   fixed.revocable = (await newApproval(actors)).id;
   fixed.grant = await newGrant(actors);
+  // A server whose one tool is pinned, nothing held: accepting anything on it is a conflict.
+  const pinned = evaluations.body();
+  fixed.catalogServer = pinned.server as string;
+  expectOk(await evaluations.send(pinned), [200]);
 }

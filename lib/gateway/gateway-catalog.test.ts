@@ -3,11 +3,14 @@
 // by the console, and the gateway hides it and refuses calls to it (tool_changed) until an admin
 // accepts it. Against a server on SDK v2 whose tool description is switched at run time, with the
 // fake console (first sighting accepted, a different definition held until `acceptTool`), for an
-// SDK v2 client in both eras over HTTP.
+// SDK v2 client in both eras over HTTP, and over stdio (the gateway's stdio mode in front of
+// testing/mcp-catalog-stdio.ts, whose description a call changes).
+import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { McpServer, type RegisteredTool } from '@modelcontextprotocol/server';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { OutcomeReporter } from '@/lib/mcp/reporter';
@@ -18,6 +21,7 @@ import { startV2HttpServer, type Era } from '@/testing/mcp-v2-server';
 import { gatewayContext } from './context';
 import { runHttp } from './http';
 import { PolicyCache } from './policy';
+import { runStdio } from './stdio';
 
 vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
@@ -78,9 +82,9 @@ function fakeConsole() {
   return fakeCountersign({ trustedServers: [SERVER], rules: [{ server: SERVER, tool: null, requiredApprovals: 0 }] });
 }
 
-async function gateway(fake: ReturnType<typeof fakeCountersign>, upstreamUrl: string) {
+function contextFor(fake: ReturnType<typeof fakeCountersign>) {
   const endpoint = { url: CONSOLE, apiKey: 'cs_test_fake', fetch: fake.fetch, requestTimeoutMs: 5000 };
-  const ctx = gatewayContext({
+  return gatewayContext({
     server: SERVER,
     principal: 'user_gw',
     organization: 'acme',
@@ -90,6 +94,10 @@ async function gateway(fake: ReturnType<typeof fakeCountersign>, upstreamUrl: st
     log: () => undefined,
     policyTtlMs: TTL_MS,
   });
+}
+
+async function gateway(fake: ReturnType<typeof fakeCountersign>, upstreamUrl: string) {
+  const ctx = contextFor(fake);
   const g = await runHttp(ctx, new URL(upstreamUrl), '127.0.0.1', 0);
   open.push(async () => {
     await g.close();
@@ -200,6 +208,66 @@ describe.each([
     await until('list_changed after the acceptance', () => changed.length > told);
     expect(await names(c)).toEqual(['forecast']);
   }, 30_000);
+});
+
+const STDIO_SERVER = [process.execPath, '--import', 'tsx', path.join(process.cwd(), 'testing/mcp-catalog-stdio.ts')];
+
+describe.each([
+  { mode: 'legacy' as const, era: '2025' },
+  { mode: { pin: '2026-07-28' as const }, era: '2026-07-28' },
+])('a tool whose description changes, for a $era client over stdio', ({ mode, era }) => {
+  it('is listed and callable, then held (hidden, refused tool_changed) until accepted', async () => {
+    const fake = fakeConsole();
+    const ctx = contextFor(fake);
+    const [clientSide, gatewaySide] = InMemoryTransport.createLinkedPair();
+    const g = await runStdio(ctx, [...STDIO_SERVER, BEFORE, AFTER], gatewaySide as unknown as Transport);
+    open.push(async () => {
+      await g.close();
+      await ctx.reporter.close(2000);
+    });
+    const c = new Client({ name: 'catalog-test-client', version: '1.0.0' }, { versionNegotiation: { mode } });
+    const changed: number[] = [];
+    c.setNotificationHandler('notifications/tools/list_changed', () => void changed.push(Date.now()));
+    await c.connect(clientSide);
+    open.push(() => c.close());
+    expect(c.getProtocolEra()).toBe(era === '2025' ? 'legacy' : 'modern');
+    if (era === '2026-07-28') await c.listen({ toolsListChanged: true });
+
+    expect((await names(c)).sort()).toEqual(['forecast', 'redescribe']);
+    const ok = await forecast(c);
+    expect(ok.isError).toBeFalsy();
+    expect(ok.content).toEqual([{ type: 'text', text: 'Sunny in Oslo' }]);
+
+    // The server changes the description and says its list changed.
+    expect((await c.callTool({ name: 'redescribe', arguments: {} })).isError).toBeFalsy();
+    await until('list_changed', () => changed.length > 0);
+    expect(await names(c)).toEqual(['redescribe']);
+
+    const ref = `ref-${randomUUID()}`;
+    const refused = await forecast(c, ref);
+    expect(refused).toEqual({
+      isError: true,
+      content: [{ type: 'text', text: HELD_TEXT }],
+      _meta: {
+        'countersign/error': { category: 'tool_changed', retry: 'after_approval' },
+        'countersign/requestRef': ref,
+        'countersign/eventId': expect.stringMatching(/^evt_/),
+        ...(era === '2026-07-28'
+          ? { 'io.modelcontextprotocol/serverInfo': { name: 'catalog-test', version: '1.0.0' } }
+          : {}),
+      },
+    });
+    expect(fake.evaluated.at(-1)!.tools.find((t) => t.name === 'forecast')).toMatchObject({ description: AFTER });
+    await ctx.reporter.flush();
+    expect(fake.outcomes.filter((o) => o.requestRef === ref)).toMatchObject([
+      { tool: { name: 'forecast' }, observed: { sent: false, clientBlock: 'denied_by_policy' } },
+    ]);
+
+    expect(fake.acceptTool(SERVER, 'forecast')).toBe(true);
+    await sleep(TTL_MS + 50);
+    expect((await forecast(c)).isError).toBeFalsy();
+    expect((await names(c)).sort()).toEqual(['forecast', 'redescribe']);
+  }, 60_000);
 });
 
 describe('the console pins definitions canonically', () => {

@@ -21,6 +21,9 @@ import {
   redemptions,
   targets,
   fieldsOf,
+  evaluations,
+  toolAccepts,
+  MIB,
   unchanged,
   setUpTargets,
 } from '@/testing/hostile-targets';
@@ -81,6 +84,26 @@ describe('unicode edge cases in every string field', () => {
     });
   });
 
+  it('the catalog: NUL or a lone surrogate in a name, a text or anywhere in a schema: 422 naming it', async () => {
+    await unchanged(async () => {
+      for (const t of [evaluations, toolAccepts]) {
+        for (const path of fieldsOf(t).filter((p) => typeof getAt(t.body(), p) === 'string')) {
+          for (const bad of UNSTORABLE) {
+            expectProblem(await t.send(setAt(t.body(), path, `ok ${bad} ok`)), [422], path);
+          }
+        }
+      }
+      for (const bad of UNSTORABLE) {
+        const schema = { type: 'object', properties: { [`k${bad}`]: { type: 'string', description: bad } } };
+        expectProblem(
+          await evaluations.send(setAt(evaluations.body(), 'tools.0.inputSchema', schema)),
+          [422],
+          'tools.0.inputSchema',
+        );
+      }
+    });
+  });
+
   it('an unknown key of annotations with a lone surrogate in its name is dropped like any other', async () => {
     const r = await outcomes.send(
       `{"records":[${JSON.stringify(fullRecord()).replace('"readOnlyHint"', '"\\ud800":1,"readOnlyHint"')}]}`,
@@ -102,11 +125,12 @@ const stream = (chunks: number, size: number) => {
 };
 
 describe('bodies that are not what they claim', () => {
-  it('over 1 MiB: 413, declared or streamed without a length', async () => {
+  it('over 1 MiB (8 MiB for policy/evaluate): 413, declared or streamed without a length', async () => {
     await unchanged(async () => {
       for (const t of targets) {
-        expectProblem(await t.send('{}', { headers: { 'content-length': String(1024 * 1024 + 1) } }), [413]);
-        expectProblem(await t.send(stream(40, 32 * 1024)), [413]);
+        const max = t.maxBytes ?? MIB;
+        expectProblem(await t.send('{}', { headers: { 'content-length': String(max + 1) } }), [413]);
+        expectProblem(await t.send(stream(max / (32 * 1024) + 8, 32 * 1024)), [413]);
       }
     });
   });

@@ -20,6 +20,7 @@ import {
   revocations,
   targets,
   fieldsOf,
+  MIB,
   unchanged,
   setUpTargets,
 } from '@/testing/hostile-targets';
@@ -84,7 +85,7 @@ describe('strings at, just over and far over their ceilings', () => {
         await unchanged(async () => {
           for (const n of [max + 1, 300_000])
             expectProblem(await t.send(setAt(t.body(), path, ofLength(n))), [422], path);
-          expectProblem(await t.send(setAt(t.body(), path, ofLength(1024 * 1024))), [413]);
+          expectProblem(await t.send(setAt(t.body(), path, ofLength(t.maxBytes ?? MIB))), [413]);
         });
         // At the ceiling: accepted (decisions and revocations each need a request of their own).
         if (t === decisions) fixed.pending = (await newApproval(actors)).id;
@@ -150,7 +151,7 @@ describe('__proto__, constructor and prototype keys at every level', () => {
           async (at, key, value) => {
             const before = await stateFingerprint();
             const r = await t.send(JSON.stringify(setAt(t.body(), at ? `${at}.${key}` : key, value)));
-            if (t.lenient.includes(at)) {
+            if (t.lenient.includes(at) || t.kept?.includes(at)) {
               t.accepted(r);
             } else {
               expectProblem(r, [422], t.opaque?.includes(at) ? at : at ? `${at}.${key}` : key);

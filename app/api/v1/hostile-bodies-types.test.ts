@@ -17,6 +17,8 @@ import {
   revocations,
   redemptions,
   trust,
+  evaluations,
+  toolAccepts,
   targets,
   fieldsOf,
   unchanged,
@@ -105,6 +107,8 @@ describe('a value of the wrong type in any field: 422 naming it', () => {
       [revocations, ['reason']],
       [redemptions, ['server', 'tool', 'argsDigest']],
       [trust, ['name']],
+      [evaluations, ['server', 'tools', 'tools.0.name']],
+      [toolAccepts, ['server', 'tool', 'definitionHash']],
     ] as const;
     await unchanged(async () => {
       for (const [t, fields] of required) {

@@ -129,12 +129,55 @@ describe('any query string: a page or a 422 naming the parameters at fault, noth
     expect(await stateFingerprint()).toBe(before);
   });
 
+  it('GET /tools: the catalog of the one server named, a 404 for a server never reported, else a 422', async () => {
+    const known = uniq('srv');
+    const pinned = { server: known, tools: [{ name: 'get_order', inputSchema: { type: 'object' } }] };
+    expectOk(await call(api.evaluatePolicy, { token: actors.key, body: pinned }), [200]);
+    const before = await stateFingerprint();
+    const pairs = fc.array(
+      fc.tuple(
+        fc.oneof(
+          { weight: 4, arbitrary: fc.constant('server') },
+          fc.constantFrom(...PROTO_KEYS),
+          fc.string({ minLength: 1, maxLength: 6 }),
+        ),
+        fc.oneof({ weight: 2, arbitrary: fc.constant(known) }, paramValue),
+      ),
+      { maxLength: 4 },
+    );
+    await fc.assert(
+      fc.asyncProperty(pairs, async (pairs) => {
+        const r = await call(api.listTools, { token: actors.key, query: encode(pairs) });
+        const sent = new URLSearchParams(encode(pairs));
+        const servers = sent.getAll('server');
+        const wellFormed = [...sent.keys()].every((k) => k === 'server') && servers.length === 1;
+        if (r.status === 200) {
+          expect(wellFormed && servers[0] === known).toBe(true);
+          expect(r.json).toMatchObject({ server: known, tools: [{ name: 'get_order' }] });
+        } else if (r.status === 404) {
+          expect(wellFormed && servers[0] !== known).toBe(true);
+          expectProblem(r, [404]);
+        } else {
+          expectProblem(r, [422]);
+          const named: string[] = r.json.errors.map((e: { path: string }) => e.path);
+          // `server` is required: named when missing too.
+          for (const p of named) if (p !== 'server') expect([...sent.keys()], `${p} was not sent`).toContain(p);
+          for (const k of sent.keys()) if (k !== 'server') expect(named).toContain(k);
+          if (!servers.length) expect(named).toContain('server');
+        }
+      }),
+      { numRuns: 150 },
+    );
+    expect(await stateFingerprint()).toBe(before);
+  });
+
   it('NUL, a repeated parameter or an over-long value: 422 naming it', async () => {
     for (const [list, key] of [
       [api.listOutcomes, 'requestRef'],
       [api.listOutcomes, 'principal'],
       [api.listApprovals, 'server'],
       [api.listApprovals, 'requestRef'],
+      [api.listTools, 'server'],
     ] as const) {
       expectProblem(await call(list, { token: actors.key, query: { [key]: 'a\u0000b' } }), [422], key);
       expectProblem(await call(list, { token: actors.key, query: { [key]: ['a', 'b'] } }), [422], key);
