@@ -146,6 +146,11 @@ async function retryOnDeadlock<T>(run: () => Promise<T>, attempts = 3): Promise<
 const sortByName = <T extends { name: string }>(list: T[]) =>
   [...list].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
+// A definition too large (or too odd) to review is held at every evaluation and never stored
+// (policy/evaluate, lib/catalog/schemas.ts `unreviewable`): there is nothing of it to accept.
+const NEVER_STORED =
+  'A definition too large to review is never stored and cannot be accepted: its server must send one that can be reviewed.';
+
 // ── Accepting ─────────────────────────────────────────────────────────────────────────────────
 
 export type AcceptedTool = { server: string; tool: string; definitionHash: string; acceptedAt: Date };
@@ -164,7 +169,8 @@ export async function acceptHeld(
       where: { server_toolName: { server: input.server, toolName: input.tool } },
       select: { acceptedHash: true, heldHash: true, held: true, accepted: true },
     });
-    if (!current) return fail('not_found', `No tool ${input.tool} has been reported by ${input.server}.`);
+    if (!current)
+      return fail('not_found', `No tool ${input.tool} has been reported by ${input.server}. ${NEVER_STORED}`);
     const [done] = await rows(
       acceptHeldDefinition(input.server, input.tool, input.definitionHash, auditName(actor)),
       tx,
@@ -174,9 +180,9 @@ export async function acceptHeld(
         ? `The change held for ${input.tool} is ${current.heldHash}, not ${input.definitionHash}: review it again.`
         : `Nothing is held for ${input.tool}: ${
             current.acceptedHash === input.definitionHash
-              ? 'that definition is already accepted'
-              : 'there is no change to accept'
-          }.`;
+              ? 'that definition is already accepted.'
+              : `there is no change to accept. ${NEVER_STORED}`
+          }`;
       return fail('conflict', what);
     }
     await appendAudit(tx, {
