@@ -316,3 +316,37 @@ export async function listCatalogServers(viewer: Actor): Promise<Result<CatalogS
   if (!authorize(viewer, 'outcomes.read')) return fail('forbidden');
   return ok(await rows(selectCatalogServers(1000)));
 }
+
+/** What the catalog says of one tool, for a page that shows a request for it. */
+export type CatalogEntry = {
+  accepted: { definitionHash: string; description: string | null; acceptedAt: Date; acceptedBy: string | null } | null;
+  /** A different definition waits for an admin: the gateway hides the tool and refuses its calls. */
+  held: { definitionHash: string; since: Date } | null;
+};
+
+/**
+ * The accepted definition's description of `tool` on `server`, and whether a change is held, for
+ * those who may read approval requests (the request page shows it beside the one the gateway
+ * staged); null when no gateway has reported the tool's definition.
+ */
+export async function catalogEntry(viewer: Actor, server: string, tool: string): Promise<Result<CatalogEntry | null>> {
+  if (!authorize(viewer, 'approvals.read')) return fail('forbidden');
+  const d = await db.toolDefinition.findUnique({
+    where: { server_toolName: { server, toolName: tool } },
+    select: { acceptedHash: true, accepted: true, acceptedAt: true, acceptedBy: true, heldHash: true, heldSince: true },
+  });
+  if (!d) return ok(null);
+  const accepted = (d.accepted as PinnedDefinition | null) ?? null;
+  return ok({
+    accepted:
+      accepted && d.acceptedHash && d.acceptedAt
+        ? {
+            definitionHash: d.acceptedHash,
+            description: accepted.description ?? null,
+            acceptedAt: d.acceptedAt,
+            acceptedBy: d.acceptedBy,
+          }
+        : null,
+    held: d.heldHash && d.heldSince ? { definitionHash: d.heldHash, since: d.heldSince } : null,
+  });
+}
