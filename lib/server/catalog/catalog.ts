@@ -27,6 +27,7 @@ import {
 } from '@/lib/catalog/definition';
 import { lintCatalog, type LintFinding, type ToolDefinition } from '@/lib/catalog/lint';
 import type { ToolAnnotations } from '@/lib/outcomes/schemas';
+import { mask } from '@/lib/redaction/mask';
 import { fail, ok, type Result } from '@/lib/result';
 
 // The tool catalog (docs/catalog.md "Pinning"): per server, the accepted definition of every tool,
@@ -342,7 +343,9 @@ export async function catalogEntry(viewer: Actor, server: string, tool: string):
       accepted && d.acceptedHash && d.acceptedAt
         ? {
             definitionHash: d.acceptedHash,
-            description: accepted.description ?? null,
+            // Masked as the description staged with a request is (lib/server/approvals/request.ts),
+            // so the page compares like with like and shows no more than the request does.
+            description: mask(accepted.description) ?? null,
             acceptedAt: d.acceptedAt,
             acceptedBy: d.acceptedBy,
           }
