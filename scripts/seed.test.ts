@@ -4,6 +4,7 @@ import { findUserByEmail, verifyPassword } from '@/lib/server/users/users';
 import { countPendingApprovals, getApproval } from '@/lib/server/approvals';
 import { DEMO_PASSWORD, demoUsers, seedDemo } from './seed';
 import { demoOutcomes } from './demo-outcomes';
+import { listTools } from '@/lib/server/catalog/catalog';
 import { value } from '@/testing/factories';
 import { config } from '@/lib/config';
 
@@ -82,6 +83,29 @@ describe('demo seed (real PostgreSQL)', () => {
     const redeemed = value(await getApproval(rui!, id('req_address_4471')));
     expect(redeemed.arguments).toBeNull();
     expect(redeemed.argumentsNote).toMatch(/^erased when its grant was redeemed at /);
+
+    // The tool catalog: four servers' eleven tools accepted, and send_email's changed description held,
+    // with the lint naming what it says to the model.
+    const catalog = await db.toolDefinition.findMany({ orderBy: [{ server: 'asc' }, { toolName: 'asc' }] });
+    expect(catalog.map((d) => `${d.server}/${d.toolName}${d.heldHash ? ' held' : ''}`)).toEqual([
+      'billing-mcp/admin_refund_any',
+      'billing-mcp/list_refunds',
+      'billing-mcp/refund_payment',
+      'config-mcp/update_config',
+      'crm-mcp/add_customer_note',
+      'crm-mcp/delete_customer',
+      'crm-mcp/lookup_customer',
+      'crm-mcp/send_email held',
+      'orders-mcp/cancel_order',
+      'orders-mcp/get_order',
+      'orders-mcp/update_shipping_address',
+    ]);
+    expect(catalog.every((d) => d.acceptedHash !== null)).toBe(true);
+    const crm = value(await listTools(admin!, 'crm-mcp'));
+    const sendEmail = crm.tools.find((t) => t.name === 'send_email')!;
+    expect(sendEmail.held?.differs).toEqual(['description']);
+    expect(sendEmail.held?.definition.description).toMatch(/Ignore previous instructions/);
+    expect(crm.lint.filter((f) => f.rule === 'instructions_to_model').map((f) => f.tools)).toEqual([['send_email']]);
 
     // The seed acts as the command line (and its own key), never as the admin user.
     expect(await db.auditEntry.count({ where: { actor: demoUsers[0].email } })).toBe(0);

@@ -11,7 +11,7 @@ export const demoUsers: { email: string; role: Role; name: string; principalId: 
 export const DEMO_PASSWORD = 'countersign-demo';
 
 /**
- * Seeds demo users, trusted servers, outcome records and pending approval requests when there are
+ * Seeds demo users, trusted servers, outcome records, pending approval requests and the tool catalog when there are
  * no users yet; returns whether it did. Everything is audited as the command line (`cli`), except
  * the demo's one human decision, which is the demo reviewer's. Needs DATABASE_URL and AUTH_SECRET.
  */
@@ -55,8 +55,32 @@ async function seedDemoOutcomes(now: number): Promise<void> {
   }
   await seedDemoStateChecks(key.value.key.id);
   await seedDemoApprovals(client);
+  await seedDemoCatalog(client);
   const revoked = await revokeApiKey(cli, key.value.key.id);
   if (!revoked.ok) throw new Error(`revoking the demo key: ${revoked.failure}`);
+}
+
+/**
+ * The demo tool catalog (scripts/demo-catalog.ts), reported as a gateway reports it, through
+ * policy/evaluate: every tool accepted at its first sighting, then one changed definition, held.
+ */
+async function seedDemoCatalog(client: ApiKeyActor): Promise<void> {
+  const { evaluatePolicy } = await import('@/lib/server/policy/policy-rules');
+  const { policyEvaluateSchema } = await import('@/lib/approvals/schemas');
+  const { DEMO_HELD_CHANGE, demoCatalog } = await import('./demo-catalog');
+  const report = async (server: string, tools: unknown[]) => {
+    const r = await evaluatePolicy(client, policyEvaluateSchema.parse({ server, tools }));
+    if (!r.ok) throw new Error(`seeding the catalog of ${server}: ${r.failure} ${r.detail ?? ''}`);
+    return r.value.tools;
+  };
+  const catalog = demoCatalog();
+  for (const { server, tools } of catalog) await report(server, tools);
+  const { server, tool, description } = DEMO_HELD_CHANGE;
+  const changed = catalog
+    .find((c) => c.server === server)!
+    .tools.map((t) => (t.name === tool ? { ...t, description } : t));
+  const verdicts = await report(server, changed);
+  if (!verdicts.find((v) => v.name === tool)?.held) throw new Error(`seeding the catalog: ${tool} was not held`);
 }
 
 /** The demo approval requests (scripts/demo-approvals.ts), decided as each says by the demo reviewers. */

@@ -6,27 +6,28 @@ import { boundedString, isStorableText, toolAnnotationsSchema, toolSchema } from
 import { DEFINITION_PARTS, definitionBytes, pinnedDefinition } from './definition';
 import { LINT_RULES, LINT_SEVERITIES } from './lint';
 
-/** One definition's canonical JSON, at most: a 1 MB description is refused, naming it. */
+/** One definition's canonical JSON, at most: a tool with a larger one is held (`unreviewable`). */
 export const TOOL_DEFINITION_MAX_BYTES = 256 * 1024;
 /** How deep a schema may nest: canonical JSON and the lint walk them, and none needs more. */
 export const TOOL_SCHEMA_MAX_DEPTH = 64;
 const NAME_MAX = 200;
 const TITLE_MAX = 1000;
+const UNSTORABLE = 'contains text that cannot be stored (NUL or an unpaired surrogate)';
 
-// Iterative, so any depth is refused without a stack overflow; keys and strings must be storable
+// Iterative, so any depth is measured without a stack overflow; keys and strings must be storable
 // (PostgreSQL's jsonb refuses NUL and half a surrogate pair).
 function jsonProblem(value: unknown): string | null {
   const stack: { v: unknown; depth: number }[] = [{ v: value, depth: 1 }];
   while (stack.length) {
     const { v, depth } = stack.pop()!;
     if (typeof v === 'string') {
-      if (!isStorableText(v)) return 'must not contain NUL characters or unpaired surrogates';
+      if (!isStorableText(v)) return UNSTORABLE;
       continue;
     }
     if (!v || typeof v !== 'object') continue;
-    if (depth > TOOL_SCHEMA_MAX_DEPTH) return `must nest at most ${TOOL_SCHEMA_MAX_DEPTH} levels deep`;
+    if (depth > TOOL_SCHEMA_MAX_DEPTH) return `nests more than ${TOOL_SCHEMA_MAX_DEPTH} levels deep`;
     for (const [k, child] of Object.entries(v)) {
-      if (!isStorableText(k)) return 'must not contain NUL characters or unpaired surrogates';
+      if (!isStorableText(k)) return UNSTORABLE;
       stack.push({ v: child, depth: depth + 1 });
     }
   }
@@ -34,50 +35,94 @@ function jsonProblem(value: unknown): string | null {
 }
 
 // A JSON Schema object as the server declared it, kept as parsed (a zod object would drop keys).
+// Only its shape is checked here; its size, depth and text are `unreviewable`'s business.
 const jsonSchemaObject = (what: string) =>
   z
     .unknown()
     .superRefine((v, ctx) => {
       if (v === null || v === undefined) return;
-      if (typeof v !== 'object' || Array.isArray(v)) {
+      if (typeof v !== 'object' || Array.isArray(v))
         ctx.addIssue({ code: 'custom', message: 'must be a JSON Schema object' });
-        return;
-      }
-      const problem = jsonProblem(v);
-      if (problem) ctx.addIssue({ code: 'custom', message: problem });
     })
     .meta({ type: 'object', additionalProperties: true, description: what });
+
+// MCP's annotations, with a title of any length: a long one holds the tool (`unreviewable`).
+const catalogAnnotationsSchema = toolAnnotationsSchema.extend({ title: z.string().nullish() });
 
 /**
  * A tool as `tools/list` gives it, with the parts the catalog pins. Only `name` is required, so a
  * gateway that sends names and annotations only is still answered; a tool is pinned only when its
  * `inputSchema` is sent (MCP requires one of every tool, so a full definition always has it).
+ *
+ * What is refused here (422 for the whole request) and what only holds the one tool:
+ * - Refused: what breaks MCP's own shape of a tool, which a gateway's MCP client has already
+ *   checked, so it is a gateway's bug, not a server's: a part of the wrong JSON type (a schema
+ *   that is not an object, a description that is not a string, a hint that is not a boolean), an
+ *   unknown field, and a name that is missing, empty, over 200 characters or not storable (the
+ *   answer is given per name, so the name must be one the console can repeat). The request's own
+ *   bounds (at most 1000 tools, each name once) are `policyEvaluateSchema`'s.
+ * - Held (`unreviewable`): a definition MCP allows but the console will not keep for review: over
+ *   TOOL_DEFINITION_MAX_BYTES as canonical JSON, a title or annotations.title over its bound, a
+ *   schema nesting deeper than TOOL_SCHEMA_MAX_DEPTH, text PostgreSQL cannot store. A server can
+ *   send any of these, and its gateway cannot mend them; refusing the request would make the
+ *   gateway fail closed for every tool of that server, so one odd tool would shut out the rest.
  */
 export const catalogToolSchema = toolSchema
   .extend({
-    title: boundedString(TITLE_MAX).nullish(),
-    description: boundedString(TOOL_DEFINITION_MAX_BYTES).nullish(),
+    title: z.string().nullish(),
+    description: z.string().nullish(),
     inputSchema: jsonSchemaObject('The tool’s input schema as its server declared it.').optional(),
     outputSchema: jsonSchemaObject('The tool’s output schema, if its server declared one.').optional(),
-    annotations: toolAnnotationsSchema.nullish(),
+    annotations: catalogAnnotationsSchema.nullish(),
   })
-  .strict()
-  .superRefine((tool, ctx) => {
-    // A schema refused above (too deep, not storable) is not measured: it is already named.
-    if (jsonProblem(tool.inputSchema) || jsonProblem(tool.outputSchema)) return;
-    const def = pinnedDefinition(tool as Parameters<typeof pinnedDefinition>[0]);
-    const bytes = definitionBytes(def);
-    if (bytes <= TOOL_DEFINITION_MAX_BYTES) return;
-    // Name the part that takes the most room: that is the one to shorten.
-    const sizes = DEFINITION_PARTS.map((p) => [p, def[p] === undefined ? 0 : JSON.stringify(def[p]).length] as const);
-    const [largest] = [...sizes].sort((a, b) => b[1] - a[1])[0];
-    ctx.addIssue({
-      code: 'custom',
-      path: [largest],
-      message: `makes the definition ${bytes} bytes as canonical JSON; at most ${TOOL_DEFINITION_MAX_BYTES} are kept`,
-    });
-  });
+  .strict();
 export type CatalogToolInput = z.infer<typeof catalogToolSchema>;
+
+/** Why a tool's definition cannot be reviewed: it is held, never stored and never accepted. */
+export type Unreviewable = { reason: string; bytes: number | null; limit: number };
+
+const textProblem = (what: string, v: string | null | undefined, max: number): Unreviewable | null => {
+  if (v === null || v === undefined) return null;
+  if (!isStorableText(v))
+    return { reason: `definition cannot be reviewed: its ${what} ${UNSTORABLE}`, bytes: null, limit: max };
+  if (v.length > max)
+    return {
+      reason: `definition too large to review: its ${what} is ${v.length} characters, over the limit of ${max}`,
+      bytes: null,
+      limit: max,
+    };
+  return null;
+};
+
+/**
+ * Null when the definition can be pinned and reviewed; otherwise why not (see catalogToolSchema).
+ * Checked in this order so a schema too deep to serialize is never serialized.
+ */
+export function unreviewable(tool: CatalogToolInput): Unreviewable | null {
+  const problem =
+    textProblem('title', tool.title, TITLE_MAX) ??
+    textProblem('annotations.title', tool.annotations?.title, NAME_MAX) ??
+    // Its length is counted in bytes with the rest, below.
+    textProblem('description', tool.description, Infinity);
+  if (problem) return problem;
+  for (const part of ['inputSchema', 'outputSchema'] as const) {
+    const p = jsonProblem(tool[part]);
+    if (p === UNSTORABLE) return { reason: `definition cannot be reviewed: its ${part} ${p}`, bytes: null, limit: 0 };
+    if (p)
+      return { reason: `definition too large to review: its ${part} ${p}`, bytes: null, limit: TOOL_SCHEMA_MAX_DEPTH };
+  }
+  const def = pinnedDefinition(tool as Parameters<typeof pinnedDefinition>[0]);
+  const bytes = definitionBytes(def);
+  if (bytes <= TOOL_DEFINITION_MAX_BYTES) return null;
+  // Name the part that takes the most room: that is the one to shorten.
+  const sizes = DEFINITION_PARTS.map((p) => [p, def[p] === undefined ? 0 : JSON.stringify(def[p]).length] as const);
+  const [largest] = [...sizes].sort((a, b) => b[1] - a[1])[0];
+  return {
+    reason: `definition too large to review: ${bytes} bytes as canonical JSON, over the limit of ${TOOL_DEFINITION_MAX_BYTES} (mostly its ${largest})`,
+    bytes,
+    limit: TOOL_DEFINITION_MAX_BYTES,
+  };
+}
 
 const serverName = boundedString(NAME_MAX).min(1, 'is required');
 const hashSchema = z

@@ -27,6 +27,7 @@ import {
 } from '@/lib/catalog/definition';
 import { lintCatalog, type LintFinding, type ToolDefinition } from '@/lib/catalog/lint';
 import type { ToolAnnotations } from '@/lib/outcomes/schemas';
+import { mask } from '@/lib/redaction/mask';
 import { fail, ok, type Result } from '@/lib/result';
 
 // The tool catalog (docs/catalog.md "Pinning"): per server, the accepted definition of every tool,
@@ -146,6 +147,11 @@ async function retryOnDeadlock<T>(run: () => Promise<T>, attempts = 3): Promise<
 const sortByName = <T extends { name: string }>(list: T[]) =>
   [...list].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
+// A definition too large (or too odd) to review is held at every evaluation and never stored
+// (policy/evaluate, lib/catalog/schemas.ts `unreviewable`): there is nothing of it to accept.
+const NEVER_STORED =
+  'A definition too large to review is never stored and cannot be accepted: its server must send one that can be reviewed.';
+
 // ── Accepting ─────────────────────────────────────────────────────────────────────────────────
 
 export type AcceptedTool = { server: string; tool: string; definitionHash: string; acceptedAt: Date };
@@ -164,7 +170,8 @@ export async function acceptHeld(
       where: { server_toolName: { server: input.server, toolName: input.tool } },
       select: { acceptedHash: true, heldHash: true, held: true, accepted: true },
     });
-    if (!current) return fail('not_found', `No tool ${input.tool} has been reported by ${input.server}.`);
+    if (!current)
+      return fail('not_found', `No tool ${input.tool} has been reported by ${input.server}. ${NEVER_STORED}`);
     const [done] = await rows(
       acceptHeldDefinition(input.server, input.tool, input.definitionHash, auditName(actor)),
       tx,
@@ -174,9 +181,9 @@ export async function acceptHeld(
         ? `The change held for ${input.tool} is ${current.heldHash}, not ${input.definitionHash}: review it again.`
         : `Nothing is held for ${input.tool}: ${
             current.acceptedHash === input.definitionHash
-              ? 'that definition is already accepted'
-              : 'there is no change to accept'
-          }.`;
+              ? 'that definition is already accepted.'
+              : `there is no change to accept. ${NEVER_STORED}`
+          }`;
       return fail('conflict', what);
     }
     await appendAudit(tx, {
@@ -309,4 +316,40 @@ export async function listTools(viewer: Actor, server: string): Promise<Result<T
 export async function listCatalogServers(viewer: Actor): Promise<Result<CatalogServerRow[]>> {
   if (!authorize(viewer, 'outcomes.read')) return fail('forbidden');
   return ok(await rows(selectCatalogServers(1000)));
+}
+
+/** What the catalog says of one tool, for a page that shows a request for it. */
+export type CatalogEntry = {
+  accepted: { definitionHash: string; description: string | null; acceptedAt: Date; acceptedBy: string | null } | null;
+  /** A different definition waits for an admin: the gateway hides the tool and refuses its calls. */
+  held: { definitionHash: string; since: Date } | null;
+};
+
+/**
+ * The accepted definition's description of `tool` on `server`, and whether a change is held, for
+ * those who may read approval requests (the request page shows it beside the one the gateway
+ * staged); null when no gateway has reported the tool's definition.
+ */
+export async function catalogEntry(viewer: Actor, server: string, tool: string): Promise<Result<CatalogEntry | null>> {
+  if (!authorize(viewer, 'approvals.read')) return fail('forbidden');
+  const d = await db.toolDefinition.findUnique({
+    where: { server_toolName: { server, toolName: tool } },
+    select: { acceptedHash: true, accepted: true, acceptedAt: true, acceptedBy: true, heldHash: true, heldSince: true },
+  });
+  if (!d) return ok(null);
+  const accepted = (d.accepted as PinnedDefinition | null) ?? null;
+  return ok({
+    accepted:
+      accepted && d.acceptedHash && d.acceptedAt
+        ? {
+            definitionHash: d.acceptedHash,
+            // Masked as the description staged with a request is (lib/server/approvals/request.ts),
+            // so the page compares like with like and shows no more than the request does.
+            description: mask(accepted.description) ?? null,
+            acceptedAt: d.acceptedAt,
+            acceptedBy: d.acceptedBy,
+          }
+        : null,
+    held: d.heldHash && d.heldSince ? { definitionHash: d.heldHash, since: d.heldSince } : null,
+  });
 }

@@ -5,6 +5,7 @@ import { appendAudit } from '../audit/audit';
 import { affected, first } from '../db/kysely';
 import { lockPolicyRule, setShowFields } from './sql';
 import { pinDefinitions } from '../catalog/catalog';
+import { unreviewable } from '@/lib/catalog/schemas';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { authorize } from '@/lib/auth/permissions';
 import { auditName, type Actor } from '@/lib/auth/actor';
@@ -223,13 +224,20 @@ export async function evaluatePolicy(
   body: PolicyEvaluateBody,
 ): Promise<Result<{ server: string; trusted: boolean; tools: ToolPolicy[] }>> {
   if (!authorize(actor, 'policy.evaluate')) return fail('forbidden');
+  const refused = body.tools.map(unreviewable);
   const [trusted, rules, pins] = await Promise.all([
     db.trustedServer.count({ where: { name: body.server } }).then((n) => n > 0),
     db.policyRule.findMany({
       where: { server: body.server },
       select: { toolName: true, requiredApprovals: true, blocked: true },
     }),
-    pinDefinitions(actor, body.server, body.tools),
+    // A definition too large (or too odd) to review is held and never pinned: nothing of it is
+    // stored, so nothing of it can be accepted, and it is held again at every evaluation.
+    pinDefinitions(
+      actor,
+      body.server,
+      body.tools.filter((_, i) => !refused[i]),
+    ).then((list) => new Map(list.map((p) => [p.name, p.held]))),
   ]);
   const tools = body.tools.map((tool, i): ToolPolicy => {
     const verdict = requiredApprovalsFor({
@@ -239,9 +247,14 @@ export async function evaluatePolicy(
       rules,
     });
     const readOnly = believedHints(tool.annotations, trusted).readOnly;
-    const held = pins[i].held;
+    const refusal = refused[i];
+    const held = refusal ? true : pins.get(tool.name)!;
     const basis = verdict.blocked ? `blocked by ${policyBasisText[verdict.basis]}` : policyBasisText[verdict.basis];
-    const reason = held ? `definition changed: held until an admin accepts it; ${basis}` : basis;
+    const reason = refusal
+      ? `${refusal.reason}; held, and cannot be accepted as it is; ${basis}`
+      : held
+        ? `definition changed: held until an admin accepts it; ${basis}`
+        : basis;
     return {
       name: tool.name,
       readOnly,

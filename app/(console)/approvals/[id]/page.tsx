@@ -20,6 +20,7 @@ import {
   type DecisionView,
 } from '@/lib/server/approvals';
 import { listOutcomes } from '@/lib/server/outcomes';
+import { catalogEntry } from '@/lib/server/catalog/catalog';
 import { requireViewer } from '@/lib/server/auth/session';
 
 export const metadata = { title: 'Approval request' };
@@ -58,7 +59,12 @@ export default async function ApprovalPage({
   const found = await getApproval(viewer, id);
   if (!found.ok) notFound();
   const a = found.value;
-  const evidence = await listOutcomes(viewer, { requestRef: a.requestRef, readOnly: true, limit: 20 });
+  const [evidence, entry] = await Promise.all([
+    listOutcomes(viewer, { requestRef: a.requestRef, readOnly: true, limit: 20 }),
+    catalogEntry(viewer, a.server, a.tool.name),
+  ]);
+  const catalog =
+    entry.ok && entry.value ? { ...entry.value, href: `/admin/tools?server=${encodeURIComponent(a.server)}` } : null;
   const approvals = a.decisions.filter((d) => d.decision === 'approve').length;
   const ownRequest = viewer.principalId === a.principal;
   const mine = a.decisions.find((d) => d.reviewer === viewer.email);
@@ -123,6 +129,7 @@ export default async function ApprovalPage({
             argsDigest={a.argsDigest}
             resource={a.resource}
             grantTtlSeconds={a.grantTtlSeconds}
+            catalog={catalog}
             when={formatDate}
           />
           <Card title="Who asks, on whose behalf">

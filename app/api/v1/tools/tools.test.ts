@@ -6,6 +6,8 @@ import { makeUser, uniq } from '@/testing/factories';
 import { cli } from '@/lib/auth/actor';
 import { createApiKey, createPersonalToken } from '@/lib/server/credentials/credentials';
 import { definitionHash, pinnedDefinition } from '@/lib/catalog/definition';
+import pg from 'pg';
+import { config } from '@/lib/config';
 import type { ApiScope } from '@/lib/credentials/scopes';
 import type { Role } from '@/lib/auth/permissions';
 
@@ -41,6 +43,16 @@ const refund = {
   inputSchema,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
 };
+// The table itself, read as PostgreSQL has it (what is stored, not what the API shows).
+async function queryTable(text: string, values: unknown[]) {
+  const c = new pg.Client({ connectionString: config().DATABASE_URL });
+  await c.connect();
+  try {
+    return (await c.query(text, values)).rows;
+  } finally {
+    await c.end();
+  }
+}
 const evaluate = (body: unknown) => call(api.evaluatePolicy, { token: gateway, body });
 const tools = (server: string, token = reader) => call(api.listTools, { token, query: { server } });
 const accept = (body: unknown, token = admin) => call(api.acceptTool, { token, body });
@@ -116,26 +128,136 @@ describe('the catalog through the API', () => {
 });
 
 describe('POST /api/v1/policy/evaluate: definitions, bounded', () => {
-  it('refuses a 1 MB description naming it, a definition over 256 KiB naming its largest part, and stores nothing', async () => {
+  it('holds a tool with a 1 MB description, evaluates the other three, and stores nothing of it', async () => {
     const server = uniq('cat-huge');
-    const huge = await evaluate({ server, tools: [{ ...refund, description: 'a'.repeat(1_000_000) }] });
-    expectProblem(huge, [422], 'tools.0.description');
-    const big = await evaluate({
+    const lookup = {
+      ...refund,
+      name: 'lookup_order',
+      description: 'Looks up an order.',
+      annotations: { readOnlyHint: true },
+    };
+    const list = { ...refund, name: 'list_orders', description: 'Lists orders.', annotations: { readOnlyHint: true } };
+    const huge = { ...refund, name: 'huge', description: 'a'.repeat(1_000_000) };
+    const r = await evaluate({ server, tools: [lookup, huge, refund, list] });
+    expectOk(r, [200]);
+    expect(r.json.tools.map((t: { name: string; held: boolean }) => [t.name, t.held])).toEqual([
+      ['lookup_order', false],
+      ['huge', true],
+      ['refund_payment', false],
+      ['list_orders', false],
+    ]);
+    // {"annotations":{…},"description":"a…a","inputSchema":{…},"name":"huge","title":"Refund a payment"}
+    const bytes = 1_000_000 + Buffer.byteLength(JSON.stringify(pinnedDefinition(huge)).replace(/"a+"/, '""'));
+    expect(r.json.tools[1].reason).toBe(
+      `definition too large to review: ${bytes} bytes as canonical JSON, over the limit of 262144 (mostly its description); ` +
+        'held, and cannot be accepted as it is; the tool is destructive and open-world (or its server is untrusted)',
+    );
+    expect(r.json.tools[0].reason).not.toMatch(/held/);
+
+    const listed = (await tools(server)).json.tools.map((t: { name: string }) => t.name);
+    expect(listed).toEqual(['list_orders', 'lookup_order', 'refund_payment']);
+    // Nothing of it in the table: no row, and no row holding a long text.
+    const stored = await queryTable(
+      `SELECT tool_name, length(coalesce(accepted::text, '')) + length(coalesce(held::text, '')) AS chars
+       FROM tool_definitions WHERE server = $1 ORDER BY tool_name`,
+      [server],
+    );
+    expect(stored.map((r) => r.tool_name)).toEqual(['list_orders', 'lookup_order', 'refund_payment']);
+    for (const r of stored) expect(Number(r.chars)).toBeLessThan(1000);
+    const audited = await queryTable(
+      `SELECT count(*)::int AS n FROM audit_entries WHERE target_id = $1 AND data::text LIKE '%aaaaaaaaaa%'`,
+      [server],
+    );
+    expect(audited).toEqual([{ n: 0 }]);
+
+    // Sent again: held again, still nothing stored; the others are not held.
+    const again = await evaluate({ server, tools: [huge, refund] });
+    expect(again.json.tools.map((t: { held: boolean }) => t.held)).toEqual([true, false]);
+    // An admin cannot accept it: there is nothing of it to accept.
+    const refusedAccept = await accept({
       server,
-      tools: [
-        refund,
-        {
-          ...refund,
-          name: 'big',
-          inputSchema: { type: 'object', properties: { x: { description: 'b'.repeat(300_000) } } },
-        },
-      ],
+      tool: 'huge',
+      definitionHash: definitionHash(pinnedDefinition(huge)),
     });
-    expectProblem(big, [422], 'tools.1.inputSchema');
-    expectProblem(await tools(server), [404]);
+    expectProblem(refusedAccept, [404]);
+    expect(refusedAccept.json.detail).toBe(
+      `No tool huge has been reported by ${server}. A definition too large to review is never stored and cannot be ` +
+        'accepted: its server must send one that can be reviewed.',
+    );
   });
 
-  it('refuses wrong shapes, deep schemas, NUL, duplicates and unknown fields, naming them', async () => {
+  it('a definition that grows past 256 KiB is held; the accepted one stays, and the big one cannot be accepted', async () => {
+    const server = uniq('cat-grow');
+    expectOk(await evaluate({ server, tools: [refund] }), [200]);
+    const grown = {
+      ...refund,
+      inputSchema: { type: 'object', properties: { x: { description: 'b'.repeat(300_000) } } },
+    };
+    const r = await evaluate({ server, tools: [grown] });
+    expectOk(r, [200]);
+    expect(r.json.tools[0].held).toBe(true);
+    expect(r.json.tools[0].reason).toMatch(
+      /^definition too large to review: \d+ bytes as canonical JSON, over the limit of 262144 \(mostly its inputSchema\); held/,
+    );
+    const [listed] = (await tools(server)).json.tools;
+    expect(listed.held).toBeNull();
+    expect(listed.accepted.definitionHash).toBe(definitionHash(pinnedDefinition(refund)));
+    const refusedAccept = await accept({
+      server,
+      tool: refund.name,
+      definitionHash: definitionHash(pinnedDefinition(grown)),
+    });
+    expectProblem(refusedAccept, [409]);
+    expect(refusedAccept.json.detail).toBe(
+      'Nothing is held for refund_payment: there is no change to accept. A definition too large to review is never ' +
+        'stored and cannot be accepted: its server must send one that can be reviewed.',
+    );
+  });
+
+  it('holds a long annotations.title or title, a schema nested too deep and text that cannot be stored', async () => {
+    const server = uniq('cat-odd');
+    const longAnnotationTitle = { ...refund, name: 'long_annotation_title', annotations: { title: 't'.repeat(5000) } };
+    const longTitle = { ...refund, name: 'long_title', title: 'T'.repeat(1001) };
+    const nul = { ...refund, name: 'nul', inputSchema: { type: 'object', description: 'a\u0000b' } };
+    const deepBody = JSON.stringify({
+      server,
+      tools: [longAnnotationTitle, longTitle, nul, { ...refund, name: 'deep', inputSchema: '@' }, refund],
+    }).replace('"@"', `${'{"items":'.repeat(100_000)}{}${'}'.repeat(100_000)}`);
+    const r = await evaluate(deepBody);
+    expectOk(r, [200]);
+    expect(
+      r.json.tools.map((t: { name: string; held: boolean; reason: string }) => [t.name, t.held, t.reason]),
+    ).toEqual([
+      [
+        'long_annotation_title',
+        true,
+        'definition too large to review: its annotations.title is 5000 characters, over the limit of 200; ' +
+          'held, and cannot be accepted as it is; the tool is destructive and open-world (or its server is untrusted)',
+      ],
+      [
+        'long_title',
+        true,
+        'definition too large to review: its title is 1001 characters, over the limit of 1000; ' +
+          'held, and cannot be accepted as it is; the tool is destructive and open-world (or its server is untrusted)',
+      ],
+      [
+        'nul',
+        true,
+        'definition cannot be reviewed: its inputSchema contains text that cannot be stored (NUL or an unpaired ' +
+          'surrogate); held, and cannot be accepted as it is; the tool is destructive and open-world (or its server is untrusted)',
+      ],
+      [
+        'deep',
+        true,
+        'definition too large to review: its inputSchema nests more than 64 levels deep; ' +
+          'held, and cannot be accepted as it is; the tool is destructive and open-world (or its server is untrusted)',
+      ],
+      ['refund_payment', false, 'the tool is destructive and open-world (or its server is untrusted)'],
+    ]);
+    expect((await tools(server)).json.tools.map((t: { name: string }) => t.name)).toEqual(['refund_payment']);
+  });
+
+  it('refuses wrong shapes, duplicates and unknown fields, naming them, and stores nothing', async () => {
     const server = uniq('cat-wrong');
     expectProblem(
       await evaluate({ server, tools: [{ ...refund, inputSchema: 'object' }] }),
@@ -145,17 +267,16 @@ describe('POST /api/v1/policy/evaluate: definitions, bounded', () => {
     expectProblem(await evaluate({ server, tools: [{ ...refund, inputSchema: [] }] }), [422], 'tools.0.inputSchema');
     expectProblem(await evaluate({ server, tools: [{ ...refund, description: 42 }] }), [422], 'tools.0.description');
     expectProblem(await evaluate({ server, tools: [{ ...refund, title: ['x'] }] }), [422], 'tools.0.title');
-    // Too deep for JSON.stringify here: the body is written by hand.
-    const deep = `${'{"items":'.repeat(100_000)}{}${'}'.repeat(100_000)}`;
-    const deepBody = JSON.stringify({ server, tools: [{ ...refund, inputSchema: '@' }] }).replace('"@"', deep);
-    expectProblem(await evaluate(deepBody), [422], 'tools.0.inputSchema');
     expectProblem(
-      await evaluate({ server, tools: [{ ...refund, inputSchema: { type: 'object', description: 'a\u0000b' } }] }),
+      await evaluate({ server, tools: [{ ...refund, annotations: { readOnlyHint: 'yes' } }] }),
       [422],
-      'tools.0.inputSchema',
+      'tools.0.annotations.readOnlyHint',
     );
+    expectProblem(await evaluate({ server, tools: [{ ...refund, name: 'a\u0000b' }] }), [422], 'tools.0.name');
     expectProblem(await evaluate({ server, tools: [refund, { ...refund, title: 'again' }] }), [422], 'tools.1.name');
     expectProblem(await evaluate({ server, tools: [{ ...refund, _meta: {} }] }), [422], 'tools.0._meta');
+    expectProblem(await evaluate([refund]), [422]);
+    expectProblem(await evaluate({ server, tools: refund }), [422], 'tools');
     expectProblem(await tools(server), [404]);
   });
 
