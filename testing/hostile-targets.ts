@@ -45,7 +45,20 @@ export type Target = {
   accepted: (r: Reply) => void;
   /** The body's size limit, where the route's is not the usual 1 MiB. */
   maxBytes?: number;
+  /**
+   * Fields a server wrote (a tool's title, description, schemas): a value too long, too deep or not
+   * storable holds that tool for review instead of refusing the body (docs/catalog.md).
+   */
+  held?: string[];
 };
+
+/** The answer of policy/evaluate when its one tool is held because of what its server wrote. */
+export function expectHeld(r: Reply): void {
+  expectOk(r, [200]);
+  expect(r.json.tools).toHaveLength(1);
+  expect(r.json.tools[0].held).toBe(true);
+  expect(r.json.tools[0].reason).toMatch(/^definition (too large to review|cannot be reviewed): /);
+}
 
 export const MIB = 1024 * 1024;
 
@@ -204,6 +217,13 @@ export const evaluations: Target = {
   masked: [],
   accepted: (r) => expectOk(r, [200]),
   maxBytes: 8 * MIB,
+  held: [
+    'tools.0.title',
+    'tools.0.description',
+    'tools.0.annotations.title',
+    'tools.0.inputSchema',
+    'tools.0.outputSchema',
+  ],
 };
 
 // Accepting a held change: past the schema, a hash that is not the one held is a conflict (or the

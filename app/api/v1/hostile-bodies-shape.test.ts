@@ -23,6 +23,7 @@ import {
   MIB,
   unchanged,
   setUpTargets,
+  expectHeld,
 } from '@/testing/hostile-targets';
 
 // Cookie sessions are not used here (every call carries a bearer credential), and next-auth does
@@ -49,6 +50,11 @@ describe('100,000 levels of nesting anywhere: 422 naming the field, the process 
           // Objects that drop unknown keys would take a nested object as one more unknown key.
           const deep = i % 2 && !t.lenient.includes(path) ? deepObject : deepArray;
           const text = JSON.stringify(setAt(t.body(), path, JSON.parse(HOLE))).replace(HOLE, () => deep);
+          // A server's schema nested too deep holds its tool (an array is no schema: refused).
+          if (t.kept?.includes(path) && t.held?.includes(path) && deep === deepObject) {
+            expectHeld(await t.send(text));
+            continue;
+          }
           // In an array field the first element is what is wrong; in an object, a key inside it.
           expectProblem(
             await t.send(text),
@@ -83,8 +89,11 @@ describe('strings at, just over and far over their ceilings', () => {
     it(t.name, async () => {
       for (const [path, max] of Object.entries(t.max).filter(([p]) => fieldsOf(t).includes(p))) {
         await unchanged(async () => {
-          for (const n of [max + 1, 300_000])
-            expectProblem(await t.send(setAt(t.body(), path, ofLength(n))), [422], path);
+          for (const n of [max + 1, 300_000]) {
+            const r = await t.send(setAt(t.body(), path, ofLength(n)));
+            if (t.held?.includes(path)) expectHeld(r);
+            else expectProblem(r, [422], path);
+          }
           expectProblem(await t.send(setAt(t.body(), path, ofLength(t.maxBytes ?? MIB))), [413]);
         });
         // At the ceiling: accepted (decisions and revocations each need a request of their own).
