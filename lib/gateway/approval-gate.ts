@@ -182,7 +182,7 @@ export function grantRefusal(endpoint: CountersignEndpoint, grant: Extract<Grant
 export const DECLINED_REASON = 'The client declined the elicitation: the call will not be made.';
 
 /**
- * Takes back a pending request whose call will not be made (docs/api.md "Withdraw"): the person
+ * Takes back a pending request whose call will not be made (docs/api.md "Approvals and grants"): the person
  * declined the approval link in the client. Best effort: the call is not sent either way; a
  * request that could not be withdrawn (the console unreachable, already decided) stays what it is
  * and expires as any other. Answers whether the console withdrew it.

@@ -17,7 +17,7 @@ vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
 // Two scenarios judge the answering hop's own HTTP listener and streams, not what it relays, so
 // through the gateway their verdict is the gateway's own. Its listener must refuse foreign Host and
-// Origin values whatever the server behind it does (docs/api.md "The gateway"). It answers a
+// Origin values whatever the server behind it does (docs/gateway.md "Streamable HTTP: clients that connect by URL"). It answers a
 // single response as plain JSON where the server streamed it, and SEP-1699's stream polling then
 // does not apply: server-sse-polling passes there, as it does against any server answering JSON.
 const DNS = 'dns-rebinding-protection';

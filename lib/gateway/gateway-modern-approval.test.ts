@@ -1,4 +1,4 @@
-// Approvals in the protocol for 2026-07-28 clients over HTTP (docs/design.md "The gateway"): SDK v2's
+// Approvals in the protocol for 2026-07-28 clients over HTTP (docs/gateway.md "Approvals in the protocol"): SDK v2's
 // own client, pinned to 2026-07-28 and declaring URL elicitation, in front of the SDK v2 test
 // server; a reviewer decides through the console's API. The call is answered at once with
 // input_required (a URL elicitation to the request's page); the retry with the gateway's

@@ -1,4 +1,4 @@
-// Streamable HTTP mode, the 2026-07-28 leg (docs/design.md "The gateway", "Both eras of MCP"): a
+// Streamable HTTP mode, the 2026-07-28 leg (docs/gateway.md "Both eras"): a
 // POST that opens no 2025 session and that SDK v2 classifies as 2026-07-28 is served by SDK v2's
 // createMcpHandler (per request, strict: `legacy: 'reject'`), whose factory (modern-server.ts)
 // relays it to the server through SDK v2's Client in the era the server offers. The 2025 leg

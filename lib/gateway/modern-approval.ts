@@ -1,4 +1,4 @@
-// A 2026-07-28 client's call that needs a grant (docs/design.md "The gateway", 2026-07-28 clients):
+// A 2026-07-28 client's call that needs a grant (docs/gateway.md "Approvals in the protocol"):
 // answered at once with `input_required` carrying a URL-mode elicitation to the request's page and
 // the gateway's requestState (round-state.ts: approval, principal, server, tool, argument digest,
 // expiry). The retry with that state finds the same approval (its idempotency key comes from the

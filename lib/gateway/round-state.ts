@@ -1,5 +1,5 @@
 // The `requestState` the gateway gives a 2026-07-28 client with each `input_required` round
-// (docs/design.md "The gateway"): integrity-protected (HMAC, SDK v2's codec) and keyed from the
+// (docs/gateway.md "Approvals in the protocol"): integrity-protected (HMAC, SDK v2's codec) and keyed from the
 // gateway's API key, so that a gateway restarted between two rounds still verifies it, and bound
 // to the method, principal and server, so that a state minted for one is refused for another. It
 // carries the server's own state (echoed back to it unchanged on the retry) and what the gateway

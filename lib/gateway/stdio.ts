@@ -7,7 +7,7 @@
 // `npm run`, the gateway runs under npm's shell, which npm's signals end without passing them on;
 // the end of stdin, which the gateway shares with npm, is what reaches it there.
 //
-// Both eras of MCP (docs/design.md "The gateway", "Both eras of MCP"): stdio has one connection,
+// Both eras of MCP (docs/gateway.md "Both eras"): stdio has one connection,
 // and the host's first message says which era it speaks (the rules of SDK v2's serveStdio).
 // - A 2025 client (an `initialize`, or anything without the 2026-07-28 `_meta` envelope claim)
 //   gets the message relay (relay.ts) in front of the child, as before: ids untouched, the

@@ -1,5 +1,4 @@
-// The gateway's side towards the server on SDK v2's own client (docs/design.md "The gateway",
-// "Both eras of MCP"): the era is whatever the server offers (`versionNegotiation: auto` probes
+// The gateway's side towards the server on SDK v2's own client (docs/gateway.md "Both eras"): the era is whatever the server offers (`versionNegotiation: auto` probes
 // with server/discover and falls back to initialize), and the verdict is cached per upstream and
 // per Authorization (the SDK's gateway guide: an advertisement is what the server answered to one
 // credential), dated, so that later requests connect without a probe.
