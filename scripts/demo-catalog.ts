@@ -3,6 +3,8 @@
 // definition reported again so the Tools page shows a held change and the lint's findings out of
 // the box. The descriptions of tools with demo approval requests are the ones those requests
 // carry (scripts/lib/demo-approval-texts.ts), so their request pages say "the same as accepted".
+// billing-mcp is left out: it is the demo MCP server (npm run demo:mcp-server), whose own tools/list
+// the gateway and the demo agent report; definitions written here would differ from it and be held.
 import type { DefinitionInput } from '@/lib/catalog/definition';
 import { tools, write, type Tool } from './lib/demo-story-kit';
 import { DEMO_TOOL_DESCRIPTIONS as described } from './lib/demo-approval-texts';
@@ -16,7 +18,6 @@ const object = (properties: Record<string, unknown>, required: string[]) => ({
   additionalProperties: false,
 });
 const orderId = { type: 'string', pattern: '^[0-9]{1,10}$', description: 'The order number.' };
-const money = { type: 'string', pattern: '^[0-9]+\\.[0-9]{2}$', description: 'A decimal amount, e.g. "40.00".' };
 const customerId = { type: 'string', pattern: '^cus_[a-z0-9]+$', description: 'The customer id.' };
 
 const define = (tool: Tool, title: string, description: string, inputSchema: Record<string, unknown>) => ({
@@ -61,31 +62,6 @@ const definitions = [
       ['order_id', 'reason'],
     ),
   }),
-  define(tools.listRefunds, 'List refunds', 'Lists the refunds of an order, newest first, with amount and state.', {
-    ...object({ order_id: orderId }, ['order_id']),
-  }),
-  define(tools.refund, 'Refund a payment', described.refund_payment, {
-    ...object(
-      {
-        order_id: orderId,
-        amount: money,
-        currency: { type: 'string', enum: ['EUR', 'USD', 'GBP'] },
-        reason: { type: 'string', maxLength: 500 },
-      },
-      ['order_id', 'amount', 'currency', 'reason'],
-    ),
-  }),
-  define(
-    tools.adminRefund,
-    'Refund any payment',
-    'Refunds any captured payment of any merchant, bypassing the per-order limit. For the finance team only.',
-    {
-      ...object({ payment_id: { type: 'string', pattern: '^pay_[a-z0-9]+$' }, amount: money }, [
-        'payment_id',
-        'amount',
-      ]),
-    },
-  ),
   define(
     tools.crmLookup,
     'Look up a customer',
