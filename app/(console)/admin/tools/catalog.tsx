@@ -223,6 +223,8 @@ function Text({ value, testId }: { value: unknown; testId?: string }) {
   return (
     <pre
       data-testid={testId}
+      // A long one scrolls: reachable by keyboard, so its end can be read without a mouse.
+      tabIndex={0}
       className={`mt-1 max-h-48 overflow-auto rounded bg-white/70 p-2 text-xs break-words whitespace-pre-wrap text-slate-800 ${
         typeof value === 'string' ? 'font-sans text-sm' : 'font-mono'
       }`}
