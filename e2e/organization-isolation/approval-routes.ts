@@ -140,6 +140,25 @@ export const approvalRoutes: Row[] = [
     ownStatus: 422,
     otherStatus: 404,
   },
+  {
+    // Only the key that staged a request may withdraw it (a 2026 client declined the elicitation):
+    // b's pending request is as absent as one that never existed, and stays pending (the last test).
+    // a's own settled request says there is nothing left to withdraw.
+    route: 'POST /api/v1/approvals/{id}/withdraw',
+    own: () => ({
+      method: 'POST',
+      path: `/api/v1/approvals/${seeded.a.approvalId}/withdraw`,
+      data: { reason: 'declined' },
+    }),
+    other: () => ({
+      method: 'POST',
+      path: `/api/v1/approvals/${seeded.b.pendingId}/withdraw`,
+      data: { reason: 'declined' },
+    }),
+    absent: () => ({ method: 'POST', path: `/api/v1/approvals/${ABSENT_UUID}/withdraw`, data: { reason: 'declined' } }),
+    ownStatus: 409,
+    otherStatus: 404,
+  },
   // People only: every key is refused alike, whatever it points at.
   ...[
     [
@@ -163,6 +182,18 @@ export const approvalRoutes: Row[] = [
       () => ({ method: 'GET' as const, path: '/api/v1/approvals/pending-count' }),
     ],
     ['GET /api/v1/audit/verify', () => ({ method: 'GET' as const, path: '/api/v1/audit/verify' })],
+    [
+      'POST /api/v1/tools/accept',
+      () => ({
+        method: 'POST' as const,
+        path: '/api/v1/tools/accept',
+        data: {
+          server: NEEDS_APPROVAL.server,
+          tool: NEEDS_APPROVAL.tool.name,
+          definitionHash: `sha256:${'00'.repeat(32)}`,
+        },
+      }),
+    ],
     [
       'POST /api/v1/servers/trust',
       (o: Org) => ({ method: 'POST' as const, path: '/api/v1/servers/trust', data: { name: `iso-${o}-${stamp}` } }),
@@ -191,6 +222,20 @@ export const approvalRoutes: Row[] = [
     ownStatus: 200,
     otherStatus: 200,
     check: (own, other) => expect(other.text).toBe(own.text),
+  },
+  {
+    // The tool catalog is the console's too (crm-mcp's is in the demo data): the same list whoever
+    // asks, naming no organization.
+    route: 'GET /api/v1/tools',
+    own: () => ({ method: 'GET', path: '/api/v1/tools?server=crm-mcp' }),
+    other: () => ({ method: 'GET', path: '/api/v1/tools?server=crm-mcp' }),
+    ownStatus: 200,
+    otherStatus: 200,
+    check: (own, other) => {
+      expect(other.text).toBe(own.text);
+      expect(own.text).not.toContain(ORG.a);
+      expect(own.text).not.toContain(ORG.b);
+    },
   },
   {
     // Policy is the console's, not an organization's: the same answer whoever asks, naming no organization.
