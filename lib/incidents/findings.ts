@@ -22,11 +22,11 @@
 //    unauthenticated and protocol_error are fixed where the console cannot see (credentials, the
 //    integration), so a repeat counts only when it meets the same category again. conflict,
 //    session_expired and input_required are retried by design and are not triggers.
-// 4. unbounded_retry. An operation (its key, else its digest; with neither a call stands alone)
-//    is attempted in runs that a completed call ends. A run offends when it has more attempts
-//    than the bound (its record count, or the highest `attempt` the caller reported in it), or
-//    when it has 3+ attempts and some gap is not longer than, and `minBackoffGrowth` times, the
-//    gap before it.
+// 4. unbounded_retry. One call (its key, else its digest; with neither a call stands alone: see
+//    retryKey, wider than an operation) is attempted in runs that a completed call ends. A run
+//    offends when it has more attempts than the bound (its record count, or the highest `attempt`
+//    the caller reported in it), or when it has 3+ attempts and some gap is not longer than, and
+//    `minBackoffGrowth` times, the gap before it.
 // 5. write_without_grant: one finding per completed, not read-only call that the policy says
 //    needed approval and that has no grant covering it (output_schema_violation counts: the tool
 //    ran). A grantId counts only when `policy.hasGrant` accepts it: the data layer checks it
@@ -39,7 +39,7 @@ import {
   DEFAULT_INCIDENT_POLICY,
   findingKinds,
   groupBy,
-  operationKey,
+  retryKey,
   type Finding,
   type FindingKind,
   type IncidentPolicy,
@@ -227,7 +227,7 @@ function retriedNonRetryable(records: IncidentRecord[]): Finding[] {
 
 function unboundedRetry(records: IncidentRecord[], policy: IncidentPolicy): Finding[] {
   const out: Finding[] = [];
-  for (const attempts of groupBy(records, operationKey)) {
+  for (const attempts of groupBy(records, retryKey)) {
     for (const run of runs(attempts)) {
       const count = Math.max(run.length, ...run.map((r) => r.attempt ?? 0));
       const over = count > policy.maxAttempts;

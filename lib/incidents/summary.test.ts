@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { oneSentence, summarizeIncident } from './summary';
 import { story, type Step } from '../../testing/incident-records';
-import type { IncidentSummary } from './types';
+import { detectFindings } from './findings';
+import type { IncidentRecord, IncidentSummary } from './types';
+import { classifyOutcome } from '@/lib/outcomes/classify';
+import type { Observed, ObservedTask } from '@/lib/outcomes/schemas';
 
 const refund = (more: Omit<Step, 'obs'> & { obs: Step['obs'] }): Step => ({
   summary: 'Refund 40.00 EUR on order 4411',
@@ -41,7 +44,7 @@ describe('summarizeIncident', () => {
     ],
     [
       'the latest refusal decides',
-      [refund({ obs: 'rateLimited' }), refund({ obs: 'forbidden' })],
+      [refund({ obs: 'rateLimited', key: 'k' }), refund({ obs: 'forbidden', key: 'k' })],
       { notDone: ['refund_payment on billing-mcp: Refund 40.00 EUR on order 4411 (refused: forbidden; 2 attempts)'] },
     ],
     [
@@ -85,15 +88,6 @@ describe('summarizeIncident', () => {
       'a read that met an upstream error is not done',
       [{ obs: 'upstream', ...read }],
       { notDone: ['get_order on orders-mcp: Read order 4411 (read failed: upstream failure)'] },
-    ],
-    [
-      'a write without a key that may have run twice says so',
-      [refund({ obs: 'timeout' }), refund({ obs: 'ok' })],
-      {
-        done: [
-          'refund_payment on billing-mcp: Refund 40.00 EUR on order 4411 (2 attempts; may have run 2 times: no idempotency key)',
-        ],
-      },
     ],
     [
       'another key is another operation',
@@ -244,3 +238,156 @@ describe('summarizeIncident: resolved unknowns (docs/design.md "Resolving an unk
     expect(s.unknown).toHaveLength(1);
   });
 });
+
+// docs/design.md "Resolving an unknown": an operation is one idempotency key with one argument
+// digest, or one MCP task id; without a key (or without a digest), one attempt. Every expected
+// sentence below is written from that rule, not read back from the code.
+describe('summarizeIncident: operations', () => {
+  const at = new Date('2026-11-30T12:05:00Z');
+  const UNKNOWN_4411 =
+    'refund_payment on billing-mcp: Refund 40.00 EUR on order 4411 (timeout; key k): it may have taken effect; check before repeating';
+
+  const summarize = (records: IncidentRecord[]) => {
+    const s = summarizeIncident(records);
+    return { done: s.done, notDone: s.notDone, unknown: s.unknown, sentence: oneSentence(s) };
+  };
+
+  it('same key and digest: one operation, which the later completion settles', () => {
+    const [u, ok] = story(refund({ obs: 'timeout', key: 'k' }), refund({ obs: 'ok', key: 'k' }));
+    const resolved = {
+      ...u,
+      resolution: { by: 'record' as const, verdict: 'happened' as const, recordId: ok.id, at, who: 'support-bot' },
+    };
+    expect(summarize([resolved, ok])).toEqual({
+      done: [
+        'refund_payment on billing-mcp: Refund 40.00 EUR on order 4411 (2 attempts; it happened, resolved by a later record (support-bot))',
+      ],
+      notDone: [],
+      unknown: [],
+      sentence: '1 operation done.',
+    });
+  });
+
+  it('same key, other arguments: two operations, the earlier one still unknown', () => {
+    const records = story(
+      refund({ obs: 'timeout', key: 'k', args: 'amount-40' }),
+      refund({ obs: 'ok', key: 'k', args: 'amount-45', summary: 'Refund 45.00 EUR on order 4411' }),
+    );
+    const expected = {
+      done: ['refund_payment on billing-mcp: Refund 45.00 EUR on order 4411'],
+      notDone: [],
+      unknown: [UNKNOWN_4411],
+      sentence: '1 operation done, 1 unknown: check before repeating refund_payment.',
+    };
+    expect(summarize(records)).toEqual(expected);
+    expect(summarize([...records].reverse())).toEqual(expected);
+    // The finding and the summary say the same thing.
+    expect(detectFindings(records).map((f) => f.kind)).toContain('unsafe_replay');
+  });
+
+  it('same key, other arguments: the completion of the first does not settle the second', () => {
+    const records = story(
+      refund({ obs: 'timeout', key: 'k', args: 'amount-45', summary: 'Refund 45.00 EUR on order 4411' }),
+      refund({ obs: 'timeout', key: 'k' }),
+      refund({ obs: 'ok', key: 'k', args: 'amount-45', summary: 'Refund 45.00 EUR on order 4411' }),
+    );
+    expect(summarize(records)).toEqual({
+      done: ['refund_payment on billing-mcp: Refund 45.00 EUR on order 4411 (2 attempts)'],
+      notDone: [],
+      unknown: [UNKNOWN_4411],
+      sentence: '1 operation done, 1 unknown: check before repeating refund_payment.',
+    });
+  });
+
+  it('no key: each attempt is its own operation, even with the same arguments', () => {
+    expect(summarize(story(refund({ obs: 'timeout' }), refund({ obs: 'ok' })))).toEqual({
+      done: ['refund_payment on billing-mcp: Refund 40.00 EUR on order 4411'],
+      notDone: [],
+      unknown: [
+        'refund_payment on billing-mcp: Refund 40.00 EUR on order 4411 (timeout): it may have taken effect; check before repeating',
+      ],
+      sentence: '1 operation done, 1 unknown: check before repeating refund_payment.',
+    });
+    expect(summarize(story(refund({ obs: 'rateLimited' }), refund({ obs: 'forbidden' })))).toEqual({
+      done: [],
+      notDone: [
+        'refund_payment on billing-mcp: Refund 40.00 EUR on order 4411 (refused: rate limited)',
+        'refund_payment on billing-mcp: Refund 40.00 EUR on order 4411 (refused: forbidden)',
+      ],
+      unknown: [],
+      sentence: 'Nothing was done: 2 operations not done.',
+    });
+  });
+
+  it('a key without a digest: nothing says two attempts carry the same arguments', () => {
+    expect(
+      summarize(story(refund({ obs: 'timeout', key: 'k', args: null }), refund({ obs: 'ok', key: 'k', args: null }))),
+    ).toEqual({
+      done: ['refund_payment on billing-mcp: Refund 40.00 EUR on order 4411'],
+      notDone: [],
+      unknown: [UNKNOWN_4411],
+      sentence: '1 operation done, 1 unknown: check before repeating refund_payment.',
+    });
+  });
+
+  it('one MCP task across records is one operation, with or without a key on each', () => {
+    const [a, b, c] = story(
+      refund({ obs: 'ok', key: 'k' }),
+      refund({ obs: 'ok', args: null }),
+      refund({ obs: 'ok', args: null }),
+    );
+    const records = [
+      asTask(a, { id: 't1', status: 'working' }),
+      asTask(b, { id: 't1', status: 'working' }),
+      asTask(c, { id: 't1', status: 'completed' }, { isError: false, outputValidation: 'valid' }),
+    ];
+    expect(summarize(records)).toEqual({
+      done: ['refund_payment on billing-mcp: Refund 40.00 EUR on order 4411 (3 records of task t1)'],
+      notDone: [],
+      unknown: [],
+      sentence: '1 operation done.',
+    });
+    expect(summarize(records.slice(0, 2))).toMatchObject({
+      unknown: [
+        'refund_payment on billing-mcp: Refund 40.00 EUR on order 4411 (task running; 2 records of task t1; key k): it may have taken effect; check before repeating',
+      ],
+      sentence: '1 operation unknown: check before repeating refund_payment.',
+    });
+    // Another task is another operation.
+    const other = asTask(c, { id: 't2', status: 'completed' }, { isError: false, outputValidation: 'valid' });
+    expect(summarize([...records.slice(0, 2), other]).sentence).toBe(
+      '1 operation done, 1 unknown: check before repeating refund_payment.',
+    );
+  });
+
+  it('attempts in mixed order are taken by occurredAt, ties by receipt order', () => {
+    const [a, b, c, d] = story(
+      refund({ obs: 'timeout', key: 'k', at: 0, seq: 0 }),
+      refund({ obs: 'ok', key: 'k', args: 'order-4412', summary: 'Refund 40.00 EUR on order 4412', at: 1, seq: 3 }),
+      refund({ obs: 'forbidden', key: 'k', at: 2, seq: 2 }),
+      refund({ obs: 'rateLimited', key: 'k', at: 2, seq: 1 }),
+    );
+    const checked = {
+      ...a,
+      resolution: { by: 'state_check' as const, verdict: 'did_not_happen' as const, at, who: 'Bo' },
+    };
+    expect(summarize([c, b, d, checked])).toEqual({
+      done: ['refund_payment on billing-mcp: Refund 40.00 EUR on order 4412'],
+      notDone: [
+        'refund_payment on billing-mcp: Refund 40.00 EUR on order 4411 (refused: forbidden; 3 attempts; it did not happen, resolved by a state check (Bo))',
+      ],
+      unknown: [],
+      sentence: '1 operation done, 1 not done.',
+    });
+  });
+});
+
+function asTask(r: IncidentRecord, task: ObservedTask, result?: Observed['result']): IncidentRecord {
+  const observed: Observed = { sent: true, httpStatus: 200, task, ...(result ? { result } : {}) };
+  const annotations = r.tool.annotations ?? {};
+  return {
+    ...r,
+    observed: { task },
+    classification: classifyOutcome({ observed, annotations, serverTrusted: true, toolName: r.tool.name }),
+  };
+}

@@ -1,28 +1,28 @@
 // What was and was not done in an incident (docs/api.md "Incidents": `summary`). Pure.
 //
-// One sentence per operation: its idempotency key when it has one, else its arguments digest
-// (with neither, nothing says two calls are one operation, so each call stands alone). Rules
-// where docs/design.md is silent:
+// One sentence per operation (lib/incidents/operations.ts: one idempotency key with one argument
+// digest, or one MCP task; without a key, one attempt), so the later completion of one operation
+// never hides another that is unknown. Rules where docs/design.md is silent:
 // - Any completed + ok attempt makes the operation done: a later refusal does not undo a write.
 // - Otherwise, an attempt at a write that may have taken effect (delivery unknown, or completed
 //   with output_schema_violation: it ran, but its content is no evidence) makes it unknown.
 // - Otherwise the latest attempt decides: refused or never sent is not done; a read-only call
 //   that got no usable answer (unknown, or a result breaking its schema) is not done either,
 //   since a read changes nothing.
-// - An operation without a key whose write may have run more than once says so.
 // - A resolved unknown (a later record of the same operation, or a state check) is no longer
 //   unknown: "happened" makes the operation done, "did not happen" leaves it to the other attempts;
 //   the sentence says how it was resolved and by whom. Only unresolved unknowns are "check before
 //   repeating".
 import type { Classification } from '@/lib/outcomes/schemas';
 import { resolvedHow, verdictLabel } from '@/lib/outcomes/resolution';
-import { callName, groupBy, inTimeOrder, operationKey, type IncidentRecord, type IncidentSummary } from './types';
+import { operationsOf, taskOf } from './operations';
+import { callName, type IncidentRecord, type IncidentSummary } from './types';
 
 export type { IncidentSummary };
 
 export function summarizeIncident(records: readonly IncidentRecord[]): IncidentSummary {
   const summary: IncidentSummary = { done: [], notDone: [], unknown: [], unknownTools: [] };
-  for (const attempts of groupBy(inTimeOrder(records), operationKey)) {
+  for (const attempts of operationsOf(records)) {
     const { list, sentence } = describe(attempts);
     summary[list].push(sentence);
     if (list === 'unknown' && !summary.unknownTools.includes(attempts[0].tool.name)) {
@@ -40,8 +40,12 @@ function describe(attempts: IncidentRecord[]): { list: 'done' | 'notDone' | 'unk
   const first = attempts[0];
   const summary = attempts.map((r) => oneLine(r.summary)).find(Boolean);
   const head = `${callName(first)}${summary ? `: ${summary}` : ''}`;
-  const count = attempts.length > 1 ? `${attempts.length} attempts` : null;
-  const key = first.idempotencyKey ? `key ${first.idempotencyKey}` : null;
+  const task = taskOf(attempts);
+  // A task's later records are its statuses and its result, not new attempts.
+  const count =
+    attempts.length > 1 ? (task ? `${attempts.length} records of task ${task}` : `${attempts.length} attempts`) : null;
+  const keyed = attempts.find((r) => r.idempotencyKey)?.idempotencyKey;
+  const key = keyed ? `key ${keyed}` : null;
 
   const success = attempts.find((r) => isOk(r.classification));
   const settled = attempts.filter((r) => r.resolution && mayHaveActed(r.classification));
@@ -58,10 +62,8 @@ function describe(attempts: IncidentRecord[]): { list: 'done' | 'notDone' | 'unk
     return { list: 'done', sentence: head + paren(count, key, resolvedAs) };
   }
   if (success) {
-    const acted = attempts.filter((r) => isOk(r.classification) || mayHaveActed(r.classification)).length;
-    const twice =
-      !key && !success.classification.readOnly && acted > 1 ? `may have run ${acted} times: no idempotency key` : null;
-    return { list: 'done', sentence: head + paren(success.classification.readOnly ? 'read' : null, count, twice) };
+    const read = success.classification.readOnly ? 'read' : null;
+    return { list: 'done', sentence: head + paren(read, count, resolvedAs) };
   }
 
   const uncertain = attempts.filter((r) => mayHaveActed(r.classification) && !r.resolution).at(-1);

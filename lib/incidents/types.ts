@@ -144,10 +144,12 @@ export function groupBy<T>(items: readonly T[], key: (item: T) => string): T[][]
 export const callName = (r: Pick<IncidentRecord, 'server' | 'tool'>) => `${r.tool.name} on ${r.server}`;
 
 /**
- * One operation: its idempotency key when it has one, else its arguments digest. With neither,
- * nothing says two calls are the same operation, so each record stands alone.
+ * The calls unbounded_retry counts as retries of one another: its idempotency key when it has one,
+ * else its arguments digest; with neither, a call stands alone. Wider than an operation
+ * (lib/incidents/operations.ts): an agent repeating a call without a key, or with other arguments
+ * under one key, is still retrying it, though nothing makes the attempts one operation.
  */
-export function operationKey(r: IncidentRecord): string {
+export function retryKey(r: IncidentRecord): string {
   const scope = JSON.stringify([r.requestRef, r.organization, r.server, r.tool.name]);
   if (r.idempotencyKey) return `${scope}key:${r.idempotencyKey}`;
   if (r.argsDigest) return `${scope}args:${r.argsDigest}`;
