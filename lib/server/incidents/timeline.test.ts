@@ -73,8 +73,9 @@ describe('getIncident: outcome records and approvals, one timeline', () => {
     expect(incident.approvals).toEqual([
       expect.objectContaining({ id: approvalId, status: 'redeemed', approvals: 1, requiredApprovals: 1 }),
     ]);
-    // Blocked, then run under the grant: one operation (same tool and arguments), done.
-    expect(incident.sentence).toBe('1 operation done. 1 approval request: 1 redeemed.');
+    // Blocked, then run under the grant, neither with an idempotency key: two operations (without a
+    // key nothing makes two attempts one), the blocked one not done, the granted one done.
+    expect(incident.sentence).toBe('1 operation done, 1 not done. 1 approval request: 1 redeemed.');
     // The write ran under a grant redeemed for it here: no finding.
     expect(incident.findings.map((f) => f.kind)).not.toContain('write_without_grant');
   });
