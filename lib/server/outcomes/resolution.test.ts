@@ -54,6 +54,18 @@ describe('resolution by a later record of the same operation', () => {
     });
   }
 
+  it('under one key, only the completion with the same arguments settles: never an earlier one with others', async () => {
+    const key = await makeKey();
+    const attempt = operation();
+    const [unknown] = await post(key, attempt(0, TIMEOUT));
+    const [other] = await post(key, attempt(1, OK, { argsDigest: digest() }));
+    expect(value(await getOutcome(key, unknown)).resolution).toBeNull();
+    const [same] = await post(key, attempt(2, OK));
+    const view = value(await getOutcome(key, unknown));
+    expect(view.resolution).toMatchObject({ by: 'record', verdict: 'happened', recordId: same });
+    expect(view.classification.nextStep).not.toContain(other);
+  });
+
   it('an earlier completed record does not resolve a later unknown', async () => {
     const key = await makeKey();
     const attempt = operation();
