@@ -177,7 +177,7 @@ export default async function IncidentPage({ params }: { params: Promise<{ ref: 
 
       <Card
         title={`Timeline (${incident.timeline.length})`}
-        description="Outcome records and approval steps, oldest first, times in UTC. Attempts of one operation share its idempotency key."
+        description="Outcome records and approval steps, oldest first, times in UTC. Attempts of one operation share its idempotency key and arguments."
       >
         <ol className="relative ml-3 space-y-4 border-l border-slate-200">
           {incident.timeline.map((entry, i) => (
