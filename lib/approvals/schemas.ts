@@ -131,12 +131,7 @@ const showFieldsSchema = z.string().transform((text, ctx) => {
   return z.NEVER;
 });
 
-/** How each budget is written in messages: the CLI option and the form label follow it. */
-export const budgetWords: Record<keyof GuardBudgets, string> = {
-  failedAttempts: 'failed attempts',
-  calls: 'calls',
-  backoffBaseMs: 'backoff base (ms)',
-};
+/** Why a budget was refused; the CLI prefixes its option, the form its label. */
 export const budgetMessage = (key: keyof GuardBudgets) =>
   `must be a whole number from ${BUDGET_BOUNDS[key].min} to ${BUDGET_BOUNDS[key].max} (empty: inherit)`;
 
