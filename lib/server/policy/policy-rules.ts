@@ -178,7 +178,7 @@ export async function setPolicyRule(actor: Actor, input: PolicyRuleChange): Prom
       where: { id: before.id },
       data: {
         ...(requirementChanged ? { requiredApprovals, blocked } : {}),
-        // Only the budgets that change: another admin's change to the others a moment ago stands.
+        // Only the budgets that change, as the audit entry below says.
         ...budgetData(Object.fromEntries(budgetChanges.map((k) => [k, budgetsGiven[k]]))),
         createdBy: actorName,
       },
