@@ -177,6 +177,68 @@ describe.concurrent('npm run cli', { timeout: 90_000 }, () => {
     });
   });
 
+  it("policy:set sets a rule's budgets with --approvals or alone, clears one with '', and audits each change", async () => {
+    const server = uniq('pol-budget');
+    const args = ['policy:set', '--server', server, '--tool', 'refund_payment'];
+    const created = await cli(...args, '--approvals', '1', '--failed-attempts', '3', '--backoff-base-ms', '500');
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toMatch(
+      new RegExp(
+        `^Policy rule: refund_payment on ${server} needs 1 approval \\(rule [0-9a-f-]{36}, set by cli\\); budgets: 3 failed attempts, backoff base 500 ms \\(--calls inherited\\)$`,
+        'm',
+      ),
+    );
+    const alone = await cli(...args, '--calls', '40', '--failed-attempts', '');
+    expect(alone.code, alone.stderr).toBe(0);
+    expect(alone.stdout).toMatch(
+      /needs 1 approval \(rule [0-9a-f-]{36}, set by cli\); budgets: 40 calls, backoff base 500 ms \(--failed-attempts inherited\)$/m,
+    );
+    // On a whole server too; all cleared reads as inherited.
+    const whole = await cli('policy:set', '--server', server, '--approvals', '0', '--calls', '100000');
+    expect(whole.stdout).toContain(`every tool of ${server} needs no approval (`);
+    expect(whole.stdout).toMatch(/; budgets: 100000 calls \(--failed-attempts, --backoff-base-ms inherited\)$/m);
+    const cleared = await cli('policy:set', '--server', server, '--calls', '');
+    expect(cleared.stdout).toMatch(/set by cli\); every budget inherited$/m);
+
+    const { db } = await import('@/lib/server/db/db');
+    const rows = await db.$queryRaw<
+      {
+        tool_name: string;
+        required_approvals: number;
+        failed_attempts_budget: number | null;
+        call_budget: number | null;
+        backoff_base_ms: number | null;
+      }[]
+    >`SELECT tool_name, required_approvals, failed_attempts_budget, call_budget, backoff_base_ms
+      FROM policy_rules WHERE server = ${server} ORDER BY tool_name`;
+    expect(rows).toEqual([
+      { tool_name: '*', required_approvals: 0, failed_attempts_budget: null, call_budget: null, backoff_base_ms: null },
+      {
+        tool_name: 'refund_payment',
+        required_approvals: 1,
+        failed_attempts_budget: null,
+        call_budget: 40,
+        backoff_base_ms: 500,
+      },
+    ]);
+    const audit = await db.auditEntry.findMany({
+      where: { targetType: 'policy_rule', actor: 'cli', data: { path: ['server'], equals: server } },
+      select: { action: true, data: true },
+      orderBy: { seq: 'asc' },
+    });
+    expect(audit.map((a) => a.data)).toEqual([
+      { server, tool: 'refund_payment', requiredApprovals: 1, budgets: { failedAttempts: 3, backoffBaseMs: 500 } },
+      {
+        server,
+        tool: 'refund_payment',
+        budgets: { failedAttempts: { from: 3, to: null }, calls: { from: null, to: 40 } },
+      },
+      { server, tool: null, requiredApprovals: 0, budgets: { calls: 100000 } },
+      { server, tool: null, budgets: { calls: { from: 100000, to: null } } },
+    ]);
+    expect(audit.map((a) => a.action)).toEqual(['policy.create', 'policy.change', 'policy.create', 'policy.change']);
+  });
+
   // Two tests of a few cases each: every case is a child process.
   const refusesPolicy = (name: string, cases: (server: string) => [string[], RegExp][]) =>
     it(`policy:set refuses ${name} with a message naming the option, and stores nothing`, async () => {
@@ -221,6 +283,28 @@ describe.concurrent('npm run cli', { timeout: 90_000 }, () => {
       [['--server', server, '--approvals', '1', '--show', 'amount'], /--show: needs a tool/],
       [
         [...tool, '--show', 'amount'],
+        /No rule for refund_payment on \S+ yet[\s\S]*--approvals: is required for a new rule/,
+      ],
+    ];
+  });
+
+  refusesPolicy('a bad budget', (server) => {
+    const rule = ['--server', server, '--approvals', '1'];
+    const attempts = /--failed-attempts: must be a whole number from 1 to 1000 \(empty: inherit\)/;
+    const calls = /--calls: must be a whole number from 1 to 100000 \(empty: inherit\)/;
+    const backoff = /--backoff-base-ms: must be a whole number from 100 to 60000 \(empty: inherit\)/;
+    return [
+      [[...rule, '--failed-attempts', 'five'], attempts],
+      [[...rule, '--failed-attempts', '0'], attempts],
+      [[...rule, '--failed-attempts=-3'], attempts],
+      [[...rule, '--calls', '100001'], calls],
+      [[...rule, '--calls', '99999999999999999999'], calls],
+      [[...rule, '--calls', '2.5'], calls],
+      [[...rule, '--backoff-base-ms', '1e3'], backoff],
+      [[...rule, '--backoff-base-ms=-100'], backoff],
+      [[...rule, '--backoff-base-ms', '60001'], backoff],
+      [
+        ['--server', server, '--tool', 'refund_payment', '--calls', '10'],
         /No rule for refund_payment on \S+ yet[\s\S]*--approvals: is required for a new rule/,
       ],
     ];

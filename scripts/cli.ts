@@ -25,6 +25,8 @@ const usage = `Usage: npm run cli -- <command> [options]
   tools:accept   --server S --tool T [--hash H]       accepts T's held definition (the one with hash H, if given)
   policy:set     --server S [--tool T] --approvals 0|1|2|blocked   approvals a server's tool (or all its tools) needs
                  [--show a,b]   argument fields its queue rows show ('' clears; alone, on an existing rule)
+                 [--failed-attempts N] [--calls N] [--backoff-base-ms N]   the guards' budgets per request
+                                reference (1-1000, 1-100000, 100-60000; '' inherits again; alone, on an existing rule)
   audit:verify                                        recomputes the audit chain
   outcomes:reclassify [--batch N]                     re-derives stored classifications with the current classifier
   retention:purge                                     deletes outcome records older than ${RETENTION_ENV} (default 90 days)`;
@@ -49,22 +51,63 @@ function failWith(failure: { failure: string; detail?: string }): never {
   throw new UsageError(failure.detail ?? failure.failure);
 }
 
-// With --show alone, only the fields shown change (on a rule that exists): no count to give.
+// With --show or budgets alone, only they change (on a rule that exists): no count to give.
 const policyChangeSchema = policyRuleSchema.extend({
   requiredApprovals: policyRuleSchema.shape.requiredApprovals.optional(),
 });
 
-function policyRuleInput(values: { server?: string; tool?: string; approvals?: string; show?: string }) {
+// The options of the budgets, by the schema field each one sets.
+const budgetOptions = { failedAttempts: 'failed-attempts', calls: 'calls', backoffBaseMs: 'backoff-base-ms' } as const;
+const policyOptions: Record<string, string> = { requiredApprovals: 'approvals', ...budgetOptions };
+
+function policyRuleInput(values: {
+  server?: string;
+  tool?: string;
+  approvals?: string;
+  show?: string;
+  'failed-attempts'?: string;
+  calls?: string;
+  'backoff-base-ms'?: string;
+}) {
+  const budgets = {
+    failedAttempts: values['failed-attempts'],
+    calls: values.calls,
+    backoffBaseMs: values['backoff-base-ms'],
+  };
   // The schema coerces, so "" would read as 0: only a plain count is a count here.
-  if (values.approvals === undefined && values.show === undefined)
+  if (
+    values.approvals === undefined &&
+    values.show === undefined &&
+    Object.values(budgets).every((b) => b === undefined)
+  )
     throw new UsageError('--approvals: is required (0, 1, 2 or blocked)');
   if (values.approvals !== undefined && !/^\s*(\d+|blocked)\s*$/.test(values.approvals))
     throw new UsageError('--approvals: must be 0, 1, 2 or blocked');
   return parse(
     policyChangeSchema,
-    { server: values.server ?? '', tool: values.tool, requiredApprovals: values.approvals?.trim(), show: values.show },
-    { requiredApprovals: 'approvals' },
+    {
+      server: values.server ?? '',
+      tool: values.tool,
+      requiredApprovals: values.approvals?.trim(),
+      show: values.show,
+      ...budgets,
+    },
+    policyOptions,
   );
+}
+
+/** A rule's budgets as the command line says them back: each set one, and which are inherited. */
+function describeBudgets(budgets: Record<keyof typeof budgetOptions, number | null>): string {
+  const said = [
+    budgets.failedAttempts === null ? null : `${budgets.failedAttempts} failed attempts`,
+    budgets.calls === null ? null : `${budgets.calls} calls`,
+    budgets.backoffBaseMs === null ? null : `backoff base ${budgets.backoffBaseMs} ms`,
+  ].filter((b) => b !== null);
+  const inherited = (Object.keys(budgetOptions) as (keyof typeof budgetOptions)[])
+    .filter((k) => budgets[k] === null)
+    .map((k) => `--${budgetOptions[k]}`);
+  if (!said.length) return '; every budget inherited';
+  return `; budgets: ${said.join(', ')}${inherited.length ? ` (${inherited.join(', ')} inherited)` : ''}`;
 }
 
 // 1 when the command ran but found what it checks for (a high-severity lint finding).
@@ -93,6 +136,9 @@ async function main(argv: string[]): Promise<void> {
       tool: { type: 'string' },
       approvals: { type: 'string' },
       show: { type: 'string' },
+      'failed-attempts': { type: 'string' },
+      calls: { type: 'string' },
+      'backoff-base-ms': { type: 'string' },
       batch: { type: 'string' },
       'hold-new-tools': { type: 'string' },
       hash: { type: 'string' },
@@ -264,9 +310,7 @@ async function main(argv: string[]): Promise<void> {
           throw new UsageError(
             [
               result.detail ?? result.failure,
-              ...(result.errors ?? []).map(
-                (e) => `--${e.path === 'requiredApprovals' ? 'approvals' : e.path}: ${e.message}`,
-              ),
+              ...(result.errors ?? []).map((e) => `--${policyOptions[e.path] ?? e.path}: ${e.message}`),
             ].join('\n'),
           );
         const rule = result.value;
@@ -279,8 +323,12 @@ async function main(argv: string[]): Promise<void> {
           : values.show !== undefined
             ? '; its queue rows show the first three scalar fields'
             : '';
+        // Said when asked about, or when the rule sets any: a rule about approvals alone reads as before.
+        const budgetsGiven = Object.values(budgetOptions).some((o) => values[o] !== undefined);
+        const budgets =
+          budgetsGiven || Object.values(rule.budgets).some((b) => b !== null) ? describeBudgets(rule.budgets) : '';
         console.log(
-          `Policy rule: ${rule.tool === null ? `every tool of ${rule.server}` : `${rule.tool} on ${rule.server}`} ${needs} (rule ${rule.id}, set by ${rule.createdBy})${shows}`,
+          `Policy rule: ${rule.tool === null ? `every tool of ${rule.server}` : `${rule.tool} on ${rule.server}`} ${needs} (rule ${rule.id}, set by ${rule.createdBy})${shows}${budgets}`,
         );
         break;
       }

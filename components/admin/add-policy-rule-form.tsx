@@ -4,6 +4,25 @@ import { addPolicyRuleAction } from '@/app/(console)/admin/policy/actions';
 import { Button } from '@/components/ui/button';
 import { Notice } from '@/components/ui/card';
 import { Field, Input, Select } from '@/components/ui/field';
+import {
+  BACKOFF_MAX_MS,
+  BUDGET_BOUNDS,
+  BUDGET_KEYS,
+  DEFAULT_BUDGETS,
+  type BudgetOverrides,
+} from '@/lib/guards/budgets';
+
+// Each budget's field: its label names it in its error too, as the command line names its option.
+const budgetFields = {
+  failedAttempts: { label: 'Failed attempts', saved: (n: number) => `${n} failed attempts` },
+  calls: { label: 'Calls', saved: (n: number) => `${n} calls` },
+  backoffBaseMs: { label: 'Backoff base (ms)', saved: (n: number) => `backoff base ${n} ms` },
+} as const;
+
+const savedBudgets = (b: BudgetOverrides) => {
+  const set = BUDGET_KEYS.filter((k) => b[k] !== null).map((k) => budgetFields[k].saved(b[k]!));
+  return set.length ? `; budgets: ${set.join(', ')}` : '';
+};
 
 const approvals = (n: number | 'blocked') =>
   n === 'blocked'
@@ -52,7 +71,7 @@ export function AddPolicyRuleForm() {
           <option value="blocked">Blocked: not exposed</option>
         </Select>
       </Field>
-      <div className="sm:col-span-3">
+      <div className="sm:col-span-4">
         <Field
           label="Fields shown in the queue"
           htmlFor="rule-show"
@@ -69,7 +88,43 @@ export function AddPolicyRuleForm() {
           />
         </Field>
       </div>
-      <div className="sm:pt-6">
+      <fieldset className="min-w-0 sm:col-span-4">
+        <legend className="text-sm font-medium text-slate-700">Guard budgets per request reference</legend>
+        <p className="mt-1 text-xs text-slate-500">
+          Empty: the tool&apos;s rule, then the server&apos;s, then the default shown. More failed attempts of one tool,
+          or more calls, are refused; a retry sooner than the backoff (doubling after each failure, at most{' '}
+          {BACKOFF_MAX_MS / 1000} s) is refused.
+        </p>
+        <div className="mt-3 grid gap-4 sm:grid-cols-3">
+          {BUDGET_KEYS.map((key) => {
+            const { label } = budgetFields[key];
+            const id = `rule-budget-${key}`;
+            const error = err[key];
+            return (
+              <Field
+                key={key}
+                label={label}
+                htmlFor={id}
+                error={error ? `${label} ${error}` : undefined}
+                hint={`${BUDGET_BOUNDS[key].min} to ${BUDGET_BOUNDS[key].max}; default ${DEFAULT_BUDGETS[key]}`}
+              >
+                <Input
+                  id={id}
+                  name={key}
+                  inputMode="numeric"
+                  autoComplete="off"
+                  defaultValue={typed?.[key]}
+                  maxLength={12}
+                  placeholder={String(DEFAULT_BUDGETS[key])}
+                  aria-invalid={!!error}
+                  aria-describedby={error ? `${id}-error` : undefined}
+                />
+              </Field>
+            );
+          })}
+        </div>
+      </fieldset>
+      <div className="sm:col-span-4">
         <Button type="submit" disabled={pending}>
           {pending ? 'Saving…' : 'Save rule'}
         </Button>
@@ -86,7 +141,8 @@ export function AddPolicyRuleForm() {
               <>every tool of {state.value.server}</>
             )}{' '}
             {approvals(state.value.requiredApprovals)}
-            {state.value.showFields ? `; its queue rows show ${state.value.showFields.join(', ')}` : ''}.
+            {state.value.showFields ? `; its queue rows show ${state.value.showFields.join(', ')}` : ''}
+            {savedBudgets(state.value.budgets)}.
           </Notice>
         ) : null}
         {state.status === 'error' ? (

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { cursorCodec, cursorId, cursorInstant } from '@/lib/pagination/cursor';
 import { argsDigestSchema, boundedString, storable, toolSchema } from '@/lib/outcomes/schemas';
 import { catalogToolSchema } from '@/lib/catalog/schemas';
+import { BUDGET_BOUNDS, type GuardBudgets } from '@/lib/guards/budgets';
 
 export const approvalStatuses = ['pending', 'approved', 'denied', 'expired', 'revoked', 'redeemed'] as const;
 export type ApprovalStatus = (typeof approvalStatuses)[number];
@@ -130,10 +131,37 @@ const showFieldsSchema = z.string().transform((text, ctx) => {
   return z.NEVER;
 });
 
+/** Why a budget was refused; the CLI prefixes its option, the form its label. */
+export const budgetMessage = (key: keyof GuardBudgets) =>
+  `must be a whole number from ${BUDGET_BOUNDS[key].min} to ${BUDGET_BOUNDS[key].max} (empty: inherit)`;
+
+// One of the guards' budgets on a rule (lib/guards/budgets.ts): a whole number within its bounds,
+// as a number or as typed (the command line, a form). Blank or null clears it: the rule inherits
+// it again. Typed text must be digits alone, so "1e3", "0x10" or "1.0" are refused rather than
+// read as numbers.
+const budgetSchema = (key: keyof GuardBudgets) => {
+  const { min, max } = BUDGET_BOUNDS[key];
+  const message = budgetMessage(key);
+  return z
+    .union([z.string(), z.number(), z.null()], message)
+    .transform((v, ctx) => {
+      if (v === null || (typeof v === 'string' && v.trim() === '')) return null;
+      const n = typeof v === 'number' ? v : /^\s*\d{1,10}\s*$/.test(v) ? Number(v) : NaN;
+      if (Number.isSafeInteger(n) && n >= min && n <= max) return n;
+      ctx.addIssue({ code: 'custom', message });
+      return z.NEVER;
+    })
+    .optional();
+};
+
 // An admin's rule; `tool` null (or blank in a form) means every tool of the server. `show`
-// absent leaves the fields shown as they are; an empty list clears them.
+// absent leaves the fields shown as they are; an empty list clears them. The same for each
+// budget: absent leaves it, null (or blank) clears it back to inherited.
 export const policyRuleSchema = z.object({
   show: showFieldsSchema.optional(),
+  failedAttempts: budgetSchema('failedAttempts'),
+  calls: budgetSchema('calls'),
+  backoffBaseMs: budgetSchema('backoffBaseMs'),
   server: storable(z.string().trim().min(1, 'is required').max(NAME_MAX)),
   tool: z
     .string()

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { toolAnnotationsSchema } from '@/lib/outcomes/schemas';
 import { wireInstant } from '@/lib/outcomes/views';
 import { approvalStatuses, decisionKinds } from './schemas';
+import { BACKOFF_MAX_MS, BUDGET_BOUNDS, DEFAULT_BUDGETS } from '@/lib/guards/budgets';
 
 const grantStates = ['active', 'redeemed', 'revoked', 'expired'] as const;
 
@@ -97,6 +98,9 @@ export const redemptionSchema = z
   })
   .meta({ description: 'The grant, redeemed: this answer comes exactly once per grant.' });
 
+const budget = (key: keyof typeof BUDGET_BOUNDS) =>
+  z.number().int().min(BUDGET_BOUNDS[key].min).max(BUDGET_BOUNDS[key].max);
+
 export const policyEvaluationSchema = z
   .strictObject({
     server: z.string(),
@@ -112,6 +116,22 @@ export const policyEvaluationSchema = z
         }),
         requiredApprovals: z.union([z.literal(0), z.literal(1), z.literal(2)]),
         reason: z.string(),
+        budgets: z
+          .strictObject({
+            failedAttempts: budget('failedAttempts').meta({
+              description: `Failed attempts of this tool in one request reference; the next one is refused (budget_exhausted). Default ${DEFAULT_BUDGETS.failedAttempts}.`,
+            }),
+            calls: budget('calls').meta({
+              description: `Calls in one request reference; the next one is refused (budget_exhausted). Default ${DEFAULT_BUDGETS.calls}.`,
+            }),
+            backoffBaseMs: budget('backoffBaseMs').meta({
+              description: `The wait after a first failure before a retry (retry_too_soon sooner); it doubles with each further failure, up to ${BACKOFF_MAX_MS} ms. Default ${DEFAULT_BUDGETS.backoffBaseMs}.`,
+            }),
+          })
+          .meta({
+            description:
+              'The guards’ budgets for this tool, resolved: its rule’s, else its server’s, else the defaults. A gateway counts trusted reads against them itself.',
+          }),
       }),
     ),
   })

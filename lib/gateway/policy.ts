@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { canonicalJson } from '../json/canonical';
 import { callApi, type CountersignEndpoint } from '../mcp/countersign-http';
+import { BUDGET_BOUNDS, BUDGET_KEYS, DEFAULT_BUDGETS, type GuardBudgets } from '../guards/budgets';
 
 export interface ToolPolicy {
   name: string;
@@ -21,6 +22,8 @@ export interface ToolPolicy {
   held: boolean;
   requiredApprovals: number;
   reason: string;
+  /** The guards' budgets for this tool, resolved by the console; a gateway counts trusted reads against them. */
+  budgets: GuardBudgets;
 }
 
 export interface PolicySnapshot {
@@ -129,11 +132,29 @@ export class PolicyCache {
       trusted = body.trusted === true;
       for (const t of body.tools as ToolPolicy[])
         if (typeof t?.name === 'string')
-          byName.set(t.name, { ...t, blocked: t.blocked === true, held: t.held === true });
+          byName.set(t.name, {
+            ...t,
+            blocked: t.blocked === true,
+            held: t.held === true,
+            budgets: budgetsOf(t.budgets),
+          });
     }
     const hidden = [...byName.values()].filter((t) => t.blocked || t.held).map((t) => t.name);
     return { trusted, tools: byName, hidden, hiddenKey: [...hidden].sort().join('\u0000'), at: this.now() };
   }
+}
+
+// A console older than the budgets sends none; a value out of bounds is not one the console
+// could have stored. Either way that budget is the default, as the console's own fallback.
+function budgetsOf(raw: unknown): GuardBudgets {
+  const given = (raw ?? {}) as Partial<Record<keyof GuardBudgets, unknown>>;
+  const budgets = { ...DEFAULT_BUDGETS };
+  for (const key of BUDGET_KEYS) {
+    const v = given[key];
+    if (Number.isInteger(v) && (v as number) >= BUDGET_BOUNDS[key].min && (v as number) <= BUDGET_BOUNDS[key].max)
+      budgets[key] = v as number;
+  }
+  return budgets;
 }
 
 /** The parts of a tool's definition the console pins, as the server gave them (absent ones left out). */

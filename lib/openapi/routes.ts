@@ -187,7 +187,7 @@ export const apiRoutes: RouteEntry[] = [
       POST: {
         summary: 'What policy requires of some tools',
         description:
-          'For gateways and agents: per tool of one server, whether it is blocked or held, how many approvals a call needs and why. Each tool as `tools/list` gave it; a tool sent with its inputSchema is pinned: accepted at its first sighting, held when it differs from the accepted definition (docs/catalog.md). Bodies up to 8 MiB. A definition over 256 KiB as canonical JSON (or otherwise unfit for review: a long title, a schema nested over 64 levels) holds its tool with a reason instead of refusing the request; nothing of it is stored.',
+          'For gateways and agents: per tool of one server, whether it is blocked or held, how many approvals a call needs and why, and the guards’ budgets it works under (failed attempts and calls in one request reference, the backoff base), resolved from its rule, its server’s rule and the defaults. Each tool as `tools/list` gave it; a tool sent with its inputSchema is pinned: accepted at its first sighting, held when it differs from the accepted definition (docs/catalog.md). Bodies up to 8 MiB. A definition over 256 KiB as canonical JSON (or otherwise unfit for review: a long title, a schema nested over 64 levels) holds its tool with a reason instead of refusing the request; nothing of it is stored.',
         tag: 'Approvals',
         action: 'policy.evaluate',
         body: policyEvaluateSchema,

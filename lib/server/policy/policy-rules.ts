@@ -4,6 +4,7 @@ import { isRecordNotFound } from '../db/errors';
 import { appendAudit } from '../audit/audit';
 import { affected, first } from '../db/kysely';
 import { lockPolicyRule, setShowFields } from './sql';
+import { budgetColumns, budgetsFor, budgetsOf } from './budgets';
 import { pinDefinitions } from '../catalog/catalog';
 import { unreviewable } from '@/lib/catalog/schemas';
 import { Prisma } from '@/lib/generated/prisma/client';
@@ -20,6 +21,7 @@ import {
 } from '@/lib/approvals/policy';
 import { isUuid, type PolicyEvaluateBody, type PolicyRuleInput } from '@/lib/approvals/schemas';
 import type { ToolAnnotations } from '@/lib/outcomes/schemas';
+import { BUDGET_KEYS, type BudgetOverrides, type GuardBudgets } from '@/lib/guards/budgets';
 import { fail, ok, type Result } from '@/lib/result';
 
 /** An admin's rule: `tool` null means every tool of the server. */
@@ -32,6 +34,8 @@ export type PolicyRuleView = {
   blocked: boolean;
   /** The argument fields the queue row shows for this tool; null: the first scalar fields. */
   showFields: string[] | null;
+  /** The guards' budgets this rule sets; null where it inherits (lib/guards/budgets.ts). */
+  budgets: BudgetOverrides;
   createdBy: string;
   createdAt: Date;
 };
@@ -43,6 +47,7 @@ const ruleSelect = {
   requiredApprovals: true,
   blocked: true,
   showFields: true,
+  ...budgetColumns,
   createdBy: true,
   createdAt: true,
 } satisfies Prisma.PolicyRuleSelect;
@@ -50,6 +55,15 @@ const ruleSelect = {
 const shown = (fields: readonly string[] | null | undefined) => (fields?.length ? [...fields] : null);
 const sameFields = (a: readonly string[] | null, b: readonly string[] | null) =>
   (a ?? []).join('\u0000') === (b ?? []).join('\u0000');
+// The budgets a rule sets, for its audit entries: the inherited ones left out.
+const setBudgets = (b: BudgetOverrides) =>
+  Object.fromEntries(BUDGET_KEYS.filter((k) => b[k] !== null).map((k) => [k, b[k]])) as Partial<GuardBudgets>;
+// Each budget as the columns name it.
+const budgetData = (b: Partial<BudgetOverrides>) => ({
+  ...(b.failedAttempts !== undefined ? { failedAttemptsBudget: b.failedAttempts } : {}),
+  ...(b.calls !== undefined ? { callBudget: b.calls } : {}),
+  ...(b.backoffBaseMs !== undefined ? { backoffBaseMs: b.backoffBaseMs } : {}),
+});
 const toView = (r: Prisma.PolicyRuleGetPayload<{ select: typeof ruleSelect }>): PolicyRuleView => ({
   id: r.id,
   server: r.server,
@@ -57,6 +71,7 @@ const toView = (r: Prisma.PolicyRuleGetPayload<{ select: typeof ruleSelect }>): 
   requiredApprovals: r.requiredApprovals,
   blocked: r.blocked,
   showFields: shown(r.showFields),
+  budgets: budgetsOf(r),
   createdBy: r.createdBy,
   createdAt: r.createdAt,
 });
@@ -74,7 +89,8 @@ export async function listPolicyRules(viewer: Actor): Promise<Result<PolicyRuleV
 
 /**
  * What `policy:set` and the Policy page write. Without `requiredApprovals` only the fields shown
- * change, on a rule that exists; without `show` they stay as they are (an empty list clears them).
+ * and the budgets change, on a rule that exists; without `show` they stay as they are (an empty
+ * list clears them), and so does each budget left out (null clears it back to inherited).
  */
 export type PolicyRuleChange = Omit<PolicyRuleInput, 'requiredApprovals'> &
   Partial<Pick<PolicyRuleInput, 'requiredApprovals'>>;
@@ -94,6 +110,9 @@ export async function setPolicyRule(actor: Actor, input: PolicyRuleChange): Prom
   const given = input.requiredApprovals;
   const blocked = given === 'blocked';
   const requiredApprovals = blocked ? 2 : (given as number);
+  const budgetsGiven: Partial<BudgetOverrides> = Object.fromEntries(
+    BUDGET_KEYS.filter((k) => input[k] !== undefined).map((k) => [k, input[k]]),
+  );
   return db.$transaction(async (tx) => {
     if (given !== undefined) {
       // ON CONFLICT DO NOTHING: a rule made a moment ago by another admin is changed below.
@@ -106,12 +125,14 @@ export async function setPolicyRule(actor: Actor, input: PolicyRuleChange): Prom
             blocked,
             createdBy: actorName,
             showFields: show ?? undefined,
+            ...budgetData(budgetsGiven),
           },
         ],
         skipDuplicates: true,
         select: ruleSelect,
       });
       if (inserted) {
+        const budgets = setBudgets(budgetsOf(inserted));
         await appendAudit(tx, {
           actor: actorName,
           action: 'policy.create',
@@ -121,6 +142,7 @@ export async function setPolicyRule(actor: Actor, input: PolicyRuleChange): Prom
             ...audit,
             requiredApprovals: requirementOf({ requiredApprovals, blocked }),
             ...(show ? { showFields: show } : {}),
+            ...(Object.keys(budgets).length ? { budgets } : {}),
           },
         });
         return ok(toView(inserted));
@@ -142,13 +164,24 @@ export async function setPolicyRule(actor: Actor, input: PolicyRuleChange): Prom
     const toShown = show === undefined ? wasShown : show;
     const requirementChanged = was !== to;
     const showChanged = !sameFields(wasShown, toShown);
-    if (!requirementChanged && !showChanged) {
+    const wasBudgets = budgetsOf({
+      failedAttemptsBudget: before.failed_attempts_budget,
+      callBudget: before.call_budget,
+      backoffBaseMs: before.backoff_base_ms,
+    });
+    const budgetChanges = BUDGET_KEYS.filter((k) => budgetsGiven[k] !== undefined && budgetsGiven[k] !== wasBudgets[k]);
+    if (!requirementChanged && !showChanged && !budgetChanges.length) {
       return ok(toView(await tx.policyRule.findUniqueOrThrow({ where: { id: before.id }, select: ruleSelect })));
     }
     if (showChanged) await affected(setShowFields(before.id, toShown), tx);
     const rule = await tx.policyRule.update({
       where: { id: before.id },
-      data: { ...(requirementChanged ? { requiredApprovals, blocked } : {}), createdBy: actorName },
+      data: {
+        ...(requirementChanged ? { requiredApprovals, blocked } : {}),
+        // Only the budgets that change, as the audit entry below says.
+        ...budgetData(Object.fromEntries(budgetChanges.map((k) => [k, budgetsGiven[k]]))),
+        createdBy: actorName,
+      },
       select: ruleSelect,
     });
     await appendAudit(tx, {
@@ -160,6 +193,13 @@ export async function setPolicyRule(actor: Actor, input: PolicyRuleChange): Prom
         ...audit,
         ...(requirementChanged ? { from: was, to } : {}),
         ...(showChanged ? { showFields: { from: wasShown, to: toShown } } : {}),
+        ...(budgetChanges.length
+          ? {
+              budgets: Object.fromEntries(
+                budgetChanges.map((k) => [k, { from: wasBudgets[k], to: budgetsGiven[k] ?? null }]),
+              ),
+            }
+          : {}),
       },
     });
     return ok(toView(rule));
@@ -187,6 +227,7 @@ export async function deletePolicyRule(viewer: Actor, id: string): Promise<Resul
         tool: rule.tool,
         requiredApprovals: requirementOf(rule),
         ...(rule.showFields ? { showFields: rule.showFields } : {}),
+        ...(Object.keys(setBudgets(rule.budgets)).length ? { budgets: setBudgets(rule.budgets) } : {}),
       },
     });
     return ok(rule);
@@ -213,6 +254,8 @@ export type ToolPolicy = {
   held: boolean;
   requiredApprovals: RequiredApprovals;
   reason: string;
+  /** The guards' budgets for this tool, resolved: the gateway counts trusted reads against them itself. */
+  budgets: GuardBudgets;
 };
 
 /**
@@ -229,7 +272,7 @@ export async function evaluatePolicy(
     db.trustedServer.count({ where: { name: body.server } }).then((n) => n > 0),
     db.policyRule.findMany({
       where: { server: body.server },
-      select: { toolName: true, requiredApprovals: true, blocked: true },
+      select: { toolName: true, requiredApprovals: true, blocked: true, ...budgetColumns },
     }),
     // A definition too large (or too odd) to review is held and never pinned: nothing of it is
     // stored, so nothing of it can be accepted, and it is held again at every evaluation.
@@ -262,6 +305,7 @@ export async function evaluatePolicy(
       held,
       requiredApprovals: verdict.requiredApprovals,
       reason,
+      budgets: budgetsFor(rules, tool.name),
     };
   });
   return ok({ server: body.server, trusted, tools });

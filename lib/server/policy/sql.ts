@@ -5,7 +5,15 @@ import { kysely, sql } from '../db/kysely';
 export const lockPolicyRule = (server: string, toolName: string) =>
   kysely
     .selectFrom('policy_rules')
-    .select(['id', 'required_approvals', 'blocked', 'show_fields'])
+    .select([
+      'id',
+      'required_approvals',
+      'blocked',
+      'show_fields',
+      'failed_attempts_budget',
+      'call_budget',
+      'backoff_base_ms',
+    ])
     .where('server', '=', server)
     .where('tool_name', '=', toolName)
     .forUpdate();

@@ -20,7 +20,7 @@ function revalidatePolicy() {
 
 /**
  * Adds a rule, or changes the one for the same server and tool (as the CLI does). The form holds
- * the whole rule: a blank "Fields shown in the queue" clears them.
+ * the whole rule: a blank "Fields shown in the queue" clears them, and a blank budget inherits.
  */
 export async function addPolicyRuleAction(_prev: unknown, form: FormData) {
   const text = (name: string) => String(form.get(name) ?? '');
@@ -29,15 +29,24 @@ export async function addPolicyRuleAction(_prev: unknown, form: FormData) {
     tool: text('tool'),
     requiredApprovals: text('requiredApprovals'),
     show: text('show'),
+    failedAttempts: text('failedAttempts'),
+    calls: text('calls'),
+    backoffBaseMs: text('backoffBaseMs'),
   };
   const state = await runAction(ruleFormSchema, input, (viewer, d) => setPolicyRule(viewer, d));
   // What was typed comes back with the errors: React resets the form after every action.
   if (state.status !== 'ok') return { ...state, input };
   revalidatePolicy();
-  const { server, tool, requiredApprovals, blocked, showFields } = state.value;
+  const { server, tool, requiredApprovals, blocked, showFields, budgets } = state.value;
   return {
     ...state,
-    value: { server, tool, requiredApprovals: blocked ? ('blocked' as const) : requiredApprovals, showFields },
+    value: {
+      server,
+      tool,
+      requiredApprovals: blocked ? ('blocked' as const) : requiredApprovals,
+      showFields,
+      budgets,
+    },
   };
 }
 

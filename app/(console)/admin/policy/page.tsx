@@ -7,6 +7,7 @@ import { readSort, sortRows } from '@/lib/sort';
 import { formatDate } from '@/lib/format';
 import { requireViewer } from '@/lib/server/auth/session';
 import { listPolicyRulesToManage } from '@/lib/server/tools/tools';
+import type { PolicyRuleView } from '@/lib/server/policy/policy-rules';
 import { deletePolicyRuleAction } from './actions';
 
 export const metadata = { title: 'Policy rules' };
@@ -19,6 +20,14 @@ const approvalsLabel = (r: { requiredApprovals: number; blocked: boolean }) =>
       : r.requiredApprovals === 1
         ? '1 reviewer'
         : `${r.requiredApprovals} distinct reviewers`;
+
+// The budgets a rule sets, one per line; the ones it leaves out are inherited.
+const budgetLines = (b: PolicyRuleView['budgets']) =>
+  [
+    b.failedAttempts === null ? null : `${b.failedAttempts} failed attempts`,
+    b.calls === null ? null : `${b.calls} calls`,
+    b.backoffBaseMs === null ? null : `backoff ${b.backoffBaseMs} ms`,
+  ].filter((l) => l !== null);
 
 const sortKeys = ['server', 'tool', 'approvals', 'when'] as const;
 
@@ -69,6 +78,7 @@ export default async function PolicyPage({ searchParams }: { searchParams: Promi
               sortColumn('Tool', 'tool', sort, href),
               sortColumn('Approvals required', 'approvals', sort, href),
               'Fields shown in the queue',
+              'Budgets',
               // Left out below 1440 px, so a row with fields shown keeps its Delete button on screen.
               { label: 'By', wide: true },
               sortColumn('When', 'when', sort, href, 'desc'),
@@ -92,6 +102,19 @@ export default async function PolicyPage({ searchParams }: { searchParams: Promi
                     <span className="break-all font-mono text-xs text-slate-900">{r.showFields.join(', ')}</span>
                   ) : (
                     <span className="text-slate-500">{r.tool ? 'the first three' : '—'}</span>
+                  )}
+                </Td>
+                <Td className="min-w-28 max-w-36 whitespace-normal">
+                  {budgetLines(r.budgets).length ? (
+                    <span className="block text-xs text-slate-900">
+                      {budgetLines(r.budgets).map((l) => (
+                        <span key={l} className="block">
+                          {l}
+                        </span>
+                      ))}
+                    </span>
+                  ) : (
+                    <span className="text-slate-500">inherited</span>
                   )}
                 </Td>
                 <Td className={wideOnly}>{r.createdBy}</Td>

@@ -76,8 +76,17 @@ describe('POST /api/v1/policy/evaluate', () => {
     const r = await evaluate({ server, tools: [{ name: 'lookup', annotations: READ }, { name: 'allowed' }] });
     expectOk(r, [200]);
     expect(r.json.trusted).toBe(false);
+    const defaults = { failedAttempts: 5, calls: 200, backoffBaseMs: 1000 };
     expect(r.json.tools).toEqual([
-      { name: 'lookup', readOnly: false, blocked: true, held: false, requiredApprovals: 2, reason: expect.any(String) },
+      {
+        name: 'lookup',
+        readOnly: false,
+        blocked: true,
+        held: false,
+        requiredApprovals: 2,
+        reason: expect.any(String),
+        budgets: defaults,
+      },
       {
         name: 'allowed',
         readOnly: false,
@@ -85,6 +94,7 @@ describe('POST /api/v1/policy/evaluate', () => {
         held: false,
         requiredApprovals: 1,
         reason: expect.any(String),
+        budgets: defaults,
       },
     ]);
   });
@@ -128,6 +138,29 @@ describe('POST /api/v1/policy/evaluate', () => {
     expect((await evaluate({ server, tools })).json.tools[0].blocked).toBe(true);
     await setPolicyRule(cli, { server, tool: 'write_file', requiredApprovals: 0 });
     expect((await evaluate({ server, tools })).json.tools[0]).toMatchObject({ blocked: false, requiredApprovals: 0 });
+  });
+
+  it("answers each tool's budgets, resolved: its rule's, else its server's, else the defaults", async () => {
+    const server = uniq('eval-budgets');
+    await setPolicyRule(cli, { server, tool: null, requiredApprovals: 1, calls: 40, backoffBaseMs: 2000 });
+    await setPolicyRule(cli, { server, tool: 'refund', requiredApprovals: 2, failedAttempts: 2 });
+    await setPolicyRule(cli, { server, tool: 'get_order', requiredApprovals: 0, calls: 1000, backoffBaseMs: 100 });
+    const tools = [{ name: 'refund' }, { name: 'get_order', annotations: READ }, { name: 'other' }];
+    const r = await evaluate({ server, tools });
+    expectOk(r, [200]);
+    expect(r.json.tools.map((t: { name: string; budgets: unknown }) => [t.name, t.budgets])).toEqual([
+      ['refund', { failedAttempts: 2, calls: 40, backoffBaseMs: 2000 }],
+      ['get_order', { failedAttempts: 5, calls: 1000, backoffBaseMs: 100 }],
+      ['other', { failedAttempts: 5, calls: 40, backoffBaseMs: 2000 }],
+    ]);
+    // Cleared on the server's rule: the defaults show through where no tool rule sets them.
+    await setPolicyRule(cli, { server, tool: null, calls: null, backoffBaseMs: null });
+    const after = await evaluate({ server, tools });
+    expect(after.json.tools.map((t: { budgets: unknown }) => t.budgets)).toEqual([
+      { failedAttempts: 2, calls: 200, backoffBaseMs: 1000 },
+      { failedAttempts: 5, calls: 1000, backoffBaseMs: 100 },
+      { failedAttempts: 5, calls: 200, backoffBaseMs: 1000 },
+    ]);
   });
 
   it('answers concurrent evaluations alike', async () => {
