@@ -2,7 +2,7 @@
 // docs/api.md "Guards"): history posted through ingest, each row of the table decided by the console,
 // refusals stored with their webhook event, replays, keys limited to an organization, bad input,
 // races and the console's clock.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { checkGuard } from '.';
 import { db } from '../db/db';
 import { ingestOutcomes, recordStateCheck } from '../outcomes';
@@ -12,6 +12,12 @@ import type { ApiKeyActor } from '@/lib/auth/actor';
 import { guardCheckSchema } from '@/lib/guards/schemas';
 import type { Observed, Outcome } from '@/lib/outcomes/schemas';
 import { fieldErrors } from '@/lib/result';
+import { cli } from '@/lib/auth/actor';
+import { createApiKey } from '@/lib/server/credentials/credentials';
+import { POST } from '@/app/api/v1/guards/check/route';
+
+// The route is called with a bearer key; next-auth (cookie sessions) does not load under vitest.
+vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
 const D = (c: string) => `sha256:${c.repeat(64)}`;
 const TIMEOUT: Observed = { sent: true, clientError: 'timeout' };
@@ -314,5 +320,34 @@ describe('checkGuard (real PostgreSQL)', () => {
     ).map(value);
     expect(answers).toEqual([{ decision: 'allow' }, { decision: 'allow' }, { decision: 'allow' }]);
     expect(await db.outcomeRecord.count({ where: { server: s.server } })).toBe(4);
+  });
+
+  it('the route: 200 with the decision, 422 naming each bad field, 403 for a key without outcomes:write', async () => {
+    const created = await createApiKey(cli, { name: uniq('key'), scopes: ['outcomes:write'] });
+    const readOnlyKey = await createApiKey(cli, { name: uniq('key'), scopes: ['outcomes:read'] });
+    if (!created.ok || !readOnlyKey.ok) throw new Error('keys');
+    const s = scene();
+    const send = async (body: unknown, token = created.value.secret) => {
+      const res = await POST(
+        new Request('http://127.0.0.1/api/v1/guards/check', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }),
+        { params: Promise.resolve({}) } as never,
+      );
+      return { status: res.status, json: await res.json() };
+    };
+    expect(await send(s.body())).toEqual({ status: 200, json: { decision: 'allow' } });
+    const bad = async (over: Record<string, unknown>) => {
+      const { status, json } = await send(s.body(over));
+      expect(status).toBe(422);
+      return json.errors.map((e: { path: string }) => e.path);
+    };
+    expect(await bad({ principal: 42 })).toEqual(['principal']);
+    expect(await bad({ idempotencyKey: 'k'.repeat(10 * 1024) })).toEqual(['idempotencyKey']);
+    expect(await bad({ records: Array.from({ length: 101 }, () => s.record(OK)) })).toEqual(['records']);
+    expect(await bad({ decision: 'allow' })).toEqual(['decision']);
+    expect((await send(s.body(), readOnlyKey.value.secret)).status).toBe(403);
   });
 });
