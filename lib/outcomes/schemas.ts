@@ -239,7 +239,12 @@ export const outcomeSchema = z
     // A guard's refusal: the earlier record it points to (the unknown, the refusal, the failure).
     earlierRecordId: optional(z.uuid()),
   })
-  .strict();
+  .strict()
+  .superRefine((r, ctx) => {
+    if (r.earlierRecordId != null && !(r.observed.clientBlock && isGuardCategory(r.observed.clientBlock))) {
+      ctx.addIssue({ code: 'custom', path: ['earlierRecordId'], message: "only allowed on a guard's refusal" });
+    }
+  });
 export type Outcome = z.infer<typeof outcomeSchema>;
 
 export const outcomeBatchSchema = z
