@@ -41,6 +41,32 @@ const ROWS: [row: string, on: On, observed: Observed, expected: string][] = [
     'client never_sent no_credentials after_approval',
   ],
   [
+    'guard: outcome unknown',
+    'write',
+    { sent: false, clientBlock: 'outcome_unknown' },
+    'client never_sent outcome_unknown after_state_check',
+  ],
+  ['guard: already done', 'write', { sent: false, clientBlock: 'already_done' }, 'client never_sent already_done no'],
+  [
+    'guard: idempotency key reused',
+    'write',
+    { sent: false, clientBlock: 'idempotency_key_reused' },
+    'client never_sent idempotency_key_reused after_correction',
+  ],
+  ['guard: not retryable', 'read', { sent: false, clientBlock: 'not_retryable' }, 'client never_sent not_retryable no'],
+  [
+    'guard: retry too soon',
+    'read',
+    { sent: false, clientBlock: 'retry_too_soon' },
+    'client never_sent retry_too_soon backoff',
+  ],
+  [
+    'guard: budget exhausted',
+    'write',
+    { sent: false, clientBlock: 'budget_exhausted' },
+    'client never_sent budget_exhausted no',
+  ],
+  [
     'HTTP 401',
     'read',
     sent({ httpStatus: 401, authError: 'invalid_token' }),

@@ -16,6 +16,14 @@ import {
   searchTerm,
 } from '../../testing/isolation';
 
+// A guard check of organization `org`, in a request reference of its own (no history: allowed).
+const guardBody = (org: 'a' | 'b') => {
+  const { eventId, requestRef, organization, principal, server, tool, argsDigest } = record(org, {
+    requestRef: `iso-guard-${org}-${stamp}`,
+  });
+  return { eventId, requestRef, organization, principal, server, tool, argsDigest };
+};
+
 // One MCP client span as an OTLP/JSON export, for organization `org`.
 const otlpExport = (org: 'a' | 'b', spanId: string) => ({
   resourceSpans: [
@@ -151,6 +159,33 @@ export const outcomeRoutes: Row[] = [
       const stored = await call(adminToken, 'GET', `/api/v1/outcomes?requestRef=${EXTRA_REF}&limit=200`);
       expect(stored.text).toContain(`evt-own-${stamp}`);
       expect(stored.text).not.toContain('evt-mixed-');
+    },
+  },
+  {
+    route: 'POST /api/v1/guards/check',
+    // A check for its own organization is decided; one for b's is refused by name, and its
+    // queued record is not stored either.
+    own: () => ({ method: 'POST', path: '/api/v1/guards/check', data: guardBody('a') }),
+    other: () => ({
+      method: 'POST',
+      path: '/api/v1/guards/check',
+      data: {
+        ...guardBody('b'),
+        records: [record('a', { eventId: `evt-guard-queued-${stamp}`, requestRef: EXTRA_REF })],
+      },
+    }),
+    ownStatus: 200,
+    otherStatus: 403,
+    check: async (own, other) => {
+      expect(own.json()).toEqual({ decision: 'allow' });
+      expect(other.json()).toMatchObject({
+        code: 'forbidden',
+        errors: [
+          { path: 'organization', message: `this API key may only check and write for the organization "${ORG.a}"` },
+        ],
+      });
+      const stored = await call(adminToken, 'GET', `/api/v1/outcomes?requestRef=${EXTRA_REF}&limit=200`);
+      expect(stored.text).not.toContain(`evt-guard-queued-${stamp}`);
     },
   },
   {

@@ -111,3 +111,17 @@ export const stateCheckExample = {
   verdict: 'did_not_happen',
   note: 'No refund for order 4411 in the payment provider.',
 };
+
+export const guardCheckExample = {
+  eventId: 'evt_01JD3YV9A1',
+  requestRef: 'req_8f2c',
+  organization: 'acme',
+  principal: 'user_193',
+  agent: 'support-bot',
+  server: 'billing-mcp',
+  tool: { name: 'refund_payment', annotations: { readOnlyHint: false, destructiveHint: true } },
+  argsDigest: digest,
+  idempotencyKey: 'refund-4411-v1',
+  summary: 'Refund 40.00 EUR on order 4411',
+  records: [],
+};

@@ -11,6 +11,7 @@ import * as serverSchemas from '@/lib/mcp-servers/schemas';
 import * as outcomeQuery from '@/lib/outcomes/query';
 import * as outcomeSchemas from '@/lib/outcomes/schemas';
 import * as resolutionSchemas from '@/lib/outcomes/resolution';
+import * as guardSchemas from '@/lib/guards/schemas';
 import { apiRoutes, methods } from './routes';
 import * as ex from './examples';
 
@@ -25,6 +26,7 @@ const schemaModules: Record<string, Record<string, unknown>> = {
   '@/lib/outcomes/query': outcomeQuery,
   '@/lib/outcomes/schemas': outcomeSchemas,
   '@/lib/outcomes/resolution': resolutionSchemas,
+  '@/lib/guards/schemas': guardSchemas,
 };
 
 function routeFiles(dir: string): string[] {
@@ -128,6 +130,7 @@ describe('the examples', () => {
     ['policy evaluate', approvalSchemas.policyEvaluateSchema, ex.policyEvaluateExample],
     ['accept a tool', catalogSchemas.acceptToolSchema, ex.acceptToolExample],
     ['state check', resolutionSchemas.stateCheckBodySchema, ex.stateCheckExample],
+    ['guard check', guardSchemas.guardCheckSchema, ex.guardCheckExample],
   ];
   it.each(cases)('the %s example is accepted by its schema', (_, schema, example) => {
     expect(schema.safeParse(example).success).toBe(true);

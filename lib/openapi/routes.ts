@@ -14,6 +14,7 @@ import { trustServerSchema, trustedServerViewSchema } from '@/lib/mcp-servers/sc
 import { outcomeQuerySchema } from '@/lib/outcomes/query';
 import { outcomeBatchSchema } from '@/lib/outcomes/schemas';
 import { stateCheckBodySchema } from '@/lib/outcomes/resolution';
+import { guardAnswerSchema, guardCheckSchema } from '@/lib/guards/schemas';
 import { ingestResponseSchema, outcomePageSchema, outcomeViewSchema } from '@/lib/outcomes/views';
 import * as ex from './examples';
 import { exportTraceServiceRequestSchema, exportTraceServiceResponseSchema } from './otlp';
@@ -103,6 +104,22 @@ export const apiRoutes: RouteEntry[] = [
         bodyExample: ex.stateCheckExample,
         answers: [{ status: 200, description: 'The record, resolved.', schema: outcomeViewSchema }],
         failures: ['not_found', 'conflict'],
+      },
+    },
+  },
+  {
+    path: '/guards/check',
+    operations: {
+      POST: {
+        summary: 'Ask whether a call may go to its server',
+        description:
+          "The guards at the point of execution, decided by the console from the records it holds: allow; hold (a write after a permission refusal in the request waits for approval); or refuse (outcome_unknown, already_done, idempotency_key_reused, not_retryable, retry_too_soon, budget_exhausted), stored as a never_sent record under the body's eventId and sent as a call.refused webhook. `records` (at most 100) are the caller's records not posted yet, stored first as POST /outcomes stores them. The same eventId again answers the same refusal.",
+        tag: 'Guards',
+        action: 'outcomes.write',
+        body: guardCheckSchema,
+        bodyExample: ex.guardCheckExample,
+        answers: [{ status: 200, description: 'The decision.', schema: guardAnswerSchema }],
+        failures: ['idempotency_key_reused'],
       },
     },
   },

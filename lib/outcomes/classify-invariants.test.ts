@@ -74,8 +74,15 @@ describe('classifyOutcome: invariants over generated observations', () => {
       return 'read-only without a trusted hint';
     }
     if ((c.delivery === 'never_sent') !== (!observed.sent && !answered)) return 'never_sent despite an answer';
-    // A write that may have run never reads as safely refused.
-    if (!c.readOnly && c.retry === 'after_state_check' && c.category !== 'conflict' && c.delivery !== 'unknown') {
+    // A write that may have run never reads as safely refused. A guard's outcome_unknown refusal
+    // sent nothing itself: the earlier attempt it names is the unknown one.
+    if (
+      !c.readOnly &&
+      c.retry === 'after_state_check' &&
+      c.category !== 'conflict' &&
+      c.category !== 'outcome_unknown' &&
+      c.delivery !== 'unknown'
+    ) {
       return 'uncertain write not unknown';
     }
     return null;

@@ -28,6 +28,12 @@ const REASONS: Record<Category, string> = {
   denied_by_policy: 'policy does not allow it',
   no_credentials: 'no credential was available for it',
   not_sent: 'the caller stopped before sending it',
+  outcome_unknown: 'an earlier attempt of the same call may have taken effect and nobody has checked',
+  already_done: 'the same call already took effect in this request',
+  idempotency_key_reused: 'its idempotency key was already used for other arguments',
+  not_retryable: 'the same call was refused before in a way a retry cannot change',
+  retry_too_soon: 'it came sooner than the backoff after the last failure allows',
+  budget_exhausted: 'this request used up its budget of attempts or calls',
   unauthenticated: 'the delegated credentials were not accepted',
   forbidden: 'the credentials lack the required permission',
   session_expired: 'the MCP session had expired',
@@ -111,6 +117,17 @@ const NEXT_STEPS: Partial<Record<Category, string>> = {
   output_schema_violation: "Do not treat the content as evidence; report it to the tool's owner.",
 };
 
+// A guard's refusal (docs/design.md "Guards at the point of execution"): what to do instead.
+const GUARD_NEXT_STEPS: Partial<Record<Category, string>> = {
+  outcome_unknown:
+    'Check the current state of the earlier attempt first; replay only with its idempotency key and the same input.',
+  already_done: 'Do not call again: it is done.',
+  idempotency_key_reused: 'Use a new idempotency key for new arguments, or the same arguments for this key.',
+  not_retryable: 'Stop: fix what the earlier refusal names (input, permission or approval) before calling again.',
+  retry_too_soon: 'Wait for the backoff to pass, then retry.',
+  budget_exhausted: 'Stop: a person must look at this request before it calls again.',
+};
+
 const POLL_TASK = 'Poll the task (tasks/get) until it ends; never call the tool again.';
 const ANSWER_TASK = "Answer the task's input request, then poll the task (tasks/get); never call the tool again.";
 const FOLDED_CHECK_STATE =
@@ -120,6 +137,8 @@ export function nextStepFor(v: Verdict, readOnly: boolean): string {
   if (v.category === 'task_running') return POLL_TASK;
   if (v.category === 'task_input_required') return ANSWER_TASK;
   if (isFoldedInvalidArguments(v)) return FOLDED_CHECK_STATE;
+  const guarded = v.delivery === 'never_sent' ? GUARD_NEXT_STEPS[v.category] : undefined;
+  if (guarded) return guarded;
   if (v.delivery === 'never_sent' && v.retry !== 'after_approval') {
     return v.retry === 'backoff'
       ? 'Nothing was sent; retry with bounded backoff.'

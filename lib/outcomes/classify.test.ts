@@ -1,15 +1,49 @@
 import { describe, expect, it } from 'vitest';
-import { clientBlocks, clientErrors, type Observed } from './schemas';
+import { clientErrors, type Observed } from './schemas';
 import { classifyAs, e, sent, toolError, TRUSTED_READ, WRITE, type Expected } from '@/testing/classify-fixtures';
 
 // One row per row of docs/design.md's table (its MCP task rows: classify-tasks.test.ts): [name, observed, write,
 // trusted read-only (if it differs)].
 const TABLE: [string, Observed, Expected, Expected?][] = [
-  ...clientBlocks.map((block): [string, Observed, Expected] => [
-    `blocked locally: ${block}`,
-    { sent: false, clientBlock: block },
-    e('client', 'never_sent', block, 'after_approval'),
-  ]),
+  ...(['approval_required', 'denied_by_policy', 'no_credentials'] as const).map(
+    (block): [string, Observed, Expected] => [
+      `blocked locally: ${block}`,
+      { sent: false, clientBlock: block },
+      e('client', 'never_sent', block, 'after_approval'),
+    ],
+  ),
+  // Refused by a guard (docs/design.md "Guards at the point of execution"), the retry of its row.
+  [
+    'guard: outcome_unknown',
+    { sent: false, clientBlock: 'outcome_unknown' },
+    e('client', 'never_sent', 'outcome_unknown', 'after_state_check'),
+  ],
+  [
+    'guard: already_done',
+    { sent: false, clientBlock: 'already_done' },
+    e('client', 'never_sent', 'already_done', 'no'),
+  ],
+  [
+    'guard: idempotency_key_reused',
+    { sent: false, clientBlock: 'idempotency_key_reused' },
+    e('client', 'never_sent', 'idempotency_key_reused', 'after_correction'),
+  ],
+  [
+    // The earlier refusal's retry is not in the observation: the strictest of the three.
+    'guard: not_retryable',
+    { sent: false, clientBlock: 'not_retryable' },
+    e('client', 'never_sent', 'not_retryable', 'no'),
+  ],
+  [
+    'guard: retry_too_soon',
+    { sent: false, clientBlock: 'retry_too_soon' },
+    e('client', 'never_sent', 'retry_too_soon', 'backoff'),
+  ],
+  [
+    'guard: budget_exhausted',
+    { sent: false, clientBlock: 'budget_exhausted' },
+    e('client', 'never_sent', 'budget_exhausted', 'no'),
+  ],
   ['HTTP 401', sent({ httpStatus: 401 }), e('admission', 'rejected', 'unauthenticated', 'after_reauth')],
   [
     'HTTP 401 invalid_token',

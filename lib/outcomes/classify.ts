@@ -28,7 +28,9 @@ import type {
   Boundary,
   Category,
   Classification,
+  ClientBlock,
   Delivery,
+  GuardCategory,
   Observed,
   ObservedResult,
   ObservedTask,
@@ -40,9 +42,10 @@ import type {
 /**
  * Stored with each classification so records can be re-derived when the rules change.
  * 1: the first table. 2: MCP tasks, `resultType: "input_required"`, -32020/-32021/-32022, and
- * the folded -32602 on a write is unknown.
+ * the folded -32602 on a write is unknown. 3: the guards' refusals (clientBlock outcome_unknown,
+ * already_done, idempotency_key_reused, not_retryable, retry_too_soon, budget_exhausted).
  */
-export const CLASSIFIER_VERSION = 2;
+export const CLASSIFIER_VERSION = 3;
 
 export interface ClassifyInput {
   observed: Observed;
@@ -123,8 +126,23 @@ function fromTaskStatus(task: ObservedTask, readOnly: boolean): Verdict | null {
   return verdict('tool', 'unknown', category, 'after_state_check');
 }
 
+// A guard's refusal carries the retry of docs/design.md's guard table. not_retryable repeats the
+// retry of the refusal it points to, which the observation does not carry: `no`, the strictest of
+// the three it can be, so a record never promises more than the guard did.
+const GUARD_RETRY: Record<GuardCategory, Retry> = {
+  outcome_unknown: 'after_state_check',
+  already_done: 'no',
+  idempotency_key_reused: 'after_correction',
+  not_retryable: 'no',
+  retry_too_soon: 'backoff',
+  budget_exhausted: 'no',
+};
+
+const blockRetry = (block: ClientBlock): Retry =>
+  block in GUARD_RETRY ? GUARD_RETRY[block as GuardCategory] : 'after_approval';
+
 function fromNeverSent(o: Observed): Verdict {
-  if (o.clientBlock) return verdict('client', 'never_sent', o.clientBlock, 'after_approval');
+  if (o.clientBlock) return verdict('client', 'never_sent', o.clientBlock, blockRetry(o.clientBlock));
   // Nothing left the caller, so sending again is safe; a deliberate cancel is not retried.
   if (o.clientError === 'timeout' || o.clientError === 'connection_lost') {
     return verdict('client', 'never_sent', o.clientError, 'backoff');

@@ -176,6 +176,17 @@ describe('outcomeSchema', () => {
     expect(firstIssuePath(value)).toBe(path);
   });
 
+  it("takes earlierRecordId only on a guard's refusal, as a uuid", () => {
+    const earlierRecordId = '4c1f0000-0000-4000-8000-000000000000';
+    const refusal = { ...minimal, observed: { sent: false, clientBlock: 'outcome_unknown' }, earlierRecordId };
+    expect(firstIssuePath(refusal)).toBeNull();
+    expect(firstIssuePath({ ...refusal, earlierRecordId: 'nope' })).toBe('earlierRecordId');
+    expect(firstIssuePath({ ...minimal, earlierRecordId })).toBe('earlierRecordId');
+    expect(
+      firstIssuePath({ ...minimal, observed: { sent: false, clientBlock: 'approval_required' }, earlierRecordId }),
+    ).toBe('earlierRecordId');
+  });
+
   it('drops unknown annotation hints rather than refusing them', () => {
     const parsed = outcomeSchema.parse(
       withField({ tool: { name: 'x', annotations: { readOnlyHint: true, futureHint: 1 } } }),

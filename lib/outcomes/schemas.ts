@@ -25,6 +25,13 @@ export const categories = [
   'denied_by_policy',
   'no_credentials',
   'not_sent',
+  // client, never sent: refused by a guard (docs/design.md "Guards at the point of execution")
+  'outcome_unknown',
+  'already_done',
+  'idempotency_key_reused',
+  'not_retryable',
+  'retry_too_soon',
+  'budget_exhausted',
   // admission (HTTP)
   'unauthenticated',
   'forbidden',
@@ -59,7 +66,19 @@ export const categories = [
 ] as const;
 export type Category = (typeof categories)[number];
 
-export const clientBlocks = ['approval_required', 'denied_by_policy', 'no_credentials'] as const;
+/** The guards' refusals (docs/design.md "Guards at the point of execution"), each recorded as a client block. */
+export const guardCategories = [
+  'outcome_unknown',
+  'already_done',
+  'idempotency_key_reused',
+  'not_retryable',
+  'retry_too_soon',
+  'budget_exhausted',
+] as const;
+export type GuardCategory = (typeof guardCategories)[number];
+export const isGuardCategory = (c: string): c is GuardCategory => (guardCategories as readonly string[]).includes(c);
+
+export const clientBlocks = ['approval_required', 'denied_by_policy', 'no_credentials', ...guardCategories] as const;
 export type ClientBlock = (typeof clientBlocks)[number];
 
 export const clientErrors = ['timeout', 'connection_lost', 'cancelled'] as const;
@@ -217,8 +236,15 @@ export const outcomeSchema = z
     argsDigest: optional(argsDigestSchema),
     summary: optional(boundedString(500)),
     observed: observedSchema,
+    // A guard's refusal: the earlier record it points to (the unknown, the refusal, the failure).
+    earlierRecordId: optional(z.uuid()),
   })
-  .strict();
+  .strict()
+  .superRefine((r, ctx) => {
+    if (r.earlierRecordId != null && !(r.observed.clientBlock && isGuardCategory(r.observed.clientBlock))) {
+      ctx.addIssue({ code: 'custom', path: ['earlierRecordId'], message: "only allowed on a guard's refusal" });
+    }
+  });
 export type Outcome = z.infer<typeof outcomeSchema>;
 
 export const outcomeBatchSchema = z

@@ -65,6 +65,10 @@ export const outcomeViewSchema = z
       .min(1)
       .meta({ description: 'The classifier version that derived `classification`.' }),
     resolution: resolutionSchema.nullable().meta({ description: 'null unless an unknown that something settled.' }),
+    earlierRecordId: z
+      .uuid()
+      .nullable()
+      .meta({ description: "A guard's refusal: the earlier record it points to (the unknown, refusal or failure)." }),
   })
   .meta({ description: 'A stored record: what the caller sent (free text masked), its classification and id.' });
 

@@ -11,6 +11,8 @@ export const webhookEventTypes = [
   'grant.redeemed',
   // A tool's definition differs from the accepted one (docs/catalog.md "Pinning"): held until an admin accepts it.
   'tool.changed',
+  // A guard refused a call before it reached its server (docs/design.md "Guards at the point of execution").
+  'call.refused',
 ] as const;
 export type WebhookEventType = (typeof webhookEventTypes)[number];
 
@@ -53,11 +55,23 @@ export type ToolChangedData = {
   differs: string[];
 };
 
+/**
+ * What a `call.refused` event holds: the guard's category, where, and the refusal's record. Never
+ * the summary, arguments or their digest.
+ */
+export type CallRefusedData = {
+  category: string;
+  server: string;
+  tool: string;
+  requestRef: string;
+  recordId: string;
+};
+
 export type WebhookEvent = {
   id: string;
   type: WebhookEventType;
   createdAt: Date;
-  data: WebhookEventData | ToolChangedData;
+  data: WebhookEventData | ToolChangedData | CallRefusedData;
 };
 
 export const MAX_URL_LENGTH = 2048;

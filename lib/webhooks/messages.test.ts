@@ -20,7 +20,7 @@ describe('Slack messages', () => {
       'approval.revoked': 'Revoked: refund_payment on billing-mcp',
       'grant.redeemed': 'Run: refund_payment on billing-mcp',
     };
-    for (const type of webhookEventTypes.filter((t) => t !== 'tool.changed')) {
+    for (const type of webhookEventTypes.filter((t) => t !== 'tool.changed' && t !== 'call.refused')) {
       const m = slackMessage(
         { type, data: eventData({ decision: 'approve', reviewer: 'rui@example.test', approvals: 1 }) },
         base,
@@ -62,6 +62,31 @@ describe('Slack messages', () => {
     expect(held.text).toMatch(/^New tool held: `&lt;!channel&gt;` is new on billing-mcp/);
     const body = JSON.parse(standardBody({ type: 'tool.changed', data, createdAt: new Date(0) }, base));
     expect(body.data).toEqual({ ...data, url: `${base}/admin/tools?server=billing-mcp` });
+  });
+
+  it('call.refused: names the category, tool, server and request, and links to the incident', () => {
+    const data = {
+      category: 'outcome_unknown',
+      server: 'billing-mcp',
+      tool: 'refund_payment',
+      requestRef: 'req 8f2c',
+      recordId: '4c1f0000-0000-4000-8000-000000000000',
+    };
+    const m = slackMessage({ type: 'call.refused', data }, base);
+    expect(m.blocks![0]).toEqual({
+      type: 'header',
+      text: { type: 'plain_text', text: 'Call refused: refund_payment on billing-mcp' },
+    });
+    expect(m.text).toContain('(outcome_unknown), in request req 8f2c');
+    expect(m.text).toContain(`${base}/incidents/req%208f2c`);
+    const sneaky = slackMessage({ type: 'call.refused', data: { ...data, tool: '<!channel>' } }, base);
+    expect(JSON.stringify([sneaky.text, sneaky.blocks![1]])).not.toContain('<!channel>');
+    const body = JSON.parse(standardBody({ type: 'call.refused', data, createdAt: new Date(0) }, base));
+    expect(body).toEqual({
+      type: 'call.refused',
+      timestamp: '1970-01-01T00:00:00.000Z',
+      data: { ...data, url: `${base}/incidents/req%208f2c` },
+    });
   });
 
   it('escape Slack markup in identifiers', () => {

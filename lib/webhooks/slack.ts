@@ -1,7 +1,7 @@
 // Slack-compatible messages (incoming webhooks) for webhook events. Pure. A message names the
 // request (tool, server, reference, on whose behalf), says what happened and links to it; it
 // never carries arguments, secrets or free text, masked or not (docs/design.md "Notifications").
-import type { ToolChangedData, WebhookEvent, WebhookEventData } from './events';
+import type { CallRefusedData, ToolChangedData, WebhookEvent, WebhookEventData } from './events';
 
 export type SlackText = { type: 'mrkdwn' | 'plain_text'; text: string };
 export type SlackBlock =
@@ -34,7 +34,7 @@ function facts(d: WebhookEventData): SlackText[] {
 
 /** Title and one-sentence headline per event type. */
 function headline(
-  type: Exclude<WebhookEvent['type'], 'tool.changed'>,
+  type: Exclude<WebhookEvent['type'], 'tool.changed' | 'call.refused'>,
   d: WebhookEventData,
 ): { title: string; text: string } {
   const what = `${id(d.tool)} on ${id(d.server)} for ${id(d.principal)} (${id(d.organization)})`;
@@ -70,11 +70,30 @@ function headline(
 export const toolLink = (data: Pick<ToolChangedData, 'server'>, base: string) =>
   `${base.replace(/\/+$/, '')}/admin/tools?server=${encodeURIComponent(data.server)}`;
 
-/** The link a message carries: the approval request, or for `tool.changed` the server's tools. */
+/** Where a `call.refused` event is looked into: the incident of its request reference. */
+export const incidentLink = (data: Pick<CallRefusedData, 'requestRef'>, base: string) =>
+  `${base.replace(/\/+$/, '')}/incidents/${encodeURIComponent(data.requestRef)}`;
+
+/** The link a message carries: the approval request; the server's tools (`tool.changed`); the incident (`call.refused`). */
 export const eventLink = (event: Pick<WebhookEvent, 'type' | 'data'>, base: string) =>
   event.type === 'tool.changed'
     ? toolLink(event.data as ToolChangedData, base)
-    : approvalLink(event.data as WebhookEventData, base);
+    : event.type === 'call.refused'
+      ? incidentLink(event.data as CallRefusedData, base)
+      : approvalLink(event.data as WebhookEventData, base);
+
+function callRefusedMessage(d: CallRefusedData, base: string): SlackMessage {
+  const link = incidentLink(d, base);
+  const what = `A call of \`${id(d.tool)}\` on ${id(d.server)} was refused before it was sent (${id(d.category)}), in request ${id(d.requestRef)}: the agent must stop or change course.`;
+  return {
+    text: `Call refused: ${what} ${link}`,
+    blocks: [
+      { type: 'header', text: { type: 'plain_text', text: plain(`Call refused: ${d.tool} on ${d.server}`) } },
+      { type: 'section', text: { type: 'mrkdwn', text: what } },
+      { type: 'section', text: { type: 'mrkdwn', text: `<${link}|Open the incident in Countersign>` } },
+    ],
+  };
+}
 
 function toolChangedMessage(d: ToolChangedData, base: string): SlackMessage {
   const link = toolLink(d, base);
@@ -94,6 +113,7 @@ function toolChangedMessage(d: ToolChangedData, base: string): SlackMessage {
 
 export function slackMessage(event: Pick<WebhookEvent, 'type' | 'data'>, base: string): SlackMessage {
   if (event.type === 'tool.changed') return toolChangedMessage(event.data as ToolChangedData, base);
+  if (event.type === 'call.refused') return callRefusedMessage(event.data as CallRefusedData, base);
   const data = event.data as WebhookEventData;
   const link = approvalLink(data, base);
   const { title, text } = headline(event.type, data);

@@ -50,7 +50,7 @@ describe('ingestOutcomes (real PostgreSQL)', () => {
     const row = await db.outcomeRecord.findFirstOrThrow({ where: { id: res.records[0].id } });
     expect(row).toMatchObject({
       apiKeyId: key.kind === 'apiKey' && key.keyId,
-      classifierVersion: 2,
+      classifierVersion: 3,
       annotationsTrusted: false,
     });
     expect(row.contentHash).toMatch(/^[0-9a-f]{64}$/);

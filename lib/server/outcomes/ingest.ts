@@ -5,7 +5,7 @@ import type { Actor } from '@/lib/auth/actor';
 import { authorize } from '@/lib/auth/permissions';
 import { classifyRecord } from '@/lib/outcomes/classify';
 import { outcomeContent } from '@/lib/outcomes/content';
-import type { Classification, OutcomeBatch } from '@/lib/outcomes/schemas';
+import type { Classification, Outcome, OutcomeBatch } from '@/lib/outcomes/schemas';
 import { fail, ok, type FieldError, type Result } from '@/lib/result';
 import { keyedHash, reused, toClassification, toRow, type IngestResponse } from './rows';
 import { BEGIN, COMMIT, ROLLBACK, preparedRows, rows as run } from '../db/kysely';
@@ -56,23 +56,8 @@ export async function ingestOutcomes(client: Actor, batch: OutcomeBatch): Promis
   const conn = await pool().connect();
   let broken: Error | undefined;
   try {
-    const trusted = await trustedAmong(
-      conn,
-      unique.map((i) => records[i].server),
-    );
-    const classified = new Map<string, Classification>();
-    const rows = unique.map((i) => {
-      const isTrusted = trusted.has(records[i].server);
-      const c = classifyRecord(records[i], isTrusted);
-      classified.set(records[i].eventId, c);
-      return toRow(records[i], hashes[i], c, isTrusted);
-    });
-    rows.forEach((row, ord) => (row.ord = ord));
-
-    const stored = await storeRows(conn, client.keyId, rows, classified);
-    if (stored instanceof Set)
-      return reused(unique.filter((i) => stored.has(records[i].eventId)).map((i) => `records.${i}.eventId`));
-
+    const stored = await storeUnique(conn, client.keyId, records, hashes, unique, false);
+    if (stored instanceof Set) return reused([...stored]);
     let accepted = 0;
     const out = records.map((r, i) => {
       const s = stored.get(r.eventId)!;
@@ -89,12 +74,56 @@ export async function ingestOutcomes(client: Actor, batch: OutcomeBatch): Promis
   }
 }
 
+/**
+ * Stores records, each one already checked (organization, no clash within them), inside the
+ * transaction the caller holds on `conn` (lib/server/guards/: the caller's queued records and a
+ * guard's refusal, with its decision). Answers what is stored under each eventId, or the paths
+ * (`records.N.eventId`) of those stored before with other content: then the caller rolls back.
+ */
+export async function ingestInTransaction(
+  conn: PoolClient,
+  apiKeyId: string,
+  records: Outcome[],
+): Promise<Stored | Set<string>> {
+  const hashes = records.map((r) => keyedHash('outcome-content', outcomeContent(r)));
+  const firstAt = new Map<string, number>();
+  records.forEach((r, i) => firstAt.has(r.eventId) || firstAt.set(r.eventId, i));
+  return storeUnique(conn, apiKeyId, records, hashes, [...firstAt.values()], true);
+}
+
+/** Classifies and stores the records at `unique`; answers what is stored, or the clashing records' paths. */
+async function storeUnique(
+  conn: PoolClient,
+  apiKeyId: string,
+  records: Outcome[],
+  hashes: string[],
+  unique: number[],
+  inTransaction: boolean,
+): Promise<Stored | Set<string>> {
+  const trusted = await trustedAmong(
+    conn,
+    unique.map((i) => records[i].server),
+  );
+  const classified = new Map<string, Classification>();
+  const rows = unique.map((i) => {
+    const isTrusted = trusted.has(records[i].server);
+    const c = classifyRecord(records[i], isTrusted);
+    classified.set(records[i].eventId, c);
+    return toRow(records[i], hashes[i], c, isTrusted);
+  });
+  rows.forEach((row, ord) => (row.ord = ord));
+  const stored = await storeRows(conn, apiKeyId, rows, classified, inTransaction);
+  if (stored instanceof Set)
+    return new Set(unique.filter((i) => stored.has(records[i].eventId)).map((i) => `records.${i}.eventId`));
+  return stored;
+}
+
 async function trustedAmong(conn: PoolClient, servers: string[]): Promise<Set<string>> {
   const rows = await run(selectTrustedServers([...new Set(servers)]), conn);
   return new Set(rows.map((r) => r.name));
 }
 
-type Stored = Map<string, { id: string; inserted: boolean; classification: Classification }>;
+export type Stored = Map<string, { id: string; inserted: boolean; classification: Classification }>;
 
 /** Inserts all or nothing; returns the event ids stored before with other content (rolled back) or what is stored. */
 async function storeRows(
@@ -102,6 +131,7 @@ async function storeRows(
   apiKeyId: string,
   rows: IngestRow[],
   classified: Map<string, Classification>,
+  inTransaction: boolean,
 ): Promise<Stored | Set<string>> {
   // One row is one atomic statement with nothing to undo if it clashes: no transaction needed
   // (two round trips fewer for the commonest post). On any error the caller discards the
@@ -110,7 +140,8 @@ async function storeRows(
   // in the same transaction, under its operation's lock (sql/resolution.ts), which the insert
   // takes before its first row.
   const operations = operationLockKeys(rows);
-  const transaction = rows.length > 1 || operations.length > 0;
+  // Inside the caller's transaction, the caller begins, commits and rolls back.
+  const transaction = !inTransaction && (rows.length > 1 || operations.length > 0);
   if (transaction) await run(BEGIN, conn);
   const locks = lockOperations(operations);
   const stored: Stored = new Map();

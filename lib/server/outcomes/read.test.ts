@@ -204,8 +204,9 @@ describe('listOutcomes and getOutcome', () => {
       classification: classifyRecord(record, false),
       annotationsTrusted: false,
       receivedAt: expect.any(Date),
-      classifierVersion: 2,
+      classifierVersion: 3,
       resolution: null,
+      earlierRecordId: null,
     });
   });
 
@@ -282,7 +283,7 @@ describe("a task's records (listTaskRecords)", () => {
       [ingested[2].id, 'input_required', 'task_input_required'],
       [ingested[0].id, 'completed', 'ok'],
     ]);
-    expect(history.every((h) => h.classifierVersion === 2)).toBe(true);
+    expect(history.every((h) => h.classifierVersion === 3)).toBe(true);
     // A key limited to this organization sees the same; asking about another organization: nothing.
     expect(value(await listTaskRecords(limited, org, taskId))).toHaveLength(3);
     expect(value(await listTaskRecords(limited, 'acme', taskId))).toEqual([]);

@@ -61,6 +61,7 @@ export function toRow(r: Outcome, contentHash: string, c: Classification, truste
     classifier_version: CLASSIFIER_VERSION,
     annotations_trusted: trusted,
     content_hash: contentHash,
+    earlier_record_id: r.earlierRecordId,
   };
   // Absent, not JSON null: a jsonb column would otherwise hold the value `null`, not NULL.
   return Object.fromEntries(Object.entries(row).filter(([, v]) => v != null)) as IngestRow;

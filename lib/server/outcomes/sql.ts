@@ -39,6 +39,7 @@ const COLUMNS = {
   classifier_version: 'int4',
   annotations_trusted: 'bool',
   content_hash: 'text',
+  earlier_record_id: 'uuid',
 } as const satisfies Record<
   Exclude<
     keyof OutcomeRecord,
@@ -159,6 +160,7 @@ const VIEW_COLUMNS = [
   'resolution_by as resolutionBy',
   'resolution_verdict as resolutionVerdict',
   'resolved_by_record_id as resolvedByRecordId',
+  'earlier_record_id as earlierRecordId',
 ] as const;
 
 /** Every record of some request references (of one organization, or any), oldest first, at most `max`. */

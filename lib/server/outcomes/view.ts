@@ -41,6 +41,8 @@ export type OutcomeView = {
   classifierVersion: number;
   /** What settled this unknown, or null (docs/design.md "Resolving an unknown"). */
   resolution: Resolution | null;
+  /** A guard's refusal: the earlier record it points to, else null. */
+  earlierRecordId: string | null;
 };
 
 // Never the session hash, the content hash or the posting key.
@@ -72,6 +74,7 @@ export const viewSelect = {
   resolutionBy: true,
   resolutionVerdict: true,
   resolvedByRecordId: true,
+  earlierRecordId: true,
   ...classificationSelect,
 } satisfies Prisma.OutcomeRecordSelect;
 
@@ -164,6 +167,7 @@ export function toView(r: ViewRow, settlers: Settlers = new Map()): OutcomeView 
     receivedAt: r.receivedAt,
     classifierVersion: r.classifierVersion,
     resolution,
+    earlierRecordId: r.earlierRecordId,
   };
 }
 

@@ -1,0 +1,1 @@
+export { checkGuard } from './guards';
