@@ -17,6 +17,7 @@ import { POST as trust } from '@/app/api/v1/servers/trust/route';
 import { POST as evaluatePolicy } from '@/app/api/v1/policy/evaluate/route';
 import { GET as listTools } from '@/app/api/v1/tools/route';
 import { POST as acceptTool } from '@/app/api/v1/tools/accept/route';
+import { POST as checkGuard } from '@/app/api/v1/guards/check/route';
 
 type Handler = (request: Request, context: { params: Promise<never> }) => Promise<Response>;
 type Endpoint = { method: 'GET' | 'POST'; path: string; handler: Handler };
@@ -44,6 +45,7 @@ export const api = {
   evaluatePolicy: endpoint('POST', '/api/v1/policy/evaluate', evaluatePolicy),
   listTools: endpoint('GET', '/api/v1/tools', listTools),
   acceptTool: endpoint('POST', '/api/v1/tools/accept', acceptTool),
+  checkGuard: endpoint('POST', '/api/v1/guards/check', checkGuard),
 };
 
 export type Reply = { status: number; headers: Headers; text: string; json: any }; // eslint-disable-line @typescript-eslint/no-explicit-any

@@ -4,7 +4,8 @@
 // approvals and grants as fake-countersign-approvals.ts says, policy/evaluate with the catalog's
 // pinning as fake-countersign-catalog.ts says, outcome records stored and classified, state
 // checks, problem+json refusals. What it does not model: people decide on the
-// first poll (`decide`), all approvals at once.
+// first poll (`decide`), all approvals at once; the guards let every write through unless a test
+// scripts their answer (`guard`): they decide on the real console's records, and are tested there.
 import { randomUUID } from 'node:crypto';
 import { outcomeBatchSchema, type Outcome } from '@/lib/outcomes/schemas';
 import { classifyRecord, CLASSIFIER_VERSION } from '@/lib/outcomes/classify';
@@ -13,11 +14,19 @@ import type { Classification } from '@/lib/outcomes/schemas';
 import { fakeApprovals, type Decision, type FakeApproval, type FakePolicy } from './fake-countersign-approvals';
 import { fakeCatalog } from './fake-countersign-catalog';
 import { invalid, json, problem } from './fake-countersign-responses';
+import type { GuardAnswer, GuardQuestion } from '@/lib/mcp/guard';
 
 export type { Decision, FakeApproval, FakePolicy } from './fake-countersign-approvals';
 
-export function fakeCountersign(options: { decide?: (approval: FakeApproval) => Decision } & FakePolicy = {}) {
+export function fakeCountersign(
+  options: {
+    decide?: (approval: FakeApproval) => Decision;
+    guard?: (question: GuardQuestion) => GuardAnswer;
+  } & FakePolicy = {},
+) {
   const outcomes: Outcome[] = [];
+  /** The guard checks received, without the records sent along. */
+  const guardChecks: GuardQuestion[] = [];
   // What the console stores per record: its id, classification, and a resolution once checked.
   type Stored = {
     id: string;
@@ -134,6 +143,11 @@ export function fakeCountersign(options: { decide?: (approval: FakeApproval) => 
     const withdrawn = /^\/api\/v1\/approvals\/([^/]+)\/withdraw$/.exec(url.pathname);
     if (method === 'POST' && withdrawn) return withdraw(withdrawn[1], body);
     if (method === 'POST' && url.pathname === '/api/v1/policy/evaluate') return catalog.evaluate(body);
+    if (method === 'POST' && url.pathname === '/api/v1/guards/check') {
+      const { records: _sentAlong, ...question } = body as GuardQuestion & { records?: unknown };
+      guardChecks.push(question);
+      return json(200, options.guard?.(question) ?? { decision: 'allow' });
+    }
     return problem(404, 'not_found');
   };
 
@@ -141,6 +155,7 @@ export function fakeCountersign(options: { decide?: (approval: FakeApproval) => 
     fetch,
     outcomes,
     approvals,
+    guardChecks,
     /** The policy/evaluate bodies received, as sent. */
     evaluated: catalog.evaluated,
     /** An admin accepts the held definition of a tool (false when none is held). */

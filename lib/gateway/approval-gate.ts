@@ -12,14 +12,15 @@ import type { Digest } from './call';
 import { approvalUrl, type GatewayContext } from './context';
 import type { ToolPolicy } from './policy';
 import { gatewayRecord, type CallMeta } from './record';
-import type { GatewayErrorCategory } from './tool-errors';
+import type { GatewayErrorCategory, GatewayErrorDetail } from './tool-errors';
 
 /** A call the gateway answers itself, unsent: what it records, and what the client reads. */
-export interface Refusal {
+export interface Refusal extends GatewayErrorDetail {
   observed: Observed;
   category: GatewayErrorCategory;
   text: string;
-  approval?: { id: string; url?: string };
+  /** Already recorded, by the console (a guard's refusal), under this event id: not recorded again. */
+  recordedAs?: string;
 }
 
 /**
@@ -107,29 +108,57 @@ export async function holdForGrant(
           );
         }, ctx.progressIntervalMs ?? 1000)
       : undefined;
+  const body = {
+    requestRef: meta.requestRef,
+    organization: ctx.organization,
+    principal: ctx.principal,
+    ...(ctx.agent ? { agent: ctx.agent } : {}),
+    server: ctx.server,
+    tool: { name, annotations: gatewayRecord.annotations(tool), ...describedBy(tool) },
+    argsDigest: digest(),
+    arguments: args,
+    summary: meta.summary,
+  };
+  const book = attemptBook(ctx);
+  const identity = approvalKey(ctx.server, name, meta, body.argsDigest, 0);
+  let attempt = book.get(identity) ?? 1;
   try {
-    return await obtainGrant(
-      ctx.endpoint,
-      {
-        body: {
-          requestRef: meta.requestRef,
-          organization: ctx.organization,
-          principal: ctx.principal,
-          ...(ctx.agent ? { agent: ctx.agent } : {}),
-          server: ctx.server,
-          tool: { name, annotations: gatewayRecord.annotations(tool), ...describedBy(tool) },
-          argsDigest: digest(),
-          arguments: args,
-          summary: meta.summary,
-        },
-        idempotencyKey: approvalKey(ctx.server, name, meta, digest(), 1),
-      },
-      { maxWaitMs, pollInitialMs: ctx.pollInitialMs ?? 500, pollMaxMs: 2000 },
-      signal,
-    );
+    for (;;) {
+      const grant = await obtainGrant(
+        ctx.endpoint,
+        { body, idempotencyKey: approvalKey(ctx.server, name, meta, body.argsDigest, attempt) },
+        { maxWaitMs, pollInitialMs: ctx.pollInitialMs ?? 500, pollMaxMs: 2000 },
+        signal,
+      );
+      // That attempt's grant was spent: this call is a new attempt of the same call, which the
+      // guards let through (guard.ts), so it gets a request of its own.
+      if (!grant.ok && grant.why === 'redeemed' && !signal.aborted && attempt < ATTEMPTS_MAX) {
+        attempt++;
+        continue;
+      }
+      remember(book, identity, grant.ok ? attempt + 1 : attempt);
+      return grant;
+    }
   } finally {
     clearInterval(tick);
   }
+}
+
+// The attempt each call (server, tool, idempotency key or request reference, digest) is at, per
+// gateway process: the next repeat of a call whose grant was redeemed stages a new request at
+// once. Another instance, or this one restarted, finds its way up from 1, a request at a time.
+const ATTEMPTS_MAX = 64;
+const BOOK_MAX = 10_000;
+const books = new WeakMap<GatewayContext, Map<string, number>>();
+function attemptBook(ctx: GatewayContext): Map<string, number> {
+  let book = books.get(ctx);
+  if (!book) books.set(ctx, (book = new Map()));
+  return book;
+}
+function remember(book: Map<string, number>, identity: string, attempt: number) {
+  book.delete(identity);
+  book.set(identity, attempt);
+  if (book.size > BOOK_MAX) book.delete(book.keys().next().value!);
 }
 
 /**

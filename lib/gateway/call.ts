@@ -23,6 +23,8 @@ import { gatewayRecord, newEventId, type CallMeta } from './record';
 import type { Relay } from './relay';
 import { createdTask, Tasks } from './tasks';
 import { gatewayError } from './tool-errors';
+import { guardWrite } from './guard';
+import { DEFAULT_BUDGETS } from '../guards/budgets';
 import { Unsent } from './unsent';
 
 export type Id = string | number;
@@ -34,6 +36,8 @@ export interface Forwarded {
   meta: CallMeta;
   digest: Digest;
   grantId?: string;
+  /** A trusted read: its record is what the read guards count (read-guard.ts). */
+  read: boolean;
   startedAt: Date;
   t0: number;
 }
@@ -117,6 +121,9 @@ export class ToolCalls {
     if (needsGrant(verdict)) {
       local();
       const signal = unsent.signal();
+      const guarded = await guardWrite(ctx, { name, tool, meta, digest }, newEventId(), signal);
+      if (signal.aborted) return this.dropCancelled(exchange, meta, name, tool, digest);
+      if (guarded) return this.refuse(request, meta, name, tool, digest, guarded);
       const grant = await holdForGrant(this.relay, request, meta, name, tool, digest, signal);
       // Cancelled, even if the grant was redeemed meanwhile (its answer came after the cancel, or
       // the redemption's own answer was cut by it): not sent. A redeemed grant is spent by then and
@@ -127,14 +134,32 @@ export class ToolCalls {
         return this.refuse(request, meta, name, tool, digest, grantRefusal(this.relay.ctx.endpoint, grant));
       grantId = grant.grantId;
     }
+    // A trusted read: the guards' rows for reads, counted in this process (read-guard.ts).
+    const read = !unknownTool && (verdict?.readOnly === true || unansweredRead);
+    if (read) {
+      const refusal = ctx.reads.refusal(
+        { requestRef: meta.requestRef, principal: ctx.principal, server: ctx.server, toolName: name, digest },
+        verdict?.budgets ?? DEFAULT_BUDGETS,
+      );
+      if (refusal) {
+        local();
+        return this.refuse(request, meta, name, tool, digest, refusal);
+      }
+    }
     // Forwarded from here on: a cancel now is one of a call that was sent.
     unsent.release();
-    this.forwarded.set(request.id, { name, tool, meta, digest, grantId, startedAt: new Date(), t0: performance.now() });
-    // Sent again on a closed kept-alive connection only when running it twice is harmless.
-    const error = await this.relay.toServer(request, {
-      resendable: verdict?.readOnly === true || unansweredRead,
-      exchange,
+    this.forwarded.set(request.id, {
+      name,
+      tool,
+      meta,
+      digest,
+      grantId,
+      read,
+      startedAt: new Date(),
+      t0: performance.now(),
     });
+    // Sent again on a closed kept-alive connection only when running it twice is harmless.
+    const error = await this.relay.toServer(request, { resendable: read, exchange });
     // No HTTP exchange is traced here (the upstream reports its errors itself): an empty trace.
     if (error) this.finish(request.id, fromError(error, newTrace(), 'tools/call'), upstreamError(request.id));
   }
@@ -205,8 +230,8 @@ export class ToolCalls {
     const eventId = newEventId();
     if (answer) void this.relay.toClient(withMeta(answer, call.meta.requestRef, eventId));
     const ctx = this.relay.ctx;
-    ctx.reporter.enqueueLater(() =>
-      gatewayRecord(ctx, {
+    ctx.reporter.enqueueLater(() => {
+      const record = gatewayRecord(ctx, {
         name: call.name,
         tool: call.tool,
         meta: call.meta,
@@ -216,8 +241,10 @@ export class ToolCalls {
         durationMs,
         grantId: call.grantId,
         eventId,
-      }),
-    );
+      });
+      if (call.read) ctx.reads.note(record);
+      return record;
+    });
   }
 
   /** A call cancelled before it was sent: recorded so, and not answered (the client stopped waiting). */
@@ -252,21 +279,25 @@ export class ToolCalls {
     name: string,
     tool: Tool | undefined,
     digest: Digest,
-    { observed, category, text, approval }: Refusal,
+    { observed, category, text, recordedAs, ...detail }: Refusal,
   ): void {
-    const record = gatewayRecord(this.relay.ctx, {
-      name,
-      tool,
-      meta,
-      digest: digest(),
-      observed,
-      startedAt: new Date(),
-      durationMs: 0,
-    });
-    this.relay.ctx.reporter.enqueue(record);
-    const result = gatewayError(category, text, approval);
+    let eventId = recordedAs;
+    if (eventId === undefined) {
+      const record = gatewayRecord(this.relay.ctx, {
+        name,
+        tool,
+        meta,
+        digest: digest(),
+        observed,
+        startedAt: new Date(),
+        durationMs: 0,
+      });
+      this.relay.ctx.reporter.enqueue(record);
+      eventId = record.eventId;
+    }
+    const result = gatewayError(category, text, detail);
     void this.relay.toClient(
-      withMeta({ jsonrpc: '2.0', id: request.id, result } as JSONRPCMessage, meta.requestRef, record.eventId),
+      withMeta({ jsonrpc: '2.0', id: request.id, result } as JSONRPCMessage, meta.requestRef, eventId),
     );
   }
 }

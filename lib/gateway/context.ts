@@ -2,6 +2,7 @@
 import type { CountersignEndpoint } from '../mcp/countersign-http';
 import type { OutcomeReporter } from '../mcp/reporter';
 import { PolicyCache } from './policy';
+import { ReadGuard } from './read-guard';
 
 export interface GatewayContext {
   server: string;
@@ -13,6 +14,8 @@ export interface GatewayContext {
   endpoint: CountersignEndpoint;
   reporter: OutcomeReporter;
   policy: PolicyCache;
+  /** The guards on trusted reads, counted in this process (read-guard.ts). */
+  reads: ReadGuard;
   /** Logs go to stderr in stdio mode: stdout carries only MCP messages. Never credentials or arguments. */
   log: (line: string) => void;
   /** Poll interval while waiting for a decision (default 500 ms growing to 2 s). */
@@ -26,8 +29,14 @@ export interface GatewayContext {
   roundAbandonMs?: number;
 }
 
-export function gatewayContext(options: Omit<GatewayContext, 'policy'> & { policyTtlMs?: number }): GatewayContext {
-  return { ...options, policy: new PolicyCache(options.endpoint, options.server, options.policyTtlMs) };
+export function gatewayContext(
+  options: Omit<GatewayContext, 'policy' | 'reads'> & { policyTtlMs?: number },
+): GatewayContext {
+  return {
+    ...options,
+    policy: new PolicyCache(options.endpoint, options.server, options.policyTtlMs),
+    reads: new ReadGuard(),
+  };
 }
 
 /** The console page of an approval, for people to decide on. */

@@ -27,6 +27,8 @@ import { callMeta } from './call-meta';
 import { gatewayRecord, type CallMeta } from './record';
 import { forward } from './upstream-client';
 import { gatewayError } from './tool-errors';
+import { guardWrite } from './guard';
+import { DEFAULT_BUDGETS } from '../guards/budgets';
 import type { ModernExchange } from './modern-exchange';
 import { noticeHidden, relayOptions, sent, upstreamParams, wrapRound, type ModernGateway } from './modern-server';
 import type { RoundState } from './round-state';
@@ -37,6 +39,8 @@ interface Call {
   meta: CallMeta;
   digest: () => string;
   grantId?: string;
+  /** A trusted read: its record is what the read guards count (read-guard.ts). */
+  read?: boolean;
   /** The call's id, when its first request came and the number of this request (round-state.ts). */
   id: string;
   at: number;
@@ -89,6 +93,11 @@ export async function callTool(
   }
   if (state?.grantId) call.grantId = state.grantId;
   else if (needsGrant(verdict)) {
+    // The guards, once per call: a later round of it is the same call, already let through.
+    if (!state) {
+      const guarded = await guardWrite(g.ctx, call, eventIdOf(call), ctx.mcpReq.signal);
+      if (guarded) return refuse(g, call, guarded);
+    }
     const gate = await approvalGate(g, call, verdict, params, state, ctx, exchange?.declared);
     if ('round' in gate) {
       // The gateway's own round: if the client never comes back, the call was never sent.
@@ -101,6 +110,21 @@ export async function callTool(
       return {};
     }
     call.grantId = gate.grantId;
+  }
+  // A trusted read: the guards' rows for reads, counted in this process (read-guard.ts), once per call.
+  call.read = !unknownTool && (verdict?.readOnly === true || unansweredRead);
+  if (call.read && !state) {
+    const refusal = g.ctx.reads.refusal(
+      {
+        requestRef: call.meta.requestRef,
+        principal: g.ctx.principal,
+        server: g.ctx.server,
+        toolName: name,
+        digest: call.digest,
+      },
+      verdict?.budgets ?? DEFAULT_BUDGETS,
+    );
+    if (refusal) return refuse(g, call, refusal);
   }
 
   const startedAt = Date.now();
@@ -159,8 +183,8 @@ async function tools(g: ModernGateway, client: Client): Promise<Map<string, Tool
 function outcome(call: Call, g: ModernGateway, observed: Observed, startedAt: number, grantId: string | undefined) {
   const from = call.n > 1 ? call.at : startedAt;
   const durationMs = Math.max(0, Date.now() - from);
-  return () =>
-    gatewayRecord(g.ctx, {
+  return () => {
+    const record = gatewayRecord(g.ctx, {
       name: call.name,
       tool: call.tool,
       meta: call.meta,
@@ -172,6 +196,9 @@ function outcome(call: Call, g: ModernGateway, observed: Observed, startedAt: nu
       eventId: eventIdOf(call),
       attempt: call.n,
     });
+    if (call.read) g.ctx.reads.note(record);
+    return record;
+  };
 }
 
 const eventIdOf = (call: Call) => `evt_${call.id}.${call.n}`;
@@ -192,9 +219,9 @@ function hold(g: ModernGateway, call: Call, observed: Observed, startedAt: numbe
   g.open.hold(call.id, outcome(call, g, observed, startedAt, grantId));
 }
 
-function refuse(g: ModernGateway, call: Call, { observed, category, text, approval }: Refusal) {
-  const eventId = record(g, call, observed, Date.now(), undefined);
-  return withMeta({ ...gatewayError(category, text, approval) }, call.meta.requestRef, eventId);
+function refuse(g: ModernGateway, call: Call, { observed, category, text, recordedAs, ...detail }: Refusal) {
+  const eventId = recordedAs ?? record(g, call, observed, Date.now(), undefined);
+  return withMeta({ ...gatewayError(category, text, detail) }, call.meta.requestRef, eventId);
 }
 
 function withMeta(result: Record<string, unknown>, requestRef: string, eventId: string): Record<string, unknown> {

@@ -2,11 +2,18 @@
 // result with readable text, no structuredContent (the SDK client would check it against the
 // tool's outputSchema and throw), and the machine-readable part in `_meta["countersign/error"]`.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { GuardCategory, Retry } from '../outcomes/schemas';
 
 export type GatewayErrorCategory =
-  'approval_required' | 'denied' | 'approval_expired' | 'unavailable' | 'denied_by_policy' | 'tool_changed';
+  | 'approval_required'
+  | 'denied'
+  | 'approval_expired'
+  | 'unavailable'
+  | 'denied_by_policy'
+  | 'tool_changed'
+  | GuardCategory;
 
-const RETRY: Record<GatewayErrorCategory, 'after_approval' | 'no' | 'backoff'> = {
+const RETRY: Record<GatewayErrorCategory, Retry> = {
   approval_required: 'after_approval',
   denied: 'no',
   approval_expired: 'after_approval',
@@ -14,12 +21,29 @@ const RETRY: Record<GatewayErrorCategory, 'after_approval' | 'no' | 'backoff'> =
   denied_by_policy: 'no',
   // Held: its definition changed since an admin accepted it; callable again once the new one is.
   tool_changed: 'after_approval',
+  outcome_unknown: 'after_state_check',
+  already_done: 'no',
+  idempotency_key_reused: 'after_correction',
+  // The refused call's own advice, which the guard's answer carries; this only when it does not.
+  not_retryable: 'no',
+  retry_too_soon: 'backoff',
+  budget_exhausted: 'no',
 };
+
+/** What `_meta["countersign/error"]` says besides the category. */
+export interface GatewayErrorDetail {
+  approval?: { id: string; url?: string };
+  /** The guard's advice, when it differs from the category's own (not_retryable). */
+  retry?: Retry;
+  /** The earlier record a guard's refusal points to. */
+  recordId?: string;
+  retryAfterMs?: number;
+}
 
 export function gatewayError(
   category: GatewayErrorCategory,
   text: string,
-  approval?: { id: string; url?: string },
+  { approval, retry, recordId, retryAfterMs }: GatewayErrorDetail = {},
 ): CallToolResult {
   return {
     isError: true,
@@ -27,8 +51,10 @@ export function gatewayError(
     _meta: {
       'countersign/error': {
         category,
-        retry: RETRY[category],
+        retry: retry ?? RETRY[category],
         ...(approval ? { approvalId: approval.id, ...(approval.url ? { approvalUrl: approval.url } : {}) } : {}),
+        ...(recordId ? { recordId } : {}),
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
       },
     },
   };

@@ -33,7 +33,7 @@
 // - Time is the console's: receipt times (receivedAt) and `now` come from its clock, never the
 //   caller's occurredAt.
 import { backoffMs, type GuardBudgets } from './budgets';
-import { isGuardCategory, type Category, type Delivery, type GuardCategory, type Retry } from '@/lib/outcomes/schemas';
+import { isGuardCategory, type Category, type Delivery, type GuardCategory, type Retry } from '../outcomes/schemas';
 
 /** One earlier record, as the guards read it. */
 export type GuardRecord = {

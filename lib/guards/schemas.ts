@@ -8,7 +8,7 @@ import {
   outcomeSchema,
   retryValues,
   toolSchema,
-} from '@/lib/outcomes/schemas';
+} from '../outcomes/schemas';
 
 const text = (max: number) => boundedString(max).min(1);
 

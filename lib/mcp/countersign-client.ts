@@ -7,6 +7,7 @@ import { classifyRecord } from '../outcomes/classify';
 import type { Classification, Observed, Outcome } from '../outcomes/schemas';
 import { approvalKey, obtainGrant, type ApprovalWaitOptions, type GrantOutcome } from './approvals';
 import { callApi, type CountersignEndpoint } from './countersign-http';
+import { askGuards, type GuardAnswer } from './guard';
 import { argsDigest } from './digest';
 import type { ToolCatalog } from './catalog';
 import { observeToolCall, prepareSession, type Observation, type SessionReady } from './observe';
@@ -74,6 +75,8 @@ export interface GuardedCallResult {
   /** What was reported (no arguments, no result). */
   record: Outcome;
   approval?: { id: string | null; grantId?: string; blockedBecause?: string };
+  /** The guards refused the call before it was staged (docs/design.md "Guards at the point of execution"). */
+  refused?: Omit<Extract<GuardAnswer, { decision: 'refuse' }>, 'decision' | 'record'>;
   /** The SDK's error, if any, for logs. */
   error?: unknown;
 }
@@ -151,6 +154,8 @@ export class CountersignClient {
 
     let grant: Extract<GrantOutcome, { ok: true }> | null = null;
     if (!this.trustedReadOnly(tool)) {
+      const refused = await this.guarded(params.name, tool, digest, call, attempt);
+      if (refused) return refused;
       const outcome = await obtainGrant(
         this.options,
         {
@@ -204,6 +209,63 @@ export class CountersignClient {
     );
     const done = this.finish(params.name, tool, digest, call, attempt, observation, grant?.grantId);
     return grant ? { ...done, approval: { id: grant.approvalId, grantId: grant.grantId } } : done;
+  }
+
+  /**
+   * The guards' refusal of this write (lib/mcp/guard.ts), or null when it may be staged. A refusal
+   * is recorded by Countersign under the record returned here, which is not reported again; no
+   * answer from Countersign blocks the write, as an unreachable approval does.
+   */
+  private async guarded(
+    name: string,
+    tool: Tool | undefined,
+    digest: string,
+    call: CallOptions,
+    attempt: number,
+  ): Promise<GuardedCallResult | null> {
+    const question = callRecord(this.options, name, tool, digest, call, attempt, { sent: false }, null, undefined);
+    const answer = await askGuards(
+      this.options,
+      this.reporter,
+      {
+        eventId: question.eventId,
+        requestRef: question.requestRef,
+        organization: question.organization,
+        principal: question.principal,
+        agent: question.agent ?? undefined,
+        server: question.server,
+        tool: { name: question.tool.name, annotations: question.tool.annotations ?? null },
+        argsDigest: digest,
+        idempotencyKey: question.idempotencyKey ?? undefined,
+        summary: question.summary ?? undefined,
+      },
+      call.signal,
+    );
+    if (!answer) {
+      const blocked = this.finish(name, tool, digest, call, attempt, {
+        observed: { sent: false, clientBlock: 'approval_required' },
+        startedAt: new Date(),
+        durationMs: 0,
+      });
+      return {
+        ...blocked,
+        approval: { id: null, blockedBecause: 'Countersign could not be reached to check this write' },
+      };
+    }
+    if (answer.decision !== 'refuse') return null;
+    const record: Outcome = { ...question, observed: { sent: false, clientBlock: answer.category } };
+    const { category, retry, recordId, retryAfterMs, text } = answer;
+    return {
+      classification: classifyRecord(record, this.options.trustedServer),
+      record,
+      refused: {
+        category,
+        retry,
+        text,
+        ...(recordId ? { recordId } : {}),
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      },
+    };
   }
 
   /** Sends buffered records now. */

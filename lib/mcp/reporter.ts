@@ -131,6 +131,16 @@ export class OutcomeReporter {
     return { buffered: this.buffer.length + this.inflight.length + this.later.length, ...this.counters };
   }
 
+  /**
+   * The records not yet answered by Countersign (buffered or in flight), oldest first: what a
+   * question to the console about earlier calls sends along (lib/gateway/guard.ts). They stay
+   * queued; the console takes a later copy of one as a duplicate.
+   */
+  pending(): Outcome[] {
+    this.makeLater();
+    return [...this.inflight, ...this.buffer];
+  }
+
   /** The id Countersign stored a sent record under, once its batch was answered. */
   idOf(eventId: string): string | undefined {
     return this.ids.get(eventId);

@@ -5,7 +5,7 @@ import { first, rows as run, BEGIN, COMMIT, ROLLBACK, sql } from '../db/kysely';
 import { selectTrustedServers } from '../outcomes/sql';
 import { ingestInTransaction } from '../outcomes/ingest';
 import { reused } from '../outcomes/rows';
-import { budgetsFor } from './budgets';
+import { guardBudgets } from '../policy/budgets';
 import { enqueueCallRefused, selectGuardHistory, selectStoredRefusal, type GuardHistoryRow } from './sql';
 import type { Actor } from '@/lib/auth/actor';
 import { authorize } from '@/lib/auth/permissions';
@@ -89,7 +89,7 @@ async function decideAndStore(
     idempotencyKey: body.idempotencyKey ?? null,
     readOnly: believedHints(body.tool.annotations, trusted).readOnly,
   };
-  const budgets = await budgetsFor(body.server, body.tool.name);
+  const budgets = await guardBudgets(body.server, body.tool.name);
   const found = await run(
     selectGuardHistory({
       organization: body.organization,

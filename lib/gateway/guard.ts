@@ -1,0 +1,54 @@
+// The guards on a write through the gateway (lib/mcp/guard.ts asks the console): before a call of
+// a tool not trusted as read-only is staged, a refusal of the guards is the call's answer, a tool
+// error naming the category and the earlier record. The console unreachable: the write fails
+// closed, as without a policy.
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { askGuards } from '../mcp/guard';
+import type { Refusal } from './approval-gate';
+import type { Digest } from './call';
+import type { GatewayContext } from './context';
+import { gatewayRecord, type CallMeta } from './record';
+
+/** The guards' refusal of this write, or null when it may go on to be staged. */
+export async function guardWrite(
+  ctx: GatewayContext,
+  call: { name: string; tool: Tool | undefined; meta: CallMeta; digest: Digest },
+  eventId: string,
+  signal?: AbortSignal,
+): Promise<Refusal | null> {
+  const answer = await askGuards(
+    ctx.endpoint,
+    ctx.reporter,
+    {
+      eventId,
+      requestRef: call.meta.requestRef,
+      organization: ctx.organization,
+      principal: ctx.principal,
+      agent: ctx.agent,
+      server: ctx.server,
+      tool: { name: call.name, annotations: gatewayRecord.annotations(call.tool) },
+      argsDigest: call.digest(),
+      idempotencyKey: call.meta.idempotencyKey,
+      summary: call.meta.summary,
+    },
+    signal,
+  );
+  if (!answer) {
+    ctx.log(`guards: no answer from Countersign for ${call.name}; not sent`);
+    return {
+      observed: { sent: false, clientBlock: 'approval_required' },
+      category: 'unavailable',
+      text: 'Countersign cannot be reached to check this write, so it was not sent: nothing was done. Try again later.',
+    };
+  }
+  if (answer.decision !== 'refuse') return null;
+  return {
+    observed: { sent: false, clientBlock: answer.category },
+    category: answer.category,
+    retry: answer.retry,
+    text: answer.text,
+    recordId: answer.recordId,
+    retryAfterMs: answer.retryAfterMs,
+    recordedAs: answer.record.eventId,
+  };
+}
