@@ -113,6 +113,15 @@ export async function recordsOf(requestRef: string, reporter?: OutcomeReporter) 
   });
 }
 
+/** The records of this request reference in the order the console received them, with what a guard's refusal points to. */
+export function recordLinksOf(requestRef: string) {
+  return db.outcomeRecord.findMany({
+    where: { requestRef },
+    orderBy: [{ receivedAt: 'asc' }],
+    select: { id: true, toolName: true, delivery: true, category: true, earlierRecordId: true },
+  });
+}
+
 /** As recordsOf, with what the records of 2026-07-28 rounds are checked by: attempt, observation, classification. */
 export async function recordDetailsOf(requestRef: string, reporter?: OutcomeReporter) {
   await reporter?.flush();

@@ -83,6 +83,8 @@ export interface V2HttpServer {
   url: string;
   /** The 2025 sessions open now. */
   sessions: () => number;
+  /** Cuts every open connection, as a server that crashed or a network that failed does. */
+  dropConnections(): void;
   close(): Promise<void>;
 }
 
@@ -166,6 +168,7 @@ export async function startV2HttpServer(
   return {
     url: `http://${host}:${bound}/mcp`,
     sessions: () => sessions.size,
+    dropConnections: () => http.closeAllConnections(),
     close: async () => {
       await Promise.allSettled([...sessions.values()].map((t) => t.close()));
       await modern.close();

@@ -12,8 +12,9 @@ import { config } from '@/lib/config';
 import { authorize } from '@/lib/auth/permissions';
 import { policyFor } from '../policy/policy-rules';
 import { enqueueWebhookEvents } from '../webhooks/sql';
+import { selectPermissionRefusal } from '../guards/sql';
 import { Prisma } from '@/lib/generated/prisma/client';
-import { policyBasisText } from '@/lib/approvals/policy';
+import { believedHints, policyBasisText } from '@/lib/approvals/policy';
 import { idempotencyKeySchema, type ApprovalRequestBody } from '@/lib/approvals/schemas';
 import { canonicalJson } from '@/lib/json/canonical';
 import { fail, ok, type Result } from '@/lib/result';
@@ -179,7 +180,15 @@ async function stage(
       `The tool "${body.tool.name}" of server "${body.server}" is blocked by policy; no approval can be requested for it.`,
     );
   const [{ now }] = await rows(transactionNow(), tx);
-  const autoApproved = verdict.requiredApprovals === 0;
+  // A write after a permission refusal in its request waits for a person, whatever the policy
+  // (docs/design.md "Guards at the point of execution"): recovery never widens what was refused.
+  let requiredApprovals = verdict.requiredApprovals;
+  let heldFor: string | null = null;
+  if (requiredApprovals === 0 && !believedHints(body.tool.annotations, serverTrusted).readOnly) {
+    const [refusal] = await rows(selectPermissionRefusal(body.requestRef, body.organization), tx);
+    if (refusal) [requiredApprovals, heldFor] = [1, refusal.id];
+  }
+  const autoApproved = requiredApprovals === 0;
   const annotations = body.tool.annotations && {
     ...body.tool.annotations,
     title: mask(body.tool.annotations.title),
@@ -204,7 +213,7 @@ async function stage(
       summary: mask(body.summary),
       resourceType: mask(body.resource?.type),
       resourceId: mask(body.resource?.id),
-      requiredApprovals: verdict.requiredApprovals,
+      requiredApprovals,
       status: autoApproved ? 'approved' : 'pending',
       expiresAt: new Date(now.getTime() + body.pendingTtlSeconds * 1000),
       grantTtlSeconds: body.grantTtlSeconds,
@@ -230,8 +239,11 @@ async function stage(
       tool: body.tool.name,
       argsDigest: body.argsDigest,
       argumentsSent: maskedArgs !== null,
-      requiredApprovals: verdict.requiredApprovals,
-      policy: policyBasisText[verdict.basis],
+      requiredApprovals,
+      policy: heldFor
+        ? `a permission was refused earlier in this request (record ${heldFor})`
+        : policyBasisText[verdict.basis],
+      ...(heldFor ? { heldFor } : {}),
       annotationsTrusted: serverTrusted,
       apiKey: client.name,
     },

@@ -91,6 +91,15 @@ export const selectGuardHistory = (q: GuardHistoryQuery) => sql<GuardHistoryRow>
          h.resolution_verdict::text AS resolution_verdict, h.received_at, h.received_seq::text, n.now
   FROM (SELECT clock_timestamp() AS now) n LEFT JOIN history h ON true`;
 
+/**
+ * The first permission refusal of a request reference (the guards' last row): a write staged in it
+ * is held for a person, even where policy needs no approval (lib/server/approvals/request.ts).
+ */
+export const selectPermissionRefusal = (requestRef: string, organization: string) => sql<{ id: string }>`
+  SELECT o.id FROM outcome_records o
+  WHERE o.request_ref = ${requestRef} AND o.organization = ${organization} AND o.category IN (${PERMISSION})
+  ORDER BY o.received_at, o.received_seq LIMIT 1`;
+
 /** One `call.refused` event (webhook_enqueue_data): identifiers only. */
 export const enqueueCallRefused = (data: {
   category: string;
