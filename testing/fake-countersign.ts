@@ -59,6 +59,7 @@ export function fakeCountersign(
       tool: { name: r.tool.name, annotations: r.tool.annotations ?? null },
       mcpRequestId: r.mcpRequestId ?? null,
       grantId: r.grantId ?? null,
+      earlierRecordId: r.earlierRecordId ?? null,
       argsDigest: r.argsDigest ?? null,
       summary: r.summary ?? null,
       observed: r.observed,

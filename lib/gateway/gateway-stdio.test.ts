@@ -115,7 +115,8 @@ describe('gateway, stdio, server-filesystem', () => {
     await writeFile(file, 'changed since');
     const again = await call(s.client, 'write_file', args, ref);
     expect(again.isError).toBe(true);
-    expect(csError(again)).toMatchObject({ category: 'approval_required', retry: 'after_approval' });
+    // The guards: the same write completed in this request (docs/design.md's table, row 2).
+    expect(csError(again)).toMatchObject({ category: 'already_done', retry: 'no' });
     expect(again.structuredContent).toBeUndefined();
     expect(await readFile(file, 'utf8')).toBe('changed since');
     // A new operation (its own idempotency key) asks anew.

@@ -123,6 +123,24 @@ const TABLE: [string, GuardRecord[], GuardCall, unknown][] = [
     allow,
   ],
   ['2: a read may be repeated', [rec('ok1', { readOnly: true })], read, allow],
+  [
+    '2: the same key again is the same operation',
+    [rec('ok1', { idempotencyKey: 'k1' })],
+    { ...write, idempotencyKey: 'k1' },
+    refuse('already_done', 'no', 'ok1'),
+  ],
+  [
+    '2: a call without a key repeats the completed operation, whatever its key was',
+    [rec('ok1', { idempotencyKey: 'k1' })],
+    write,
+    refuse('already_done', 'no', 'ok1'),
+  ],
+  [
+    '2: a key of its own is another operation with the same arguments',
+    [rec('ok1', { idempotencyKey: 'k1' }), rec('ok2')],
+    { ...write, idempotencyKey: 'k2' },
+    allow,
+  ],
 
   // Row 3: idempotency_key_reused.
   [
@@ -162,6 +180,12 @@ const TABLE: [string, GuardRecord[], GuardCall, unknown][] = [
     [rec('f', { delivery: 'rejected', category: 'forbidden', retry: 'after_approval' })],
     write,
     refuse('not_retryable', 'after_approval', 'f'),
+  ],
+  [
+    '4: a protocol error is about the message, not the call: its corrected message may go',
+    [rec('p', { delivery: 'rejected', category: 'protocol_error', retry: 'no' })],
+    write,
+    allow,
   ],
   [
     '4: after denied (no), a read too',

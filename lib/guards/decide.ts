@@ -26,7 +26,13 @@
 //   policy decides it afresh at every call, and an approval obtained must let the call through.
 //   It is a call for the call budget, and (denied_by_policy) a permission refusal for row 7.
 // - Row 4 reads the latest attempt that reached the server: a later attempt that went through
-//   (after a grant, after a fix elsewhere) lifts it.
+//   (after a grant, after a fix elsewhere) lifts it. A protocol error (a malformed message, a
+//   header that disagrees with the body, an unsupported version) is about the message, not the
+//   call: the same tool and arguments in a corrected message may succeed, and tool and digest
+//   cannot tell the two apart, so it does not make the call non-retryable.
+// - Row 2 is per operation: a call that carries an idempotency key other than the completed
+//   attempt's is another operation (the same write made twice on purpose); without a key, the
+//   completed write is the one repeated.
 // - Rows 1, 3, 4 and 5 look across request references, as the table says; 2, 6 and 7 within one.
 // - The budgets count records of the request reference for the server (calls) and its tool
 //   (failed attempts), whoever the principal; the records of one MCP task are one attempt.
@@ -122,11 +128,13 @@ export function decideGuard(
     );
     if (open) return refuse('outcome_unknown', 'after_state_check', open.id);
 
-    // 2. Already done in this request.
+    // 2. Already done in this request: by the same operation (a call with a key of its own is
+    // another operation, the way an agent makes the same write twice on purpose).
     const done = last(
       sameCall.filter(
         (r) =>
           r.requestRef === call.requestRef &&
+          (call.idempotencyKey === null || r.idempotencyKey === call.idempotencyKey) &&
           ((r.delivery === 'completed' && r.category === 'ok') ||
             (r.delivery === 'unknown' && r.resolutionBy === 'state_check' && r.resolutionVerdict === 'happened')),
       ),
@@ -147,7 +155,12 @@ export function decideGuard(
   // 4. The same call's latest answer from the server said a retry cannot change it.
   const sent = sameCall.filter((r) => r.delivery !== 'never_sent');
   const latest = last(sent);
-  if (latest && latest.delivery === 'rejected' && NOT_RETRYABLE.includes(latest.retry)) {
+  if (
+    latest &&
+    latest.delivery === 'rejected' &&
+    latest.category !== 'protocol_error' &&
+    NOT_RETRYABLE.includes(latest.retry)
+  ) {
     return refuse('not_retryable', latest.retry, latest.id);
   }
 
