@@ -188,6 +188,12 @@ const TABLE: [string, GuardRecord[], GuardCall, unknown][] = [
     allow,
   ],
   [
+    '5: no backoff after a protocol error',
+    [rec('p', { delivery: 'rejected', category: 'protocol_error', retry: 'no', receivedAt: ago(10) })],
+    write,
+    allow,
+  ],
+  [
     '4: after denied (no), a read too',
     [rec('d', { delivery: 'rejected', category: 'denied', retry: 'no', readOnly: true })],
     read,

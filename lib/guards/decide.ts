@@ -29,7 +29,8 @@
 //   (after a grant, after a fix elsewhere) lifts it. A protocol error (a malformed message, a
 //   header that disagrees with the body, an unsupported version) is about the message, not the
 //   call: the same tool and arguments in a corrected message may succeed, and tool and digest
-//   cannot tell the two apart, so it does not make the call non-retryable.
+//   cannot tell the two apart, so it neither makes the call non-retryable nor asks for a backoff
+//   (it still counts against the budget of failed attempts).
 // - Row 2 is per operation: a call that carries an idempotency key other than the completed
 //   attempt's is another operation (the same write made twice on purpose); without a key, the
 //   completed write is the one repeated.
@@ -90,6 +91,8 @@ export const isGuardRefusal = (r: Pick<GuardRecord, 'delivery' | 'category'>) =>
   r.delivery === 'never_sent' && isGuardCategory(r.category);
 
 const isFailure = (r: GuardRecord) => r.delivery === 'rejected' || r.delivery === 'unknown';
+/** A protocol error is about the message (its framing, headers, version), not the call it carries. */
+const aboutTheMessage = (r: GuardRecord) => r.category === 'protocol_error';
 const byReceipt = (a: GuardRecord, b: GuardRecord) =>
   a.receivedAt.getTime() - b.receivedAt.getTime() || a.receivedSeq - b.receivedSeq;
 const last = <T>(xs: T[]): T | undefined => xs[xs.length - 1];
@@ -155,18 +158,14 @@ export function decideGuard(
   // 4. The same call's latest answer from the server said a retry cannot change it.
   const sent = sameCall.filter((r) => r.delivery !== 'never_sent');
   const latest = last(sent);
-  if (
-    latest &&
-    latest.delivery === 'rejected' &&
-    latest.category !== 'protocol_error' &&
-    NOT_RETRYABLE.includes(latest.retry)
-  ) {
+  if (latest && latest.delivery === 'rejected' && !aboutTheMessage(latest) && NOT_RETRYABLE.includes(latest.retry)) {
     return refuse('not_retryable', latest.retry, latest.id);
   }
 
-  // 5. The bounded backoff since the last of the failures in a row (a completed attempt ends a row).
+  // 5. The bounded backoff since the last of the failures in a row (a completed attempt ends a
+  // row); a corrected message may follow a protocol error at once.
   let failures = 0;
-  for (let i = sent.length - 1; i >= 0 && isFailure(sent[i]); i--) failures++;
+  for (let i = sent.length - 1; i >= 0 && isFailure(sent[i]) && !aboutTheMessage(sent[i]); i--) failures++;
   if (failures > 0) {
     const wait = backoffMs(failures, budgets.backoffBaseMs);
     const elapsed = now.getTime() - latest!.receivedAt.getTime();
