@@ -83,6 +83,16 @@ function Body({ e, position }: { e: IncidentTimelineEntry; position: (recordId: 
               </span>
             ) : null}
             {e.approvalId ? approvalLink(e.approvalId) : null}
+            {e.earlierRecordId ? (
+              <a
+                href={position(e.earlierRecordId) ? `#record-${e.earlierRecordId}` : `/outcomes/${e.earlierRecordId}`}
+                className="rounded bg-rose-50 px-1.5 py-0.5 text-xs text-rose-800 ring-1 ring-inset ring-rose-200 underline-offset-2 hover:underline"
+                data-testid="timeline-refused-for"
+              >
+                refused because of{' '}
+                {position(e.earlierRecordId) ? `#${position(e.earlierRecordId)}` : 'an earlier record'}
+              </a>
+            ) : null}
             {e.task ? (
               <span
                 className="rounded bg-sky-50 px-1.5 py-0.5 font-mono text-xs text-sky-800 ring-1 ring-inset ring-sky-200"

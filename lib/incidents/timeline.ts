@@ -62,6 +62,8 @@ export type OutcomeEntry = Entry<
     idempotencyKey: string | null;
     attempt: number | null;
     grantId: string | null;
+    /** A guard's refusal: the earlier record it points to. */
+    earlierRecordId: string | null;
     classification: Classification;
     /** The MCP task this record saw, if the call ran as one: its id and the status then. */
     task: ObservedTask | null;
@@ -134,6 +136,7 @@ export function outcomeEntry(r: IncidentRecord, approvalId: string | null = null
     idempotencyKey: r.idempotencyKey ?? null,
     attempt: r.attempt ?? null,
     grantId: r.grantId ?? null,
+    earlierRecordId: r.earlierRecordId ?? null,
     classification: r.classification,
     task: r.observed?.task ?? null,
   };

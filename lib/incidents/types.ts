@@ -22,6 +22,8 @@ export type IncidentRecord = {
   argsDigest?: string | null;
   grantId?: string | null;
   summary?: string | null;
+  /** A guard's refusal: the earlier record it points to (docs/design.md "Guards at the point of execution"). */
+  earlierRecordId?: string | null;
   classification: Classification;
   /** What the caller saw; only the MCP task (its id and the status seen) is read here. */
   observed?: { task?: ObservedTask | null };
