@@ -55,7 +55,7 @@ test.describe('outcome log', () => {
     await expect(page.getByTestId('next-step')).toContainText(
       'completed: the write took effect. Do not call it again.',
     );
-    await expect(page.getByTestId('classifier-version')).toHaveText('2');
+    await expect(page.getByTestId('classifier-version')).toHaveText('3');
     await expect(page.getByTestId('task-current')).toHaveText('Current status: completed');
     const history = page.getByTestId('task-history').locator('li');
     await expect(history).toHaveCount(2);

@@ -22,6 +22,7 @@ export const timelineEntrySchema = z.discriminatedUnion('kind', [
     idempotencyKey: z.string().nullable(),
     attempt: z.number().int().nullable(),
     grantId: z.string().nullable(),
+    earlierRecordId: z.uuid().nullable().meta({ description: "A guard's refusal: the earlier record it points to." }),
     classification: classificationSchema,
     task: taskSchema.nullable().meta({ description: 'The MCP task this record saw (its id and the status then).' }),
   }),
