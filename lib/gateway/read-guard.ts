@@ -4,46 +4,46 @@
 // round trip. Counted per process, as the design allows: several instances each keep their own.
 // Each read's record, classified with the shared classifier once it is made (after the answer
 // went out), is what the next read of its request reference is decided on.
+//
+// Kept small, so that a read's decision and memory do not grow with the calls a request makes:
+// per request reference, the number of its calls, its failed reads (the newest RECORDS_MAX), and
+// the latest success of each call that failed before.
 import { classifyRecord } from '../outcomes/classify';
-import type { Outcome } from '../outcomes/schemas';
+import { isGuardCategory, type Outcome } from '../outcomes/schemas';
 import type { GuardBudgets } from '../guards/budgets';
 import { decideGuard, guardText, type GuardDecision, type GuardRecord } from '../guards/decide';
 import type { Refusal } from './approval-gate';
 
-const ALLOW: GuardDecision = { decision: 'allow' };
-
 /** Request references remembered, least recently used dropped first. */
 const REFS_MAX = 10_000;
-/** Records remembered per request reference: more than any budget of calls needs to be counted. */
-const PER_REF_MAX = 1_000;
+/** Records kept per request reference: more than any budget of failed attempts. */
+const RECORDS_MAX = 1_000;
+
+type Reads = { calls: number; records: GuardRecord[] };
+type ReadCall = { requestRef: string; principal: string; server: string; toolName: string; digest: () => string };
 
 export class ReadGuard {
-  private readonly refs = new Map<string, GuardRecord[]>();
+  private readonly refs = new Map<string, Reads>();
   private seq = 0;
 
   constructor(private readonly now: () => number = Date.now) {}
 
   /** The decision on a trusted read about to be forwarded; its digest is made only when its request has history. */
-  decide(
-    call: { requestRef: string; principal: string; server: string; toolName: string; digest: () => string },
-    budgets: GuardBudgets,
-  ): GuardDecision {
-    const history = this.refs.get(call.requestRef);
-    if (!history) return ALLOW;
+  decide(call: ReadCall, budgets: GuardBudgets): GuardDecision {
+    const reads = this.refs.get(call.requestRef);
+    if (!reads) return { decision: 'allow' };
     const { digest, ...rest } = call;
     return decideGuard(
-      history,
+      reads.records,
       { ...rest, argsDigest: digest(), idempotencyKey: null, readOnly: true },
       budgets,
       new Date(this.now()),
+      reads.calls,
     );
   }
 
   /** The refusal of a trusted read by the guards, or null when it may be forwarded. */
-  refusal(
-    call: { requestRef: string; principal: string; server: string; toolName: string; digest: () => string },
-    budgets: GuardBudgets,
-  ): Refusal | null {
+  refusal(call: ReadCall, budgets: GuardBudgets): Refusal | null {
     const d = this.decide(call, budgets);
     if (d.decision !== 'refuse') return null;
     return {
@@ -51,20 +51,23 @@ export class ReadGuard {
       category: d.category,
       retry: d.retry,
       text: guardText(d, call.toolName),
-      recordId: undefined,
       retryAfterMs: d.retryAfterMs,
     };
   }
 
-  /** A trusted read's record, as made for the console: remembered under its request reference. */
+  /** A trusted read's record, as made for the console: counted under its request reference. */
   note(record: Outcome): void {
-    const c = classifyRecord(record, true);
-    let history = this.refs.get(record.requestRef);
-    if (history) this.refs.delete(record.requestRef);
-    else history = [];
-    this.refs.set(record.requestRef, history);
+    const block = record.observed.clientBlock;
+    if (record.observed.sent === false && block && isGuardCategory(block)) return; // no attempt
+    let reads = this.refs.get(record.requestRef);
+    if (reads) this.refs.delete(record.requestRef);
+    else reads = { calls: 0, records: [] };
+    this.refs.set(record.requestRef, reads);
     if (this.refs.size > REFS_MAX) this.refs.delete(this.refs.keys().next().value!);
-    history.push({
+
+    const c = classifyRecord(record, true);
+    reads.calls++;
+    const seen: GuardRecord = {
       id: record.eventId,
       requestRef: record.requestRef,
       principal: record.principal,
@@ -81,7 +84,15 @@ export class ReadGuard {
       resolutionVerdict: null,
       receivedAt: new Date(this.now()),
       receivedSeq: ++this.seq,
-    });
-    if (history.length > PER_REF_MAX) history.shift();
+    };
+    // A success matters only after failures of the same call (it ends their run, and lifts a
+    // refusal): only the latest one of such a call is kept; the others are only counted.
+    if (c.delivery === 'completed') {
+      const same = (r: GuardRecord) => r.toolName === seen.toolName && r.argsDigest === seen.argsDigest;
+      if (!reads.records.some((r) => same(r) && r.delivery !== 'completed')) return;
+      reads.records = reads.records.filter((r) => !(same(r) && r.delivery === 'completed'));
+    }
+    reads.records.push(seen);
+    if (reads.records.length > RECORDS_MAX) reads.records.shift();
   }
 }

@@ -99,11 +99,16 @@ const last = <T>(xs: T[]): T | undefined => xs[xs.length - 1];
 /** How many attempts: the records of one task count once. */
 const attempts = (rs: GuardRecord[]) => new Set(rs.map((r) => (r.taskId ? `task:${r.taskId}` : r.id))).size;
 
+/**
+ * `callsInRequest`: the calls of the server in the request reference, for a caller that counts
+ * them instead of keeping every record (the gateway's read guards); otherwise counted in `history`.
+ */
 export function decideGuard(
   history: readonly GuardRecord[],
   call: GuardCall,
   budgets: GuardBudgets,
   now: Date,
+  callsInRequest?: number,
 ): GuardDecision {
   const earlier = history.filter((r) => !isGuardRefusal(r)).sort(byReceipt);
   const sameTool = earlier.filter(
@@ -176,7 +181,8 @@ export function decideGuard(
   const failed = sameRef.filter((r) => r.server === call.server && r.toolName === call.toolName && isFailure(r));
   if (attempts(failed) >= budgets.failedAttempts) return refuse('budget_exhausted', 'no', last(failed)!.id);
   const calls = sameRef.filter((r) => r.server === call.server);
-  if (calls.length && attempts(calls) >= budgets.calls) return refuse('budget_exhausted', 'no', last(calls)!.id);
+  if ((callsInRequest ?? (calls.length ? attempts(calls) : 0)) >= budgets.calls)
+    return refuse('budget_exhausted', 'no', last(calls)?.id);
 
   // 7. A write after a permission refusal in this request waits for a person: the first refusal is named.
   if (!call.readOnly) {
