@@ -17,6 +17,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { GATEWAY_NODE_FLAGS } from '@/lib/gateway/node-flags';
 import { startDemoMcpServer } from '../scripts/demo-mcp-server';
+import { PACKAGE_EXTERNALS } from '../scripts/lib/package-externals';
 import { childEnvironment } from '@/lib/config';
 import { int, log, percentile, readFlags, report, root, type Figure } from './lib/report';
 import { onCleanup, runMain } from './lib/setup';
@@ -25,11 +26,13 @@ import { ensureWrk, MARK, wrk, type WrkRun } from './lib/wrk';
 const flags = readFlags({ rounds: [6, 3], 'round-seconds': [3, 1], 'memory-seconds': [100, 20] });
 // Answers the benchmark's question over IPC: the process's own memory and CPU so far.
 const REPORTER = `process.on('message', () => process.send?.({ rss: process.memoryUsage().rss, cpu: process.cpuUsage() }));`;
+// Each call its own request reference, as an agent's tasks are: the gateway's read guards count
+// a request's calls against its budget, and one reference for every call of a run would spend it.
 const CALL = JSON.stringify({
   jsonrpc: '2.0',
   id: MARK,
   method: 'tools/call',
-  params: { name: 'get_order', arguments: { orderId: '4411' } },
+  params: { name: 'get_order', arguments: { orderId: '4411' }, _meta: { 'countersign/requestRef': `bench-${MARK}` } },
 });
 
 /** A console stub: every tool a trusted read, every outcome batch taken. */
@@ -70,7 +73,7 @@ async function startGateway(consoleUrl: string, upstream: URL) {
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    external: ['@modelcontextprotocol/sdk', 'zod'].flatMap((e) => [e, `${e}/*`]),
+    external: PACKAGE_EXTERNALS.flatMap((e) => [e, `${e}/*`]),
     banner: { js: REPORTER },
     logLevel: 'warning',
   });

@@ -11,13 +11,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { GATEWAY_NODE_FLAGS } from '../lib/gateway/node-flags';
+import { PACKAGE_EXTERNALS } from './lib/package-externals';
 
 const root = path.resolve(import.meta.dirname, '..');
 const repo = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
   version: string;
   dependencies: Record<string, string>;
 };
-const external = ['@modelcontextprotocol/sdk', '@modelcontextprotocol/client', '@modelcontextprotocol/server', 'zod'];
+const external = PACKAGE_EXTERNALS;
 
 async function main() {
   const work = mkdtempSync(path.join(tmpdir(), 'countersign-mcp-pack-'));
