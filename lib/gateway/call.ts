@@ -230,6 +230,7 @@ export class ToolCalls {
     const eventId = newEventId();
     if (answer) void this.relay.toClient(withMeta(answer, call.meta.requestRef, eventId));
     const ctx = this.relay.ctx;
+    // A write's record goes at once: the next guard check looks for it in the console.
     ctx.reporter.enqueueLater(() => {
       const record = gatewayRecord(ctx, {
         name: call.name,
@@ -244,7 +245,7 @@ export class ToolCalls {
       });
       if (call.read) ctx.reads.note(record);
       return record;
-    });
+    }, !call.read);
   }
 
   /** A call cancelled before it was sent: recorded so, and not answered (the client stopped waiting). */

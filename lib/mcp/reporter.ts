@@ -67,6 +67,7 @@ export class OutcomeReporter {
   private readonly ids = new Map<string, string>();
   private later: (() => Outcome)[] = [];
   private laterScheduled = false;
+  private soon = false;
   private inflight: Outcome[] = [];
   private sending: Promise<'ok' | 'failed' | 'empty'> | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
@@ -103,10 +104,13 @@ export class OutcomeReporter {
   /**
    * Buffers the record `build` makes, made after the current I/O (setImmediate) so that building
    * it (classification and the like) is off the path of the call it records. `flush()`, `close()`
-   * and `stats()` count and make pending ones first. Returns at once and never throws.
+   * and `stats()` count and make pending ones first. Returns at once and never throws. `soon`:
+   * sent as soon as it is made, not after the flush interval (a write's record, which the next
+   * guard check must find in the console).
    */
-  enqueueLater(build: () => Outcome): void {
+  enqueueLater(build: () => Outcome, soon = false): void {
     this.later.push(build);
+    this.soon ||= soon;
     if (this.laterScheduled) return;
     this.laterScheduled = true;
     setImmediate(() => this.makeLater());
@@ -125,6 +129,8 @@ export class OutcomeReporter {
       }
       this.enqueue(record);
     }
+    if (this.soon && this.buffer.length && this.failures === 0) this.schedule(0);
+    this.soon = false;
   }
 
   stats(): ReporterStats {
