@@ -72,9 +72,10 @@ export async function cleanUp() {
 export async function setup(
   kind: keyof typeof harnesses,
   decide?: (a: { body: { tool: { name: string } } }) => Decision,
+  guard?: NonNullable<Parameters<typeof fakeCountersign>[0]>['guard'],
 ) {
   const harness = await harnesses[kind]();
-  const countersign = fakeCountersign({ decide, trustedServers: [DEMO_SERVER_NAME] });
+  const countersign = fakeCountersign({ decide, guard, trustedServers: [DEMO_SERVER_NAME] });
   cleanup.push(() => harness.close());
   const wrap = (token: Token = 'full'): CountersignClient => {
     const client = new Client({ name: 'integration-agent', version: '1.0.0' });
