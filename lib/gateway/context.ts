@@ -35,7 +35,7 @@ export function gatewayContext(
   return {
     ...options,
     policy: new PolicyCache(options.endpoint, options.server, options.policyTtlMs),
-    reads: new ReadGuard(),
+    reads: new ReadGuard(() => options.reporter.makePending()),
   };
 }
 

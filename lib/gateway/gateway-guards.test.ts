@@ -3,10 +3,22 @@
 // the HTTP gateway in front of an SDK v2 server whose `post_entry` write commits and then, when
 // asked, cuts the connection (the case in which 2026-07-28 clients must re-issue the request), and
 // whose `read_balance` read fails while told to. What each refusal must say is written by hand from
-// the design's table; the server's own counters say what reached it.
+// the design's table; the server's own counters say what reached it. And the same client over
+// stdio in front of @modelcontextprotocol/server-filesystem from npm: a completed write repeated,
+// a failed read retried at once.
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { Client, StreamableHTTPClientTransport, type CallToolResult } from '@modelcontextprotocol/client';
+import {
+  Client,
+  InMemoryTransport,
+  StreamableHTTPClientTransport,
+  type CallToolResult,
+} from '@modelcontextprotocol/client';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { cli } from '@/lib/auth/actor';
@@ -23,6 +35,9 @@ import {
 import { startV2HttpServer, type V2HttpServer } from '@/testing/mcp-v2-server';
 import type { GatewayContext } from './context';
 import { runHttp } from './http';
+import { runStdio } from './stdio';
+
+const FS_BIN = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-filesystem/dist/index.js');
 
 vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
@@ -238,5 +253,55 @@ describe.each<Mode>(['legacy', 'pinned'])('guards through the gateway, SDK v2 cl
     expect((await attempt(client, 'read_balance', { account: 'b' }, meta(ref)))?.isError).toBeFalsy();
     expect(ledger.reads).toBe(2);
     console.up();
+  });
+});
+
+describe.each<Mode>(['legacy', 'pinned'])('guards over stdio, server-filesystem, SDK v2 client (%s)', (mode) => {
+  /** The gateway over stdio in front of server-filesystem on a fresh directory; its writes need no approval. */
+  async function filesystem() {
+    const dir = await mkdtemp(path.join(tmpdir(), 'cs-guards-'));
+    const server = uniq('fs');
+    await trustServer(cli, server);
+    await setPolicyRule(cli, { server, tool: null, requiredApprovals: 0 });
+    const t = testContext(actors, server);
+    const [clientSide, gatewaySide] = InMemoryTransport.createLinkedPair();
+    const g = await runStdio(t.ctx, [process.execPath, FS_BIN, dir], gatewaySide as unknown as Transport);
+    const client = new Client(
+      { name: 'guards-fs-client', version: '1.0.0' },
+      { versionNegotiation: { mode: mode === 'legacy' ? 'legacy' : { pin: '2026-07-28' } } },
+    );
+    await client.connect(clientSide);
+    open.push(async () => {
+      await client.close();
+      await g.close();
+      await t.ctx.reporter.close(2000);
+      await rm(dir, { recursive: true, force: true });
+    });
+    return { client, dir };
+  }
+
+  it('write_file done in this request: the same call again is already done, and does not overwrite; a key of its own writes', async () => {
+    const { client, dir } = await filesystem();
+    const ref = `ref-${randomUUID()}`;
+    const file = path.join(dir, 'note.txt');
+    const args = { path: file, content: 'approved content' };
+    expect((await attempt(client, 'write_file', args, meta(ref)))?.isError).toBeFalsy();
+    await writeFile(file, 'changed since');
+    const again = await attempt(client, 'write_file', args, meta(ref));
+    expect(guardError(again!)).toMatchObject({ category: 'already_done', retry: 'no' });
+    expect(await readFile(file, 'utf8')).toBe('changed since');
+    expect((await attempt(client, 'write_file', args, meta(ref, uniq('op'))))?.isError).toBeFalsy();
+    expect(await readFile(file, 'utf8')).toBe('approved content');
+  });
+
+  it('read_text_file of a missing file, read again at once: too soon, with how long to wait', async () => {
+    const { client, dir } = await filesystem();
+    const ref = `ref-${randomUUID()}`;
+    const args = { path: path.join(dir, 'missing.txt') };
+    const first = await attempt(client, 'read_text_file', args, meta(ref));
+    expect(first?.isError).toBe(true);
+    expect(guardError(first!)).toBeUndefined(); // the server's own error
+    const soon = await attempt(client, 'read_text_file', args, meta(ref));
+    expect(guardError(soon!)).toMatchObject({ category: 'retry_too_soon', retry: 'backoff' });
   });
 });

@@ -47,7 +47,7 @@ describe('ReadGuard', () => {
 
   it('a failure asks for the backoff; a success of the same call after it ends the run', () => {
     let now = 1_000_000;
-    const guard = new ReadGuard(() => now);
+    const guard = new ReadGuard(undefined, () => now);
     guard.note(read('r', D('a'), FAILED));
     expect(guard.decide(call('r', D('a')), DEFAULT_BUDGETS)).toEqual({
       decision: 'refuse',

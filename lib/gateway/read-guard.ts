@@ -26,10 +26,18 @@ export class ReadGuard {
   private readonly refs = new Map<string, Reads>();
   private seq = 0;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  /**
+   * `settle`: makes the records still waiting to be made, so that a read that came before the
+   * last one's record was made (an in-process client, no I/O between) is decided on it.
+   */
+  constructor(
+    private readonly settle: () => void = () => {},
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** The decision on a trusted read about to be forwarded; its digest is made only when its request has history. */
   decide(call: ReadCall, budgets: GuardBudgets): GuardDecision {
+    this.settle();
     const reads = this.refs.get(call.requestRef);
     if (!reads) return { decision: 'allow' };
     const { digest, ...rest } = call;

@@ -116,6 +116,14 @@ export class OutcomeReporter {
     setImmediate(() => this.makeLater());
   }
 
+  /**
+   * Makes the records enqueued with `enqueueLater` now, rather than after the current I/O: for a
+   * decision that must see them (the gateway's read guards, when the next call came first).
+   */
+  makePending(): void {
+    if (this.later.length) this.makeLater();
+  }
+
   private makeLater(): void {
     this.laterScheduled = false;
     const builds = this.later;
