@@ -3,6 +3,7 @@
 // tool's outputSchema and throw), and the machine-readable part in `_meta["countersign/error"]`.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { GuardCategory, Retry } from '../outcomes/schemas';
+import { GUARD_RETRY } from '../outcomes/classify';
 
 export type GatewayErrorCategory =
   | 'approval_required'
@@ -21,13 +22,8 @@ const RETRY: Record<GatewayErrorCategory, Retry> = {
   denied_by_policy: 'no',
   // Held: its definition changed since an admin accepted it; callable again once the new one is.
   tool_changed: 'after_approval',
-  outcome_unknown: 'after_state_check',
-  already_done: 'no',
-  idempotency_key_reused: 'after_correction',
-  // The refused call's own advice, which the guard's answer carries; this only when it does not.
-  not_retryable: 'no',
-  retry_too_soon: 'backoff',
-  budget_exhausted: 'no',
+  // A guard's answer carries its advice; these (the records') only when it does not.
+  ...GUARD_RETRY,
 };
 
 /** What `_meta["countersign/error"]` says besides the category. */

@@ -129,7 +129,7 @@ function fromTaskStatus(task: ObservedTask, readOnly: boolean): Verdict | null {
 // A guard's refusal carries the retry of docs/design.md's guard table. not_retryable repeats the
 // retry of the refusal it points to, which the observation does not carry: `no`, the strictest of
 // the three it can be, so a record never promises more than the guard did.
-const GUARD_RETRY: Record<GuardCategory, Retry> = {
+export const GUARD_RETRY: Record<GuardCategory, Retry> = {
   outcome_unknown: 'after_state_check',
   already_done: 'no',
   idempotency_key_reused: 'after_correction',

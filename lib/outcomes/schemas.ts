@@ -19,6 +19,16 @@ export const retryValues = [
 ] as const;
 export type Retry = (typeof retryValues)[number];
 
+/** The guards' refusals (docs/design.md "Guards at the point of execution"), each recorded as a client block. */
+export const guardCategories = [
+  'outcome_unknown',
+  'already_done',
+  'idempotency_key_reused',
+  'not_retryable',
+  'retry_too_soon',
+  'budget_exhausted',
+] as const;
+
 export const categories = [
   // client, never sent
   'approval_required',
@@ -26,12 +36,7 @@ export const categories = [
   'no_credentials',
   'not_sent',
   // client, never sent: refused by a guard (docs/design.md "Guards at the point of execution")
-  'outcome_unknown',
-  'already_done',
-  'idempotency_key_reused',
-  'not_retryable',
-  'retry_too_soon',
-  'budget_exhausted',
+  ...guardCategories,
   // admission (HTTP)
   'unauthenticated',
   'forbidden',
@@ -66,15 +71,6 @@ export const categories = [
 ] as const;
 export type Category = (typeof categories)[number];
 
-/** The guards' refusals (docs/design.md "Guards at the point of execution"), each recorded as a client block. */
-export const guardCategories = [
-  'outcome_unknown',
-  'already_done',
-  'idempotency_key_reused',
-  'not_retryable',
-  'retry_too_soon',
-  'budget_exhausted',
-] as const;
 export type GuardCategory = (typeof guardCategories)[number];
 export const isGuardCategory = (c: string): c is GuardCategory => (guardCategories as readonly string[]).includes(c);
 
