@@ -117,6 +117,8 @@ describe('gateway pass-through, server-everything over stdio', () => {
 
   it('1,000 concurrent calls all answered, each recorded once', async () => {
     const s = await setUp();
+    // One request reference for all of them: its budget of calls (default 200) raised to 1,000.
+    await setPolicyRule(cli, { server: s.server, tool: null, requiredApprovals: 0, calls: 1000 });
     await s.connect();
     const ref = uniq('req');
     const calls = Array.from({ length: 1000 }, (_, i) =>
