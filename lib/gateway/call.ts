@@ -23,7 +23,7 @@ import { gatewayRecord, newEventId, type CallMeta } from './record';
 import type { Relay } from './relay';
 import { createdTask, Tasks } from './tasks';
 import { gatewayError } from './tool-errors';
-import { guardWrite } from './guard';
+import { guardRead, guardWrite } from './guard';
 import { DEFAULT_BUDGETS } from '../guards/budgets';
 import { Unsent } from './unsent';
 
@@ -36,7 +36,7 @@ export interface Forwarded {
   meta: CallMeta;
   digest: Digest;
   grantId?: string;
-  /** A trusted read: its record is what the read guards count (read-guard.ts). */
+  /** A trusted read: its record is what the read guards count (lib/guards/read-guard.ts). */
   read: boolean;
   startedAt: Date;
   t0: number;
@@ -134,10 +134,11 @@ export class ToolCalls {
         return this.refuse(request, meta, name, tool, digest, grantRefusal(this.relay.ctx.endpoint, grant));
       grantId = grant.grantId;
     }
-    // A trusted read: the guards' rows for reads, counted in this process (read-guard.ts).
+    // A trusted read: the guards' rows for reads, counted in this process (lib/guards/read-guard.ts).
     const read = !unknownTool && (verdict?.readOnly === true || unansweredRead);
     if (read) {
-      const refusal = ctx.reads.refusal(
+      const refusal = guardRead(
+        ctx,
         { requestRef: meta.requestRef, principal: ctx.principal, server: ctx.server, toolName: name, digest },
         verdict?.budgets ?? DEFAULT_BUDGETS,
       );

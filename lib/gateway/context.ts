@@ -2,7 +2,7 @@
 import type { CountersignEndpoint } from '../mcp/countersign-http';
 import type { OutcomeReporter } from '../mcp/reporter';
 import { PolicyCache } from './policy';
-import { ReadGuard } from './read-guard';
+import { ReadGuard } from '../guards/read-guard';
 
 export interface GatewayContext {
   server: string;
@@ -14,7 +14,7 @@ export interface GatewayContext {
   endpoint: CountersignEndpoint;
   reporter: OutcomeReporter;
   policy: PolicyCache;
-  /** The guards on trusted reads, counted in this process (read-guard.ts). */
+  /** The guards on trusted reads, counted in this process (lib/guards/read-guard.ts). */
   reads: ReadGuard;
   /** Logs go to stderr in stdio mode: stdout carries only MCP messages. Never credentials or arguments. */
   log: (line: string) => void;

@@ -1,8 +1,11 @@
-// The guards on a write through the gateway (lib/mcp/guard.ts asks the console): before a call of
-// a tool not trusted as read-only is staged, a refusal of the guards is the call's answer, a tool
-// error naming the category and the earlier record. The console unreachable: the write fails
-// closed, as without a policy.
+// The guards through the gateway: before a call of a tool not trusted as read-only is staged, the
+// console is asked (lib/mcp/guard.ts); a trusted read is decided in the process (the read guards,
+// lib/guards/read-guard.ts). A refusal is the call's answer, a tool error naming the category and
+// the earlier record. The console unreachable: a write fails closed, as without a policy.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { GuardBudgets } from '../guards/budgets';
+import { guardText } from '../guards/decide';
+import type { ReadCall } from '../guards/read-guard';
 import { askGuards } from '../mcp/guard';
 import type { Refusal } from './approval-gate';
 import type { Digest } from './call';
@@ -50,5 +53,18 @@ export async function guardWrite(
     recordId: answer.recordId,
     retryAfterMs: answer.retryAfterMs,
     recordedAs: answer.record.eventId,
+  };
+}
+
+/** The refusal of a trusted read by the process's read guards, or null when it may be forwarded. */
+export function guardRead(ctx: GatewayContext, call: ReadCall, budgets: GuardBudgets): Refusal | null {
+  const d = ctx.reads.decide(call, budgets);
+  if (d.decision !== 'refuse') return null;
+  return {
+    observed: { sent: false, clientBlock: d.category },
+    category: d.category,
+    retry: d.retry,
+    text: guardText(d, call.toolName),
+    retryAfterMs: d.retryAfterMs,
   };
 }

@@ -27,7 +27,7 @@ import { callMeta } from './call-meta';
 import { gatewayRecord, type CallMeta } from './record';
 import { forward } from './upstream-client';
 import { gatewayError } from './tool-errors';
-import { guardWrite } from './guard';
+import { guardRead, guardWrite } from './guard';
 import { DEFAULT_BUDGETS } from '../guards/budgets';
 import type { ModernExchange } from './modern-exchange';
 import { noticeHidden, relayOptions, sent, upstreamParams, wrapRound, type ModernGateway } from './modern-server';
@@ -39,7 +39,7 @@ interface Call {
   meta: CallMeta;
   digest: () => string;
   grantId?: string;
-  /** A trusted read: its record is what the read guards count (read-guard.ts). */
+  /** A trusted read: its record is what the read guards count (lib/guards/read-guard.ts). */
   read?: boolean;
   /** The call's id, when its first request came and the number of this request (round-state.ts). */
   id: string;
@@ -111,10 +111,11 @@ export async function callTool(
     }
     call.grantId = gate.grantId;
   }
-  // A trusted read: the guards' rows for reads, counted in this process (read-guard.ts), once per call.
+  // A trusted read: the guards' rows for reads, counted in this process (lib/guards/read-guard.ts), once per call.
   call.read = !unknownTool && (verdict?.readOnly === true || unansweredRead);
   if (call.read && !state) {
-    const refusal = g.ctx.reads.refusal(
+    const refusal = guardRead(
+      g.ctx,
       {
         requestRef: call.meta.requestRef,
         principal: g.ctx.principal,

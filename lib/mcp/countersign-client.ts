@@ -8,6 +8,9 @@ import type { Classification, Observed, Outcome } from '../outcomes/schemas';
 import { approvalKey, obtainGrant, type ApprovalWaitOptions, type GrantOutcome } from './approvals';
 import { callApi, type CountersignEndpoint } from './countersign-http';
 import { askGuards, type GuardAnswer } from './guard';
+import { DEFAULT_BUDGETS, type GuardBudgets } from '../guards/budgets';
+import { guardText } from '../guards/decide';
+import { ReadGuard } from '../guards/read-guard';
 import { argsDigest } from './digest';
 import type { ToolCatalog } from './catalog';
 import { observeToolCall, prepareSession, type Observation, type SessionReady } from './observe';
@@ -47,6 +50,11 @@ export interface CountersignOptions extends CountersignEndpoint {
   timeoutMs?: number;
   lostConnectionGraceMs?: number;
   approval?: ApprovalWaitOptions;
+  /**
+   * The budgets this wrapper's trusted reads are held to (the defaults of docs/design.md's guard
+   * table unless given; writes are held to the console's, set by an admin).
+   */
+  guardBudgets?: GuardBudgets;
 }
 
 export interface CallOptions {
@@ -83,6 +91,8 @@ export interface GuardedCallResult {
 
 export class CountersignClient {
   readonly reporter: OutcomeReporter;
+  /** The guards on trusted reads, counted on this wrapper's own reads (lib/guards/read-guard.ts). */
+  private readonly reads = new ReadGuard();
   private catalog: ToolCatalog | null = null;
   private preparing: Promise<SessionReady> | null = null;
 
@@ -153,7 +163,32 @@ export class CountersignClient {
     const tool = session.catalog.tools.get(params.name);
 
     let grant: Extract<GrantOutcome, { ok: true }> | null = null;
-    if (!this.trustedReadOnly(tool)) {
+    if (this.trustedReadOnly(tool)) {
+      // The guards' rows for reads, decided here on this wrapper's own reads (no round trip).
+      const d = this.reads.decide(
+        {
+          requestRef: call.requestRef,
+          principal: this.options.principal,
+          server: this.options.server,
+          toolName: params.name,
+          digest: () => digest,
+        },
+        this.options.guardBudgets ?? DEFAULT_BUDGETS,
+      );
+      if (d.decision === 'refuse') {
+        const refused = this.finish(params.name, tool, digest, call, attempt, {
+          observed: { sent: false, clientBlock: d.category },
+          startedAt: new Date(),
+          durationMs: 0,
+        });
+        const { category, retry, retryAfterMs } = d;
+        const text = guardText(d, params.name);
+        return {
+          ...refused,
+          refused: { category, retry, text, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
+        };
+      }
+    } else {
       const refused = await this.guarded(params.name, tool, digest, call, attempt);
       if (refused) return refused;
       const outcome = await obtainGrant(
@@ -317,6 +352,7 @@ export class CountersignClient {
     );
     const classification = classifyRecord(record, this.options.trustedServer);
     this.reporter.enqueue(record);
+    if (this.trustedReadOnly(tool)) this.reads.note(record);
     return {
       ...(observation.result ? { result: observation.result } : {}),
       classification,

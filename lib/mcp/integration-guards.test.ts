@@ -1,7 +1,8 @@
 // The guards in the agent SDK (`withCountersign`, lib/mcp/guard.ts), against the fake console with
 // a scripted answer: a write the guards refuse is neither staged nor sent, comes back with the
 // refusal and its classification, and is not reported again (the console stored it); a console
-// that cannot be asked blocks the write. Reads are not asked about. The console's own decisions
+// that cannot be asked blocks the write. Trusted reads are decided by the wrapper on its own reads,
+// without asking (lib/guards/read-guard.ts). The console's own decisions
 // are tested against the real console (lib/server/guards, lib/gateway/gateway-guards.test.ts).
 import { afterEach, describe, expect, it } from 'vitest';
 import { call, cleanUp, setup, verdict } from '../../testing/mcp-integration';
@@ -68,6 +69,21 @@ describe.each(['in-memory', 'streamable-http'] as const)('over %s', (kind) => {
     });
     const r = await wrap().callTool({ name: 'get_order', arguments: { orderId: '4411' } }, call('Order 4411'));
     expect(verdict(r).category).toBe('ok');
+    expect(countersign.guardChecks).toEqual([]);
+  });
+
+  it('a trusted read refused by its server, called again unchanged: refused by the wrapper itself, the console not asked', async () => {
+    const { countersign, wrap } = await setup(kind);
+    const agent = wrap();
+    const first = await agent.callTool({ name: 'get_order', arguments: { orderId: '9999' } }, call('Order 9999'));
+    expect(verdict(first)).toMatchObject({ delivery: 'rejected', category: 'not_found', retry: 'after_correction' });
+    const again = await agent.callTool({ name: 'get_order', arguments: { orderId: '9999' } }, call('Order 9999'));
+    expect(again.refused).toMatchObject({ category: 'not_retryable', retry: 'after_correction' });
+    expect(again.record.observed).toEqual({ sent: false, clientBlock: 'not_retryable' });
+    expect(verdict(again)).toMatchObject({ delivery: 'never_sent', category: 'not_retryable' });
+    // Another order is another call.
+    const other = await agent.callTool({ name: 'get_order', arguments: { orderId: '4411' } }, call('Order 4411'));
+    expect(verdict(other).category).toBe('ok');
     expect(countersign.guardChecks).toEqual([]);
   });
 });

@@ -1,7 +1,8 @@
 // The guards on trusted reads (docs/design.md "Guards at the point of execution"): the rows that
 // apply to reads (not retryable, bounded backoff, budgets) decided by the same function the
-// console uses (lib/guards/decide.ts), on this gateway process's own reads, so a read costs no
-// round trip. Counted per process, as the design allows: several instances each keep their own.
+// console uses (decide.ts), on this process's own reads, so a read costs no round trip: the
+// gateway's (lib/gateway/call.ts, modern-call.ts) and the agent SDK's (lib/mcp). Counted per
+// process, as the design allows: several instances each keep their own.
 // Each read's record, classified with the shared classifier once it is made (after the answer
 // went out), is what the next read of its request reference is decided on.
 //
@@ -10,9 +11,8 @@
 // the latest success of each call that failed before.
 import { classifyRecord } from '../outcomes/classify';
 import { isGuardCategory, type Outcome } from '../outcomes/schemas';
-import type { GuardBudgets } from '../guards/budgets';
-import { decideGuard, guardText, type GuardDecision, type GuardRecord } from '../guards/decide';
-import type { Refusal } from './approval-gate';
+import type { GuardBudgets } from './budgets';
+import { decideGuard, type GuardDecision, type GuardRecord } from './decide';
 
 /** Request references remembered, least recently used dropped first. */
 const REFS_MAX = 10_000;
@@ -20,7 +20,13 @@ const REFS_MAX = 10_000;
 const RECORDS_MAX = 1_000;
 
 type Reads = { calls: number; records: GuardRecord[] };
-type ReadCall = { requestRef: string; principal: string; server: string; toolName: string; digest: () => string };
+export type ReadCall = {
+  requestRef: string;
+  principal: string;
+  server: string;
+  toolName: string;
+  digest: () => string;
+};
 
 export class ReadGuard {
   private readonly refs = new Map<string, Reads>();
@@ -48,19 +54,6 @@ export class ReadGuard {
       new Date(this.now()),
       reads.calls,
     );
-  }
-
-  /** The refusal of a trusted read by the guards, or null when it may be forwarded. */
-  refusal(call: ReadCall, budgets: GuardBudgets): Refusal | null {
-    const d = this.decide(call, budgets);
-    if (d.decision !== 'refuse') return null;
-    return {
-      observed: { sent: false, clientBlock: d.category },
-      category: d.category,
-      retry: d.retry,
-      text: guardText(d, call.toolName),
-      retryAfterMs: d.retryAfterMs,
-    };
   }
 
   /** A trusted read's record, as made for the console: counted under its request reference. */
