@@ -4,32 +4,14 @@
 // a 2026-07-28 client's subscription). A test cannot reach into a child process, so the change is
 // asked for by a call.
 //   npx tsx testing/mcp-catalog-stdio.ts "<description before>" "<description after>"
-import { McpServer } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { z } from 'zod';
+import { forecastServer } from './mcp-forecast';
 
 const [before, after] = process.argv.slice(2);
 let description = before;
 
 const handle = serveStdio(() => {
-  const server = new McpServer(
-    { name: 'catalog-test', version: '1.0.0' },
-    { capabilities: { tools: { listChanged: true } } },
-  );
-  const forecast = server.registerTool(
-    'forecast',
-    {
-      title: 'Forecast',
-      description,
-      inputSchema: z.object({ city: z.string() }),
-      outputSchema: z.object({ sky: z.string() }),
-      annotations: { readOnlyHint: true, openWorldHint: false },
-    },
-    async ({ city }) => ({
-      content: [{ type: 'text', text: `Sunny in ${city}` }],
-      structuredContent: { sky: 'sunny' },
-    }),
-  );
+  const { server, forecast } = forecastServer(description);
   server.registerTool(
     'redescribe',
     { description: 'Gives forecast its other description.', annotations: { readOnlyHint: false } },

@@ -223,39 +223,27 @@ export const approvalRoutes: Row[] = [
     otherStatus: 200,
     check: (own, other) => expect(other.text).toBe(own.text),
   },
-  {
-    // The tool catalog is the console's too (crm-mcp's is in the demo data): the same list whoever
-    // asks, naming no organization.
-    route: 'GET /api/v1/tools',
-    own: () => ({ method: 'GET', path: '/api/v1/tools?server=crm-mcp' }),
-    other: () => ({ method: 'GET', path: '/api/v1/tools?server=crm-mcp' }),
-    ownStatus: 200,
-    otherStatus: 200,
-    check: (own, other) => {
-      expect(other.text).toBe(own.text);
-      expect(own.text).not.toContain(ORG.a);
-      expect(own.text).not.toContain(ORG.b);
-    },
-  },
-  {
-    // Policy is the console's, not an organization's: the same answer whoever asks, naming no organization.
-    route: 'POST /api/v1/policy/evaluate',
-    own: () => ({
-      method: 'POST',
-      path: '/api/v1/policy/evaluate',
-      data: { server: NEEDS_APPROVAL.server, tools: [NEEDS_APPROVAL.tool] },
-    }),
-    other: () => ({
-      method: 'POST',
-      path: '/api/v1/policy/evaluate',
-      data: { server: NEEDS_APPROVAL.server, tools: [NEEDS_APPROVAL.tool] },
-    }),
-    ownStatus: 200,
-    otherStatus: 200,
-    check: (own, other) => {
-      expect(other.text).toBe(own.text);
-      expect(own.text).not.toContain(ORG.a);
-      expect(own.text).not.toContain(ORG.b);
-    },
-  },
+  // The tool catalog (crm-mcp's is in the demo data) and policy are the console's, not an
+  // organization's: the same answer whoever asks, naming no organization.
+  sameForEveryone('GET /api/v1/tools', { method: 'GET', path: '/api/v1/tools?server=crm-mcp' }),
+  sameForEveryone('POST /api/v1/policy/evaluate', {
+    method: 'POST',
+    path: '/api/v1/policy/evaluate',
+    data: { server: NEEDS_APPROVAL.server, tools: [NEEDS_APPROVAL.tool] },
+  }),
 ];
+
+function sameForEveryone(route: string, probe: Probe): Row {
+  return {
+    route,
+    own: () => probe,
+    other: () => probe,
+    ownStatus: 200,
+    otherStatus: 200,
+    check: (own, other) => {
+      expect(other.text).toBe(own.text);
+      expect(own.text).not.toContain(ORG.a);
+      expect(own.text).not.toContain(ORG.b);
+    },
+  };
+}
