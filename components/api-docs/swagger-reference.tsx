@@ -1,6 +1,6 @@
 'use client';
 import Script from 'next/script';
-import { useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import './swagger-theme.css';
 
 type SwaggerUIBundle = (options: Record<string, unknown>) => unknown;
@@ -28,6 +28,21 @@ export function SwaggerReference({
   const host = useRef<HTMLDivElement>(null);
   const [state, setState] = useState<'loading' | 'ready' | 'failed'>('loading');
 
+  // swagger's server picker has no accessible name of its own, and swagger may render or replace it
+  // at any time (before onComplete too): name it in the same task it appears, so no check sees it bare.
+  useEffect(() => {
+    const node = host.current;
+    if (!node) return;
+    const name = () => {
+      for (const select of node.querySelectorAll('select#servers:not([aria-label])')) {
+        select.setAttribute('aria-label', 'Server');
+      }
+    };
+    const observer = new MutationObserver(name);
+    observer.observe(node, { childList: true, subtree: true });
+    return () => observer.disconnect();
+  }, []);
+
   const render = () => {
     const SwaggerUIBundle = window.SwaggerUIBundle;
     if (!host.current || !SwaggerUIBundle) return setState('failed');
@@ -42,11 +57,7 @@ export function SwaggerReference({
       docExpansion: 'list',
       defaultModelsExpandDepth: -1,
       displayOperationId: false,
-      onComplete: () => {
-        // swagger's server picker has no accessible name of its own.
-        host.current?.querySelector('select#servers')?.setAttribute('aria-label', 'Server');
-        setState('ready');
-      },
+      onComplete: () => setState('ready'),
     });
   };
 
@@ -69,7 +80,7 @@ export function SwaggerReference({
           .
         </p>
       ) : null}
-      <div ref={host} className="api-reference rounded-lg bg-white shadow-xs ring-1 ring-slate-200" />
+      <div ref={host} data-state={state} data-testid="api-reference" className="api-reference rounded-lg bg-white shadow-xs ring-1 ring-slate-200" />
     </>
   );
 }

@@ -189,7 +189,7 @@ const pages: PageSpec[] = [
     name: 'API reference',
     path: () => '/api-docs',
     roles: everyone,
-    shown: (page) => [h1(page, 'API reference')],
+    shown: (page) => [h1(page, 'API reference'), page.locator('[data-testid="api-reference"][data-state="ready"]')],
   },
   {
     name: 'account',
