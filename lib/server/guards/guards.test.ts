@@ -190,6 +190,33 @@ describe('checkGuard (real PostgreSQL)', () => {
     });
   });
 
+  it("budgets from policy rules: the tool's call budget over the server's", async () => {
+    const key = await makeKey();
+    const s = scene();
+    await db.policyRule.createMany({
+      data: [
+        { server: s.server, toolName: '*', requiredApprovals: 0, callBudget: 3, createdBy: 'test' },
+        { server: s.server, toolName: 'refund_payment', requiredApprovals: 0, callBudget: 5, createdBy: 'test' },
+      ],
+    });
+    // Five calls in the request (each its own digest, all fine): the tool's budget of 5 is spent,
+    // although the server's is 3.
+    const ids = await post(key, ...['1', '2', '3', '4'].map((d) => s.record(OK, { argsDigest: D(d) })));
+    expect(value(await s.check(key, { argsDigest: D('5') }))).toEqual({ decision: 'allow' });
+    const [fifth] = await post(key, s.record(OK, { argsDigest: D('5') }));
+    expect(value(await s.check(key, { argsDigest: D('6') }))).toMatchObject({
+      category: 'budget_exhausted',
+      recordId: fifth,
+    });
+    // Another tool of the server is held to the server's 3: the request's calls already exceed it
+    // (the refusal names the newest of them).
+    expect(ids).toHaveLength(4);
+    expect(value(await s.check(key, { tool: { name: 'issue_credit', annotations: null } }))).toMatchObject({
+      category: 'budget_exhausted',
+      recordId: fifth,
+    });
+  });
+
   it('row 7: a write after a permission refusal in the request is held for approval, naming it', async () => {
     const key = await makeKey();
     const s = scene();

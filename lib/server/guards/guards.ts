@@ -1,15 +1,15 @@
 import 'server-only';
 import type { PoolClient } from 'pg';
 import { pool } from '../db/db';
-import { first, rows as run, BEGIN, COMMIT, ROLLBACK, sql } from '../db/kysely';
-import { selectTrustedServers } from '../outcomes/sql';
+import { first, preparedRows, rows as run, BEGIN, COMMIT, ROLLBACK, sql } from '../db/kysely';
 import { ingestInTransaction } from '../outcomes/ingest';
 import { reused } from '../outcomes/rows';
-import { guardBudgets } from '../policy/budgets';
-import { enqueueCallRefused, selectGuardHistory, selectStoredRefusal, type GuardHistoryRow } from './sql';
+import { budgetsFor } from '../policy/budgets';
+import { enqueueCallRefused, selectGuardFacts, selectStoredRefusal, type GuardFactsRow, type GuardHistoryRow } from './sql';
 import type { Actor } from '@/lib/auth/actor';
 import { authorize } from '@/lib/auth/permissions';
 import { believedHints } from '@/lib/approvals/policy';
+import { DEFAULT_BUDGETS } from '@/lib/guards/budgets';
 import { decideGuard, guardText, type GuardDecision, type GuardRecord } from '@/lib/guards/decide';
 import type { GuardAnswer, GuardCheck } from '@/lib/guards/schemas';
 import { outcomeContent } from '@/lib/outcomes/content';
@@ -18,7 +18,7 @@ import { fail, ok, type FieldError, type Result } from '@/lib/result';
 
 /**
  * Whether a call may go to its server (docs/design.md "Guards at the point of execution"), decided
- * by the console from the records it holds, so any number of gateways decide alike. One
+ * by the console from the records it holds, so any number of gateways decide alike. In one
  * transaction: the caller's records not posted yet are stored first (as POST /api/v1/outcomes
  * stores them), then the history is read and decided on, and a refusal is stored as a record with
  * its `call.refused` event. The same eventId again answers the refusal stored under it.
@@ -53,10 +53,7 @@ export async function checkGuard(actor: Actor, body: GuardCheck): Promise<Result
   const conn = await pool().connect();
   let broken: Error | undefined;
   try {
-    await run(BEGIN, conn);
-    const answer = await decideAndStore(conn, actor.keyId, body, records);
-    await run(answer.ok ? COMMIT : ROLLBACK, conn);
-    return answer;
+    return await decideAndStore(conn, actor.keyId, body, records);
   } catch (err) {
     broken = err as Error;
     throw err;
@@ -66,20 +63,45 @@ export async function checkGuard(actor: Actor, body: GuardCheck): Promise<Result
   }
 }
 
+// A transaction only where something is stored: the caller's records first, a refusal last. A call
+// let through (the common case) costs one prepared statement and no transaction.
 async function decideAndStore(
   conn: PoolClient,
   apiKeyId: string,
   body: GuardCheck,
   records: Outcome[],
 ): Promise<Result<GuardAnswer>> {
+  let open = false;
+  const end = async <T>(answer: Result<T>): Promise<Result<T>> => {
+    if (open) await run(answer.ok ? COMMIT : ROLLBACK, conn);
+    return answer;
+  };
   if (records.length) {
+    await run(BEGIN, conn);
+    open = true;
     const stored = await ingestInTransaction(conn, apiKeyId, records);
-    if (stored instanceof Set) return reused([...stored]);
+    if (stored instanceof Set) return end(reused([...stored]));
   }
-  const replay = await storedRefusal(conn, apiKeyId, body);
-  if (replay) return ok(replay);
+  const found = await preparedRows(
+    'guard_facts',
+    selectGuardFacts({
+      apiKeyId,
+      eventId: body.eventId,
+      organization: body.organization,
+      principal: body.principal,
+      server: body.server,
+      tool: body.tool.name,
+      argsDigest: body.argsDigest,
+      idempotencyKey: body.idempotencyKey ?? null,
+      requestRef: body.requestRef,
+      defaultCalls: DEFAULT_BUDGETS.calls,
+    }),
+    conn,
+  );
+  const facts = found[0];
+  const replay = facts.stored && answered(facts.stored, body);
+  if (replay) return end(ok(replay));
 
-  const trusted = (await run(selectTrustedServers([body.server]), conn)).length > 0;
   const call = {
     requestRef: body.requestRef,
     principal: body.principal,
@@ -87,28 +109,18 @@ async function decideAndStore(
     toolName: body.tool.name,
     argsDigest: body.argsDigest,
     idempotencyKey: body.idempotencyKey ?? null,
-    readOnly: believedHints(body.tool.annotations, trusted).readOnly,
+    readOnly: believedHints(body.tool.annotations, facts.trusted).readOnly,
   };
-  const budgets = await guardBudgets(body.server, body.tool.name);
-  const found = await run(
-    selectGuardHistory({
-      organization: body.organization,
-      principal: body.principal,
-      server: body.server,
-      tool: body.tool.name,
-      argsDigest: body.argsDigest,
-      idempotencyKey: call.idempotencyKey,
-      requestRef: body.requestRef,
-      calls: budgets.calls,
-    }),
-    conn,
-  );
-  const now = new Date(found[0].now);
-  const history = found.filter((r) => r.id !== null).map(toGuardRecord);
-  const decision = decideGuard(history, call, budgets, now);
-  if (decision.decision === 'allow') return ok(decision);
-  if (decision.decision === 'hold') return ok({ ...decision, text: guardText(decision, body.tool.name) });
+  const now = new Date(facts.now);
+  const history = found.flatMap((r) => (r.id === null ? [] : [toGuardRecord(r as GuardHistoryRow)]));
+  const decision = decideGuard(history, call, budgetsFor(facts.rules, body.tool.name), now);
+  if (decision.decision === 'allow') return end(ok(decision));
+  if (decision.decision === 'hold') return end(ok({ ...decision, text: guardText(decision, body.tool.name) }));
 
+  if (!open) {
+    await run(BEGIN, conn);
+    open = true;
+  }
   const refusal: Outcome = {
     eventId: body.eventId,
     occurredAt: now.toISOString(),
@@ -130,8 +142,9 @@ async function decideAndStore(
   const stored = await ingestInTransaction(conn, apiKeyId, [refusal]);
   if (stored instanceof Set) {
     await run(sql`ROLLBACK TO SAVEPOINT refusal`, conn);
-    const concurrent = await storedRefusal(conn, apiKeyId, body, decision);
-    return concurrent ? ok(concurrent) : reused(['eventId']);
+    const row = await first(selectStoredRefusal(apiKeyId, body.eventId), conn);
+    const concurrent = row && answered(row, body, decision);
+    return end(concurrent ? ok(concurrent) : reused(['eventId']));
   }
   const recordId = stored.get(body.eventId)!.id;
   await first(
@@ -144,22 +157,18 @@ async function decideAndStore(
     }),
     conn,
   );
-  return ok({
-    ...decision,
-    text: guardText(decision, body.tool.name),
-    record: { id: recordId, eventId: body.eventId },
-  });
+  return end(
+    ok({
+      ...decision,
+      text: guardText(decision, body.tool.name),
+      record: { id: recordId, eventId: body.eventId },
+    }),
+  );
 }
 
-/** The refusal stored under this eventId by an earlier check, answered again; null when there is none. */
-async function storedRefusal(
-  conn: PoolClient,
-  apiKeyId: string,
-  body: GuardCheck,
-  fresh?: GuardDecision,
-): Promise<GuardAnswer | null> {
-  const row = await first(selectStoredRefusal(apiKeyId, body.eventId), conn);
-  if (!row || row.delivery !== 'never_sent' || !isGuardCategory(row.category)) return null;
+/** The refusal stored under this eventId by an earlier check, answered again; null when that record is not one. */
+function answered(row: StoredRow, body: GuardCheck, fresh?: GuardDecision): GuardAnswer | null {
+  if (row.delivery !== 'never_sent' || !isGuardCategory(row.category)) return null;
   const decision = {
     decision: 'refuse' as const,
     category: row.category,
@@ -172,6 +181,8 @@ async function storedRefusal(
   };
   return { ...decision, text: guardText(decision, body.tool.name), record: { id: row.id, eventId: body.eventId } };
 }
+
+type StoredRow = NonNullable<GuardFactsRow['stored']>;
 
 const toGuardRecord = (r: GuardHistoryRow): GuardRecord => ({
   id: r.id,

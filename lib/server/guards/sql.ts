@@ -1,5 +1,6 @@
 import 'server-only';
 import { sql } from '../db/kysely';
+import { WHOLE_SERVER } from '@/lib/approvals/policy';
 import { guardCategories } from '@/lib/outcomes/schemas';
 
 /** A record as the guards read it (lib/guards/decide.ts GuardRecord), and the console's clock. */
@@ -20,10 +21,22 @@ export type GuardHistoryRow = {
   resolution_verdict: 'happened' | 'did_not_happen' | null;
   received_at: Date;
   received_seq: string;
+};
+
+/** What a guard decides on, read in one statement: the history rows, and on each row the facts below. */
+export type GuardFactsRow = { [K in keyof GuardHistoryRow]: GuardHistoryRow[K] | null } & {
+  /** The console's clock. */
   now: Date;
+  trusted: boolean;
+  /** The server's and the tool's policy rules, for their budgets. */
+  rules: { toolName: string; failedAttemptsBudget: number | null; callBudget: number | null; backoffBaseMs: number | null }[];
+  /** The record already stored under this key's eventId, if any: a check asked again. */
+  stored: { id: string; delivery: string; category: string; retry: string; earlier_record_id: string | null } | null;
 };
 
 export type GuardHistoryQuery = {
+  apiKeyId: string;
+  eventId: string;
   organization: string;
   principal: string;
   server: string;
@@ -31,8 +44,8 @@ export type GuardHistoryQuery = {
   argsDigest: string;
   idempotencyKey: string | null;
   requestRef: string;
-  /** The call budget: one row more than it is enough to know it is used up. */
-  calls: number;
+  /** The call budget where no rule sets one: one row more than the budget is enough to know it is used up. */
+  defaultCalls: number;
 };
 
 // How far back the per-call branches look: the newest attempts of one call decide its backoff and
@@ -51,12 +64,19 @@ const PERMISSION = sql.raw(`'unauthenticated', 'forbidden', 'denied', 'denied_by
  * One statement, each branch an index scan: the same call's newest attempts and its unknowns
  * (principal, server, tool_name, args_digest, received_at), the attempts under the same
  * idempotency key (organization, idempotency_key, args_digest), and the request reference's calls
- * of the server and its first permission refusal (request_ref, occurred_at). Guard refusals are
- * left out of the request's calls, so that many of them cannot crowd real calls out of the bound.
- * A row per branch at least carries `now`, the console's clock, also when there is no history.
+ * of the server, as many as its call budget and one more, and its first permission refusal
+ * (request_ref, occurred_at). Guard refusals are left out of the request's calls, so that many of
+ * them cannot crowd real calls out of the bound. Each row also carries the facts that do not
+ * depend on it (the console's clock, whether the server is trusted, the rules that set budgets,
+ * the record stored under the eventId), and there is one row at least, also with no history.
+ * Its text is the same for every call: run prepared (preparedRows), since planning it over every
+ * partition of outcome_records costs more than running it.
  */
-export const selectGuardHistory = (q: GuardHistoryQuery) => sql<GuardHistoryRow>`
-  WITH same_call AS (
+export const selectGuardFacts = (q: GuardHistoryQuery) => sql<GuardFactsRow>`
+  WITH rules AS (
+    SELECT r.tool_name, r.failed_attempts_budget, r.call_budget, r.backoff_base_ms FROM policy_rules r
+    WHERE r.server = ${q.server} AND r.tool_name IN (${q.tool}, ${WHOLE_SERVER})
+  ), same_call AS (
     (SELECT ${COLS} FROM outcome_records o
      WHERE o.principal = ${q.principal} AND o.server = ${q.server} AND o.tool_name = ${q.tool}
        AND o.args_digest = ${q.argsDigest} AND o.organization = ${q.organization}
@@ -76,7 +96,12 @@ export const selectGuardHistory = (q: GuardHistoryQuery) => sql<GuardHistoryRow>
     SELECT ${COLS} FROM outcome_records o
     WHERE o.request_ref = ${q.requestRef} AND o.organization = ${q.organization} AND o.server = ${q.server}
       AND NOT (o.delivery = 'never_sent' AND o.category IN (${GUARDS}))
-    ORDER BY o.received_at DESC LIMIT ${q.calls + 1}::int
+    ORDER BY o.received_at DESC
+    -- The tool's rule over the server's, as lib/guards/budgets.ts resolves them.
+    LIMIT coalesce(
+      (SELECT call_budget FROM rules WHERE tool_name = ${q.tool}),
+      (SELECT call_budget FROM rules WHERE tool_name = ${WHOLE_SERVER}),
+      ${q.defaultCalls}::int) + 1
   ), request_refusal AS (
     SELECT ${COLS} FROM outcome_records o
     WHERE o.request_ref = ${q.requestRef} AND o.organization = ${q.organization}
@@ -85,11 +110,21 @@ export const selectGuardHistory = (q: GuardHistoryQuery) => sql<GuardHistoryRow>
   ), history AS (
     SELECT * FROM same_call UNION SELECT * FROM same_key
     UNION SELECT * FROM request_calls UNION SELECT * FROM request_refusal
+  ), facts AS (
+    SELECT clock_timestamp() AS now,
+      EXISTS (SELECT 1 FROM trusted_servers t WHERE t.name = ${q.server}) AS trusted,
+      (SELECT coalesce(json_agg(json_build_object('toolName', tool_name, 'failedAttemptsBudget', failed_attempts_budget,
+         'callBudget', call_budget, 'backoffBaseMs', backoff_base_ms)), '[]'::json) FROM rules) AS rules,
+      (SELECT json_build_object('id', o.id, 'delivery', o.delivery, 'category', o.category, 'retry', o.retry,
+         'earlier_record_id', o.earlier_record_id)
+       FROM outcome_event_ids e JOIN outcome_records o ON o.id = e.record_id AND o.received_at = e.received_at
+       WHERE e.api_key_id = ${q.apiKeyId}::uuid AND e.event_id = ${q.eventId}) AS stored
   )
   SELECT h.id, h.request_ref, h.principal, h.server, h.tool_name, h.args_digest, h.idempotency_key, h.task_id,
          h.delivery::text, h.category::text, h.retry::text, h.read_only, h.resolution_by::text AS resolution_by,
-         h.resolution_verdict::text AS resolution_verdict, h.received_at, h.received_seq::text, n.now
-  FROM (SELECT clock_timestamp() AS now) n LEFT JOIN history h ON true`;
+         h.resolution_verdict::text AS resolution_verdict, h.received_at, h.received_seq::text,
+         f.now, f.trusted, f.rules, f.stored
+  FROM facts f LEFT JOIN history h ON true`;
 
 /**
  * The first permission refusal of a request reference (the guards' last row): a write staged in it

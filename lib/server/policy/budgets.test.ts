@@ -1,9 +1,9 @@
 // The guards' budgets on policy rules (docs/design.md "Guards at the point of execution"), as
-// `policy:set` and the Policy page write them through setPolicyRule and the guards read them
-// through guardBudgets. Defaults: 5 failed attempts, 200 calls, a 1000 ms backoff base.
+// `policy:set` and the Policy page write them through setPolicyRule, read back as the guards and
+// policy/evaluate resolve them (budgetsFor). Defaults: 5 failed attempts, 200 calls, a 1000 ms backoff base.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../db/db';
-import { guardBudgets } from './budgets';
+import { budgetColumns, budgetsFor } from './budgets';
 import { deletePolicyRule, setPolicyRule } from './policy-rules';
 import { makeUser, uniq, value } from '@/testing/factories';
 import { policyRuleSchema } from '@/lib/approvals/schemas';
@@ -27,6 +27,15 @@ const stored = (id: string) =>
     }[]
   >`SELECT required_approvals, show_fields, failed_attempts_budget, call_budget, backoff_base_ms
     FROM policy_rules WHERE id = ${id}::uuid`;
+/** A tool's budgets as its server's rules set them. */
+async function guardBudgets(server: string, tool: string) {
+  const rules = await db.policyRule.findMany({
+    where: { server, toolName: { in: [tool, '*'] } },
+    select: { toolName: true, ...budgetColumns },
+  });
+  return budgetsFor(rules, tool);
+}
+
 const auditOf = (id: string) =>
   db.auditEntry.findMany({
     where: { targetType: 'policy_rule', targetId: id },

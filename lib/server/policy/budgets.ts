@@ -1,5 +1,4 @@
 import 'server-only';
-import { db, type Tx } from '../db/db';
 import { WHOLE_SERVER } from '@/lib/approvals/policy';
 import { resolveBudgets, type BudgetOverrides, type GuardBudgets } from '@/lib/guards/budgets';
 
@@ -20,17 +19,4 @@ export function budgetsFor(rules: readonly (BudgetRow & { toolName: string })[],
   const serverRule = rules.find((r) => r.toolName === WHOLE_SERVER);
   const toolRule = tool === WHOLE_SERVER ? undefined : rules.find((r) => r.toolName === tool);
   return resolveBudgets(serverRule && budgetsOf(serverRule), toolRule && budgetsOf(toolRule));
-}
-
-/**
- * The budgets the guards hold one tool of one server to (docs/design.md "Guards at the point of
- * execution"): both rules that may set them, in one query. Read inside the caller's transaction
- * when given one, so a guard's decision and the budgets it used agree.
- */
-export async function guardBudgets(server: string, tool: string, on: Tx = db): Promise<GuardBudgets> {
-  const rules = await on.policyRule.findMany({
-    where: { server, toolName: { in: [tool, WHOLE_SERVER] } },
-    select: { toolName: true, ...budgetColumns },
-  });
-  return budgetsFor(rules, tool);
 }
