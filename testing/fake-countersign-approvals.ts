@@ -10,6 +10,7 @@ import { requiredApprovalsFor, WHOLE_SERVER } from '@/lib/approvals/policy';
 import { approvalRequestSchema, type ApprovalRequestBody } from '@/lib/approvals/schemas';
 import { checkArguments, maskArguments, type JsonObject } from '@/lib/approvals/arguments';
 import { canonicalJson } from '@/lib/json/canonical';
+import type { GuardAnswer, GuardCheck } from '@/lib/guards/schemas';
 import { invalid, json, problem } from './fake-countersign-responses';
 
 export type Decision = 'approve' | 'deny' | 'never';
@@ -51,8 +52,18 @@ export type FakePolicy = {
   requireArguments?: boolean;
 };
 
-export function fakeApprovals(options: { decide?: (approval: FakeApproval) => Decision } & FakePolicy) {
+/** What the guards are asked with a staging: the call, without the records sent along. */
+export type GuardQuestion = Omit<GuardCheck, 'records'>;
+
+export function fakeApprovals(
+  options: {
+    decide?: (approval: FakeApproval) => Decision;
+    guard?: (question: GuardQuestion) => GuardAnswer;
+  } & FakePolicy,
+) {
   const approvals = new Map<string, FakeApproval>();
+  /** The guards' questions received with stagings, in order. */
+  const guardChecks: GuardQuestion[] = [];
   const byKey = new Map<string, FakeApproval>();
 
   const now = () => new Date().toISOString();
@@ -140,8 +151,28 @@ export function fakeApprovals(options: { decide?: (approval: FakeApproval) => De
       const checked = checkArguments(body.arguments, body.argsDigest);
       if (!checked.ok) return problem(422, checked.code, [{ path: checked.path, message: checked.message }]);
     }
-    // As the console: null members and absent ones are the same request.
-    const content = canonicalJson(body, { nullMembers: 'omit' });
+    // As the console: the guards asked first; a refusal stages nothing (their own decisions are
+    // the real console's, tested there: here a test scripts them).
+    const { guard, ...request } = body;
+    if (guard) {
+      const question: GuardQuestion = {
+        eventId: guard.eventId,
+        requestRef: body.requestRef,
+        organization: body.organization,
+        principal: body.principal,
+        agent: body.agent,
+        server: body.server,
+        tool: { name: body.tool.name, annotations: body.tool.annotations },
+        argsDigest: body.argsDigest,
+        idempotencyKey: guard.idempotencyKey,
+        summary: body.summary,
+      };
+      guardChecks.push(question);
+      const answer = options.guard?.(question);
+      if (answer?.decision === 'refuse') return json(200, { guard: answer });
+    }
+    // As the console: null members and absent ones are the same request, and the guard's question is no part of it.
+    const content = canonicalJson(request, { nullMembers: 'omit' });
     const existing = byKey.get(key);
     if (existing) {
       if (existing.content !== content) return problem(422, 'idempotency_key_reused');
@@ -227,5 +258,5 @@ export function fakeApprovals(options: { decide?: (approval: FakeApproval) => De
     return json(200, view(approval));
   }
 
-  return { approvals, stage, read, redeem, withdraw };
+  return { approvals, guardChecks, stage, read, redeem, withdraw };
 }

@@ -4,7 +4,7 @@
 // approvals and grants as fake-countersign-approvals.ts says, policy/evaluate with the catalog's
 // pinning as fake-countersign-catalog.ts says, outcome records stored and classified, state
 // checks, problem+json refusals. What it does not model: people decide on the
-// first poll (`decide`), all approvals at once; the guards let every write through unless a test
+// first poll (`decide`), all approvals at once; the guards (asked with a staging) let every write through unless a test
 // scripts their answer (`guard`): they decide on the real console's records, and are tested there.
 import { randomUUID } from 'node:crypto';
 import { outcomeBatchSchema, type Outcome } from '@/lib/outcomes/schemas';
@@ -14,7 +14,8 @@ import type { Classification } from '@/lib/outcomes/schemas';
 import { fakeApprovals, type Decision, type FakeApproval, type FakePolicy } from './fake-countersign-approvals';
 import { fakeCatalog } from './fake-countersign-catalog';
 import { invalid, json, problem } from './fake-countersign-responses';
-import type { GuardAnswer, GuardQuestion } from '@/lib/mcp/guard';
+import type { GuardAnswer } from '@/lib/guards/schemas';
+import type { GuardQuestion } from './fake-countersign-approvals';
 
 export type { Decision, FakeApproval, FakePolicy } from './fake-countersign-approvals';
 
@@ -25,8 +26,6 @@ export function fakeCountersign(
   } & FakePolicy = {},
 ) {
   const outcomes: Outcome[] = [];
-  /** The guard checks received, without the records sent along. */
-  const guardChecks: GuardQuestion[] = [];
   // What the console stores per record: its id, classification, and a resolution once checked.
   type Stored = {
     id: string;
@@ -73,7 +72,7 @@ export function fakeCountersign(
     };
   };
   const storedById = new Map<string, string>();
-  const { approvals, stage, read, redeem, withdraw } = fakeApprovals(options);
+  const { approvals, guardChecks, stage, read, redeem, withdraw } = fakeApprovals(options);
   const catalog = fakeCatalog(options);
   let down = false;
 
@@ -144,11 +143,6 @@ export function fakeCountersign(
     const withdrawn = /^\/api\/v1\/approvals\/([^/]+)\/withdraw$/.exec(url.pathname);
     if (method === 'POST' && withdrawn) return withdraw(withdrawn[1], body);
     if (method === 'POST' && url.pathname === '/api/v1/policy/evaluate') return catalog.evaluate(body);
-    if (method === 'POST' && url.pathname === '/api/v1/guards/check') {
-      const { records: _sentAlong, ...question } = body as GuardQuestion & { records?: unknown };
-      guardChecks.push(question);
-      return json(200, options.guard?.(question) ?? { decision: 'allow' });
-    }
     return problem(404, 'not_found');
   };
 

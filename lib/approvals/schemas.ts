@@ -5,6 +5,7 @@ import { cursorCodec, cursorId, cursorInstant } from '@/lib/pagination/cursor';
 import { argsDigestSchema, boundedString, storable, toolSchema } from '@/lib/outcomes/schemas';
 import { catalogToolSchema } from '@/lib/catalog/schemas';
 import { BUDGET_BOUNDS, type GuardBudgets } from '@/lib/guards/budgets';
+import { stagingGuardSchema } from '@/lib/guards/schemas';
 
 export const approvalStatuses = ['pending', 'approved', 'denied', 'expired', 'revoked', 'redeemed'] as const;
 export type ApprovalStatus = (typeof approvalStatuses)[number];
@@ -60,6 +61,7 @@ export const approvalRequestSchema = z
     resource: optional(z.object({ type: text(100), id: text(NAME_MAX) }).strict()),
     pendingTtlSeconds: ttl(PENDING_TTL_DEFAULT),
     grantTtlSeconds: ttl(GRANT_TTL_DEFAULT),
+    guard: optional(stagingGuardSchema),
   })
   .strict();
 export type ApprovalRequestBody = z.infer<typeof approvalRequestSchema>;

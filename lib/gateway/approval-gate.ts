@@ -8,6 +8,8 @@ import type { JSONRPCMessage, JSONRPCRequest, Tool } from '@modelcontextprotocol
 import type { Observed } from '../outcomes/schemas';
 import { approvalKey, obtainGrant, type GrantOutcome } from '../mcp/approvals';
 import { callApi, type CountersignEndpoint } from '../mcp/countersign-http';
+import type { StagingGuard } from '../mcp/guard';
+import { guardRefusal } from './guard';
 import type { Digest } from './call';
 import { approvalUrl, type GatewayContext } from './context';
 import type { ToolPolicy } from './policy';
@@ -67,7 +69,7 @@ export interface Holder {
 }
 
 /**
- * Asks the console for a grant for this call and waits for it (until `signal` aborts or the
+ * Asks the console for a grant for this call (the guards first, when `guard` is given) and waits for it (until `signal` aborts or the
  * gateway's approval wait ends), sending the client a progress notification at each interval
  * when its request carries a progress token.
  */
@@ -80,6 +82,7 @@ export async function holdForGrant(
   digest: Digest,
   signal: AbortSignal,
   maxWaitMs = relay.ctx.approvalWaitMs,
+  guard?: StagingGuard,
 ): Promise<GrantOutcome> {
   const ctx = relay.ctx;
   const args = callArguments(request);
@@ -118,6 +121,8 @@ export async function holdForGrant(
     argsDigest: digest(),
     arguments: args,
     summary: meta.summary,
+    // The guards, asked in the request that stages the call (guard.ts).
+    ...(guard ? { guard } : {}),
   };
   const book = attemptBook(ctx);
   const identity = approvalKey(ctx.server, name, meta, body.argsDigest, 0);
@@ -186,6 +191,7 @@ function describedBy(tool: Tool | undefined): { description?: string } {
 
 /** The refusal of a call whose grant was not obtained: denied, expired or revoked, pending, or unreachable. */
 export function grantRefusal(endpoint: CountersignEndpoint, grant: Extract<GrantOutcome, { ok: false }>): Refusal {
+  if (grant.guard) return guardRefusal(grant.guard);
   const url = grant.approvalId ? approvalUrl(endpoint, grant.approvalId) : undefined;
   const approval = grant.approvalId ? { id: grant.approvalId, url } : undefined;
   const [category, text] =

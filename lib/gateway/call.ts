@@ -23,7 +23,7 @@ import { gatewayRecord, newEventId, type CallMeta } from './record';
 import type { Relay } from './relay';
 import { createdTask, Tasks } from './tasks';
 import { gatewayError } from './tool-errors';
-import { guardRead, guardWrite } from './guard';
+import { guardRead, writeGuard } from './guard';
 import { DEFAULT_BUDGETS } from '../guards/budgets';
 import { Unsent } from './unsent';
 
@@ -121,10 +121,8 @@ export class ToolCalls {
     if (needsGrant(verdict)) {
       local();
       const signal = unsent.signal();
-      const guarded = await guardWrite(ctx, { name, tool, meta, digest }, newEventId(), signal);
-      if (signal.aborted) return this.dropCancelled(exchange, meta, name, tool, digest);
-      if (guarded) return this.refuse(request, meta, name, tool, digest, guarded);
-      const grant = await holdForGrant(this.relay, request, meta, name, tool, digest, signal);
+      const guard = writeGuard(ctx, { name, meta, digest }, newEventId());
+      const grant = await holdForGrant(this.relay, request, meta, name, tool, digest, signal, undefined, guard);
       // Cancelled, even if the grant was redeemed meanwhile (its answer came after the cancel, or
       // the redemption's own answer was cut by it): not sent. A redeemed grant is spent by then and
       // is not used again; the record names it, a call that redeemed a grant and was not sent.

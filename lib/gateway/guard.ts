@@ -1,50 +1,19 @@
-// The guards through the gateway: before a call of a tool not trusted as read-only is staged, the
-// console is asked (lib/mcp/guard.ts); a trusted read is decided in the process (the read guards,
-// lib/guards/read-guard.ts). A refusal is the call's answer, a tool error naming the category and
-// the earlier record. The console unreachable: a write fails closed, as without a policy.
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+// The guards through the gateway: a call of a tool not trusted as read-only asks the console in the
+// request that stages it (lib/mcp/guard.ts, approval-gate.ts); a trusted read is decided in the
+// process (the read guards, lib/guards/read-guard.ts). A refusal is the call's answer, a tool error
+// naming the category and the earlier record. The console unreachable: a write fails closed, as
+// any write that cannot be staged.
 import type { GuardBudgets } from '../guards/budgets';
 import { guardText } from '../guards/decide';
 import type { ReadCall } from '../guards/read-guard';
-import { askGuards } from '../mcp/guard';
+import { guardOf, type GuardRefusal, type StagingGuard } from '../mcp/guard';
 import type { Refusal } from './approval-gate';
 import type { Digest } from './call';
 import type { GatewayContext } from './context';
-import { gatewayRecord, type CallMeta } from './record';
+import type { CallMeta } from './record';
 
-/** The guards' refusal of this write, or null when it may go on to be staged. */
-export async function guardWrite(
-  ctx: GatewayContext,
-  call: { name: string; tool: Tool | undefined; meta: CallMeta; digest: Digest },
-  eventId: string,
-  signal?: AbortSignal,
-): Promise<Refusal | null> {
-  const answer = await askGuards(
-    ctx.endpoint,
-    ctx.reporter,
-    {
-      eventId,
-      requestRef: call.meta.requestRef,
-      organization: ctx.organization,
-      principal: ctx.principal,
-      agent: ctx.agent,
-      server: ctx.server,
-      tool: { name: call.name, annotations: gatewayRecord.annotations(call.tool) },
-      argsDigest: call.digest(),
-      idempotencyKey: call.meta.idempotencyKey,
-      summary: call.meta.summary,
-    },
-    signal,
-  );
-  if (!answer) {
-    ctx.log(`guards: no answer from Countersign for ${call.name}; not sent`);
-    return {
-      observed: { sent: false, clientBlock: 'approval_required' },
-      category: 'unavailable',
-      text: 'Countersign cannot be reached to check this write, so it was not sent: nothing was done. Try again later.',
-    };
-  }
-  if (answer.decision !== 'refuse') return null;
+/** The guards' refusal of a write, as the call's answer: already recorded by the console. */
+export function guardRefusal(answer: GuardRefusal): Refusal {
   return {
     observed: { sent: false, clientBlock: answer.category },
     category: answer.category,
@@ -54,6 +23,27 @@ export async function guardWrite(
     retryAfterMs: answer.retryAfterMs,
     recordedAs: answer.record.eventId,
   };
+}
+
+/** The `guard` of a write's staging body (lib/mcp/guard.ts): asked in the request that stages it. */
+export function writeGuard(
+  ctx: GatewayContext,
+  call: { name: string; meta: CallMeta; digest: Digest },
+  eventId: string,
+): StagingGuard {
+  return guardOf(
+    ctx.reporter,
+    {
+      organization: ctx.organization,
+      requestRef: call.meta.requestRef,
+      principal: ctx.principal,
+      server: ctx.server,
+      tool: { name: call.name },
+      argsDigest: call.digest(),
+      idempotencyKey: call.meta.idempotencyKey,
+    },
+    eventId,
+  );
 }
 
 /** The refusal of a trusted read by the process's read guards, or null when it may be forwarded. */

@@ -19,6 +19,7 @@ import {
 import type { JSONRPCRequest, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Observed } from '../outcomes/schemas';
 import { grantRefusal, holdForGrant, withdrawRequest, type Holder, type Refusal } from './approval-gate';
+import type { StagingGuard } from '../mcp/guard';
 import { approvalUrl } from './context';
 import type { ModernGateway } from './modern-server';
 import type { CallMeta } from './record';
@@ -53,6 +54,7 @@ export async function approvalGate(
   state: RoundState | undefined,
   ctx: ServerContext,
   declared: ClientCapabilities | undefined,
+  guard?: StagingGuard,
 ): Promise<Gate> {
   const signal = ctx.mcpReq.signal;
   const byUrl = declaresUrlElicitation(ctx, declared);
@@ -83,7 +85,17 @@ export async function approvalGate(
   };
   // The first round asks without waiting; a retry waits for the decision, bounded.
   const waitMs = byUrl && !state?.approvalId ? 0 : g.ctx.approvalWaitMs;
-  const grant = await holdForGrant(holder, request, call.meta, call.name, call.tool, call.digest, signal, waitMs);
+  const grant = await holdForGrant(
+    holder,
+    request,
+    call.meta,
+    call.name,
+    call.tool,
+    call.digest,
+    signal,
+    waitMs,
+    guard,
+  );
   if (signal.aborted)
     return {
       go: false,

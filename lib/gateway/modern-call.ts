@@ -27,7 +27,7 @@ import { callMeta } from './call-meta';
 import { gatewayRecord, type CallMeta } from './record';
 import { forward } from './upstream-client';
 import { gatewayError } from './tool-errors';
-import { guardRead, guardWrite } from './guard';
+import { guardRead, writeGuard } from './guard';
 import { DEFAULT_BUDGETS } from '../guards/budgets';
 import type { ModernExchange } from './modern-exchange';
 import { noticeHidden, relayOptions, sent, upstreamParams, wrapRound, type ModernGateway } from './modern-server';
@@ -93,12 +93,9 @@ export async function callTool(
   }
   if (state?.grantId) call.grantId = state.grantId;
   else if (needsGrant(verdict)) {
-    // The guards, once per call: a later round of it is the same call, already let through.
-    if (!state) {
-      const guarded = await guardWrite(g.ctx, call, eventIdOf(call), ctx.mcpReq.signal);
-      if (guarded) return refuse(g, call, guarded);
-    }
-    const gate = await approvalGate(g, call, verdict, params, state, ctx, exchange?.declared);
+    // The guards, asked with the staging once per call: a later round of it is the same call, already let through.
+    const guard = state ? undefined : writeGuard(g.ctx, call, eventIdOf(call));
+    const gate = await approvalGate(g, call, verdict, params, state, ctx, exchange?.declared, guard);
     if ('round' in gate) {
       // The gateway's own round: if the client never comes back, the call was never sent.
       hold(g, call, { sent: false, clientBlock: 'approval_required' }, Date.now());

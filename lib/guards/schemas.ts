@@ -33,8 +33,38 @@ export const guardCheckSchema = z
   .strict();
 export type GuardCheck = z.infer<typeof guardCheckSchema>;
 
+/**
+ * The guards asked in the same request as a write is staged (`guard` on `POST /api/v1/approvals`):
+ * what the staging body does not already say of the call. Not part of what the request's
+ * Idempotency-Key covers: the records sent along change between retries.
+ */
+export const stagingGuardSchema = z
+  .object({
+    eventId: text(128),
+    idempotencyKey: text(255).nullish(),
+    records: z.array(outcomeSchema).max(MAX_CHECK_RECORDS).nullish(),
+  })
+  .strict()
+  .meta({
+    description:
+      "Ask the guards first, in this request (docs/api.md \"Guards\"): the refusal's event id, the operation's idempotency key, the caller's records not posted yet that bear on this call. Needs the scope outcomes:write.",
+  });
+export type StagingGuard = z.infer<typeof stagingGuardSchema>;
+
 const recordId = z.uuid();
 const sentence = z.string().meta({ description: 'One sentence for the agent: what was not done, and what to do.' });
+
+export const guardRefusalSchema = z.strictObject({
+  decision: z.literal('refuse'),
+  category: z.enum(guardCategories),
+  retry: z.enum(retryValues),
+  recordId: recordId.optional().meta({ description: 'The earlier record the refusal points to.' }),
+  retryAfterMs: z.number().int().min(0).optional().meta({ description: 'retry_too_soon: how long to wait.' }),
+  text: sentence,
+  record: z
+    .strictObject({ id: z.uuid(), eventId: z.string() })
+    .meta({ description: 'The refusal, stored as an outcome record (never_sent, its category).' }),
+});
 
 export const guardAnswerSchema = z
   .discriminatedUnion('decision', [
@@ -44,17 +74,7 @@ export const guardAnswerSchema = z
       recordId: recordId.meta({ description: 'The permission refusal earlier in the request.' }),
       text: sentence,
     }),
-    z.strictObject({
-      decision: z.literal('refuse'),
-      category: z.enum(guardCategories),
-      retry: z.enum(retryValues),
-      recordId: recordId.optional().meta({ description: 'The earlier record the refusal points to.' }),
-      retryAfterMs: z.number().int().min(0).optional().meta({ description: 'retry_too_soon: how long to wait.' }),
-      text: sentence,
-      record: z
-        .strictObject({ id: z.uuid(), eventId: z.string() })
-        .meta({ description: 'The refusal, stored as an outcome record (never_sent, its category).' }),
-    }),
+    guardRefusalSchema,
   ])
   .meta({ description: 'Whether the call may go to its server.' });
 export type GuardAnswer = z.infer<typeof guardAnswerSchema>;

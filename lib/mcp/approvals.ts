@@ -1,6 +1,7 @@
 // The agent's side of "Approvals and grants" (docs/api.md): stage a write, wait for people to decide,
 // redeem the grant right before the call. Anything but a redeemed grant means: do not call.
 import type { ToolAnnotations } from '../outcomes/schemas';
+import { guardRefusalOf, type GuardRefusal, type StagingGuard } from './guard';
 import { backoffDelay } from '../backoff';
 import { hashParts } from './digest';
 import {
@@ -44,6 +45,8 @@ export interface ApprovalRequestBody {
   resource?: { type: string; id: string };
   pendingTtlSeconds?: number;
   grantTtlSeconds?: number;
+  /** Ask the guards first, in the same request (lib/mcp/guard.ts guardOf): a refusal stages nothing. */
+  guard?: StagingGuard;
 }
 
 export interface ApprovalWaitOptions {
@@ -72,7 +75,9 @@ export type GrantOutcome =
        * the wait, a terminal status, `unavailable` (Countersign unreachable or failing), or
        * `refused` (any other answer, e.g. a blocked tool).
        */
-      why?: ApprovalStatus | 'unavailable' | 'refused';
+      why?: ApprovalStatus | 'unavailable' | 'refused' | 'guarded';
+      /** `guarded`: the guards' refusal (docs/api.md "Guards"), stored by Countersign as the call's record. */
+      guard?: GuardRefusal;
     };
 
 // Per attempt: a replay after an unknown outcome needs a new grant (the first one was spent), so a
@@ -102,8 +107,8 @@ export async function obtainGrant(
     reason: string,
     approvalId: string | null,
     block: 'approval_required' | 'denied_by_policy' = 'approval_required',
-    why?: ApprovalStatus | 'unavailable' | 'refused',
-  ): GrantOutcome => ({
+    why?: ApprovalStatus | 'unavailable' | 'refused' | 'guarded',
+  ): Extract<GrantOutcome, { ok: false }> => ({
     ok: false,
     block,
     approvalId,
@@ -130,6 +135,9 @@ export async function obtainGrant(
     random,
     signal,
   );
+  // The guards refused the write: nothing was staged.
+  const guard = created.kind === 'response' && created.status === 200 ? guardRefusalOf(created.body) : null;
+  if (guard) return { ...blocked(guard.text, null, 'approval_required', 'guarded'), guard };
   if (created.kind !== 'response' || created.status !== 201)
     return blocked(`the approval request failed (${describe(created)})`, null, 'approval_required', failed(created));
   let approval = created.body as ApprovalSnapshot;

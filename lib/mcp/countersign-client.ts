@@ -7,7 +7,7 @@ import { classifyRecord } from '../outcomes/classify';
 import type { Classification, Observed, Outcome } from '../outcomes/schemas';
 import { approvalKey, obtainGrant, type ApprovalWaitOptions, type GrantOutcome } from './approvals';
 import { callApi, type CountersignEndpoint } from './countersign-http';
-import { askGuards, type GuardAnswer } from './guard';
+import { guardOf, type GuardRefusal } from './guard';
 import { DEFAULT_BUDGETS, type GuardBudgets } from '../guards/budgets';
 import { guardText } from '../guards/decide';
 import { ReadGuard } from '../guards/read-guard';
@@ -84,7 +84,7 @@ export interface GuardedCallResult {
   record: Outcome;
   approval?: { id: string | null; grantId?: string; blockedBecause?: string };
   /** The guards refused the call before it was staged (docs/design.md "Guards at the point of execution"). */
-  refused?: Omit<Extract<GuardAnswer, { decision: 'refuse' }>, 'decision' | 'record'>;
+  refused?: Omit<GuardRefusal, 'decision' | 'record'>;
   /** The SDK's error, if any, for logs. */
   error?: unknown;
 }
@@ -189,8 +189,18 @@ export class CountersignClient {
         };
       }
     } else {
-      const refused = await this.guarded(params.name, tool, digest, call, attempt);
-      if (refused) return refused;
+      // The refusal's record, if the guards refuse: Countersign stores it under this event id.
+      const question = callRecord(
+        this.options,
+        params.name,
+        tool,
+        digest,
+        call,
+        attempt,
+        { sent: false },
+        null,
+        undefined,
+      );
       const outcome = await obtainGrant(
         this.options,
         {
@@ -206,12 +216,19 @@ export class CountersignClient {
             arguments: args,
             summary: call.summary,
             resource: call.resource,
+            // The guards, asked in the same request (lib/mcp/guard.ts).
+            guard: guardOf(
+              this.reporter,
+              { ...question, argsDigest: digest, idempotencyKey: call.idempotencyKey },
+              question.eventId,
+            ),
           },
           idempotencyKey: approvalKey(this.options.server, params.name, call, digest, attempt),
         },
         this.options.approval,
         call.signal,
       );
+      if (!outcome.ok && outcome.guard) return this.refusedByGuards(question, outcome.guard);
       if (!outcome.ok) {
         const observed: Observed = outcome.cancelled
           ? { sent: false, clientError: 'cancelled' }
@@ -247,47 +264,10 @@ export class CountersignClient {
   }
 
   /**
-   * The guards' refusal of this write (lib/mcp/guard.ts), or null when it may be staged. A refusal
-   * is recorded by Countersign under the record returned here, which is not reported again; no
-   * answer from Countersign blocks the write, as an unreachable approval does.
+   * A write the guards refused (lib/mcp/guard.ts): Countersign stored the refusal under the
+   * record returned here, which is not reported again.
    */
-  private async guarded(
-    name: string,
-    tool: Tool | undefined,
-    digest: string,
-    call: CallOptions,
-    attempt: number,
-  ): Promise<GuardedCallResult | null> {
-    const question = callRecord(this.options, name, tool, digest, call, attempt, { sent: false }, null, undefined);
-    const answer = await askGuards(
-      this.options,
-      this.reporter,
-      {
-        eventId: question.eventId,
-        requestRef: question.requestRef,
-        organization: question.organization,
-        principal: question.principal,
-        agent: question.agent ?? undefined,
-        server: question.server,
-        tool: { name: question.tool.name, annotations: question.tool.annotations ?? null },
-        argsDigest: digest,
-        idempotencyKey: question.idempotencyKey ?? undefined,
-        summary: question.summary ?? undefined,
-      },
-      call.signal,
-    );
-    if (!answer) {
-      const blocked = this.finish(name, tool, digest, call, attempt, {
-        observed: { sent: false, clientBlock: 'approval_required' },
-        startedAt: new Date(),
-        durationMs: 0,
-      });
-      return {
-        ...blocked,
-        approval: { id: null, blockedBecause: 'Countersign could not be reached to check this write' },
-      };
-    }
-    if (answer.decision !== 'refuse') return null;
+  private refusedByGuards(question: Outcome, answer: GuardRefusal): GuardedCallResult {
     const record: Outcome = { ...question, observed: { sent: false, clientBlock: answer.category } };
     const { category, retry, recordId, retryAfterMs, text } = answer;
     return {

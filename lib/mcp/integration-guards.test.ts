@@ -1,5 +1,5 @@
-// The guards in the agent SDK (`withCountersign`, lib/mcp/guard.ts), against the fake console with
-// a scripted answer: a write the guards refuse is neither staged nor sent, comes back with the
+// The guards in the agent SDK (`withCountersign`, lib/mcp/guard.ts), asked with the staging of a
+// write, against the fake console with a scripted answer: a write the guards refuse is neither staged nor sent, comes back with the
 // refusal and its classification, and is not reported again (the console stored it); a console
 // that cannot be asked blocks the write. Trusted reads are decided by the wrapper on its own reads,
 // without asking (lib/guards/read-guard.ts). The console's own decisions
@@ -58,7 +58,8 @@ describe.each(['in-memory', 'streamable-http'] as const)('over %s', (kind) => {
     countersign.setDown(true);
     const r = await agent.callTool({ name: 'refund_payment', arguments: ARGS }, call('Refund 40.00 EUR'));
     expect(verdict(r)).toMatchObject({ delivery: 'never_sent', category: 'approval_required' });
-    expect(r.approval?.blockedBecause).toBe('Countersign could not be reached to check this write');
+    // The guards are asked with the staging, which could not be made: nothing was asked, nothing sent.
+    expect(r.approval?.blockedBecause).toMatch(/^the approval request failed/);
     expect(harness.store.refunds.size).toBe(0);
     countersign.setDown(false);
   });

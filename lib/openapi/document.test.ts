@@ -76,10 +76,10 @@ describe('the OpenAPI document', () => {
     ]);
   });
 
-  it('POST /approvals: the Idempotency-Key header is required; 400, 409 and 422 name their codes', () => {
+  it('POST /approvals: the Idempotency-Key header is required; 400, 409 and 422 name their codes; 200 is a guard refusal', () => {
     const o = op('/approvals', 'post');
     expect(o.parameters).toEqual([expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: true })]);
-    expect(statuses(o)).toEqual(['201', '400', '401', '403', '409', '413', '422', '429', '503']);
+    expect(statuses(o)).toEqual(['200', '201', '400', '401', '403', '409', '413', '422', '429', '503']);
     expect(codesAt(o, '400')).toEqual(['idempotency_key_required', 'invalid_input']);
     expect(codesAt(o, '422')).toEqual([
       'arguments_digest_mismatch',

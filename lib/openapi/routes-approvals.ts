@@ -15,6 +15,7 @@ import {
   pendingCountSchema,
   redemptionSchema,
 } from '@/lib/approvals/views';
+import { guardRefusalSchema } from '@/lib/guards/schemas';
 import * as ex from './examples';
 import type { RouteEntry } from './types';
 
@@ -27,7 +28,7 @@ export const approvalRoutes: RouteEntry[] = [
       POST: {
         summary: 'Request approval for a write',
         description:
-          'arguments: the object the tool will be called with; argsDigest must be sha256: + the hex SHA-256 of its canonical JSON (RFC 8785), else 422 arguments_digest_mismatch; over 64 KiB: 422 arguments_too_large; missing: 422 arguments_required (unless COUNTERSIGN_APPROVALS_REQUIRE_ARGUMENTS=off). Same Idempotency-Key and body: the original answer (Idempotent-Replayed: true). Same key, other body (sent at once or later): 422 idempotency_key_reused. Same key still in flight after a few seconds: 409.',
+          'arguments: the object the tool will be called with; argsDigest must be sha256: + the hex SHA-256 of its canonical JSON (RFC 8785), else 422 arguments_digest_mismatch; over 64 KiB: 422 arguments_too_large; missing: 422 arguments_required (unless COUNTERSIGN_APPROVALS_REQUIRE_ARGUMENTS=off). Same Idempotency-Key and body: the original answer (Idempotent-Replayed: true). Same key, other body (sent at once or later): 422 idempotency_key_reused. Same key still in flight after a few seconds: 409. guard: the guards are asked first, in this request (scope outcomes:write too): a write they refuse is not staged, and the answer is 200 with the refusal; the Idempotency-Key does not cover guard.',
         tag: 'Approvals',
         action: 'approvals.request',
         body: approvalRequestSchema,
@@ -41,6 +42,11 @@ export const approvalRoutes: RouteEntry[] = [
             description: 'The request, pending (or approved at once when policy needs no approval).',
             schema: approvalCreatedSchema,
             headers: { 'Idempotent-Replayed': 'true when this is the answer to an earlier identical request.' },
+          },
+          {
+            status: 200,
+            description: 'Asked with guard: the guards refused the write, which was not staged.',
+            schema: z.strictObject({ guard: guardRefusalSchema }),
           },
         ],
         failures: [

@@ -2,7 +2,7 @@
 export type { ApprovalView, DecisionView, GrantView } from '@/lib/approvals/view';
 export { listPolicyRules, setPolicyRule, deletePolicyRule, type PolicyRuleView } from '../policy/policy-rules';
 export { dbNow, keyActor, refusedByDatabase, TX_OPTIONS } from './shared';
-export { requestApproval, type ApprovalCreated } from './request';
+export { requestApproval, stageWrite, type ApprovalCreated, type GuardRefused } from './request';
 export { countPendingApprovals, findApprovalIdForGrant, getApproval, listApprovals, type ApprovalPage } from './read';
 export { decideApproval, revokeApproval, withdrawApproval, type DecisionInput, type RevokeInput } from './decide';
 export { expireStaleApprovals } from './expiry';

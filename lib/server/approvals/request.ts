@@ -13,6 +13,8 @@ import { authorize } from '@/lib/auth/permissions';
 import { policyFor } from '../policy/policy-rules';
 import { enqueueWebhookEvents } from '../webhooks/sql';
 import { selectPermissionRefusal } from '../guards/sql';
+import { checkGuard } from '../guards/guards';
+import type { GuardAnswer, GuardCheck, StagingGuard } from '@/lib/guards/schemas';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { believedHints, policyBasisText } from '@/lib/approvals/policy';
 import { idempotencyKeySchema, type ApprovalRequestBody } from '@/lib/approvals/schemas';
@@ -55,7 +57,8 @@ const createdBody = (r: Prisma.ApprovalRequestGetPayload<{ select: typeof create
 // data before masking. Null members left out: `"agent": null` and no agent are the same request.
 // The arguments are in the body (their nulls left out too), and so is argsDigest, which covers them
 // nulls and all: the same key with other arguments is another body.
-const requestHash = (body: ApprovalRequestBody): string =>
+// The guard's member is left out: it asks a question of this moment, not part of the request.
+const requestHash = ({ guard: _asked, ...body }: ApprovalRequestBody): string =>
   keyedHash('approval-request-hash', canonicalJson(body, { nullMembers: 'omit' }));
 
 /** How long a request waits for the first one with its Idempotency-Key to be stored before answering 409. */
@@ -81,19 +84,63 @@ function maskedArguments(body: ApprovalRequestBody): Result<string | null> {
 }
 
 type Staged = Result<{ replayed: boolean; approval: ApprovalCreated }>;
+/** A guard refused the write: nothing was staged; the refusal is stored as an outcome record. */
+export type GuardRefused = { refused: Extract<GuardAnswer, { decision: 'refuse' }> };
 const BUSY = Symbol('another request with this Idempotency-Key holds its lock');
+
+/** What staging checked before its transaction: the request's key, hash and sealed-to-be arguments. */
+type Prepared = { client: ApiKeyActor; key: string; hash: string; masked: string | null };
+
+/**
+ * `POST /api/v1/approvals`: stages a mutation for approval, asking the guards first in the same
+ * request when the body carries `guard` (docs/api.md "Guards"): a write they refuse is not staged,
+ * and the answer is the refusal. The guards are asked only once the body is known to be valid, so
+ * a refused body stores nothing.
+ */
+export async function stageWrite(
+  client: Actor,
+  idempotencyKey: string | null,
+  body: ApprovalRequestBody,
+): Promise<Result<{ replayed: boolean; approval: ApprovalCreated } | GuardRefused>> {
+  const prepared = prepare(client, idempotencyKey, body);
+  if (!prepared.ok) return prepared;
+  if (!body.guard) return stagePrepared(prepared.value, body);
+  if (!authorize(client, 'outcomes.write')) {
+    const message = 'asking the guards stores outcome records: this API key needs the scope outcomes:write';
+    return fail('forbidden', `guard: ${message}. Nothing was stored.`, [{ path: 'guard', message }]);
+  }
+  const answer = await checkGuard(client, guardCheckOf(body, body.guard));
+  if (!answer.ok) {
+    const errors = answer.errors?.map((e) => ({ ...e, path: `guard.${e.path}` }));
+    return { ...answer, ...(errors ? { errors } : {}) };
+  }
+  const decided = answer.value;
+  if (decided.decision === 'refuse') return ok({ refused: decided });
+  return stagePrepared(prepared.value, body, {
+    heldFor: decided.decision === 'hold' ? decided.recordId : null,
+  });
+}
 
 /**
  * Stages a mutation for approval (docs/api.md, `POST /api/v1/approvals`), idempotent per API key and
  * Idempotency-Key: the same body again answers the original response, another body is
  * `idempotency_key_reused` (also when the two arrive at once: the second waits for the first to be
  * stored), and a key whose first request is still being stored after IN_FLIGHT_WAIT_MS is a conflict.
+ * Without the guards: a body that asks them goes through stageWrite.
  */
 export async function requestApproval(
   client: Actor,
   idempotencyKey: string | null,
   body: ApprovalRequestBody,
 ): Promise<Staged> {
+  if (body.guard) throw new Error('requestApproval: a body that asks the guards is staged by stageWrite');
+  const prepared = prepare(client, idempotencyKey, body);
+  if (!prepared.ok) return prepared;
+  return stagePrepared(prepared.value, body);
+}
+
+// The checks that need no database: who may stage, the Idempotency-Key, the arguments.
+function prepare(client: Actor, idempotencyKey: string | null, body: ApprovalRequestBody): Result<Prepared> {
   if (!authorize(client, 'approvals.request')) return fail('forbidden');
   if (client.organization !== null && body.organization !== client.organization) {
     const message = `this API key may only request approvals for the organization "${client.organization}"`;
@@ -113,9 +160,30 @@ export async function requestApproval(
   // Before the hash: checkArguments bounds the depth canonicalJson then walks.
   const masked = maskedArguments(body);
   if (!masked.ok) return masked;
-  const hash = requestHash(body);
-  const lockKey = `${client.keyId}\n${key.data}`;
+  return ok({ client, key: key.data, hash: requestHash(body), masked: masked.value });
+}
 
+// The guards' question about the call being staged: the staging body says most of it.
+const guardCheckOf = (body: ApprovalRequestBody, guard: StagingGuard): GuardCheck => ({
+  eventId: guard.eventId,
+  requestRef: body.requestRef,
+  organization: body.organization,
+  principal: body.principal,
+  agent: body.agent,
+  server: body.server,
+  tool: { name: body.tool.name, annotations: body.tool.annotations },
+  argsDigest: body.argsDigest,
+  idempotencyKey: guard.idempotencyKey,
+  summary: body.summary,
+  records: guard.records,
+});
+
+/** What the guards already said of a write's request reference: held for an earlier refusal, or not. */
+type Asked = { heldFor: string | null };
+
+async function stagePrepared(prepared: Prepared, body: ApprovalRequestBody, asked?: Asked): Promise<Staged> {
+  const { client, key, hash, masked } = prepared;
+  const lockKey = `${client.keyId}\n${key}`;
   const attempt = (wait: boolean) =>
     db.$transaction(async (tx): Promise<Staged | typeof BUSY> => {
       // Held until commit, when the row is visible. A second request with this key finds the lock
@@ -129,7 +197,7 @@ export async function requestApproval(
         if (!locked) return BUSY;
       }
       const existing = await tx.approvalRequest.findUnique({
-        where: { requestedByKeyId_idempotencyKey: { requestedByKeyId: client.keyId, idempotencyKey: key.data } },
+        where: { requestedByKeyId_idempotencyKey: { requestedByKeyId: client.keyId, idempotencyKey: key } },
         select: createdSelect,
       });
       if (existing) {
@@ -137,10 +205,10 @@ export async function requestApproval(
           ? ok({ replayed: true, approval: createdBody(existing) })
           : fail(
               'idempotency_key_reused',
-              `The Idempotency-Key "${key.data}" was already used for a different request (approval ${existing.id}); nothing was stored.`,
+              `The Idempotency-Key "${key}" was already used for a different request (approval ${existing.id}); nothing was stored.`,
             );
       }
-      return stage(tx, client, key.data, body, hash, masked.value);
+      return stage(tx, client, key, body, hash, masked, asked);
     }, TX_OPTIONS);
 
   const first = await attempt(false);
@@ -165,6 +233,7 @@ async function stage(
   body: ApprovalRequestBody,
   hash: string,
   maskedArgs: string | null,
+  asked?: Asked,
 ): Promise<Staged> {
   const serverTrusted = (await tx.trustedServer.count({ where: { name: body.server } })) > 0;
   const verdict = await policyFor(tx, {
@@ -184,9 +253,12 @@ async function stage(
   // (docs/design.md "Guards at the point of execution"): recovery never widens what was refused.
   let requiredApprovals = verdict.requiredApprovals;
   let heldFor: string | null = null;
+  // The guards, when asked in this request, have read it already (their last row).
   if (requiredApprovals === 0 && !believedHints(body.tool.annotations, serverTrusted).readOnly) {
-    const [refusal] = await rows(selectPermissionRefusal(body.requestRef, body.organization), tx);
-    if (refusal) [requiredApprovals, heldFor] = [1, refusal.id];
+    const refusal = asked
+      ? asked.heldFor
+      : (await rows(selectPermissionRefusal(body.requestRef, body.organization), tx))[0]?.id;
+    if (refusal) [requiredApprovals, heldFor] = [1, refusal];
   }
   const autoApproved = requiredApprovals === 0;
   const annotations = body.tool.annotations && {
