@@ -17,7 +17,6 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { JSONRPCRequest, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Observed } from '../outcomes/schemas';
 import { grantRefusal, holdForGrant, withdrawRequest, type Holder, type Refusal } from './approval-gate';
 import { approvalUrl } from './context';
 import type { ModernGateway } from './modern-server';
@@ -42,7 +41,7 @@ export interface GatedCall {
 export type Gate =
   | { go: true; grantId: string }
   | { go: false; refusal: Refusal }
-  | { go: false; dropped: Observed; grantId?: string }
+  | { go: false; dropped: true; grantId?: string }
   | { go: false; round: Record<string, unknown> };
 
 export async function approvalGate(
@@ -87,7 +86,7 @@ export async function approvalGate(
   if (signal.aborted)
     return {
       go: false,
-      dropped: { sent: false, clientError: 'cancelled' },
+      dropped: true,
       ...(grant.ok ? { grantId: grant.grantId } : {}),
     };
   if (grant.ok) return { go: true, grantId: grant.grantId };

@@ -84,6 +84,8 @@ export async function callTool(
   const list = catalog ? g.catalog.toolList() : null;
   const policy = list ? await g.ctx.policy.get(list) : g.ctx.policy.last();
   if (policy) noticeHidden(g, policy.hiddenKey);
+  // Cancelled while the catalog or the policy was fetched: never staged, never sent (as on the relay).
+  if (ctx.mcpReq.signal.aborted) return drop(g, call);
   const verdict = policy?.tools.get(name);
   const unknownTool = catalog !== null && !call.tool;
   const unansweredRead = !policy && call.tool?.annotations?.readOnlyHint === true;
@@ -96,6 +98,7 @@ export async function callTool(
     // The guards, once per call: a later round of it is the same call, already let through.
     if (!state) {
       const guarded = await guardWrite(g.ctx, call, eventIdOf(call), ctx.mcpReq.signal);
+      if (ctx.mcpReq.signal.aborted) return drop(g, call);
       if (guarded) return refuse(g, call, guarded);
     }
     const gate = await approvalGate(g, call, verdict, params, state, ctx, exchange?.declared);
@@ -105,10 +108,7 @@ export async function callTool(
       return gate.round;
     }
     if ('refusal' in gate) return refuse(g, call, gate.refusal);
-    if ('dropped' in gate) {
-      record(g, call, gate.dropped, Date.now(), gate.grantId);
-      return {};
-    }
+    if ('dropped' in gate) return drop(g, call, gate.grantId);
     call.grantId = gate.grantId;
   }
   // A trusted read: the guards' rows for reads, counted in this process (lib/guards/read-guard.ts), once per call.
@@ -219,6 +219,15 @@ function record(
 /** The call answered with a round: recorded as `observed` only if its client never comes back. */
 function hold(g: ModernGateway, call: Call, observed: Observed, startedAt: number, grantId?: string): void {
   g.open.hold(call.id, outcome(call, g, observed, startedAt, grantId));
+}
+
+/**
+ * A call cancelled before it was forwarded: recorded never sent, naming a grant redeemed in that
+ * instant (spent, never used), and not answered: the client's request is gone.
+ */
+function drop(g: ModernGateway, call: Call, grantId?: string): Record<string, unknown> {
+  record(g, call, { sent: false, clientError: 'cancelled' }, Date.now(), grantId);
+  return {};
 }
 
 function refuse(g: ModernGateway, call: Call, { observed, category, text, recordedAs, ...detail }: Refusal) {
