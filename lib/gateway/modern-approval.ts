@@ -17,7 +17,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { JSONRPCRequest, Tool } from '@modelcontextprotocol/sdk/types.js';
-import { grantRefusal, holdForGrant, withdrawRequest, type Holder, type Refusal } from './approval-gate';
+import { grantRefusal, holdForGrant, progressShift, withdrawRequest, type Holder, type Refusal } from './approval-gate';
 import { approvalUrl } from './context';
 import type { ModernGateway } from './modern-server';
 import type { CallMeta } from './record';
@@ -39,7 +39,8 @@ export interface GatedCall {
 }
 
 export type Gate =
-  | { go: true; grantId: string }
+  /** `progressShift`: what the server's progress is raised by, above the gate's own (approval-gate.ts). */
+  | { go: true; grantId: string; progressShift: number }
   | { go: false; refusal: Refusal }
   | { go: false; dropped: true; grantId?: string }
   | { go: false; round: Record<string, unknown> };
@@ -89,7 +90,7 @@ export async function approvalGate(
       dropped: true,
       ...(grant.ok ? { grantId: grant.grantId } : {}),
     };
-  if (grant.ok) return { go: true, grantId: grant.grantId };
+  if (grant.ok) return { go: true, grantId: grant.grantId, progressShift: progressShift(request) };
   if (!byUrl || grant.why !== 'pending' || !grant.approvalId)
     return { go: false, refusal: grantRefusal(g.ctx.endpoint, grant) };
   const url = approvalUrl(g.ctx.endpoint, grant.approvalId);

@@ -56,11 +56,15 @@ export async function callTool(
 ): Promise<Record<string, unknown>> {
   const state = ctx.mcpReq.requestState<RoundState>() as RoundState | undefined;
   const raw = sent(exchange, lifted);
-  const options = relayOptions(ctx, raw, exchange);
   const params = raw ?? {};
   // Not a call we can read (no name): the server answers it as it would without the gateway.
   if (typeof params.name !== 'string')
-    return forward(client, 'tools/call', upstreamParams(client, raw, state, ctx, exchange?.declared), options);
+    return forward(
+      client,
+      'tools/call',
+      upstreamParams(client, raw, state, ctx, exchange?.declared),
+      relayOptions(ctx, raw, exchange),
+    );
   const name = params.name;
   const args = isRecord(params.arguments) ? params.arguments : {};
   let digest: string | undefined;
@@ -93,6 +97,8 @@ export async function callTool(
     const refusal = policyRefusal(verdict, name);
     if (refusal) return refuse(g, call, refusal);
   }
+  // The gate's own progress while it held the call: the server's, on the same token, goes on above it.
+  let progressShift = 0;
   if (state?.grantId) call.grantId = state.grantId;
   else if (needsGrant(verdict)) {
     // The guards, once per call: a later round of it is the same call, already let through.
@@ -110,6 +116,7 @@ export async function callTool(
     if ('refusal' in gate) return refuse(g, call, gate.refusal);
     if ('dropped' in gate) return drop(g, call, gate.grantId);
     call.grantId = gate.grantId;
+    progressShift = gate.progressShift;
   }
   // A trusted read: the guards' rows for reads, counted in this process (lib/guards/read-guard.ts), once per call.
   call.read = !unknownTool && (verdict?.readOnly === true || unansweredRead);
@@ -131,7 +138,12 @@ export async function callTool(
   const startedAt = Date.now();
   let result: Record<string, unknown>;
   try {
-    result = await forward(client, 'tools/call', upstreamParams(client, raw, state, ctx, exchange?.declared), options);
+    result = await forward(
+      client,
+      'tools/call',
+      upstreamParams(client, raw, state, ctx, exchange?.declared),
+      relayOptions(ctx, raw, exchange, progressShift),
+    );
   } catch (error) {
     const observed = ctx.mcpReq.signal.aborted
       ? ({ sent: true, clientError: 'cancelled' } as Observed)

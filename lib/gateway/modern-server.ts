@@ -24,6 +24,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { shiftedProgress } from './approval-gate';
 import type { GatewayContext } from './context';
 import { callTool } from './modern-call';
 import { carriedModern, type ModernExchange } from './modern-exchange';
@@ -221,13 +222,16 @@ export function upstreamParams(
 }
 
 /**
- * Progress from the server goes to the client on its own token; the client's cancel reaches the
- * server; its Mcp-Param-* headers go with it (the server checks them against the arguments).
+ * Progress from the server goes to the client on its own token (raised by `progressShift` above
+ * the gateway's own progress of a call it held for a grant: approval-gate.ts); the client's
+ * cancel reaches the server; its Mcp-Param-* headers go with it (the server checks them against
+ * the arguments).
  */
 export function relayOptions(
   ctx: ServerContext,
   raw: Record<string, unknown> | undefined,
   exchange: ModernExchange | undefined,
+  progressShift = 0,
 ): RequestOptions {
   const token = isRecord(raw?._meta) ? raw._meta.progressToken : undefined;
   return {
@@ -237,7 +241,10 @@ export function relayOptions(
       ? {
           onprogress: (progress) =>
             void ctx.mcpReq
-              .notify({ method: 'notifications/progress', params: { ...progress, progressToken: token } })
+              .notify({
+                method: 'notifications/progress',
+                params: { ...shiftedProgress(progress, progressShift), progressToken: token },
+              })
               .catch(() => undefined),
         }
       : {}),
