@@ -191,7 +191,7 @@ const RESERVED_META = [
 /**
  * The params the server gets: the client's, with the server's own requestState of the last round
  * in place of the gateway's, and the progress token left to the SDK client (relayOptions). A 2025
- * server gets no 2026 envelope or retry fields: its era has none.
+ * server gets no 2026 envelope, retry fields or `task`: its era has none of them.
  */
 export function upstreamParams(
   client: Client,
@@ -206,6 +206,10 @@ export function upstreamParams(
   const inputResponses = raw.inputResponses ?? ctx?.mcpReq.inputResponses;
   delete rest.inputResponses;
   const legacy = client.getProtocolEra() === 'legacy';
+  // No tasks toward a 2025 server on SDK v2 paths (docs/gateway.md "Both eras": they would have to
+  // be answered to the client in its era, and observed): a client's `task` is left out and the call
+  // runs as an ordinary one, as the spec treats a feature the other side does not support.
+  if (legacy) delete rest.task;
   const params: Record<string, unknown> = rest;
   if (!legacy && inputResponses !== undefined) params.inputResponses = inputResponses;
   const up = typeof state === 'object' ? state.up : undefined;
