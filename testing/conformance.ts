@@ -64,14 +64,18 @@ export async function readVerdicts(dir: string): Promise<Pick<SuiteRun, 'verdict
   return { verdicts, problems };
 }
 
-/** Every server scenario of `suite` (`--suite all`) against `url`; throws when the suite ran none. */
+/**
+ * Every server scenario of `suite` (`--suite all`) against `url`, or only `options.scenario`;
+ * throws when the suite ran none.
+ */
 export async function runSuite(
   suite: Suite,
   url: string,
-  options: { specVersion?: string; timeoutMs?: number } = {},
+  options: { specVersion?: string; timeoutMs?: number; scenario?: string } = {},
 ): Promise<SuiteRun> {
   const dir = await mkdtemp(path.join(os.tmpdir(), `conformance-${suite}-`));
-  const args = [await suiteBin(suite), 'server', '--url', url, '--suite', 'all', '-o', dir];
+  const which = options.scenario ? ['--scenario', options.scenario] : ['--suite', 'all'];
+  const args = [await suiteBin(suite), 'server', '--url', url, ...which, '-o', dir];
   if (options.specVersion) args.push('--spec-version', options.specVersion);
   const started = performance.now();
   const child = spawn(suiteNode(), args, { stdio: ['ignore', 'pipe', 'pipe'] });

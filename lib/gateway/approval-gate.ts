@@ -1,7 +1,8 @@
 // The approval gate of a `tools/call` through the gateway (call.ts): what the console's policy
 // says of the tool (refused outright, a grant needed, or let through), and for a call that needs a
 // grant, the grant staged, waited for and redeemed right before forwarding (lib/mcp/approvals.ts),
-// with progress notifications to the client meanwhile. A grant not obtained is a refusal. The
+// with progress notifications to the client meanwhile (the server's later progress on the same
+// token is raised above them: progressShift). A grant not obtained is a refusal. The
 // request carries the call's own arguments object (the one digested and forwarded) and the tool's
 // description from `tools/list`, for the reviewer (docs/design.md "What a reviewer sees: what will run").
 import type { JSONRPCMessage, JSONRPCRequest, Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -109,6 +110,7 @@ export async function holdForGrant(
             },
             { relatedRequestId: request.id },
           );
+          sentWhileHeld.set(request, progress);
         }, ctx.progressIntervalMs ?? 1000)
       : undefined;
   const body = {
@@ -147,6 +149,28 @@ export async function holdForGrant(
   } finally {
     clearInterval(tick);
   }
+}
+
+// The last progress value the gateway sent on a held call's token, by the call's request. The
+// server's progress on the same token comes after it, so it is sent on above it (progressShift).
+const sentWhileHeld = new WeakMap<JSONRPCRequest, number>();
+
+/**
+ * What the server's progress on this call's token is raised by once the call is forwarded: one
+ * above the last value the gateway sent while it held the call (a server counting from 0 then
+ * still increases, as MCP requires of each notification's progress), or 0 when it sent none and
+ * the server's values go on as they are.
+ */
+export function progressShift(request: JSONRPCRequest): number {
+  const last = sentWhileHeld.get(request);
+  return last === undefined ? 0 : last + 1;
+}
+
+/** The server's progress raised by `shift`, its total with it (progress never passes the total). */
+export function shiftedProgress<P extends { progress: number; total?: number }>(params: P, shift: number): P {
+  if (!shift) return params;
+  const total = typeof params.total === 'number' ? { total: params.total + shift } : {};
+  return { ...params, progress: params.progress + shift, ...total };
 }
 
 // The attempt each call (server, tool, idempotency key or request reference, digest) is at, per

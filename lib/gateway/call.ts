@@ -7,6 +7,7 @@ import {
   type CallToolResult,
   type JSONRPCErrorResponse,
   type JSONRPCMessage,
+  type JSONRPCNotification,
   type JSONRPCRequest,
   type JSONRPCResultResponse,
   type Tool,
@@ -15,7 +16,15 @@ import type { Observed } from '../outcomes/schemas';
 import { argsDigest } from '../mcp/digest';
 import { fromError, fromResult } from '../mcp/observed';
 import { newTrace } from '../mcp/trace';
-import { grantRefusal, holdForGrant, needsGrant, policyRefusal, type Refusal } from './approval-gate';
+import {
+  grantRefusal,
+  holdForGrant,
+  needsGrant,
+  policyRefusal,
+  progressShift,
+  shiftedProgress,
+  type Refusal,
+} from './approval-gate';
 import { callMeta, withMeta } from './call-meta';
 import type { Exchange } from './exchange';
 import { isErrorResponse } from './messages';
@@ -40,10 +49,17 @@ export interface Forwarded {
   read: boolean;
   startedAt: Date;
   t0: number;
+  /** The call's progress token, when the gateway sent progress of its own on it while it held the call. */
+  shiftedToken?: Id;
 }
 
 export class ToolCalls {
   private forwarded = new Map<Id, Forwarded>();
+  /**
+   * What the server's progress is raised by, per progress token of a forwarded call the gateway
+   * held for its grant with progress of its own (approval-gate.ts progressShift).
+   */
+  private shifts = new Map<Id, number>();
   /** Calls that awaited something on their way and are not forwarded yet (see enforced()). */
   private unsent = new Map<Id, AbortController>();
   private tasks: Tasks;
@@ -147,6 +163,10 @@ export class ToolCalls {
     }
     // Forwarded from here on: a cancel now is one of a call that was sent.
     unsent.release();
+    const shift = progressShift(request);
+    const token = progressTokenOf(request);
+    const shiftedToken = shift && token !== undefined ? token : undefined;
+    if (shiftedToken !== undefined) this.shifts.set(shiftedToken, shift);
     this.forwarded.set(request.id, {
       name,
       tool,
@@ -156,11 +176,20 @@ export class ToolCalls {
       read,
       startedAt: new Date(),
       t0: performance.now(),
+      shiftedToken,
     });
     // Sent again on a closed kept-alive connection only when running it twice is harmless.
     const error = await this.relay.toServer(request, { resendable: read, exchange });
     // No HTTP exchange is traced here (the upstream reports its errors itself): an empty trace.
     if (error) this.finish(request.id, fromError(error, newTrace(), 'tools/call'), upstreamError(request.id));
+  }
+
+  /** The server's progress notification, raised above the gateway's own on a call it held (approval-gate.ts). */
+  progressed(message: JSONRPCNotification): JSONRPCNotification {
+    const params = message.params as { progressToken?: Id; progress?: unknown; total?: number } | undefined;
+    const shift = params?.progressToken === undefined ? undefined : this.shifts.get(params.progressToken);
+    if (!shift || typeof params?.progress !== 'number') return message;
+    return { ...message, params: shiftedProgress(params as { progress: number; total?: number }, shift) };
   }
 
   /** The client asks about a task (tasks/get, tasks/result, tasks/cancel): its answer is observed. */
@@ -213,6 +242,7 @@ export class ToolCalls {
 
   connectionClosed(side: 'client' | 'server' | 'gateway'): void {
     this.tasks.clear();
+    this.shifts.clear();
     for (const controller of this.unsent.values()) controller.abort();
     for (const id of [...this.forwarded.keys()]) {
       const error: JSONRPCMessage | null = side === 'client' ? null : upstreamError(id);
@@ -225,6 +255,7 @@ export class ToolCalls {
     const call = this.forwarded.get(id);
     if (!call) return;
     this.forwarded.delete(id);
+    if (call.shiftedToken !== undefined) this.shifts.delete(call.shiftedToken);
     const durationMs = Math.round(performance.now() - call.t0);
     const eventId = newEventId();
     if (answer) void this.relay.toClient(withMeta(answer, call.meta.requestRef, eventId));
@@ -312,6 +343,11 @@ export type Digest = () => string;
 function lazyDigest(args: Record<string, unknown>): Digest {
   let digest: string | undefined;
   return () => (digest ??= argsDigest(args));
+}
+
+function progressTokenOf(request: JSONRPCRequest): Id | undefined {
+  const token = (request.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
+  return typeof token === 'string' || typeof token === 'number' ? token : undefined;
 }
 
 const upstreamError = (id: Id): JSONRPCMessage => ({

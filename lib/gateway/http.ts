@@ -105,7 +105,7 @@ export async function runHttp(
       }
     }
     if (req.method === 'POST' && !req.headers['mcp-session-id']) {
-      const request = webRequest(req, body);
+      const request = webRequest(req, res, body);
       if (await modern.serves(req, request, parsed)) {
         const answer = await modern.answer(request, parsed, header(req, 'authorization'));
         if (!(answer instanceof Response)) return writeRefusal(res, answer);
@@ -118,9 +118,9 @@ export async function runHttp(
     if (!session) {
       // A 2025 session in front of a 2026-07-28 server is SDK v2's (http-modern.ts).
       const bridged = sessionId
-        ? await modern.inSession(webRequest(req, body), parsed, header(req, 'authorization'))
+        ? await modern.inSession(webRequest(req, res, body), parsed, header(req, 'authorization'))
         : req.method === 'POST' && isInitialize(parsed)
-          ? await modern.legacySession(webRequest(req, body), parsed, header(req, 'authorization'))
+          ? await modern.legacySession(webRequest(req, res, body), parsed, header(req, 'authorization'))
           : null;
       if (bridged) return pipe(bridged, res);
       if (sessionId) return plain(res, 404, 'Session not found');
@@ -133,7 +133,7 @@ export async function runHttp(
     const exchange = newExchange(authorization);
     const request = lean && !fresh && req.method === 'POST' ? leanRequest(req.headers, parsed) : null;
     if (request && (await leanPost(session, request, exchange, res))) return;
-    const answer = await session.transport.handleRequest(webRequest(req, body), {
+    const answer = await session.transport.handleRequest(webRequest(req, res, body), {
       authInfo: carrying(exchange),
       ...(parsed !== undefined ? { parsedBody: parsed } : {}),
     });
@@ -212,12 +212,26 @@ async function pipe(answer: Response, res: ServerResponse): Promise<void> {
   if (!gone) res.end();
 }
 
-function webRequest(req: IncomingMessage, body: string | 'too_large' | null): Request {
+function webRequest(req: IncomingMessage, res: ServerResponse, body: string | 'too_large' | null): Request {
   return new Request(new URL(req.url ?? '/mcp', `http://${req.headers.host ?? 'gateway.invalid'}`), {
     method: req.method,
     headers: toHeaders(req),
     body: typeof body === 'string' ? body : undefined,
+    signal: clientGone(res),
   });
+}
+
+/**
+ * Aborted when the client goes away before its answer was written. A 2026-07-28 client cancels a
+ * request this way (it closes the request's stream; its era sends no notifications/cancelled over
+ * HTTP), and SDK v2's handler then aborts the request's work (`ctx.mcpReq.signal`).
+ */
+function clientGone(res: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return controller.signal;
 }
 
 /** The server's 401/403 as it sent it: status, content type, WWW-Authenticate and body. */

@@ -17,8 +17,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { JSONRPCRequest, Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Observed } from '../outcomes/schemas';
-import { grantRefusal, holdForGrant, withdrawRequest, type Holder, type Refusal } from './approval-gate';
+import { grantRefusal, holdForGrant, progressShift, withdrawRequest, type Holder, type Refusal } from './approval-gate';
 import type { StagingGuard } from '../mcp/guard';
 import { approvalUrl } from './context';
 import type { ModernGateway } from './modern-server';
@@ -41,9 +40,10 @@ export interface GatedCall {
 }
 
 export type Gate =
-  | { go: true; grantId: string }
+  /** `progressShift`: what the server's progress is raised by, above the gate's own (approval-gate.ts). */
+  | { go: true; grantId: string; progressShift: number }
   | { go: false; refusal: Refusal }
-  | { go: false; dropped: Observed; grantId?: string }
+  | { go: false; dropped: true; grantId?: string }
   | { go: false; round: Record<string, unknown> };
 
 export async function approvalGate(
@@ -99,10 +99,10 @@ export async function approvalGate(
   if (signal.aborted)
     return {
       go: false,
-      dropped: { sent: false, clientError: 'cancelled' },
+      dropped: true,
       ...(grant.ok ? { grantId: grant.grantId } : {}),
     };
-  if (grant.ok) return { go: true, grantId: grant.grantId };
+  if (grant.ok) return { go: true, grantId: grant.grantId, progressShift: progressShift(request) };
   if (!byUrl || grant.why !== 'pending' || !grant.approvalId)
     return { go: false, refusal: grantRefusal(g.ctx.endpoint, grant) };
   const url = approvalUrl(g.ctx.endpoint, grant.approvalId);

@@ -56,11 +56,15 @@ export async function callTool(
 ): Promise<Record<string, unknown>> {
   const state = ctx.mcpReq.requestState<RoundState>() as RoundState | undefined;
   const raw = sent(exchange, lifted);
-  const options = relayOptions(ctx, raw, exchange);
   const params = raw ?? {};
   // Not a call we can read (no name): the server answers it as it would without the gateway.
   if (typeof params.name !== 'string')
-    return forward(client, 'tools/call', upstreamParams(client, raw, state, ctx, exchange?.declared), options);
+    return forward(
+      client,
+      'tools/call',
+      upstreamParams(client, raw, state, ctx, exchange?.declared),
+      relayOptions(ctx, raw, exchange),
+    );
   const name = params.name;
   const args = isRecord(params.arguments) ? params.arguments : {};
   let digest: string | undefined;
@@ -84,6 +88,8 @@ export async function callTool(
   const list = catalog ? g.catalog.toolList() : null;
   const policy = list ? await g.ctx.policy.get(list) : g.ctx.policy.last();
   if (policy) noticeHidden(g, policy.hiddenKey);
+  // Cancelled while the catalog or the policy was fetched: never staged, never sent (as on the relay).
+  if (ctx.mcpReq.signal.aborted) return drop(g, call);
   const verdict = policy?.tools.get(name);
   const unknownTool = catalog !== null && !call.tool;
   const unansweredRead = !policy && call.tool?.annotations?.readOnlyHint === true;
@@ -91,6 +97,8 @@ export async function callTool(
     const refusal = policyRefusal(verdict, name);
     if (refusal) return refuse(g, call, refusal);
   }
+  // The gate's own progress while it held the call: the server's, on the same token, goes on above it.
+  let progressShift = 0;
   if (state?.grantId) call.grantId = state.grantId;
   else if (needsGrant(verdict)) {
     // The guards, asked with the staging once per call: a later round of it is the same call, already let through.
@@ -102,11 +110,9 @@ export async function callTool(
       return gate.round;
     }
     if ('refusal' in gate) return refuse(g, call, gate.refusal);
-    if ('dropped' in gate) {
-      record(g, call, gate.dropped, Date.now(), gate.grantId);
-      return {};
-    }
+    if ('dropped' in gate) return drop(g, call, gate.grantId);
     call.grantId = gate.grantId;
+    progressShift = gate.progressShift;
   }
   // A trusted read: the guards' rows for reads, counted in this process (lib/guards/read-guard.ts), once per call.
   call.read = !unknownTool && (verdict?.readOnly === true || unansweredRead);
@@ -128,7 +134,12 @@ export async function callTool(
   const startedAt = Date.now();
   let result: Record<string, unknown>;
   try {
-    result = await forward(client, 'tools/call', upstreamParams(client, raw, state, ctx, exchange?.declared), options);
+    result = await forward(
+      client,
+      'tools/call',
+      upstreamParams(client, raw, state, ctx, exchange?.declared),
+      relayOptions(ctx, raw, exchange, progressShift),
+    );
   } catch (error) {
     const observed = ctx.mcpReq.signal.aborted
       ? ({ sent: true, clientError: 'cancelled' } as Observed)
@@ -216,6 +227,15 @@ function record(
 /** The call answered with a round: recorded as `observed` only if its client never comes back. */
 function hold(g: ModernGateway, call: Call, observed: Observed, startedAt: number, grantId?: string): void {
   g.open.hold(call.id, outcome(call, g, observed, startedAt, grantId));
+}
+
+/**
+ * A call cancelled before it was forwarded: recorded never sent, naming a grant redeemed in that
+ * instant (spent, never used), and not answered: the client's request is gone.
+ */
+function drop(g: ModernGateway, call: Call, grantId?: string): Record<string, unknown> {
+  record(g, call, { sent: false, clientError: 'cancelled' }, Date.now(), grantId);
+  return {};
 }
 
 function refuse(g: ModernGateway, call: Call, { observed, category, text, recordedAs, ...detail }: Refusal) {

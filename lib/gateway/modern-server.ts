@@ -24,6 +24,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { shiftedProgress } from './approval-gate';
 import type { GatewayContext } from './context';
 import { callTool } from './modern-call';
 import { carriedModern, type ModernExchange } from './modern-exchange';
@@ -190,7 +191,7 @@ const RESERVED_META = [
 /**
  * The params the server gets: the client's, with the server's own requestState of the last round
  * in place of the gateway's, and the progress token left to the SDK client (relayOptions). A 2025
- * server gets no 2026 envelope or retry fields: its era has none.
+ * server gets no 2026 envelope, retry fields or `task`: its era has none of them.
  */
 export function upstreamParams(
   client: Client,
@@ -205,6 +206,10 @@ export function upstreamParams(
   const inputResponses = raw.inputResponses ?? ctx?.mcpReq.inputResponses;
   delete rest.inputResponses;
   const legacy = client.getProtocolEra() === 'legacy';
+  // No tasks toward a 2025 server on SDK v2 paths (docs/gateway.md "Both eras": they would have to
+  // be answered to the client in its era, and observed): a client's `task` is left out and the call
+  // runs as an ordinary one, as the spec treats a feature the other side does not support.
+  if (legacy) delete rest.task;
   const params: Record<string, unknown> = rest;
   if (!legacy && inputResponses !== undefined) params.inputResponses = inputResponses;
   const up = typeof state === 'object' ? state.up : undefined;
@@ -221,13 +226,16 @@ export function upstreamParams(
 }
 
 /**
- * Progress from the server goes to the client on its own token; the client's cancel reaches the
- * server; its Mcp-Param-* headers go with it (the server checks them against the arguments).
+ * Progress from the server goes to the client on its own token (raised by `progressShift` above
+ * the gateway's own progress of a call it held for a grant: approval-gate.ts); the client's
+ * cancel reaches the server; its Mcp-Param-* headers go with it (the server checks them against
+ * the arguments).
  */
 export function relayOptions(
   ctx: ServerContext,
   raw: Record<string, unknown> | undefined,
   exchange: ModernExchange | undefined,
+  progressShift = 0,
 ): RequestOptions {
   const token = isRecord(raw?._meta) ? raw._meta.progressToken : undefined;
   return {
@@ -237,7 +245,10 @@ export function relayOptions(
       ? {
           onprogress: (progress) =>
             void ctx.mcpReq
-              .notify({ method: 'notifications/progress', params: { ...progress, progressToken: token } })
+              .notify({
+                method: 'notifications/progress',
+                params: { ...shiftedProgress(progress, progressShift), progressToken: token },
+              })
               .catch(() => undefined),
         }
       : {}),

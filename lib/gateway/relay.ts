@@ -1,6 +1,8 @@
 // One MCP session through the gateway: two SDK transports, messages relayed unchanged in both
 // directions, ids untouched (each direction keeps its own), except:
 // - `tools/call` from the client: enforced and observed (call.ts);
+// - the server's progress on a call the gateway held for its grant: raised above the gateway's
+//   own progress on the same token (call.ts, approval-gate.ts progressShift);
 // - `tools/list` answers: remembered as the tool catalog (annotations, output schemas) and shown
 //   without the tools policy hides (blocked, or held: their definition changed since accepted);
 // - requests of the gateway's own (a `tools/list` when a call comes before any list) carry ids
@@ -122,6 +124,8 @@ export class Relay {
       }
     } else if (isNotification(message) && message.method === 'notifications/tools/list_changed') {
       this.catalogLoaded = false;
+    } else if (isNotification(message) && message.method === 'notifications/progress') {
+      message = this.calls.progressed(message);
     }
     // What relates to a request of the gateway's own has no answer to the client to go with.
     void this.toClient(
