@@ -322,6 +322,7 @@ export class ToolCalls {
         observed,
         startedAt: new Date(),
         durationMs: 0,
+        earlierRecordId: detail.recordId,
       });
       this.relay.ctx.reporter.enqueue(record);
       eventId = record.eventId;

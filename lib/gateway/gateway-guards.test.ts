@@ -22,6 +22,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { cli } from '@/lib/auth/actor';
+import { db } from '@/lib/server/db/db';
 import { setPolicyRule } from '@/lib/server/policy/policy-rules';
 import { trustServer } from '@/lib/server/policy/trusted-servers';
 import { uniq } from '@/testing/factories';
@@ -222,6 +223,31 @@ describe.each<Mode>(['legacy', 'pinned'])('guards through the gateway, SDK v2 cl
     const spent = await attempt(client, 'read_balance', { account: 'a' }, meta(ref));
     expect(guardError(spent!)).toMatchObject({ category: 'budget_exhausted', retry: 'no' });
     expect(ledger.reads).toBe(2);
+  });
+
+  it("a read refused by the gateway's read guards is recorded in the console, pointing to the earlier read, and sent as call.refused", async () => {
+    const { server, ledger, gateways } = await setUp(mode);
+    const [{ client, ctx }] = gateways;
+    const ref = `ref-${randomUUID()}`;
+    ledger.failReads = true;
+    expect((await attempt(client, 'read_balance', { account: 'a' }, meta(ref)))?.isError).toBe(true);
+    // The console has answered for the failed read: the gateway knows its id.
+    await ctx.reporter.flush();
+    const [failed] = await recordsOf(ref);
+    const soon = await attempt(client, 'read_balance', { account: 'a' }, meta(ref));
+    expect(guardError(soon!)).toMatchObject({ category: 'retry_too_soon', retry: 'backoff', recordId: failed.id });
+    await ctx.reporter.flush();
+    expect(await recordsOf(ref)).toEqual([
+      expect.objectContaining({ id: failed.id, delivery: 'rejected' }),
+      expect.objectContaining({ delivery: 'never_sent', category: 'retry_too_soon', earlierRecordId: failed.id }),
+    ]);
+    const refused = (await recordsOf(ref))[1];
+    const events = await db.webhookEvent.findMany({
+      where: { type: 'call.refused', data: { path: ['requestRef'], equals: ref } },
+    });
+    expect(events.map((e) => e.data)).toEqual([
+      { category: 'retry_too_soon', server, tool: 'read_balance', requestRef: ref, recordId: refused.id },
+    ]);
   });
 
   it('two gateway instances share the console: an unknown left through one is refused through the other', async () => {

@@ -50,11 +50,14 @@ export function writeGuard(
 export function guardRead(ctx: GatewayContext, call: ReadCall, budgets: GuardBudgets): Refusal | null {
   const d = ctx.reads.decide(call, budgets);
   if (d.decision !== 'refuse') return null;
+  // The read guards know records by event id: the console's id once it has answered for it.
+  const recordId = d.recordId === undefined ? undefined : ctx.reporter.idOf(d.recordId);
   return {
     observed: { sent: false, clientBlock: d.category },
     category: d.category,
     retry: d.retry,
-    text: guardText(d, call.toolName),
+    text: guardText({ ...d, recordId }, call.toolName),
+    recordId,
     retryAfterMs: d.retryAfterMs,
   };
 }

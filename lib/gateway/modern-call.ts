@@ -189,7 +189,14 @@ async function tools(g: ModernGateway, client: Client): Promise<Map<string, Tool
  * The call's one record, made after the current I/O: dated at its first request when it took
  * rounds (`startedAt`, when this request went to the server, otherwise), lasting until now.
  */
-function outcome(call: Call, g: ModernGateway, observed: Observed, startedAt: number, grantId: string | undefined) {
+function outcome(
+  call: Call,
+  g: ModernGateway,
+  observed: Observed,
+  startedAt: number,
+  grantId: string | undefined,
+  earlierRecordId?: string,
+) {
   const from = call.n > 1 ? call.at : startedAt;
   const durationMs = Math.max(0, Date.now() - from);
   return () => {
@@ -204,6 +211,7 @@ function outcome(call: Call, g: ModernGateway, observed: Observed, startedAt: nu
       grantId,
       eventId: eventIdOf(call),
       attempt: call.n,
+      earlierRecordId,
     });
     if (call.read) g.ctx.reads.note(record);
     return record;
@@ -218,9 +226,10 @@ function record(
   observed: Observed,
   startedAt: number,
   grantId: string | undefined,
+  earlierRecordId?: string,
 ): string {
   // A write's record goes at once: the next guard check looks for it in the console.
-  g.ctx.reporter.enqueueLater(outcome(call, g, observed, startedAt, grantId), !call.read);
+  g.ctx.reporter.enqueueLater(outcome(call, g, observed, startedAt, grantId, earlierRecordId), !call.read);
   return eventIdOf(call);
 }
 
@@ -239,7 +248,7 @@ function drop(g: ModernGateway, call: Call, grantId?: string): Record<string, un
 }
 
 function refuse(g: ModernGateway, call: Call, { observed, category, text, recordedAs, ...detail }: Refusal) {
-  const eventId = recordedAs ?? record(g, call, observed, Date.now(), undefined);
+  const eventId = recordedAs ?? record(g, call, observed, Date.now(), undefined, detail.recordId);
   return withMeta({ ...gatewayError(category, text, detail) }, call.meta.requestRef, eventId);
 }
 

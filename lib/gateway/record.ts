@@ -28,6 +28,8 @@ function record(
     eventId?: string;
     /** The number of requests the call took (2026-07-28 rounds); 1 otherwise. */
     attempt?: number;
+    /** A guard's refusal: the console's id of the earlier record it points to, when known. */
+    earlierRecordId?: string;
   },
 ): Outcome {
   const o: Record<string, unknown> = {
@@ -47,6 +49,7 @@ function record(
   o.argsDigest = c.digest;
   o.summary = c.meta.summary;
   o.observed = c.observed;
+  if (c.earlierRecordId !== undefined) o.earlierRecordId = c.earlierRecordId;
   return o as Outcome;
 }
 

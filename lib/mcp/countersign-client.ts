@@ -176,16 +176,29 @@ export class CountersignClient {
         this.options.guardBudgets ?? DEFAULT_BUDGETS,
       );
       if (d.decision === 'refuse') {
-        const refused = this.finish(params.name, tool, digest, call, attempt, {
-          observed: { sent: false, clientBlock: d.category },
-          startedAt: new Date(),
-          durationMs: 0,
-        });
+        // The read guards know records by event id: the console's id once it has answered for it.
+        const recordId = d.recordId === undefined ? undefined : this.reporter.idOf(d.recordId);
+        const refused = this.finish(
+          params.name,
+          tool,
+          digest,
+          call,
+          attempt,
+          { observed: { sent: false, clientBlock: d.category }, startedAt: new Date(), durationMs: 0 },
+          undefined,
+          recordId,
+        );
         const { category, retry, retryAfterMs } = d;
-        const text = guardText(d, params.name);
+        const text = guardText({ ...d, recordId }, params.name);
         return {
           ...refused,
-          refused: { category, retry, text, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) },
+          refused: {
+            category,
+            retry,
+            text,
+            ...(recordId ? { recordId } : {}),
+            ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+          },
         };
       }
     } else {
@@ -318,8 +331,9 @@ export class CountersignClient {
     attempt: number,
     observation: Pick<Observation, 'observed' | 'startedAt' | 'durationMs'> & Partial<Observation>,
     grantId?: string,
+    earlierRecordId?: string,
   ): GuardedCallResult {
-    const record = callRecord(
+    const made = callRecord(
       this.options,
       name,
       tool,
@@ -330,6 +344,8 @@ export class CountersignClient {
       observation,
       grantId,
     );
+    // A guard's refusal names the earlier record it points to, when Countersign's id for it is known.
+    const record: Outcome = earlierRecordId ? { ...made, earlierRecordId } : made;
     const classification = classifyRecord(record, this.options.trustedServer);
     this.reporter.enqueue(record);
     if (this.trustedReadOnly(tool)) this.reads.note(record);

@@ -5,7 +5,7 @@ import { first, preparedRows, rows as run, BEGIN, COMMIT, ROLLBACK, sql } from '
 import { ingestInTransaction } from '../outcomes/ingest';
 import { reused } from '../outcomes/rows';
 import { budgetsFor } from '../policy/budgets';
-import { enqueueCallRefused, selectGuardFacts, selectStoredRefusal, type GuardFactsRow, type GuardHistoryRow } from './sql';
+import { selectGuardFacts, selectStoredRefusal, type GuardFactsRow, type GuardHistoryRow } from './sql';
 import type { Actor } from '@/lib/auth/actor';
 import { authorize } from '@/lib/auth/permissions';
 import { believedHints } from '@/lib/approvals/policy';
@@ -146,17 +146,8 @@ async function decideAndStore(
     const concurrent = row && answered(row, body, decision);
     return end(concurrent ? ok(concurrent) : reused(['eventId']));
   }
+  // Its `call.refused` event is enqueued with it (ingest).
   const recordId = stored.get(body.eventId)!.id;
-  await first(
-    enqueueCallRefused({
-      category: decision.category,
-      server: body.server,
-      tool: body.tool.name,
-      requestRef: body.requestRef,
-      recordId,
-    }),
-    conn,
-  );
   return end(
     ok({
       ...decision,

@@ -11,6 +11,8 @@ import { keyedHash, reused, toClassification, toRow, type IngestResponse } from 
 import { BEGIN, COMMIT, ROLLBACK, preparedRows, rows as run } from '../db/kysely';
 import { insertOutcomeRows, selectStoredOutcomes, selectTrustedServers, type IngestRow } from './sql';
 import { lockOperations, operationLockKeys, resolveByLaterRecords } from './resolution-sql';
+import { enqueueCallRefused } from '../guards/sql';
+import { isGuardRefusal } from '@/lib/guards/decide';
 
 /**
  * Stores a batch whole or not at all (docs/api.md, "Outcome records"), idempotent per API key and
@@ -140,8 +142,11 @@ async function storeRows(
   // in the same transaction, under its operation's lock (sql/resolution.ts), which the insert
   // takes before its first row.
   const operations = operationLockKeys(rows);
+  // A guard's refusal, whoever decided it (the console's check, or a gateway's or wrapper's read
+  // guards), is sent as a `call.refused` event in the transaction that stores it.
+  const refusals = rows.filter((r) => isGuardRefusal(classified.get(r.event_id)!));
   // Inside the caller's transaction, the caller begins, commits and rolls back.
-  const transaction = !inTransaction && (rows.length > 1 || operations.length > 0);
+  const transaction = !inTransaction && (rows.length > 1 || operations.length > 0 || refusals.length > 0);
   if (transaction) await run(BEGIN, conn);
   const locks = lockOperations(operations);
   const stored: Stored = new Map();
@@ -173,6 +178,21 @@ async function storeRows(
     for (const e of existing)
       stored.set(e.event_id, { id: e.id, inserted: false, classification: toClassification(e) });
     pending = conflicting.filter((r) => !stored.has(r.event_id));
+  }
+  for (const r of refusals) {
+    const s = stored.get(r.event_id)!;
+    if (!s.inserted) continue;
+    const { category } = s.classification;
+    await run(
+      enqueueCallRefused({
+        category,
+        server: String(r.server),
+        tool: String(r.tool_name),
+        requestRef: String(r.request_ref),
+        recordId: s.id,
+      }),
+      conn,
+    );
   }
   if (operations.length) {
     const fresh = [...stored.values()].filter((s) => s.inserted).map((s) => s.id);
