@@ -1,38 +1,61 @@
-// `npm run bench:gateway [-- --short]`: what the gateway adds to a tool call. The same read call
-// (the demo server's get_order, Streamable HTTP on loopback) direct and through the gateway, in
-// alternating rounds at 1 and 16 connections, sent by wrk on an MCP session opened by the SDK's
-// client (each request its own JSON-RPC id). The gateway runs as it ships: scripts/gateway.ts
-// bundled by esbuild with scripts/pack-mcp.ts's externals, run by node with the package's flags,
-// in its own process; its console is a stub on loopback that answers policy (a trusted read) and
-// outcome batches at once, so the figures are the gateway's. Its CPU and memory come from the
-// process itself (process.cpuUsage and memoryUsage, asked over an IPC channel).
-// Exits non-zero on errors, never on a missed target.
+// `npm run bench:gateway [-- --short]`: what the gateway adds to a tool call, in both eras. The same
+// read call (get_order, Streamable HTTP on loopback) direct and through the gateway, in alternating
+// rounds at 1 and 16 connections, sent by wrk with a fixed body (each request its own JSON-RPC id
+// and request reference). The 2025 era: the demo server (SDK v1), on an MCP session opened by the
+// SDK's client. The 2026-07-28 era: the same tool on SDK v2 (bench/lib/mcp-v2-server.ts), no
+// session and no initialize, every request carrying its own `_meta` envelope and headers, as SDK
+// v2's client sends them. Each era has its gateway: scripts/gateway.ts bundled by esbuild with
+// scripts/pack-mcp.ts's externals, run by node with the package's flags, in its own process; its
+// console is a stub on loopback that answers policy (a trusted read) and outcome batches at once,
+// so the figures are the gateway's. Its CPU and memory come from the process itself
+// (process.cpuUsage and memoryUsage, asked over an IPC channel). `--era 2025` or `--era 2026`
+// runs one era only. Exits non-zero on errors, never on a missed target.
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { build } from 'esbuild';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  CLIENT_INFO_META_KEY,
+  PROTOCOL_VERSION_META_KEY,
+} from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { GATEWAY_NODE_FLAGS } from '@/lib/gateway/node-flags';
 import { startDemoMcpServer } from '../scripts/demo-mcp-server';
 import { PACKAGE_EXTERNALS } from '../scripts/lib/package-externals';
 import { childEnvironment } from '@/lib/config';
+import { startV2BenchServer } from './lib/mcp-v2-server';
 import { int, log, percentile, readFlags, report, root, type Figure } from './lib/report';
 import { onCleanup, runMain } from './lib/setup';
 import { ensureWrk, MARK, wrk, type WrkRun } from './lib/wrk';
 
-const flags = readFlags({ rounds: [6, 3], 'round-seconds': [3, 1], 'memory-seconds': [100, 20] });
+const flags = readFlags({ rounds: [6, 3], 'round-seconds': [3, 1], 'memory-seconds': [100, 20] }, ['era']);
 // Answers the benchmark's question over IPC: the process's own memory and CPU so far.
 const REPORTER = `process.on('message', () => process.send?.({ rss: process.memoryUsage().rss, cpu: process.cpuUsage() }));`;
 // Each call its own request reference, as an agent's tasks are: the gateway's read guards count
 // a request's calls against its budget, and one reference for every call of a run would spend it.
-const CALL = JSON.stringify({
+const REF = { 'countersign/requestRef': `bench-${MARK}` };
+const ARGS = { name: 'get_order', arguments: { orderId: '4411' } };
+const CALL_2025 = JSON.stringify({ jsonrpc: '2.0', id: MARK, method: 'tools/call', params: { ...ARGS, _meta: REF } });
+const MODERN = '2026-07-28';
+// What SDK v2's client sends on a 2026-07-28 call: the envelope in _meta (protocol version and
+// capabilities required, client info), and the same in the standard headers (modernHeaders).
+const CALL_2026 = JSON.stringify({
   jsonrpc: '2.0',
   id: MARK,
   method: 'tools/call',
-  params: { name: 'get_order', arguments: { orderId: '4411' }, _meta: { 'countersign/requestRef': `bench-${MARK}` } },
+  params: {
+    ...ARGS,
+    _meta: {
+      [PROTOCOL_VERSION_META_KEY]: MODERN,
+      [CLIENT_INFO_META_KEY]: { name: 'bench', version: '1.0.0' },
+      [CLIENT_CAPABILITIES_META_KEY]: {},
+      ...REF,
+    },
+  },
 });
 
 /** A console stub: every tool a trusted read, every outcome batch taken. */
@@ -125,17 +148,39 @@ async function session(url: string, token: string): Promise<Record<string, strin
   };
 }
 
-runMain(async () => {
-  ensureWrk();
-  const demo = await startDemoMcpServer({ slowMs: 0 });
-  onCleanup('stop the demo server', () => demo.close());
-  const gateway = await startGateway(await stubConsole(), demo.url);
-  log(`gateway ${gateway.url} → demo server ${demo.url}`);
-  const paths = [
-    { url: demo.url.toString(), headers: await session(demo.url.toString(), demo.tokens.full) },
-    { url: gateway.url, headers: await session(gateway.url, demo.tokens.full) },
-  ];
-  const problems: string[] = [];
+/**
+ * The headers of a 2026-07-28 call (no session), checked with one call of the body wrk sends: the
+ * answer (JSON, or the result event of an SSE stream) must be get_order's result.
+ */
+async function modernHeaders(url: string, token: string): Promise<Record<string, string>> {
+  const headers = {
+    authorization: `Bearer ${token}`,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': MODERN,
+    'mcp-method': 'tools/call',
+    'mcp-name': ARGS.name,
+  };
+  const res = await fetch(url, { method: 'POST', headers, body: CALL_2026.replaceAll(MARK, 'check-01') });
+  const text = await res.text();
+  const json = res.headers.get('content-type')?.includes('text/event-stream')
+    ? text
+        .split('\n')
+        .filter((l) => l.startsWith('data: ') && l.includes('"result"'))
+        .pop()
+        ?.slice(6)
+    : text;
+  const answer = JSON.parse(json ?? 'null') as { result?: { isError?: boolean; structuredContent?: unknown } } | null;
+  if (!res.ok || !answer?.result?.structuredContent || answer.result.isError)
+    throw new Error(`get_order (2026-07-28) through ${url} failed: ${res.status} ${text.slice(0, 500)}`);
+  return headers;
+}
+
+type Path = { url: string; headers: Record<string, string> };
+type Gateway = Awaited<ReturnType<typeof startGateway>>;
+
+/** One era: direct (paths[0]) and through the gateway (paths[1]), rounds alternating, then memory. */
+async function measure(era: string, paths: Path[], body: string, gateway: Gateway, problems: string[]) {
   let prefix = 0;
   const calls = async (i: number, connections: number, seconds: number) => {
     const r = await wrk({
@@ -143,10 +188,11 @@ runMain(async () => {
       connections,
       seconds,
       method: 'POST',
-      bodies: [Buffer.from(CALL)],
+      bodies: [Buffer.from(body)],
       prefix: (prefix++).toString(36).padStart(2, '0'),
     });
-    if (r.non2xx || r.socketErrors || r.timeouts) problems.push(`${i ? 'gateway' : 'direct'}: ${JSON.stringify(r)}`);
+    if (r.non2xx || r.socketErrors || r.timeouts)
+      problems.push(`${era} ${i ? 'gateway' : 'direct'}: ${JSON.stringify(r)}`);
     return r;
   };
   const figures: Figure[] = [];
@@ -171,11 +217,11 @@ runMain(async () => {
       runs[i].reduce((a, r) => a + r.requests, 0) / runs[i].reduce((a, r) => a + r.seconds, 0);
     const gatewayCalls = runs[1].reduce((a, r) => a + r.requests, 0);
     log(
-      `${connections} connection(s): direct ${int(rate(0))}/s, gateway ${int(rate(1))}/s, gateway CPU ${(cpuMs / gatewayCalls).toFixed(3)} ms/call`,
+      `${era}, ${connections} connection(s): direct ${int(rate(0))}/s, gateway ${int(rate(1))}/s, gateway CPU ${(cpuMs / gatewayCalls).toFixed(3)} ms/call`,
     );
     for (const k of ['p50', 'p99'] as const)
       figures.push({
-        name: `${connections} connection(s): ${k} added by the gateway`,
+        name: `${era}, ${connections} connection(s): ${k} added by the gateway`,
         value: median(1, k) - median(0, k),
         unit: 'ms',
         note: `${median(1, k).toFixed(2)} ms through it`,
@@ -183,7 +229,7 @@ runMain(async () => {
         target: { op: '≤', value: k === 'p50' ? 1 : 5, unit: 'ms' },
       });
     figures.push({
-      name: `${connections} connection(s): throughput through the gateway`,
+      name: `${era}, ${connections} connection(s): throughput through the gateway`,
       value: rate(1) / rate(0),
       unit: '×',
       note: `${int(rate(1))} calls/s; gateway CPU ${(cpuMs / gatewayCalls).toFixed(3)} ms per call`,
@@ -201,13 +247,49 @@ runMain(async () => {
   const long = await calls(1, 16, flags['memory-seconds']);
   const after = await settled();
   figures.push({
-    name: `gateway memory growth over ${int(long.requests)} calls`,
+    name: `${era}: gateway memory growth over ${int(long.requests)} calls`,
     value: after - before,
     unit: 'MB',
     note: `RSS ${before.toFixed(0)} → ${after.toFixed(0)} MB`,
     target: { op: '≤', value: 20, unit: 'MB' },
   });
-  report('gateway', undefined, { ...flags, client: 'wrk, 1 thread', server: 'in the benchmark process' }, figures);
+  return figures;
+}
+
+runMain(async () => {
+  if (flags.era !== undefined && !['2025', '2026'].includes(flags.era)) throw new Error('--era must be 2025 or 2026');
+  ensureWrk();
+  const consoleUrl = await stubConsole();
+  const problems: string[] = [];
+  const figures: Figure[] = [];
+  if (flags.era !== '2026') {
+    const demo = await startDemoMcpServer({ slowMs: 0 });
+    onCleanup('stop the demo server', () => demo.close());
+    const gateway = await startGateway(consoleUrl, demo.url);
+    log(`2025: gateway ${gateway.url} → demo server ${demo.url}`);
+    const paths = [
+      { url: demo.url.toString(), headers: await session(demo.url.toString(), demo.tokens.full) },
+      { url: gateway.url, headers: await session(gateway.url, demo.tokens.full) },
+    ];
+    figures.push(...(await measure('2025', paths, CALL_2025, gateway, problems)));
+  }
+  if (flags.era !== '2025') {
+    const server = await startV2BenchServer();
+    onCleanup('stop the SDK v2 server', () => server.close());
+    const gateway = await startGateway(consoleUrl, server.url);
+    log(`${MODERN}: gateway ${gateway.url} → SDK v2 server ${server.url}`);
+    const paths = [
+      { url: server.url.toString(), headers: await modernHeaders(server.url.toString(), server.token) },
+      { url: gateway.url, headers: await modernHeaders(gateway.url, server.token) },
+    ];
+    figures.push(...(await measure(MODERN, paths, CALL_2026, gateway, problems)));
+  }
+  report(
+    'gateway',
+    undefined,
+    { ...flags, client: 'wrk, 1 thread', servers: 'in the benchmark process, one gateway per era' },
+    figures,
+  );
   for (const problem of problems) console.error(`[bench] ${problem}`);
   return problems.length ? 1 : 0;
 });

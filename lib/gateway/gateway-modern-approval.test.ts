@@ -5,6 +5,8 @@
 // requestState runs the call once approved, even through a restarted gateway; a tampered state,
 // one minted for another principal, and a declined elicitation are refused, the call unsent.
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client, ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { cli } from '@/lib/auth/actor';
@@ -17,6 +19,7 @@ import {
   closedAfterEach,
   consoleActors,
   decide,
+  recordDetailsOf,
   recordsOf,
   testContext,
   type ConsoleActors,
@@ -197,5 +200,69 @@ describe('a 2026-07-28 client whose call needs approval', () => {
     await expect(decide(actors.reviewer, ref, 'approve', 300)).rejects.toThrow(/no pending approval/);
     const records = await recordsOf(ref, g.ctx.reporter);
     expect(records.map((r) => [r.delivery, r.category])).toEqual([['never_sent', 'approval_required']]);
+  });
+});
+
+describe('a 2026-07-28 call held for its grant with a progress token (docs/gateway.md "Authorization passthrough")', () => {
+  it('ends on its stream, already answered 200, with -32603 when the server then refuses it (401); its record has the status', async () => {
+    const upstream = await startV2HttpServer();
+    open.push(() => upstream.close());
+    // In front of the server: the call itself refused, as by a server whose credential was revoked meanwhile.
+    const proxy = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString()));
+      req.on('end', async () => {
+        if (req.headers['mcp-method'] === 'tools/call') {
+          res.writeHead(401, {
+            'content-type': 'application/json',
+            'www-authenticate': 'Bearer error="invalid_token"',
+          });
+          return void res.end('{"error":"invalid_token"}');
+        }
+        const headers = Object.fromEntries(
+          Object.entries(req.headers).filter(([k]) => k.startsWith('mcp-') || ['accept', 'content-type'].includes(k)),
+        ) as Record<string, string>;
+        const answer = await fetch(upstream.url, { method: req.method, headers, body: body || undefined });
+        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+        res.end(await answer.text());
+      });
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    open.push(() => new Promise<void>((r) => proxy.close(() => r())));
+    const server = uniq('v2-held-refused');
+    await trustServer(cli, server);
+    await setPolicyRule(cli, { server, tool: null, requiredApprovals: 1 });
+    const t = testContext(actors, server, { approvalWaitMs: 5000 });
+    const g = await runHttp(
+      t.ctx,
+      new URL(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}/mcp`),
+      '127.0.0.1',
+      0,
+    );
+    open.push(async () => {
+      await g.close();
+      await t.ctx.reporter.close(2000);
+    });
+    // No URL elicitation declared: the gateway holds the call, with progress on the client's token.
+    const client = new Client(
+      { name: 'approval-test-client', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: {} },
+    );
+    await client.connect(new StreamableHTTPClientTransport(new URL(g.url)));
+    open.push(() => client.close());
+    const ref = `ref-${randomUUID()}`;
+    let progressed!: () => void;
+    const streaming = new Promise<void>((r) => (progressed = r));
+    const answer = client
+      .request({ method: 'tools/call', params: call(ref) }, { onprogress: () => progressed(), timeout: 10_000 })
+      .catch((e: unknown) => e);
+    await streaming;
+    await decide(actors.reviewer, ref, 'approve');
+    const error = await answer;
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect((error as ProtocolError).code).toBe(-32603);
+    const records = await recordDetailsOf(ref, t.ctx.reporter);
+    expect(records).toHaveLength(1);
+    expect(records[0].observed).toMatchObject({ sent: true, httpStatus: 401 });
   });
 });

@@ -3,7 +3,11 @@
 // createMcpHandler (per request, strict: `legacy: 'reject'`), whose factory (modern-server.ts)
 // relays it to the server through SDK v2's Client in the era the server offers. The 2025 leg
 // (sessions: http.ts, relay.ts) serves every other request. The server's own 401/403 for the
-// request goes back as it was sent, instead of the handler's answer.
+// request goes back as it was sent, instead of the handler's answer, unless that answer already
+// streams: a call held for its grant streams its progress from the first notification, and the
+// head is not held back for the server's (that would silence the progress the client asked for
+// while a reviewer decides), so a later refusal ends the call on the stream (docs/gateway.md
+// "Authorization passthrough").
 import type { IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import {
@@ -79,6 +83,7 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
         });
       const response = await handler.fetch(request, { authInfo: carryingModern(exchange), parsedBody: parsed });
       // The server refused the request (its probe included: a 401 to server/discover): as it was sent.
+      // Known here unless the handler began to stream first (see the top of this file).
       const refusal = refusalFor(exchange);
       if (refusal) {
         await response.body?.cancel().catch(() => undefined);
