@@ -1,7 +1,10 @@
-// Tasks on SDK v2 paths (docs/gateway.md "Both eras"): a 2026-07-28 client's `tools/call` that asks
-// for a task (`task` in its params) reaches a 2025 server without it, the spec's rule for a feature
-// the other side does not support: the call runs as an ordinary call and its result comes back as
-// one. The 2025 server here (SDK v1, a session per client) keeps the params of every call it gets.
+// A 2026-07-28 client in front of a 2025 server (docs/gateway.md "Both eras"): SDK v2's client
+// pinned to 2026-07-28 connects through a gateway that has never reached the server (its first
+// server/discover, answered by the gateway while the gateway's own probe finds the server speaks
+// 2025), and calls. Tasks on SDK v2 paths: a `tools/call` that asks for a task (`task` in its
+// params) reaches a 2025 server without it, the spec's rule for a feature the other side does not
+// support: the call runs as an ordinary call and its result comes back as one. The 2025 server
+// here (SDK v1, a session per client) keeps the params of every call it gets.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,6 +12,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { cli } from '@/lib/auth/actor';
 import { setPolicyRule } from '@/lib/server/policy/policy-rules';
 import { trustServer } from '@/lib/server/policy/trusted-servers';
@@ -66,6 +70,38 @@ async function legacyServer(): Promise<{ url: string; calls: Record<string, unkn
 }
 
 describe('a 2026-07-28 client in front of a 2025 server', () => {
+  it("SDK v2's client pinned to 2026-07-28 connects through a fresh gateway, and its call goes through", async () => {
+    const upstream = await legacyServer();
+    const server = uniq('v2-pinned');
+    await trustServer(cli, server);
+    await setPolicyRule(cli, { server, tool: null, requiredApprovals: 0 });
+    const t = testContext(actors, server);
+    const gateway = await runHttp(t.ctx, new URL(upstream.url), '127.0.0.1', 0);
+    const client = new Client(
+      { name: 'pinned-client', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    open.push(async () => {
+      await client.close();
+      await gateway.close();
+      await t.ctx.reporter.close(2000);
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+    expect(client.getProtocolEra()).toBe('modern');
+    expect(client.getServerVersion()).toEqual({ name: 'legacy-credits', version: '1.0.0' });
+    const ref = uniq('req');
+    const result = await client.callTool({
+      name: 'apply_credit',
+      arguments: { account: 'acc_1' },
+      _meta: { 'countersign/requestRef': ref },
+    });
+    expect(result).toMatchObject({ content: [{ type: 'text', text: 'credit applied' }] });
+    expect(upstream.calls).toEqual([
+      expect.objectContaining({ name: 'apply_credit', arguments: { account: 'acc_1' } }),
+    ]);
+    expect((await recordsOf(ref, t.ctx.reporter)).map((r) => [r.delivery, r.category])).toEqual([['completed', 'ok']]);
+  });
+
   it('asks for a task: the server gets the call without `task`, and the client an ordinary result', async () => {
     const upstream = await legacyServer();
     const server = uniq('v2-tasks');

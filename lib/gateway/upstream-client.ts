@@ -218,7 +218,10 @@ function exchangeFetch(exchange: ModernExchange | undefined, credential = exchan
     if (headers.get('mcp-method') === 'subscriptions/listen') return foldedListen(response);
     if (!mine || mine.refusal || response.status < 400) return response;
     const auth = response.status === 401 || response.status === 403;
-    if (auth || (headers.get('mcp-method') ?? undefined) === mine.method) {
+    // A client's server/discover is answered by the gateway; upstream, that method is only the era
+    // probe, whose other failures say the server speaks 2025 (the client then falls back to it).
+    const method = headers.get('mcp-method') ?? undefined;
+    if (auth || (method === mine.method && method !== 'server/discover')) {
       mine.refusal = { status: response.status, headers: response.headers, body: await response.clone().text() };
     }
     return response;
