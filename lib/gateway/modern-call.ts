@@ -12,9 +12,19 @@
 // number of requests it took. A call left at a round is held in `g.open` and recorded as that
 // round (open-calls.ts): the server's round as `input_required`, the gateway's approval round
 // as never sent.
+//
+// In front of a 2025 server, the call is held open upstream across its rounds (held-calls.ts):
+// the server's own requests mid-call become rounds, and a retry of one resumes the held call.
 import { randomUUID } from 'node:crypto';
-import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, type Client } from '@modelcontextprotocol/client';
-import type { ServerContext } from '@modelcontextprotocol/server';
+import {
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  type Client,
+  type RequestOptions,
+} from '@modelcontextprotocol/client';
+import { inputRequired, type ServerContext } from '@modelcontextprotocol/server';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Observed } from '../outcomes/schemas';
@@ -25,7 +35,8 @@ import { needsGrant, policyRefusal, type Refusal } from './approval-gate';
 import { approvalGate } from './modern-approval';
 import { callMeta } from './call-meta';
 import { gatewayRecord, type CallMeta } from './record';
-import { forward } from './upstream-client';
+import { credentialKey, forward, HELD_HEADER } from './upstream-client';
+import { HOLD_MS, type HeldCall } from './held-calls';
 import { gatewayError } from './tool-errors';
 import { guardRead, writeGuard } from './guard';
 import { DEFAULT_BUDGETS } from '../guards/budgets';
@@ -78,8 +89,9 @@ export async function callTool(
     at: state?.at ?? Date.now(),
     n: (state?.n ?? 0) + 1,
   };
-  if (state && (state.tool !== name || state.digest !== call.digest()))
-    throw new ProtocolError(-32602, 'Invalid or expired requestState', { reason: 'invalid_request_state' });
+  if (state && (state.tool !== name || state.digest !== call.digest())) throw invalidState();
+  // A round that mirrored a 2025 server's requests: its call is still running upstream, held for this retry.
+  if (state?.held !== undefined) return resume(g, client, call, state, ctx, raw, exchange);
   // The client came back: this request records the call (or holds it again at its next round).
   g.open.take(call.id);
 
@@ -132,21 +144,27 @@ export async function callTool(
   }
 
   const startedAt = Date.now();
+  const options = relayOptions(ctx, raw, exchange, progressShift);
+  const up = upstreamParams(client, raw, state, ctx, exchange?.declared);
+  if (client.getProtocolEra() === 'legacy') {
+    // A 2025 server may ask the client something mid-call: the call is held open for that.
+    const held = g.held.start(credentialKey(exchange?.authorization ?? null), call);
+    held.run(
+      forward(client, 'tools/call', up, {
+        ...options,
+        signal: held.signal,
+        // The server's progress goes to whichever request of the client is waiting at the time.
+        ...(options.onprogress ? { onprogress: held.relayProgress } : {}),
+        headers: { ...options.headers, [HELD_HEADER]: held.id },
+      }),
+    );
+    return follow(g, client, call, held, ctx, options, exchange, startedAt);
+  }
   let result: Record<string, unknown>;
   try {
-    result = await forward(
-      client,
-      'tools/call',
-      upstreamParams(client, raw, state, ctx, exchange?.declared),
-      relayOptions(ctx, raw, exchange, progressShift),
-    );
+    result = await forward(client, 'tools/call', up, options);
   } catch (error) {
-    const observed = ctx.mcpReq.signal.aborted
-      ? ({ sent: true, clientError: 'cancelled' } as Observed)
-      : observedError(error);
-    record(g, call, observed, startedAt, call.grantId);
-    if (error instanceof ProtocolError) throw error;
-    throw new ProtocolError(-32603, 'The gateway could not reach the MCP server; the call may not have been sent.');
+    return failed(g, call, error, ctx, startedAt);
   }
   // A round of the call, not its outcome: the call is recorded once it has one, or as this round
   // if its client never comes back.
@@ -154,6 +172,85 @@ export async function callTool(
     hold(g, call, { sent: true, resultType: 'input_required' }, startedAt, call.grantId);
     return wrapRound(g, result, { ...chain(call), grantId: call.grantId }, ctx);
   }
+  return answered(g, client, call, result, startedAt);
+}
+
+/**
+ * A retry of a round that mirrored a 2025 server's requests: the call held for it is found by the
+ * state (only in this process, only for the same credential, only for the last round, only once),
+ * its answers go to the server, and the retry waits for what the call does next.
+ */
+async function resume(
+  g: ModernGateway,
+  client: Client,
+  call: Call,
+  state: RoundState,
+  ctx: ServerContext,
+  raw: Record<string, unknown> | undefined,
+  exchange: ModernExchange | undefined,
+): Promise<Record<string, unknown>> {
+  const held = g.held.get(state.held ?? '') as HeldCall<Call> | undefined;
+  if (!held || held.owner !== credentialKey(exchange?.authorization ?? null)) throw invalidState();
+  if (!held.resume(state.round, ctx.mcpReq.inputResponses as Record<string, unknown> | undefined)) throw invalidState();
+  g.open.take(call.id);
+  // What the first request learnt of the call (its tool, whether a read, its grant) makes its record.
+  call.tool = held.call.tool;
+  call.read = held.call.read;
+  call.grantId = held.call.grantId;
+  return follow(g, client, call, held, ctx, relayOptions(ctx, raw, exchange), exchange, Date.now());
+}
+
+/** What a request of a held call answers: its result, its failure, or the server's requests as a round. */
+async function follow(
+  g: ModernGateway,
+  client: Client,
+  call: Call,
+  held: HeldCall<Call>,
+  ctx: ServerContext,
+  options: RequestOptions,
+  exchange: ModernExchange | undefined,
+  startedAt: number,
+): Promise<Record<string, unknown>> {
+  const next = await held.next(ctx, options.onprogress, exchange?.declared);
+  if ('asks' in next) {
+    // Recorded as this round if its client never comes back, and then cancelled upstream.
+    hold(g, call, { sent: true, resultType: 'input_required' }, startedAt, call.grantId, {
+      afterMs: g.ctx.heldCallMs ?? HOLD_MS,
+      posted: () => held.cancel(),
+    });
+    const requestState = await g.codec.mint(
+      { ...chain(call), grantId: call.grantId, held: held.id, round: next.round },
+      ctx,
+    );
+    return inputRequired({ inputRequests: next.asks, requestState }) as unknown as Record<string, unknown>;
+  }
+  // The client's request is gone, and with it the call (cancelled upstream): not answered.
+  if ('cancelled' in next) {
+    record(g, call, { sent: true, clientError: 'cancelled' }, startedAt, call.grantId);
+    return {};
+  }
+  if ('failed' in next) return failed(g, call, next.failed, ctx, startedAt);
+  return answered(g, client, call, next.done, startedAt);
+}
+
+/** The call failed upstream (or was cancelled): recorded, and the client gets the error. */
+function failed(g: ModernGateway, call: Call, error: unknown, ctx: ServerContext, startedAt: number): never {
+  const observed = ctx.mcpReq.signal.aborted
+    ? ({ sent: true, clientError: 'cancelled' } as Observed)
+    : observedError(error);
+  record(g, call, observed, startedAt, call.grantId);
+  if (error instanceof ProtocolError) throw error;
+  throw new ProtocolError(-32603, 'The gateway could not reach the MCP server; the call may not have been sent.');
+}
+
+/** The server's final answer: recorded, and returned with the record's names. */
+function answered(
+  g: ModernGateway,
+  client: Client,
+  call: Call,
+  result: Record<string, unknown>,
+  startedAt: number,
+): Record<string, unknown> {
   const observed = fromResult(result as CallToolResult, call.tool, null).observed;
   // A 2026-07-28 server's final answer is `complete` (the field may be left out: that is its
   // default); a 2025 server's answer has no such field, and its record none either.
@@ -234,9 +331,19 @@ function record(
 }
 
 /** The call answered with a round: recorded as `observed` only if its client never comes back. */
-function hold(g: ModernGateway, call: Call, observed: Observed, startedAt: number, grantId?: string): void {
-  g.open.hold(call.id, outcome(call, g, observed, startedAt, grantId));
+function hold(
+  g: ModernGateway,
+  call: Call,
+  observed: Observed,
+  startedAt: number,
+  grantId?: string,
+  options?: { afterMs?: number; posted?: () => void },
+): void {
+  g.open.hold(call.id, outcome(call, g, observed, startedAt, grantId), options);
 }
+
+const invalidState = () =>
+  new ProtocolError(-32602, 'Invalid or expired requestState', { reason: 'invalid_request_state' });
 
 /**
  * A call cancelled before it was forwarded: recorded never sent, naming a grant redeemed in that
