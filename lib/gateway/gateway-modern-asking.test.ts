@@ -6,24 +6,21 @@
 // server, and the call ends with the server's result, recorded once. Two clients on the same shared
 // session at once: each is asked only its own call's questions. A client that never retries: its
 // call is cancelled upstream and recorded as left at its round; its state, like any state brought
-// to a gateway that no longer holds the call (a restart), gets the invalid-state error.
+// to a gateway that no longer holds the call (a restart), gets the invalid-state error. Over stdio,
+// the same server as the gateway's child, the same client as the host.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import {
-  CreateMessageResultSchema,
-  ElicitResultSchema,
-  ListRootsResultSchema,
-} from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import path from 'node:path';
+import { Client, InMemoryTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import type { Transport as V1Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { cli } from '@/lib/auth/actor';
 import { setPolicyRule } from '@/lib/server/policy/policy-rules';
 import { trustServer } from '@/lib/server/policy/trusted-servers';
 import { uniq } from '@/testing/factories';
+import { askingServer, type Seen } from '@/testing/mcp-asking-server';
 import {
   closedAfterEach,
   consoleActors,
@@ -33,6 +30,7 @@ import {
 } from '@/testing/gateway-fixtures';
 import type { GatewayContext } from './context';
 import { runHttp } from './http';
+import { runStdio } from './stdio';
 
 vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
@@ -42,65 +40,10 @@ beforeAll(async () => {
 });
 const open = closedAfterEach();
 
-interface Seen {
-  /** What the tool got back for each of its requests, per call. */
-  answers: unknown[][];
-  /** Calls whose handler saw its request cancelled. */
-  cancelled: number;
-}
-
-/**
- * A 2025-only server (SDK v1, a session per client) whose `survey` asks its client, on the call's
- * own stream (SDK v1 sends a handler's requests with its `relatedRequestId`), for an account
- * (elicitation), a summary (sampling) and its roots, then answers with what it got.
- */
-async function askingServer(): Promise<{ url: string; seen: Seen }> {
+/** The asking server (testing/mcp-asking-server.ts) over HTTP, a session per client. */
+async function askingHttp(): Promise<{ url: string; seen: Seen }> {
   const seen: Seen = { answers: [], cancelled: 0 };
   const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const build = () => {
-    const server = new McpServer({ name: 'legacy-survey', version: '1.0.0' });
-    server.registerTool(
-      'survey',
-      { description: 'Asks its client three things.', inputSchema: { topic: z.string() } },
-      async ({ topic }, extra) => {
-        extra.signal.addEventListener('abort', () => void (seen.cancelled += 1));
-        const elicited = await extra.sendRequest(
-          {
-            method: 'elicitation/create',
-            params: {
-              message: `Which account is ${topic} about?`,
-              requestedSchema: {
-                type: 'object',
-                properties: { account: { type: 'string' } },
-                required: ['account'],
-              },
-            },
-          },
-          ElicitResultSchema,
-        );
-        const sampled = await extra.sendRequest(
-          {
-            method: 'sampling/createMessage',
-            params: {
-              messages: [{ role: 'user', content: { type: 'text', text: `Summarize ${topic}` } }],
-              maxTokens: 50,
-            },
-          },
-          CreateMessageResultSchema,
-        );
-        const roots = await extra.sendRequest({ method: 'roots/list' }, ListRootsResultSchema);
-        seen.answers.push([elicited, sampled, roots]);
-        const account = elicited.action === 'accept' ? String(elicited.content?.account) : 'none';
-        const summary = sampled.content.type === 'text' ? sampled.content.text : '';
-        return {
-          content: [
-            { type: 'text', text: `${topic}: ${account}; ${summary}; ${roots.roots.map((r) => r.uri).join(',')}` },
-          ],
-        };
-      },
-    );
-    return server;
-  };
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
@@ -112,7 +55,7 @@ async function askingServer(): Promise<{ url: string; seen: Seen }> {
       sessionIdGenerator: randomUUID,
       onsessioninitialized: (sid) => void sessions.set(sid, transport),
     });
-    await build().connect(transport);
+    await askingServer(seen).connect(transport);
     await transport.handleRequest(req, res, parsed);
   };
   const http = createServer((req, res) => void handle(req, res));
@@ -148,7 +91,7 @@ interface Asked {
  * elicitation is answered.
  */
 async function answeringClient(
-  url: string,
+  to: string | Transport,
   answers: { account: string; summary: string; root: string },
   first?: () => Promise<void>,
 ) {
@@ -174,13 +117,13 @@ async function answeringClient(
     return { roots: [{ uri: answers.root, name: 'docs' }] };
   });
   open.push(() => client.close());
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await client.connect(typeof to === 'string' ? new StreamableHTTPClientTransport(new URL(to)) : to);
   return { client, asked };
 }
 
 describe('a 2025 server that asks its client mid-call, behind a 2026-07-28 client', () => {
   it('each request of the server is a round of the call, answered by the client, and the call ends once', async () => {
-    const upstream = await askingServer();
+    const upstream = await askingHttp();
     const g = await gatewayFor(upstream.url);
     const { client, asked } = await answeringClient(g.url, {
       account: 'acc_7',
@@ -231,7 +174,7 @@ describe('a 2025 server that asks its client mid-call, behind a 2026-07-28 clien
   });
 
   it('two clients on the same shared session at once: each is asked only its own call', async () => {
-    const upstream = await askingServer();
+    const upstream = await askingHttp();
     const g = await gatewayFor(upstream.url);
     // Neither client answers its elicitation before both were asked: both calls are held at once.
     let release!: () => void;
@@ -257,7 +200,7 @@ describe('a 2025 server that asks its client mid-call, behind a 2026-07-28 clien
   });
 
   it('a client that never retries: the call is cancelled upstream and recorded at its round; its state is then invalid', async () => {
-    const upstream = await askingServer();
+    const upstream = await askingHttp();
     const g = await gatewayFor(upstream.url, { heldCallMs: 300 });
     const ref = uniq('req');
     const round = await post(g.url, 1, {
@@ -332,3 +275,40 @@ async function post(url: string, id: number, params: Record<string, unknown>) {
         .replace(/^data: /, '');
   return JSON.parse(body) as { result?: unknown; error?: unknown };
 }
+
+describe('over stdio, the same server as the child of the gateway', () => {
+  it("each of the child's requests is a round of the host's call, answered by the host", async () => {
+    const server = uniq('stdio-asking');
+    await trustServer(cli, server);
+    await setPolicyRule(cli, { server, tool: null, requiredApprovals: 0 });
+    const t = testContext(actors, server);
+    const [hostSide, gatewaySide] = InMemoryTransport.createLinkedPair();
+    const command = [
+      process.execPath,
+      '--import',
+      'tsx',
+      path.join(process.cwd(), 'testing/mcp-asking-server.ts'),
+      'stdio',
+    ];
+    const g = await runStdio(t.ctx, command, gatewaySide as unknown as V1Transport);
+    open.push(async () => {
+      await g.close();
+      await t.ctx.reporter.close(2000);
+    });
+    const { client, asked } = await answeringClient(hostSide, {
+      account: 'acc_s',
+      summary: 'piped',
+      root: 'file:///s',
+    });
+    const ref = uniq('req');
+    const result = await client.callTool({
+      name: 'survey',
+      arguments: { topic: 'stdio' },
+      _meta: { 'countersign/requestRef': ref },
+    });
+    expect(result.content).toEqual([{ type: 'text', text: 'stdio: acc_s; piped; file:///s' }]);
+    expect(asked.map((a) => a.method)).toEqual(['elicitation/create', 'sampling/createMessage', 'roots/list']);
+    const records = await recordDetailsOf(ref, t.ctx.reporter);
+    expect(records.map((r) => [r.delivery, r.category, r.attempt])).toEqual([['completed', 'ok', 4]]);
+  });
+});
