@@ -28,8 +28,9 @@ export const MAX_ROUNDS = 8;
 export const HOLD_MS = 5 * 60_000;
 
 const METHOD_NOT_FOUND = -32601;
-const ASKS = ['elicitation/create', 'sampling/createMessage', 'roots/list'] as const;
-type AskMethod = (typeof ASKS)[number];
+/** The requests a 2025 server may send its client mid-call, which become rounds. */
+export const SERVER_ASKS = ['elicitation/create', 'sampling/createMessage', 'roots/list'] as const;
+type AskMethod = (typeof SERVER_ASKS)[number];
 const KIND: Record<AskMethod, string> = {
   'elicitation/create': 'elicitation',
   'sampling/createMessage': 'sampling',
@@ -242,7 +243,7 @@ export function answerServerRequests(
   held: HeldCalls,
   route: (requestId: string | number) => string | undefined,
 ): void {
-  for (const method of ASKS)
+  for (const method of SERVER_ASKS)
     client.setRequestHandler(method, (request, ctx) => {
       const id = route(ctx.mcpReq.id);
       const call = id === undefined ? undefined : held.get(id);

@@ -20,7 +20,7 @@ import {
   type RequestOptions,
   type StandardSchemaV1,
 } from '@modelcontextprotocol/client';
-import { answerServerRequests, type HeldCalls } from './held-calls';
+import { answerServerRequests, SERVER_ASKS, type HeldCalls } from './held-calls';
 import type { ModernExchange } from './modern-exchange';
 
 /** How long a discovered era is trusted before the next connect probes again. */
@@ -354,14 +354,18 @@ function routedStream(response: Response, held: string, routes: Map<string | num
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
-/** The id of a JSON-RPC request (a method and an id), or undefined for anything else. */
+/**
+ * The id of a request the gateway's handlers route (held-calls.ts), or undefined for anything
+ * else: only those are looked up, and so forgotten again.
+ */
 function requestId(data: string): string | number | undefined {
   if (!data.includes('"method"')) return undefined;
   try {
     const message: unknown = JSON.parse(data);
     if (typeof message !== 'object' || message === null) return undefined;
     const { method, id } = message as { method?: unknown; id?: unknown };
-    return typeof method === 'string' && (typeof id === 'string' || typeof id === 'number') ? id : undefined;
+    if (typeof method !== 'string' || !(SERVER_ASKS as readonly string[]).includes(method)) return undefined;
+    return typeof id === 'string' || typeof id === 'number' ? id : undefined;
   } catch {
     return undefined;
   }
