@@ -27,6 +27,11 @@ export interface GatewayContext {
    * recorded as left at that round (default: as long as the round's requestState is valid, 1 h).
    */
   roundAbandonMs?: number;
+  /**
+   * 2026-07-28 leg in front of a 2025 server: how long a call held open upstream for its server's
+   * requests waits for its client's retry after a round before it is cancelled (held-calls.ts).
+   */
+  heldCallMs?: number;
 }
 
 export function gatewayContext(

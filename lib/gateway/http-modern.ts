@@ -18,6 +18,7 @@ import {
 import type { GatewayContext } from './context';
 import type { UpstreamHead } from './exchange';
 import { carryingModern, modernExchange, refusalFor } from './modern-exchange';
+import { HeldCalls } from './held-calls';
 import { modernFactory, ToolCatalog, type ModernGateway } from './modern-server';
 import { OpenCalls } from './open-calls';
 import { roundStateCodec, TTL_SECONDS } from './round-state';
@@ -40,10 +41,12 @@ export interface ModernLeg {
 }
 
 export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
-  const upstream = new Upstream(upstreamUrl, ctx.log);
+  const held = new HeldCalls();
+  const upstream = new Upstream(upstreamUrl, ctx.log, held);
   const g: ModernGateway = {
     ctx,
     upstream,
+    held,
     catalog: new ToolCatalog(),
     codec: roundStateCodec(ctx.endpoint.apiKey, ctx),
     open: new OpenCalls(ctx.reporter, ctx.roundAbandonMs ?? TTL_SECONDS * 1000),
@@ -128,8 +131,9 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
       await Promise.allSettled([...sessions.values()].map((t) => t.close()));
       await handler.close();
       await upstream.close();
-      // Calls still waiting for their client's retry: recorded as left at their round.
+      // Calls still waiting for their client's retry: recorded as left at their round (and cancelled).
       g.open.flush();
+      held.cancelAll();
     },
   };
 }

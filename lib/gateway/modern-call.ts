@@ -4,48 +4,25 @@
 // the SDK before this runs: it must name this call's tool and arguments, and a grant redeemed in
 // an earlier round of the same call is not asked for again.
 //
-// One record per call, however many rounds it takes: the state carries the call's id, when it
-// began and how many of its requests were answered. The record is posted when the call ends
-// (answered, refused, failed, cancelled), under an event id made of the call's id and the number
-// of its request (`evt_<call>.<n>`: a replayed state cannot add a second record for the same
-// request; the console keeps the first), dated at the call's first request, its `attempt` the
-// number of requests it took. A call left at a round is held in `g.open` and recorded as that
-// round (open-calls.ts): the server's round as `input_required`, the gateway's approval round
-// as never sent.
+// One record per call, however many rounds it takes (modern-record.ts). In front of a 2025
+// server, the call is held open upstream across its rounds (held-calls.ts): the server's own
+// requests mid-call become rounds, and a retry of one resumes the held call.
 import { randomUUID } from 'node:crypto';
-import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, type Client } from '@modelcontextprotocol/client';
-import type { ServerContext } from '@modelcontextprotocol/server';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import type { Observed } from '../outcomes/schemas';
+import { ProtocolError, type Client, type RequestOptions } from '@modelcontextprotocol/client';
+import { inputRequired, type ServerContext } from '@modelcontextprotocol/server';
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { argsDigest } from '../mcp/digest';
-import { fromError, fromResult } from '../mcp/observed';
-import { newTrace } from '../mcp/trace';
-import { needsGrant, policyRefusal, type Refusal } from './approval-gate';
+import { needsGrant, policyRefusal } from './approval-gate';
 import { approvalGate } from './modern-approval';
 import { callMeta } from './call-meta';
-import { gatewayRecord, type CallMeta } from './record';
-import { forward } from './upstream-client';
-import { gatewayError } from './tool-errors';
+import { credentialKey, forward, HELD_HEADER } from './upstream-client';
+import { HOLD_MS, type HeldCall } from './held-calls';
 import { guardRead, writeGuard } from './guard';
 import { DEFAULT_BUDGETS } from '../guards/budgets';
 import type { ModernExchange } from './modern-exchange';
+import { answered, drop, eventIdOf, failed, hold, record, refuse, type Call } from './modern-record';
 import { noticeHidden, relayOptions, sent, upstreamParams, wrapRound, type ModernGateway } from './modern-server';
 import type { RoundState } from './round-state';
-
-interface Call {
-  name: string;
-  tool: Tool | undefined;
-  meta: CallMeta;
-  digest: () => string;
-  grantId?: string;
-  /** A trusted read: its record is what the read guards count (lib/guards/read-guard.ts). */
-  read?: boolean;
-  /** The call's id, when its first request came and the number of this request (round-state.ts). */
-  id: string;
-  at: number;
-  n: number;
-}
 
 export async function callTool(
   g: ModernGateway,
@@ -78,8 +55,9 @@ export async function callTool(
     at: state?.at ?? Date.now(),
     n: (state?.n ?? 0) + 1,
   };
-  if (state && (state.tool !== name || state.digest !== call.digest()))
-    throw new ProtocolError(-32602, 'Invalid or expired requestState', { reason: 'invalid_request_state' });
+  if (state && (state.tool !== name || state.digest !== call.digest())) throw invalidState();
+  // A round that mirrored a 2025 server's requests: its call is still running upstream, held for this retry.
+  if (state?.held !== undefined) return resume(g, client, call, state, ctx, raw, exchange);
   // The client came back: this request records the call (or holds it again at its next round).
   g.open.take(call.id);
 
@@ -132,21 +110,27 @@ export async function callTool(
   }
 
   const startedAt = Date.now();
+  const options = relayOptions(ctx, raw, exchange, progressShift);
+  const up = upstreamParams(client, raw, state, ctx, exchange?.declared);
+  if (client.getProtocolEra() === 'legacy') {
+    // A 2025 server may ask the client something mid-call: the call is held open for that.
+    const held = g.held.start(credentialKey(exchange?.authorization ?? null), call);
+    held.run(
+      forward(client, 'tools/call', up, {
+        ...options,
+        signal: held.signal,
+        // The server's progress goes to whichever request of the client is waiting at the time.
+        ...(options.onprogress ? { onprogress: held.relayProgress } : {}),
+        headers: { ...options.headers, [HELD_HEADER]: held.id },
+      }),
+    );
+    return follow(g, client, call, held, ctx, options, exchange, startedAt);
+  }
   let result: Record<string, unknown>;
   try {
-    result = await forward(
-      client,
-      'tools/call',
-      upstreamParams(client, raw, state, ctx, exchange?.declared),
-      relayOptions(ctx, raw, exchange, progressShift),
-    );
+    result = await forward(client, 'tools/call', up, options);
   } catch (error) {
-    const observed = ctx.mcpReq.signal.aborted
-      ? ({ sent: true, clientError: 'cancelled' } as Observed)
-      : observedError(error);
-    record(g, call, observed, startedAt, call.grantId);
-    if (error instanceof ProtocolError) throw error;
-    throw new ProtocolError(-32603, 'The gateway could not reach the MCP server; the call may not have been sent.');
+    return failed(g, call, error, ctx, startedAt);
   }
   // A round of the call, not its outcome: the call is recorded once it has one, or as this round
   // if its client never comes back.
@@ -154,12 +138,65 @@ export async function callTool(
     hold(g, call, { sent: true, resultType: 'input_required' }, startedAt, call.grantId);
     return wrapRound(g, result, { ...chain(call), grantId: call.grantId }, ctx);
   }
-  const observed = fromResult(result as CallToolResult, call.tool, null).observed;
-  // A 2026-07-28 server's final answer is `complete` (the field may be left out: that is its
-  // default); a 2025 server's answer has no such field, and its record none either.
-  if (client.getProtocolEra() === 'modern') observed.resultType = 'complete';
-  const eventId = record(g, call, observed, startedAt, call.grantId);
-  return withMeta(result, call.meta.requestRef, eventId);
+  return answered(g, client, call, result, startedAt);
+}
+
+/**
+ * A retry of a round that mirrored a 2025 server's requests: the call held for it is found by the
+ * state (only in this process, only for the same credential, only for the last round, only once),
+ * its answers go to the server, and the retry waits for what the call does next.
+ */
+async function resume(
+  g: ModernGateway,
+  client: Client,
+  call: Call,
+  state: RoundState,
+  ctx: ServerContext,
+  raw: Record<string, unknown> | undefined,
+  exchange: ModernExchange | undefined,
+): Promise<Record<string, unknown>> {
+  const held = g.held.get(state.held ?? '') as HeldCall<Call> | undefined;
+  if (!held || held.owner !== credentialKey(exchange?.authorization ?? null)) throw invalidState();
+  if (!held.resume(state.round, ctx.mcpReq.inputResponses as Record<string, unknown> | undefined)) throw invalidState();
+  g.open.take(call.id);
+  // What the first request learnt of the call (its tool, whether a read, its grant) makes its record.
+  call.tool = held.call.tool;
+  call.read = held.call.read;
+  call.grantId = held.call.grantId;
+  return follow(g, client, call, held, ctx, relayOptions(ctx, raw, exchange), exchange, Date.now());
+}
+
+/** What a request of a held call answers: its result, its failure, or the server's requests as a round. */
+async function follow(
+  g: ModernGateway,
+  client: Client,
+  call: Call,
+  held: HeldCall<Call>,
+  ctx: ServerContext,
+  options: RequestOptions,
+  exchange: ModernExchange | undefined,
+  startedAt: number,
+): Promise<Record<string, unknown>> {
+  const next = await held.next(ctx, options.onprogress, exchange?.declared);
+  if ('asks' in next) {
+    // Recorded as this round if its client never comes back, and then cancelled upstream.
+    hold(g, call, { sent: true, resultType: 'input_required' }, startedAt, call.grantId, {
+      afterMs: g.ctx.heldCallMs ?? HOLD_MS,
+      posted: () => held.cancel(),
+    });
+    const requestState = await g.codec.mint(
+      { ...chain(call), grantId: call.grantId, held: held.id, round: next.round },
+      ctx,
+    );
+    return inputRequired({ inputRequests: next.asks, requestState }) as unknown as Record<string, unknown>;
+  }
+  // The client's request is gone, and with it the call (cancelled upstream): not answered.
+  if ('cancelled' in next) {
+    record(g, call, { sent: true, clientError: 'cancelled' }, startedAt, call.grantId);
+    return {};
+  }
+  if ('failed' in next) return failed(g, call, next.failed, ctx, startedAt);
+  return answered(g, client, call, next.done, startedAt);
 }
 
 /** What a round's requestState carries of the call (round-state.ts). */
@@ -185,94 +222,7 @@ async function tools(g: ModernGateway, client: Client): Promise<Map<string, Tool
   return g.catalog.tools;
 }
 
-/**
- * The call's one record, made after the current I/O: dated at its first request when it took
- * rounds (`startedAt`, when this request went to the server, otherwise), lasting until now.
- */
-function outcome(
-  call: Call,
-  g: ModernGateway,
-  observed: Observed,
-  startedAt: number,
-  grantId: string | undefined,
-  earlierRecordId?: string,
-) {
-  const from = call.n > 1 ? call.at : startedAt;
-  const durationMs = Math.max(0, Date.now() - from);
-  return () => {
-    const record = gatewayRecord(g.ctx, {
-      name: call.name,
-      tool: call.tool,
-      meta: call.meta,
-      digest: call.digest(),
-      observed,
-      startedAt: new Date(from),
-      durationMs,
-      grantId,
-      eventId: eventIdOf(call),
-      attempt: call.n,
-      earlierRecordId,
-    });
-    if (call.read) g.ctx.reads.note(record);
-    return record;
-  };
-}
-
-const eventIdOf = (call: Call) => `evt_${call.id}.${call.n}`;
-
-function record(
-  g: ModernGateway,
-  call: Call,
-  observed: Observed,
-  startedAt: number,
-  grantId: string | undefined,
-  earlierRecordId?: string,
-): string {
-  // A write's record goes at once: the next guard check looks for it in the console.
-  g.ctx.reporter.enqueueLater(outcome(call, g, observed, startedAt, grantId, earlierRecordId), !call.read);
-  return eventIdOf(call);
-}
-
-/** The call answered with a round: recorded as `observed` only if its client never comes back. */
-function hold(g: ModernGateway, call: Call, observed: Observed, startedAt: number, grantId?: string): void {
-  g.open.hold(call.id, outcome(call, g, observed, startedAt, grantId));
-}
-
-/**
- * A call cancelled before it was forwarded: recorded never sent, naming a grant redeemed in that
- * instant (spent, never used), and not answered: the client's request is gone.
- */
-function drop(g: ModernGateway, call: Call, grantId?: string): Record<string, unknown> {
-  record(g, call, { sent: false, clientError: 'cancelled' }, Date.now(), grantId);
-  return {};
-}
-
-function refuse(g: ModernGateway, call: Call, { observed, category, text, recordedAs, ...detail }: Refusal) {
-  const eventId = recordedAs ?? record(g, call, observed, Date.now(), undefined, detail.recordId);
-  return withMeta({ ...gatewayError(category, text, detail) }, call.meta.requestRef, eventId);
-}
-
-function withMeta(result: Record<string, unknown>, requestRef: string, eventId: string): Record<string, unknown> {
-  const meta = isRecord(result._meta) ? result._meta : {};
-  return { ...result, _meta: { ...meta, 'countersign/requestRef': requestRef, 'countersign/eventId': eventId } };
-}
-
-/**
- * What the call's failure says, for the record. The server's JSON-RPC error (SDK v2's
- * ProtocolError: only ever the other side's answer) keeps its code as sent, 2026-07-28's
- * -32020/-32021/-32022 included; the rest is read by lib/mcp's observation, which knows SDK v1's
- * error classes (SDK v2's say the same things).
- */
-export function observedError(error: unknown): Observed {
-  if (error instanceof ProtocolError) return { sent: true, jsonRpcErrorCode: error.code };
-  return fromError(asV1Error(error), newTrace(), 'tools/call');
-}
-
-function asV1Error(error: unknown): unknown {
-  if (error instanceof SdkHttpError) return new StreamableHTTPError(error.data?.status, '');
-  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return new McpError(-32001, '');
-  if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) return new McpError(-32000, '');
-  return error;
-}
+const invalidState = () =>
+  new ProtocolError(-32602, 'Invalid or expired requestState', { reason: 'invalid_request_state' });
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -26,6 +26,7 @@ import {
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { shiftedProgress } from './approval-gate';
 import type { GatewayContext } from './context';
+import type { HeldCalls } from './held-calls';
 import { callTool } from './modern-call';
 import { carriedModern, type ModernExchange } from './modern-exchange';
 import type { OpenCalls } from './open-calls';
@@ -42,6 +43,8 @@ export interface ModernGateway {
   codec: RequestStateCodec<RoundState>;
   /** Calls answered with a round whose client has not come back yet (recorded if it never does). */
   open: OpenCalls;
+  /** Calls to a 2025 server held open upstream for its requests mid-call (held-calls.ts). */
+  held: HeldCalls;
   /**
    * The request's exchange where no HTTP request carries one (stdio: recorded by the transport
    * from the message as it arrived, looked up by the request's id).

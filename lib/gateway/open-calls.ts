@@ -4,6 +4,8 @@
 // round it was left at is held here as its record-to-be: posted when the round's requestState can
 // no longer be used (its TTL), when the gateway closes, or when too many are held (the oldest
 // first), and dropped when the client comes back with the state (the retry records the call).
+// A call still running upstream between its rounds (held-calls.ts) is held for a shorter time,
+// and cancelled upstream when it is posted: nobody is left to answer its server.
 // In memory, as the reporter's own buffer is: a gateway killed outright loses both.
 import type { Outcome } from '../outcomes/schemas';
 import type { OutcomeReporter } from '../mcp/reporter';
@@ -12,7 +14,7 @@ import type { OutcomeReporter } from '../mcp/reporter';
 const MAX_OPEN = 10_000;
 
 export class OpenCalls {
-  private readonly open = new Map<string, { build: () => Outcome; timer: NodeJS.Timeout }>();
+  private readonly open = new Map<string, { build: () => Outcome; timer: NodeJS.Timeout; posted?: () => void }>();
 
   constructor(
     private readonly reporter: OutcomeReporter,
@@ -21,12 +23,15 @@ export class OpenCalls {
     private readonly max = MAX_OPEN,
   ) {}
 
-  /** The call `id` was answered with a round: `build` makes its record if it is never retried. */
-  hold(id: string, build: () => Outcome): void {
+  /**
+   * The call `id` was answered with a round: `build` makes its record if it is never retried,
+   * after `afterMs` (default: the abandonment time), when `posted` is also called.
+   */
+  hold(id: string, build: () => Outcome, options: { afterMs?: number; posted?: () => void } = {}): void {
     this.take(id);
-    const timer = setTimeout(() => this.post(id), this.abandonAfterMs);
+    const timer = setTimeout(() => this.post(id), options.afterMs ?? this.abandonAfterMs);
     timer.unref();
-    this.open.set(id, { build, timer });
+    this.open.set(id, { build, timer, posted: options.posted });
     while (this.open.size > this.max) this.post(this.open.keys().next().value as string);
   }
 
@@ -52,6 +57,7 @@ export class OpenCalls {
     if (!held) return;
     clearTimeout(held.timer);
     this.open.delete(id);
+    held.posted?.();
     this.reporter.enqueueLater(held.build);
   }
 }

@@ -3,7 +3,8 @@
 // gateway's API key, so that a gateway restarted between two rounds still verifies it, and bound
 // to the method, principal and server, so that a state minted for one is refused for another. It
 // carries the server's own state (echoed back to it unchanged on the retry) and what the gateway
-// must not do twice for the same call: its approval, once passed.
+// must not do twice for the same call: its approval, once passed. A round mirroring a 2025 server's
+// own requests names the call held open upstream for them (held-calls.ts) and the round's number.
 import { hkdfSync } from 'node:crypto';
 import { createRequestStateCodec, type RequestStateCodec } from '@modelcontextprotocol/server';
 
@@ -25,6 +26,10 @@ export interface RoundState {
   at?: number;
   /** tools/call: how many requests of the call the gateway has answered (the retry is number `n + 1`). */
   n?: number;
+  /** tools/call: the upstream call held open for its 2025 server's requests (held-calls.ts). */
+  held?: string;
+  /** tools/call: which round of the held call this state answers (a retry of an older one is refused). */
+  round?: number;
 }
 
 /** How long a round's state stays valid: as long as a call may wait for people. */

@@ -12,6 +12,9 @@
 // - serveStdio is given `legacy: 'serve'`: a host that probes with server/discover and then
 //   sends a 2025 initialize after all is served on SDK v2 too (a 2025 instance of the same
 //   factory, no tasks), since its connection has already chosen this leg.
+// - A 2025 child's own requests mid-call (held-calls.ts): stdio carries no stream per request to
+//   tell which call one belongs to, so it is put to the host's one call in flight, and refused
+//   while the host has several.
 import {
   type JSONRPCMessage,
   type Server,
@@ -23,6 +26,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { Client } from '@modelcontextprotocol/client';
 import type { Transport as V1Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { GatewayContext } from './context';
+import { answerServerRequests, HeldCalls } from './held-calls';
 import { modernExchange, type ModernExchange } from './modern-exchange';
 import { modernFactory, ToolCatalog, type ModernGateway } from './modern-server';
 import { OpenCalls } from './open-calls';
@@ -95,6 +99,7 @@ export class ChildUpstream {
     private readonly child: ChildServer,
     private readonly log: (line: string) => void,
     private readonly onclose: () => void,
+    private readonly held: HeldCalls,
   ) {}
 
   async open(): Promise<Opened> {
@@ -105,6 +110,7 @@ export class ChildUpstream {
   private async connect(): Promise<Client> {
     const client = newClient();
     client.onclose = this.onclose;
+    answerServerRequests(client, this.held, () => this.held.only());
     client.setNotificationHandler('notifications/tools/list_changed', () => this.changes?.tools());
     client.setNotificationHandler('notifications/prompts/list_changed', () => this.changes?.prompts());
     client.setNotificationHandler('notifications/resources/list_changed', () => this.changes?.resources());
@@ -148,10 +154,12 @@ export function serveModern(
   onclose: () => void,
 ): ModernStdio {
   const wire = new Recording(down, onclose);
-  const upstream = new ChildUpstream(child, ctx.log, onclose);
+  const held = new HeldCalls();
+  const upstream = new ChildUpstream(child, ctx.log, onclose, held);
   const g: ModernGateway = {
     ctx,
     upstream,
+    held,
     catalog: new ToolCatalog(),
     codec: roundStateCodec(ctx.endpoint.apiKey, ctx),
     open: new OpenCalls(ctx.reporter, ctx.roundAbandonMs ?? TTL_SECONDS * 1000),
@@ -189,8 +197,9 @@ export function serveModern(
     async close() {
       await handle.close();
       await upstream.close();
-      // Calls still waiting for their client's retry: recorded as left at their round.
+      // Calls still waiting for their client's retry: recorded as left at their round (and cancelled).
       g.open.flush();
+      held.cancelAll();
     },
   };
 }

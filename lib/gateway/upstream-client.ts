@@ -5,7 +5,9 @@
 // - a 2026-07-28 server: one Client per client request, connected with the cached verdict (it
 //   sends nothing until the request itself), so the client's Authorization and the server's
 //   401/403 belong to that request alone;
-// - a 2025 server: one shared session per Authorization, since its era has sessions.
+// - a 2025 server: one shared session per Authorization, since its era has sessions. Its own
+//   requests mid-call are put to the client whose call the request's stream belongs to
+//   (held-calls.ts; `routedStream` below).
 // Results pass through unvalidated (PASSTHROUGH): the client's own SDK validates what it gets.
 import { createHash, randomUUID } from 'node:crypto';
 import {
@@ -18,6 +20,7 @@ import {
   type RequestOptions,
   type StandardSchemaV1,
 } from '@modelcontextprotocol/client';
+import { answerServerRequests, SERVER_ASKS, type HeldCalls } from './held-calls';
 import type { ModernExchange } from './modern-exchange';
 
 /** How long a discovered era is trusted before the next connect probes again. */
@@ -63,6 +66,8 @@ export class Upstream {
   constructor(
     readonly url: URL,
     private readonly log: (line: string) => void,
+    /** The calls held open for their server's requests mid-call (held-calls.ts). */
+    private readonly held?: HeldCalls,
   ) {}
 
   /**
@@ -106,7 +111,15 @@ export class Upstream {
       if (shared) return { client: await shared, release: () => undefined };
     }
     const client = newClient();
-    const transport = new StreamableHTTPClientTransport(this.url, { fetch: exchangeFetch(exchange) });
+    // The server's request id → the held call whose upstream stream carried it (routedStream).
+    const routes = new Map<string | number, string>();
+    if (this.held)
+      answerServerRequests(client, this.held, (id) => {
+        const to = routes.get(id);
+        routes.delete(id);
+        return to;
+      });
+    const transport = new StreamableHTTPClientTransport(this.url, { fetch: exchangeFetch(exchange, exchange, routes) });
     try {
       await client.connect(transport, prior ? { prior } : undefined);
     } catch (error) {
@@ -196,7 +209,11 @@ export function newClient(): Client {
     versionNegotiation: { mode: 'auto' },
     // The client's own rounds: the gateway relays them, it never answers them itself.
     inputRequired: { autoFulfill: false },
-    capabilities: {},
+    // Towards a 2025 server, what the gateway's clients may be asked mid-call (a 2025 server asks
+    // only a client that declared it): each request is then put to its call's client if that client
+    // declared it, and refused otherwise (held-calls.ts). A 2026-07-28 server gets each client's
+    // own capabilities in its request's envelope, which the client's `_meta` carries.
+    capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} },
   });
 }
 
@@ -206,16 +223,23 @@ export function newClient(): Client {
 // A shared 2025 session's fetch was built for the request that opened it: a later request names
 // its own exchange by a tag (exchangeHeaders, stripped here), so that its Authorization is sent
 // and the server's refusal of it is kept for it, not for the first.
-function exchangeFetch(exchange: ModernExchange | undefined, credential = exchange): FetchLike {
+function exchangeFetch(
+  exchange: ModernExchange | undefined,
+  credential = exchange,
+  routes?: Map<string | number, string>,
+): FetchLike {
   return async (input, init) => {
     const headers = new Headers(init?.headers);
     const tag = headers.get(EXCHANGE_HEADER);
     headers.delete(EXCHANGE_HEADER);
+    const held = headers.get(HELD_HEADER);
+    headers.delete(HELD_HEADER);
     const mine = (tag ? tagged.get(tag)?.deref() : undefined) ?? exchange;
     if (credential?.authorization && !headers.has('authorization'))
       headers.set('authorization', credential.authorization);
-    const response = await fetch(input, { ...init, headers });
-    if (headers.get('mcp-method') === 'subscriptions/listen') return foldedListen(response);
+    const fetched = await fetch(input, { ...init, headers });
+    if (headers.get('mcp-method') === 'subscriptions/listen') return foldedListen(fetched);
+    const response = held && routes ? routedStream(fetched, held, routes) : fetched;
     if (!mine || mine.refusal || response.status < 400) return response;
     const auth = response.status === 401 || response.status === 403;
     // A client's server/discover is answered by the gateway; upstream, that method is only the era
@@ -229,6 +253,8 @@ function exchangeFetch(exchange: ModernExchange | undefined, credential = exchan
 }
 
 const EXCHANGE_HEADER = 'x-countersign-exchange';
+/** Names the held call a request is (held-calls.ts) to the upstream fetch; never sent. */
+export const HELD_HEADER = 'x-countersign-held';
 const tagged = new Map<string, WeakRef<ModernExchange>>();
 const untag = new FinalizationRegistry<string>((tag) => tagged.delete(tag));
 const tags = new WeakMap<ModernExchange, string>();
@@ -249,8 +275,8 @@ export function exchangeHeaders(exchange: ModernExchange): Record<string, string
   return { ...(exchange.authorization ? { authorization: exchange.authorization } : {}), [EXCHANGE_HEADER]: tag };
 }
 
-// Never the credential itself: a digest names the cache entry.
-const credentialKey = (authorization: string | null) =>
+// Never the credential itself: a digest names the cache entry (and a held call's owner: held-calls.ts).
+export const credentialKey = (authorization: string | null) =>
   authorization ? createHash('sha256').update(authorization).digest('base64url') : '';
 
 const LIST_CHANGED = /"method"\s*:\s*"notifications\/(tools|prompts|resources)\/list_changed"/;
@@ -294,4 +320,53 @@ export function foldedListen(response: Response): Response {
     }),
   );
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/**
+ * A held call's upstream stream (held-calls.ts), every event passed on as it came: a 2025 server
+ * sends its requests for a call on that call's stream (its `relatedRequestId`), so each request
+ * seen here is noted as the call's (`routes`) before the SDK parses the event and asks the
+ * gateway's handler, which looks it up. An event split across reads is noted once it is whole.
+ */
+function routedStream(response: Response, held: string, routes: Map<string | number, string>): Response {
+  if (!response.body || !response.headers.get('content-type')?.includes('text/event-stream')) return response;
+  const decoder = new TextDecoder();
+  let text = '';
+  const body = response.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        text += decoder.decode(chunk, { stream: true });
+        const events = text.split(/\r?\n\r?\n/);
+        text = events.pop() ?? '';
+        for (const event of events) {
+          const data = event
+            .split(/\r?\n/)
+            .filter((line) => line.startsWith('data:'))
+            .map((line) => line.slice(5).trimStart())
+            .join('\n');
+          const id = requestId(data);
+          if (id !== undefined) routes.set(id, held);
+        }
+        controller.enqueue(chunk);
+      },
+    }),
+  );
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/**
+ * The id of a request the gateway's handlers route (held-calls.ts), or undefined for anything
+ * else: only those are looked up, and so forgotten again.
+ */
+function requestId(data: string): string | number | undefined {
+  if (!data.includes('"method"')) return undefined;
+  try {
+    const message: unknown = JSON.parse(data);
+    if (typeof message !== 'object' || message === null) return undefined;
+    const { method, id } = message as { method?: unknown; id?: unknown };
+    if (typeof method !== 'string' || !(SERVER_ASKS as readonly string[]).includes(method)) return undefined;
+    return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,0 +1,314 @@
+// A 2026-07-28 client in front of a 2025 server that asks its client mid-call (docs/gateway.md
+// "Server requests mid-call"): SDK v2's client pinned to 2026-07-28, with handlers that answer
+// elicitation, sampling and roots, calls through the gateway over HTTP a tool of a 2025 server
+// (SDK v1) that elicits, samples and lists roots before it answers. Each of the server's requests
+// reaches the client as an `input_required` round mirroring it, the client's answers reach the
+// server, and the call ends with the server's result, recorded once. Two clients on the same shared
+// session at once: each is asked only its own call's questions. A client that never retries: its
+// call is cancelled upstream and recorded as left at its round; its state, like any state brought
+// to a gateway that no longer holds the call (a restart), gets the invalid-state error. Over stdio,
+// the same server as the gateway's child, the same client as the host.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import path from 'node:path';
+import { Client, InMemoryTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
+import type { Transport as V1Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { cli } from '@/lib/auth/actor';
+import { setPolicyRule } from '@/lib/server/policy/policy-rules';
+import { trustServer } from '@/lib/server/policy/trusted-servers';
+import { uniq } from '@/testing/factories';
+import { askingServer, type Seen } from '@/testing/mcp-asking-server';
+import {
+  closedAfterEach,
+  consoleActors,
+  recordDetailsOf,
+  testContext,
+  type ConsoleActors,
+} from '@/testing/gateway-fixtures';
+import type { GatewayContext } from './context';
+import { runHttp } from './http';
+import { runStdio } from './stdio';
+
+vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
+
+let actors: ConsoleActors;
+beforeAll(async () => {
+  actors = await consoleActors();
+});
+const open = closedAfterEach();
+
+/** The asking server (testing/mcp-asking-server.ts) over HTTP, a session per client. */
+async function askingHttp(): Promise<{ url: string; seen: Seen }> {
+  const seen: Seen = { answers: [], cancelled: 0 };
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const parsed: unknown = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
+    const id = req.headers['mcp-session-id'];
+    const known = typeof id === 'string' ? sessions.get(id) : undefined;
+    if (known) return known.handleRequest(req, res, parsed);
+    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (sid) => void sessions.set(sid, transport),
+    });
+    await askingServer(seen).connect(transport);
+    await transport.handleRequest(req, res, parsed);
+  };
+  const http = createServer((req, res) => void handle(req, res));
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  open.push(async () => {
+    http.closeAllConnections();
+    await new Promise((resolve) => http.close(resolve));
+  });
+  return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, seen };
+}
+
+async function gatewayFor(upstream: string, over: Partial<GatewayContext> = {}) {
+  const server = uniq('v2-asking');
+  await trustServer(cli, server);
+  await setPolicyRule(cli, { server, tool: null, requiredApprovals: 0 });
+  const t = testContext(actors, server, over);
+  const gateway = await runHttp(t.ctx, new URL(upstream), '127.0.0.1', 0);
+  open.push(async () => {
+    await gateway.close();
+    await t.ctx.reporter.close(2000);
+  });
+  return { ...t, url: gateway.url };
+}
+
+interface Asked {
+  method: string;
+  params: unknown;
+}
+
+/**
+ * SDK v2's client pinned to 2026-07-28, declaring elicitation, sampling and roots, answering each
+ * with `account`, `summary` and `root`; `asked` holds what it was asked. `first` runs before the
+ * elicitation is answered.
+ */
+async function answeringClient(
+  to: string | Transport,
+  answers: { account: string; summary: string; root: string },
+  first?: () => Promise<void>,
+) {
+  const asked: Asked[] = [];
+  const client = new Client(
+    { name: 'answering-client', version: '1.0.0' },
+    {
+      versionNegotiation: { mode: { pin: '2026-07-28' } },
+      capabilities: { elicitation: { form: {} }, sampling: {}, roots: {} },
+    },
+  );
+  client.setRequestHandler('elicitation/create', async (request) => {
+    asked.push({ method: request.method, params: request.params });
+    await first?.();
+    return { action: 'accept', content: { account: answers.account } };
+  });
+  client.setRequestHandler('sampling/createMessage', async (request) => {
+    asked.push({ method: request.method, params: request.params });
+    return { role: 'assistant', content: { type: 'text', text: answers.summary }, model: 'test-model' };
+  });
+  client.setRequestHandler('roots/list', async (request) => {
+    asked.push({ method: request.method, params: request.params });
+    return { roots: [{ uri: answers.root, name: 'docs' }] };
+  });
+  open.push(() => client.close());
+  await client.connect(typeof to === 'string' ? new StreamableHTTPClientTransport(new URL(to)) : to);
+  return { client, asked };
+}
+
+describe('a 2025 server that asks its client mid-call, behind a 2026-07-28 client', () => {
+  it('each request of the server is a round of the call, answered by the client, and the call ends once', async () => {
+    const upstream = await askingHttp();
+    const g = await gatewayFor(upstream.url);
+    const { client, asked } = await answeringClient(g.url, {
+      account: 'acc_7',
+      summary: 'all quiet',
+      root: 'file:///srv/docs',
+    });
+    const ref = uniq('req');
+    const result = await client.callTool({
+      name: 'survey',
+      arguments: { topic: 'billing' },
+      _meta: { 'countersign/requestRef': ref },
+    });
+    expect(result.content).toEqual([{ type: 'text', text: 'billing: acc_7; all quiet; file:///srv/docs' }]);
+    // The client was asked what the server asked, in its order, as the server asked it.
+    expect(asked).toEqual([
+      {
+        method: 'elicitation/create',
+        params: expect.objectContaining({
+          message: 'Which account is billing about?',
+          requestedSchema: { type: 'object', properties: { account: { type: 'string' } }, required: ['account'] },
+        }),
+      },
+      {
+        method: 'sampling/createMessage',
+        params: expect.objectContaining({
+          messages: [{ role: 'user', content: { type: 'text', text: 'Summarize billing' } }],
+          maxTokens: 50,
+        }),
+      },
+      { method: 'roots/list' },
+    ]);
+    // The server got the client's answers as the client gave them.
+    expect(upstream.seen.answers).toEqual([
+      [
+        { action: 'accept', content: { account: 'acc_7' } },
+        expect.objectContaining({
+          role: 'assistant',
+          content: { type: 'text', text: 'all quiet' },
+          model: 'test-model',
+        }),
+        { roots: [{ uri: 'file:///srv/docs', name: 'docs' }] },
+      ],
+    ]);
+    // One record for the call, its request count the three rounds' retries and the first request.
+    const records = await recordDetailsOf(ref, g.ctx.reporter);
+    expect(records.map((r) => [r.delivery, r.category, r.attempt])).toEqual([['completed', 'ok', 4]]);
+    expect(records[0].eventId).toMatch(/^evt_[0-9a-f-]{36}\.4$/);
+  });
+
+  it('two clients on the same shared session at once: each is asked only its own call', async () => {
+    const upstream = await askingHttp();
+    const g = await gatewayFor(upstream.url);
+    // Neither client answers its elicitation before both were asked: both calls are held at once.
+    let release!: () => void;
+    const both = new Promise<void>((resolve) => (release = resolve));
+    let waiting = 0;
+    const barrier = async () => {
+      waiting += 1;
+      if (waiting === 2) release();
+      await both;
+    };
+    const a = await answeringClient(g.url, { account: 'acc_a', summary: 'from a', root: 'file:///a' }, barrier);
+    const b = await answeringClient(g.url, { account: 'acc_b', summary: 'from b', root: 'file:///b' }, barrier);
+    const [ra, rb] = await Promise.all([
+      a.client.callTool({ name: 'survey', arguments: { topic: 'alpha' } }),
+      b.client.callTool({ name: 'survey', arguments: { topic: 'beta' } }),
+    ]);
+    expect(ra.content).toEqual([{ type: 'text', text: 'alpha: acc_a; from a; file:///a' }]);
+    expect(rb.content).toEqual([{ type: 'text', text: 'beta: acc_b; from b; file:///b' }]);
+    expect(a.asked.map((x) => x.method)).toEqual(['elicitation/create', 'sampling/createMessage', 'roots/list']);
+    expect(b.asked.map((x) => x.method)).toEqual(['elicitation/create', 'sampling/createMessage', 'roots/list']);
+    expect(a.asked[0].params).toMatchObject({ message: 'Which account is alpha about?' });
+    expect(b.asked[0].params).toMatchObject({ message: 'Which account is beta about?' });
+  });
+
+  it('a client that never retries: the call is cancelled upstream and recorded at its round; its state is then invalid', async () => {
+    const upstream = await askingHttp();
+    const g = await gatewayFor(upstream.url, { heldCallMs: 300 });
+    const ref = uniq('req');
+    const round = await post(g.url, 1, {
+      name: 'survey',
+      arguments: { topic: 'gamma' },
+      _meta: { ...ENVELOPE, 'countersign/requestRef': ref },
+    });
+    expect(round.result).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: {
+        'elicitation-1': {
+          method: 'elicitation/create',
+          params: { message: 'Which account is gamma about?' },
+        },
+      },
+      requestState: expect.any(String),
+    });
+    await expect.poll(() => upstream.seen.cancelled).toBe(1);
+    const records = await recordDetailsOf(ref, g.ctx.reporter);
+    // Left at its round, as any call whose client does not come back (the classifier's word for it).
+    expect(records).toEqual([
+      {
+        eventId: expect.stringMatching(/^evt_[0-9a-f-]{36}\.1$/),
+        toolName: 'survey',
+        attempt: 1,
+        observed: { sent: true, resultType: 'input_required' },
+        boundary: 'protocol',
+        delivery: 'rejected',
+        category: 'input_required',
+        retry: 'after_input',
+      },
+    ]);
+    // Too late: the call is no longer held (as after a restart of the gateway).
+    const late = await post(g.url, 2, {
+      name: 'survey',
+      arguments: { topic: 'gamma' },
+      inputResponses: { 'elicitation-1': { action: 'accept', content: { account: 'acc_9' } } },
+      requestState: (round.result as { requestState: string }).requestState,
+      _meta: { ...ENVELOPE, 'countersign/requestRef': ref },
+    });
+    expect(late.error).toMatchObject({ code: -32602, message: 'Invalid or expired requestState' });
+    expect(upstream.seen.answers).toEqual([]);
+  });
+});
+
+const ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+  'io.modelcontextprotocol/clientInfo': { name: 'raw-client', version: '1.0.0' },
+};
+
+/** A 2026-07-28 tools/call as a client sends it (no session, the envelope in _meta); its answer. */
+async function post(url: string, id: number, params: Record<string, unknown>) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': String(params.name),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params }),
+  });
+  const text = await response.text();
+  const body = text.startsWith('{')
+    ? text
+    : text
+        .trim()
+        .split('\n')
+        .at(-1)!
+        .replace(/^data: /, '');
+  return JSON.parse(body) as { result?: unknown; error?: unknown };
+}
+
+describe('over stdio, the same server as the child of the gateway', () => {
+  it("each of the child's requests is a round of the host's call, answered by the host", async () => {
+    const server = uniq('stdio-asking');
+    await trustServer(cli, server);
+    await setPolicyRule(cli, { server, tool: null, requiredApprovals: 0 });
+    const t = testContext(actors, server);
+    const [hostSide, gatewaySide] = InMemoryTransport.createLinkedPair();
+    const command = [
+      process.execPath,
+      '--import',
+      'tsx',
+      path.join(process.cwd(), 'testing/mcp-asking-server.ts'),
+      'stdio',
+    ];
+    const g = await runStdio(t.ctx, command, gatewaySide as unknown as V1Transport);
+    open.push(async () => {
+      await g.close();
+      await t.ctx.reporter.close(2000);
+    });
+    const { client, asked } = await answeringClient(hostSide, {
+      account: 'acc_s',
+      summary: 'piped',
+      root: 'file:///s',
+    });
+    const ref = uniq('req');
+    const result = await client.callTool({
+      name: 'survey',
+      arguments: { topic: 'stdio' },
+      _meta: { 'countersign/requestRef': ref },
+    });
+    expect(result.content).toEqual([{ type: 'text', text: 'stdio: acc_s; piped; file:///s' }]);
+    expect(asked.map((a) => a.method)).toEqual(['elicitation/create', 'sampling/createMessage', 'roots/list']);
+    const records = await recordDetailsOf(ref, t.ctx.reporter);
+    expect(records.map((r) => [r.delivery, r.category, r.attempt])).toEqual([['completed', 'ok', 4]]);
+  });
+});
