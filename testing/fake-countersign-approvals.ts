@@ -10,7 +10,7 @@ import { requiredApprovalsFor, WHOLE_SERVER } from '@/lib/approvals/policy';
 import { approvalRequestSchema, type ApprovalRequestBody } from '@/lib/approvals/schemas';
 import { checkArguments, maskArguments, type JsonObject } from '@/lib/approvals/arguments';
 import { canonicalJson } from '@/lib/json/canonical';
-import type { GuardAnswer, GuardCheck } from '@/lib/guards/schemas';
+import { guardCheckOf, type GuardAnswer, type GuardCheck } from '@/lib/guards/schemas';
 import { invalid, json, problem } from './fake-countersign-responses';
 
 export type Decision = 'approve' | 'deny' | 'never';
@@ -155,18 +155,7 @@ export function fakeApprovals(
     // the real console's, tested there: here a test scripts them).
     const { guard, ...request } = body;
     if (guard) {
-      const question: GuardQuestion = {
-        eventId: guard.eventId,
-        requestRef: body.requestRef,
-        organization: body.organization,
-        principal: body.principal,
-        agent: body.agent,
-        server: body.server,
-        tool: { name: body.tool.name, annotations: body.tool.annotations },
-        argsDigest: body.argsDigest,
-        idempotencyKey: guard.idempotencyKey,
-        summary: body.summary,
-      };
+      const { records: _sentAlong, ...question } = guardCheckOf(body, guard);
       guardChecks.push(question);
       const answer = options.guard?.(question);
       if (answer?.decision === 'refuse') return json(200, { guard: answer });

@@ -8,11 +8,7 @@
 // call is cancelled upstream and recorded as left at its round; its state, like any state brought
 // to a gateway that no longer holds the call (a restart), gets the invalid-state error. Over stdio,
 // the same server as the gateway's child, the same client as the host.
-import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import path from 'node:path';
 import { Client, InMemoryTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import type { Transport as V1Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -21,6 +17,7 @@ import { setPolicyRule } from '@/lib/server/policy/policy-rules';
 import { trustServer } from '@/lib/server/policy/trusted-servers';
 import { uniq } from '@/testing/factories';
 import { askingServer, type Seen } from '@/testing/mcp-asking-server';
+import { startLegacyHttp } from '@/testing/mcp-legacy-http';
 import {
   closedAfterEach,
   consoleActors,
@@ -43,28 +40,8 @@ const open = closedAfterEach();
 /** The asking server (testing/mcp-asking-server.ts) over HTTP, a session per client. */
 async function askingHttp(): Promise<{ url: string; seen: Seen }> {
   const seen: Seen = { answers: [], cancelled: 0 };
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const parsed: unknown = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
-    const id = req.headers['mcp-session-id'];
-    const known = typeof id === 'string' ? sessions.get(id) : undefined;
-    if (known) return known.handleRequest(req, res, parsed);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (sid) => void sessions.set(sid, transport),
-    });
-    await askingServer(seen).connect(transport);
-    await transport.handleRequest(req, res, parsed);
-  };
-  const http = createServer((req, res) => void handle(req, res));
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  open.push(async () => {
-    http.closeAllConnections();
-    await new Promise((resolve) => http.close(resolve));
-  });
-  return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, seen };
+  const { url } = await startLegacyHttp(() => askingServer(seen), open);
+  return { url, seen };
 }
 
 async function gatewayFor(upstream: string, over: Partial<GatewayContext> = {}) {

@@ -5,18 +5,15 @@
 // params) reaches a 2025 server without it, the spec's rule for a feature the other side does not
 // support: the call runs as an ordinary call and its result comes back as one. The 2025 server
 // here (SDK v1, a session per client) keeps the params of every call it gets.
-import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { cli } from '@/lib/auth/actor';
 import { setPolicyRule } from '@/lib/server/policy/policy-rules';
 import { trustServer } from '@/lib/server/policy/trusted-servers';
 import { uniq } from '@/testing/factories';
+import { startLegacyHttp } from '@/testing/mcp-legacy-http';
 import { closedAfterEach, consoleActors, recordsOf, testContext, type ConsoleActors } from '@/testing/gateway-fixtures';
 import { runHttp } from './http';
 
@@ -31,18 +28,7 @@ const open = closedAfterEach();
 /** A 2025-only server with one write, `apply_credit`; `calls` holds the params of each call it got. */
 async function legacyServer(): Promise<{ url: string; calls: Record<string, unknown>[] }> {
   const calls: Record<string, unknown>[] = [];
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const parsed: unknown = chunks.length ? JSON.parse(Buffer.concat(chunks).toString()) : undefined;
-    const id = req.headers['mcp-session-id'];
-    const known = typeof id === 'string' ? sessions.get(id) : undefined;
-    if (known) return known.handleRequest(req, res, parsed);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (sid) => void sessions.set(sid, transport),
-    });
+  const { url } = await startLegacyHttp(() => {
     const server = new Server({ name: 'legacy-credits', version: '1.0.0' }, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, () => ({
       tools: [
@@ -57,16 +43,9 @@ async function legacyServer(): Promise<{ url: string; calls: Record<string, unkn
       calls.push(request.params as Record<string, unknown>);
       return { content: [{ type: 'text', text: 'credit applied' }] };
     });
-    await server.connect(transport);
-    await transport.handleRequest(req, res, parsed);
-  };
-  const http = createServer((req, res) => void handle(req, res));
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  open.push(async () => {
-    http.closeAllConnections();
-    await new Promise((resolve) => http.close(resolve));
-  });
-  return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, calls };
+    return server;
+  }, open);
+  return { url, calls };
 }
 
 describe('a 2026-07-28 client in front of a 2025 server', () => {

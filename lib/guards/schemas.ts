@@ -1,6 +1,7 @@
 // The wire shapes of a guard check (docs/api.md "Guards"): what the gateway or agent asks before a
 // call, and what the console answers. Pure: route handlers, the OpenAPI document, callers.
 import { z } from 'zod';
+import type { ApprovalRequestBody } from '../approvals/schemas';
 import {
   argsDigestSchema,
   boundedString,
@@ -78,3 +79,24 @@ export const guardAnswerSchema = z
   ])
   .meta({ description: 'Whether the call may go to its server.' });
 export type GuardAnswer = z.infer<typeof guardAnswerSchema>;
+
+/** The guards' question about a write being staged: the staging body says most of it, `guard` the rest. */
+export const guardCheckOf = (
+  body: Pick<
+    ApprovalRequestBody,
+    'requestRef' | 'organization' | 'principal' | 'agent' | 'server' | 'tool' | 'argsDigest' | 'summary'
+  >,
+  guard: StagingGuard,
+): GuardCheck => ({
+  eventId: guard.eventId,
+  requestRef: body.requestRef,
+  organization: body.organization,
+  principal: body.principal,
+  agent: body.agent,
+  server: body.server,
+  tool: { name: body.tool.name, annotations: body.tool.annotations },
+  argsDigest: body.argsDigest,
+  idempotencyKey: guard.idempotencyKey,
+  summary: body.summary,
+  records: guard.records,
+});

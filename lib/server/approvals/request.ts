@@ -14,7 +14,7 @@ import { policyFor } from '../policy/policy-rules';
 import { enqueueWebhookEvents } from '../webhooks/sql';
 import { selectPermissionRefusal } from '../guards/sql';
 import { checkGuard } from '../guards/guards';
-import type { GuardAnswer, GuardCheck, StagingGuard } from '@/lib/guards/schemas';
+import { guardCheckOf, type GuardAnswer } from '@/lib/guards/schemas';
 import { Prisma } from '@/lib/generated/prisma/client';
 import { believedHints, policyBasisText } from '@/lib/approvals/policy';
 import { idempotencyKeySchema, type ApprovalRequestBody } from '@/lib/approvals/schemas';
@@ -162,21 +162,6 @@ function prepare(client: Actor, idempotencyKey: string | null, body: ApprovalReq
   if (!masked.ok) return masked;
   return ok({ client, key: key.data, hash: requestHash(body), masked: masked.value });
 }
-
-// The guards' question about the call being staged: the staging body says most of it.
-const guardCheckOf = (body: ApprovalRequestBody, guard: StagingGuard): GuardCheck => ({
-  eventId: guard.eventId,
-  requestRef: body.requestRef,
-  organization: body.organization,
-  principal: body.principal,
-  agent: body.agent,
-  server: body.server,
-  tool: { name: body.tool.name, annotations: body.tool.annotations },
-  argsDigest: body.argsDigest,
-  idempotencyKey: guard.idempotencyKey,
-  summary: body.summary,
-  records: guard.records,
-});
 
 /** What the guards already said of a write's request reference: held for an earlier refusal, or not. */
 type Asked = { heldFor: string | null };
