@@ -122,6 +122,14 @@ export function recordLinksOf(requestRef: string) {
   });
 }
 
+/** The `call.refused` webhook events of a request reference, their data as enqueued. */
+export async function refusedEventsOf(requestRef: string) {
+  const events = await db.webhookEvent.findMany({
+    where: { type: 'call.refused', data: { path: ['requestRef'], equals: requestRef } },
+  });
+  return events.map((e) => e.data);
+}
+
 /** As recordsOf, with what the records of 2026-07-28 rounds are checked by: attempt, observation, classification. */
 export async function recordDetailsOf(requestRef: string, reporter?: OutcomeReporter) {
   await reporter?.flush();

@@ -22,7 +22,6 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { cli } from '@/lib/auth/actor';
-import { db } from '@/lib/server/db/db';
 import { setPolicyRule } from '@/lib/server/policy/policy-rules';
 import { trustServer } from '@/lib/server/policy/trusted-servers';
 import { uniq } from '@/testing/factories';
@@ -30,6 +29,7 @@ import {
   closedAfterEach,
   consoleActors,
   recordLinksOf,
+  refusedEventsOf,
   testContext,
   type ConsoleActors,
 } from '@/testing/gateway-fixtures';
@@ -242,10 +242,7 @@ describe.each<Mode>(['legacy', 'pinned'])('guards through the gateway, SDK v2 cl
       expect.objectContaining({ delivery: 'never_sent', category: 'retry_too_soon', earlierRecordId: failed.id }),
     ]);
     const refused = (await recordsOf(ref))[1];
-    const events = await db.webhookEvent.findMany({
-      where: { type: 'call.refused', data: { path: ['requestRef'], equals: ref } },
-    });
-    expect(events.map((e) => e.data)).toEqual([
+    expect(await refusedEventsOf(ref)).toEqual([
       { category: 'retry_too_soon', server, tool: 'read_balance', requestRef: ref, recordId: refused.id },
     ]);
   });
