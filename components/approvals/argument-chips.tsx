@@ -17,22 +17,25 @@ export function ArgumentChips({ preview, sent }: { preview: PreviewField[] | nul
       </span>
     );
   if (!preview?.length) return null;
+  // One element per chip and one for its key: a queue paints 200 rows of them. The chip itself
+  // truncates its value (CSS, no measuring); the key truncates apart, so a long key leaves room.
   return (
     <ul aria-label="Arguments" data-testid="queue-arguments" className="mt-1 flex min-w-0 flex-wrap gap-1">
       {preview.map((f, i) => (
         <li
           key={i}
           title={`${f.key}: ${f.value} (${f.type})`}
-          className="inline-flex min-w-0 max-w-full items-baseline gap-1 rounded-md bg-slate-100 px-1.5 py-0.5 font-mono text-xs text-slate-800"
+          data-type={f.type}
+          className="min-w-0 max-w-full truncate rounded-md bg-slate-100 px-1.5 py-0.5 font-mono text-xs text-slate-800"
         >
-          <span className="max-w-[18ch] shrink-0 truncate text-slate-600">{f.key}:</span>{' '}
-          <span className="min-w-0 truncate" data-type={f.type}>
-            {f.type === 'string' && f.value === '' ? (
-              <span className="italic text-slate-600">empty</span>
-            ) : (
-              <MaskedText text={f.value} />
-            )}
-          </span>
+          <span className="inline-block max-w-[18ch] truncate align-bottom text-slate-600">{`${f.key}:`}</span>{' '}
+          {f.type === 'string' && f.value === '' ? (
+            <span className="italic text-slate-600">empty</span>
+          ) : f.value.includes('[masked:') ? (
+            <MaskedText text={f.value} />
+          ) : (
+            f.value
+          )}
         </li>
       ))}
     </ul>

@@ -12,12 +12,12 @@ import {
   type ApprovalListQuery,
   type ApprovalQueue,
 } from '@/lib/approvals/schemas';
-import { argumentsAbsence, type ApprovalView } from '@/lib/approvals/view';
+import type { ApprovalView } from '@/lib/approvals/view';
 import { keysetPage, keysetQuery, pageSize } from '@/lib/pagination/keyset';
 import { fail, ok, type Result } from '@/lib/result';
 import { findView, readScope, toView, viewSelect, dbNow } from './shared';
 import { expireStaleApprovalsNowAndThen } from './expiry';
-import { showFieldsFor, withArguments } from './arguments';
+import { namedShowFields, withArguments } from './arguments';
 
 export async function getApproval(reader: Actor, id: string): Promise<Result<ApprovalView>> {
   const scope = readScope(reader);
@@ -88,37 +88,39 @@ export const listApprovals = replicaSafe(async function listApprovals(
     order === 'expires'
       ? keysetQuery('expiresAt', 'asc', cursor, limit)
       : keysetQuery('createdAt', 'desc', cursor, limit);
-  const rows = await db.approvalRequest.findMany({
-    where: {
-      AND: [
-        scope,
-        statusWhere(status, now),
-        status === 'pending' ? queueWhere(reader, query.queue) : query.queue ? NOTHING : {},
-        page.where,
-        {
-          server: query.server,
-          toolName: query.tool,
-          principal: query.principal,
-          organization: query.organization,
-          requestRef: query.requestRef,
-        },
-      ],
-    },
-    orderBy: page.orderBy,
-    take: page.take,
-    select: viewSelect,
-  });
+  // The fields admins named for the preview, read beside the page rather than after it (for those
+  // who see previews): one round trip less before the queue can paint.
+  const mayRead = authorize(reader, 'approvals.readArguments');
+  const [rows, fields] = await Promise.all([
+    db.approvalRequest.findMany({
+      where: {
+        AND: [
+          scope,
+          statusWhere(status, now),
+          status === 'pending' ? queueWhere(reader, query.queue) : query.queue ? NOTHING : {},
+          page.where,
+          {
+            server: query.server,
+            toolName: query.tool,
+            principal: query.principal,
+            organization: query.organization,
+            requestRef: query.requestRef,
+          },
+        ],
+      },
+      orderBy: page.orderBy,
+      take: page.take,
+      select: viewSelect,
+    }),
+    mayRead ? namedShowFields() : undefined,
+  ]);
   const pageOf = keysetPage(
     rows,
     limit,
     (last) => encodeApprovalCursor({ order, at: order === 'expires' ? last.expiresAt : last.createdAt, id: last.id }),
     (r) => ({ row: r, view: toView(r, now) }),
   );
-  // The queue row's preview: one lookup of the named fields for the whole page, and only the
-  // arguments a reviewer may see opened.
-  const mayRead = authorize(reader, 'approvals.readArguments');
-  const shown = pageOf.items.filter(({ view }) => argumentsAbsence(view, mayRead) === null).map((i) => i.view);
-  const fields = shown.length ? await showFieldsFor(shown) : undefined;
+  // The queue row's preview: only the arguments a reviewer may see opened (./arguments.ts).
   return ok({
     items: pageOf.items.map(({ row, view }) => withArguments(view, row, reader, { whole: false, fields })),
     nextCursor: pageOf.nextCursor,

@@ -4,7 +4,7 @@ import { redeemGrant } from './grants';
 import { db } from '../db/db';
 import { policyRuleSchema } from '@/lib/approvals/schemas';
 import { makeUser, uniq } from '@/testing/factories';
-import { ARGUMENTS, digestOfCanonical } from '@/testing/approvals-arguments';
+import { ARGUMENTS, OTHER_ARGUMENTS, OTHER_ARGUMENTS_DIGEST, digestOfCanonical } from '@/testing/approvals-arguments';
 import {
   NONE,
   ONE,
@@ -70,6 +70,25 @@ describe('a box is bound to its row', () => {
       argumentsNote: 'cannot be opened on this server (sealed under another AUTH_SECRET, or altered)',
     });
     expect(value(await getApproval(reviewer, a.id)).arguments).toEqual(ARGUMENTS);
+  });
+
+  it('a preview the list kept is not answered once its box changed: the list opens the new one', async () => {
+    const server = uniq('srv');
+    await sql('INSERT INTO trusted_servers (name, trusted_by) VALUES ($1, $2)', [server, 'test']);
+    const a = await makeApproval({ server });
+    const b = await makeApproval({ server, arguments: OTHER_ARGUMENTS, argsDigest: OTHER_ARGUMENTS_DIGEST });
+    const preview = async (id: string) =>
+      value(await listApprovals(reviewer, { server, status: 'pending' })).items.find((i) => i.id === id)!;
+    expect((await preview(b.id)).argumentsPreview).toContainEqual({ key: 'amount', value: '4000.00', type: 'string' });
+    await sql(
+      `SET session_replication_role = replica;
+       UPDATE approval_requests SET arguments_sealed = (SELECT arguments_sealed FROM approval_requests WHERE id = '${a.id}')
+       WHERE id = '${b.id}'`,
+    );
+    expect(await preview(b.id)).toMatchObject({
+      argumentsPreview: null,
+      argumentsNote: 'cannot be opened on this server (sealed under another AUTH_SECRET, or altered)',
+    });
   });
 });
 
