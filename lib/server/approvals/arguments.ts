@@ -57,9 +57,9 @@ function lookupShowFields(rules: { server: string; toolName: string; showFields:
 // the very box it came from, under the same key and the same named fields, after every check a
 // fresh open would pass (open, not erased, a reader who may see them), so what a reader sees is
 // what opening would show. Only previews (masked, three short fields at most), never whole
-// arguments; bounded in number and age, so a request erased since lingers here for minutes at most.
+// arguments; bounded in number and age, so a request erased since lingers here for a minute at most (docs/design.md "What a reviewer sees").
 const PREVIEWS_KEPT = 2_000;
-const PREVIEW_AGE_MS = 5 * 60_000;
+const PREVIEW_AGE_MS = 60_000;
 type KeptPreview = { box: string; stamp: string; at: number; preview: PreviewField[] };
 const previews = new Map<string, KeptPreview>();
 
