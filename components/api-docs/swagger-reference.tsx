@@ -80,7 +80,12 @@ export function SwaggerReference({
           .
         </p>
       ) : null}
-      <div ref={host} data-state={state} data-testid="api-reference" className="api-reference rounded-lg bg-white shadow-xs ring-1 ring-slate-200" />
+      <div
+        ref={host}
+        data-state={state}
+        data-testid="api-reference"
+        className="api-reference rounded-lg bg-white shadow-xs ring-1 ring-slate-200"
+      />
     </>
   );
 }

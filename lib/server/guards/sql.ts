@@ -29,7 +29,12 @@ export type GuardFactsRow = { [K in keyof GuardHistoryRow]: GuardHistoryRow[K] |
   now: Date;
   trusted: boolean;
   /** The server's and the tool's policy rules, for their budgets. */
-  rules: { toolName: string; failedAttemptsBudget: number | null; callBudget: number | null; backoffBaseMs: number | null }[];
+  rules: {
+    toolName: string;
+    failedAttemptsBudget: number | null;
+    callBudget: number | null;
+    backoffBaseMs: number | null;
+  }[];
   /** The record already stored under this key's eventId, if any: a check asked again. */
   stored: { id: string; delivery: string; category: string; retry: string; earlier_record_id: string | null } | null;
 };
