@@ -31,7 +31,7 @@ export async function loadToolCatalog(
 const validator = new AjvJsonSchemaValidator();
 const compiled = new WeakMap<object, (value: unknown) => boolean>();
 /** Whether structured content matches the tool's declared `outputSchema` (validators cached per schema). */
-export function matchesOutputSchema(tool: Pick<Tool, 'outputSchema'>, value: unknown): boolean {
+export function matchesOutputSchema(tool: { outputSchema?: object }, value: unknown): boolean {
   const schema = tool.outputSchema as object;
   let check = compiled.get(schema);
   if (!check) {

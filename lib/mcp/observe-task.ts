@@ -10,13 +10,19 @@
 // `isError` result (2025-11-25) or the JSON-RPC error. `input_required` is reported, then
 // `tasks/result` waits for the end (as SDK v1's stream did). A `tasks/get` answered -32602
 // ("task not found") after the task was created means the task is gone (its TTL passed): `expired`.
-import type { CallToolResult, Client, RequestOptions, StandardSchemaV1, Task } from '@modelcontextprotocol/client';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  ProtocolError,
+  ProtocolErrorCode,
+  type CallToolResult,
+  type Client,
+  type RequestOptions,
+  type StandardSchemaV1,
+  type Task,
+} from '@modelcontextprotocol/client';
 import type { Observed, ObservedTask, TaskStatus } from '../outcomes/schemas';
 import type { ToolCatalog } from './catalog';
-import { fromError, statusOf, withStatus } from './observed';
+import { fromError, fromResult, statusOf, withStatus } from './observed';
 import type { Observation } from './observe';
-import { asObservable, fromV2Result } from './sdk-v2';
 import { traces, type Trace } from './trace';
 
 export interface TaskCallOptions {
@@ -87,21 +93,19 @@ export async function observeTaskCall(
     try {
       const result = (await send('tasks/result', { taskId: task.taskId })) as CallToolResult;
       const ended: Task = isTerminal(task.status) ? task : { ...task, status: result.isError ? 'failed' : 'completed' };
-      const seen = fromV2Result(result, tool, status('tasks/result'));
+      const seen = fromResult(result, tool, status('tasks/result'));
       return observe(withTask(seen.observed, ended), seen.result ? { result: seen.result } : {});
     } catch (error) {
-      const local = asObservable(error);
-      const gone = local instanceof McpError && local.code === ErrorCode.InvalidParams;
-      if (gone && task.status === 'completed')
+      if (isGone(error) && task.status === 'completed')
         // Completed, then gone before its result was read: nothing trustworthy came back.
         return observe(withTask(withStatus({ sent: true }, status('tasks/result')), task), { error });
       if (!isTerminal(task.status)) return stopped(error, task);
-      return observe(withTask(fromError(local, ctx.trace, 'tasks/result'), task), { error });
+      return observe(withTask(fromError(error, ctx.trace, 'tasks/result'), task), { error });
     }
   };
   // Stopped waiting, lost the connection or gave up polling: the task itself may still run.
   const stopped = (error: unknown, task: Task): Observation => {
-    const local = fromError(asObservable(error), ctx.trace, 'tasks/get');
+    const local = fromError(error, ctx.trace, 'tasks/get');
     const clientError = ctx.abortedAs() ?? local.clientError ?? 'connection_lost';
     return observe(withTask({ sent: true, clientError }, task), { error });
   };
@@ -117,11 +121,11 @@ export async function observeTaskCall(
       // An error before a task existed is the call's own error, as for any call.
       if (ctx.abortedAs())
         return observe(withStatus({ sent: true, clientError: ctx.abortedAs()! }, status('tools/call')), { error });
-      return observe(fromError(asObservable(error), ctx.trace, 'tools/call'), { error });
+      return observe(fromError(error, ctx.trace, 'tools/call'), { error });
     }
     if (!isTask(created.task)) {
       // The server ran it as a plain call after all.
-      const seen = fromV2Result(created as CallToolResult, tool, status('tools/call'));
+      const seen = fromResult(created as CallToolResult, tool, status('tools/call'));
       return observe(seen.observed, seen.result ? { result: seen.result } : {});
     }
     last = created.task;
@@ -137,9 +141,8 @@ export async function observeTaskCall(
         method = 'tasks/get';
         if (isTask(polled)) last = { ...last, ...polled };
       } catch (error) {
-        const local = asObservable(error);
         // The task vanished under us: tasks/get no longer finds it.
-        if (local instanceof McpError && local.code === ErrorCode.InvalidParams)
+        if (isGone(error))
           return observe(withStatus(withTask({ sent: true }, last, true), status('tasks/get')), { error });
         return stopped(error, last);
       }
@@ -155,6 +158,9 @@ const AS_SENT: StandardSchemaV1<unknown, Record<string, unknown>> = {
     validate: (value) => ({ value: value as Record<string, unknown> }),
   },
 };
+
+/** The server's -32602 to a `tasks/*` request: it finds no such task (its TTL passed). */
+const isGone = (error: unknown) => error instanceof ProtocolError && error.code === ProtocolErrorCode.InvalidParams;
 
 function isTask(v: unknown): v is Task {
   return (

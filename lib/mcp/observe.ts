@@ -11,9 +11,9 @@
 import type { CallToolResult, Client, Tool } from '@modelcontextprotocol/client';
 import type { Observed } from '../outcomes/schemas';
 import { loadToolCatalog, type ToolCatalog } from './catalog';
-import { callStatus, fromError, withStatus } from './observed';
+import { callStatus, fromError, fromResult, withStatus } from './observed';
 import { observeTaskCall, runsAsTask, type TaskCallOptions } from './observe-task';
-import { asObservable, fromV2Result, isInputRequired, outputCheckError } from './sdk-v2';
+import { isInputRequired, outputCheckError } from './sdk-v2';
 import { hookTransportErrors, newTrace, traces, type Trace } from './trace';
 
 export { observingFetch } from './trace';
@@ -120,7 +120,7 @@ export async function observeToolCall(
         ...(tool?.outputSchema ? { toolDefinition: withoutOutputSchema(tool) } : {}),
       }),
     );
-    const seen = fromV2Result(result, tool, callStatus(trace));
+    const seen = fromResult(result, tool, callStatus(trace));
     const refused = result.isError ? undefined : outputCheckError(params.name, seen.observed.result?.outputValidation);
     return {
       ...clock.done(client, trace),
@@ -133,7 +133,7 @@ export async function observeToolCall(
     if (aborted) return { ...base, observed: withStatus({ sent: true, clientError: aborted }, callStatus(trace)) };
     if (isInputRequired(error))
       return { ...base, observed: withStatus({ sent: true, resultType: 'input_required' }, callStatus(trace)) };
-    return { ...base, observed: fromError(asObservable(error), trace, 'tools/call') };
+    return { ...base, observed: fromError(error, trace, 'tools/call') };
   } finally {
     settled = true;
     clearTimeout(graceTimer);
@@ -176,7 +176,7 @@ export async function prepareSession(
         observation: {
           ...clock.done(client, trace),
           error,
-          observed: fromError(asObservable(error), trace, 'initialize'),
+          observed: fromError(error, trace, 'initialize'),
         },
       };
     }
@@ -194,7 +194,7 @@ export async function prepareSession(
       observation: {
         ...clock.done(client, trace),
         error,
-        observed: fromError(asObservable(error), trace, 'tools/list'),
+        observed: fromError(error, trace, 'tools/list'),
       },
     };
   }

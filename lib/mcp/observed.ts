@@ -1,23 +1,46 @@
 // From what came back (a result, an error the SDK threw, the HTTP exchanges the transport saw)
 // to docs/api.md's `observed` object. See observe.ts for what is read and what never is.
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+//
+// Errors are read natively as SDK v2 raises them (its error classes match by brand, across copies
+// of the SDK). The gateway's 2025 relay (lib/gateway/call.ts, tasks.ts) still hands in SDK v1's
+// errors; those are read by their shape (`fromV1Shape`), never by importing SDK v1, so this
+// package does not depend on it.
+import {
+  InsufficientScopeError,
+  ProtocolError,
+  ProtocolErrorCode,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  UnauthorizedError,
+} from '@modelcontextprotocol/client';
 import type { Observed, ObservedResult } from '../outcomes/schemas';
 import { matchesOutputSchema } from './catalog';
-import type { Observation } from './observe';
 import type { Trace } from './trace';
 
-export function fromResult(
-  result: CallToolResult,
-  tool: Tool | undefined,
+/**
+ * What `fromResult` reads of a tool result: the wire shape, which both SDK majors type alike
+ * (the gateway's relay hands in SDK v1's `CallToolResult`).
+ */
+export interface ToolResultShape {
+  isError?: boolean;
+  content?: ReadonlyArray<{ type: string; text?: unknown }>;
+  structuredContent?: unknown;
+  _meta?: unknown;
+}
+/** What `fromResult` reads of a tool's declaration. */
+export type ToolShape = { outputSchema?: object };
+
+export function fromResult<R extends ToolResultShape>(
+  result: R,
+  tool: ToolShape | undefined,
   httpStatus: number | null,
-): Pick<Observation, 'observed' | 'result'> {
+): { observed: Observed; result?: R } {
   if (result.isError) {
     const errorCategory = declaredCategory(result);
     const folded = errorCategory ? null : foldedJsonRpcCode(result);
     // MCP says "unknown tool" with -32602 too; only the catalog tells the two apart.
-    const unknownTool = folded === ErrorCode.InvalidParams && !tool;
+    const unknownTool = folded === ProtocolErrorCode.InvalidParams && !tool;
     const observedResult: ObservedResult = {
       isError: true,
       errorCategory: errorCategory ?? (unknownTool ? 'unknown_tool' : null),
@@ -41,20 +64,6 @@ export function fromResult(
   };
 }
 
-// The response arrived, then the client's own check threw (McpError -32602 for content that breaks
-// the schema, -32600 for content missing). The SDK also checks an error result's structured
-// content against the success schema; an error result has no output contract, so it counts as
-// the error it is.
-export function fromReceivedButRefused(
-  received: CallToolResult,
-  tool: Tool | undefined,
-  httpStatus: number | null,
-): Pick<Observation, 'observed' | 'result'> {
-  if (received.isError) return fromResult(received, tool, httpStatus);
-  const outputValidation = received.structuredContent == null ? 'missing' : 'invalid';
-  return { observed: withStatus({ sent: true, result: { isError: false, outputValidation } }, httpStatus) };
-}
-
 // Connection failures where the request provably never left: no connection was ever made.
 const NOT_CONNECTED = new Set([
   'ECONNREFUSED',
@@ -68,24 +77,28 @@ const NOT_CONNECTED = new Set([
 
 export function fromError(error: unknown, trace: Trace, rpcMethod: string): Observed {
   const status = statusOf(trace, rpcMethod);
-  if (error instanceof StreamableHTTPError) {
-    const code = error.code;
-    if (code != null && code >= 100 && code <= 599) return httpObserved(code, trace);
-    // The server answered something the transport could not read (e.g. another content type).
-    return withStatus({ sent: true }, status);
-  }
-  if (error instanceof UnauthorizedError) {
-    const refused = [...trace.exchanges].reverse().find((x) => x.status === 401 || x.status === 403);
-    return httpObserved(refused?.status ?? 401, trace);
-  }
-  if (error instanceof McpError) {
-    // The SDK's local codes: it gave up waiting, or the connection closed under the request.
-    if (error.code === ErrorCode.RequestTimeout) {
-      return withStatus({ sent: true, clientError: trace.transportErrors > 0 ? 'connection_lost' : 'timeout' }, status);
+  const said = fromV2(error) ?? fromV1Shape(error);
+  switch (said?.kind) {
+    case 'http':
+      if (said.status != null && said.status >= 100 && said.status <= 599) return httpObserved(said.status, trace);
+      // The server answered something the transport could not read (e.g. another content type).
+      return withStatus({ sent: true }, status);
+    case 'unauthorized': {
+      // Refused while connecting (401, or 403 insufficient_scope): the status and challenge are
+      // the trace's.
+      const refused = [...trace.exchanges].reverse().find((x) => x.status === 401 || x.status === 403);
+      return httpObserved(refused?.status ?? 401, trace);
     }
-    if (error.code === ErrorCode.ConnectionClosed)
-      return withStatus({ sent: true, clientError: 'connection_lost' }, status);
-    return withStatus({ sent: true, jsonRpcErrorCode: error.code }, status);
+    case 'jsonrpc':
+      // The SDKs' local codes (SDK v1 raised its own this way): it gave up waiting, or the
+      // connection closed under the request. A JSON-RPC error with either code says the same.
+      if (said.code === LOCAL_TIMEOUT)
+        return withStatus(
+          { sent: true, clientError: trace.transportErrors > 0 ? 'connection_lost' : 'timeout' },
+          status,
+        );
+      if (said.code === LOCAL_CLOSED) return withStatus({ sent: true, clientError: 'connection_lost' }, status);
+      return withStatus({ sent: true, jsonRpcErrorCode: said.code }, status);
   }
   const networkCode = errnoCode(error);
   if (networkCode) {
@@ -96,6 +109,49 @@ export function fromError(error: unknown, trace: Trace, rpcMethod: string): Obse
   }
   // Anything else: it may have been sent, and nothing trustworthy came back.
   return withStatus({ sent: true }, status);
+}
+
+/** What an SDK's error says, in the terms `fromError` decides on. */
+type Said =
+  /** An HTTP answer refused the request (`status` undefined: the answer could not be read). */
+  | { kind: 'http'; status: number | undefined }
+  /** Refused for want of (sufficient) authorization, before or instead of a status of its own. */
+  | { kind: 'unauthorized' }
+  /** A JSON-RPC error, or a local failure the SDK reports with a JSON-RPC code. */
+  | { kind: 'jsonrpc'; code: number };
+
+// The codes SDK v1 gave its own timeout and closed connection (SDK v2: SdkErrorCode).
+const LOCAL_TIMEOUT = -32001;
+const LOCAL_CLOSED = -32000;
+
+function fromV2(error: unknown): Said | null {
+  if (error instanceof ProtocolError) return { kind: 'jsonrpc', code: error.code };
+  if (error instanceof UnauthorizedError || error instanceof InsufficientScopeError) return { kind: 'unauthorized' };
+  if (error instanceof SdkHttpError) {
+    const status: unknown = (error.data as { status?: unknown } | undefined)?.status;
+    return { kind: 'http', status: typeof status === 'number' ? status : undefined };
+  }
+  if (error instanceof SdkError) {
+    if (error.code === SdkErrorCode.RequestTimeout) return { kind: 'jsonrpc', code: LOCAL_TIMEOUT };
+    if (error.code === SdkErrorCode.ConnectionClosed) return { kind: 'jsonrpc', code: LOCAL_CLOSED };
+  }
+  return null;
+}
+
+/**
+ * SDK v1's errors, by their shape: `McpError` (a JSON-RPC code, its own timeout and closed
+ * connection included), `StreamableHTTPError` (the HTTP status as its code, -1 for an answer it
+ * could not read) and `UnauthorizedError`. The last two set no `name` of their own: their class's
+ * name is theirs. Only the gateway's SDK v1 relay hands these in: this goes when the relay does.
+ */
+function fromV1Shape(error: unknown): Said | null {
+  if (!(error instanceof Error)) return null;
+  const name = error.name !== 'Error' ? error.name : error.constructor.name;
+  const code = (error as { code?: unknown }).code;
+  if (name === 'McpError' && typeof code === 'number') return { kind: 'jsonrpc', code };
+  if (name === 'StreamableHTTPError') return { kind: 'http', status: typeof code === 'number' ? code : undefined };
+  if (name === 'UnauthorizedError') return { kind: 'unauthorized' };
+  return null;
 }
 
 function httpObserved(status: number, trace: Trace): Observed {
@@ -132,7 +188,7 @@ function errnoCode(error: unknown): string | null {
  * `_meta.errorCategory` (for tools with an output schema, whose structured content the SDK
  * client checks against the success schema even on errors). Raw spelling; the classifier maps it.
  */
-export function declaredCategory(result: CallToolResult): string | null {
+export function declaredCategory(result: ToolResultShape): string | null {
   const sc = result.structuredContent;
   const meta = result._meta;
   const raw =
@@ -145,10 +201,10 @@ export function declaredCategory(result: CallToolResult): string | null {
 
 const FOLDED = /^MCP error (-32[0-9]{3}):/;
 
-/** The JSON-RPC code McpServer folded into an error result's first text, if it did. */
-export function foldedJsonRpcCode(result: CallToolResult): number | null {
+/** The JSON-RPC code an SDK's McpServer folded into an error result's first text, if it did. */
+export function foldedJsonRpcCode(result: ToolResultShape): number | null {
   const first = result.content?.[0];
-  if (!first || first.type !== 'text') return null;
+  if (!first || first.type !== 'text' || typeof first.text !== 'string') return null;
   const match = FOLDED.exec(first.text);
   return match ? Number(match[1]) : null;
 }

@@ -1,49 +1,7 @@
-// What SDK v2's Client hands back, as the shared reader (observed.ts, which the gateway's 2025
-// relay also feeds with SDK v1 errors and types) knows it. Errors: the SDK v1 equivalent. Structured fields only: the
-// status of an SdkHttpError, the numeric code of a ProtocolError, the SdkErrorCode of a local
-// failure. An `input_required` answer the client was not set up to fulfil is no error of the
-// server's: it is reported as the server's request for input (docs/api.md `resultType`).
-import { UnauthorizedError as V1UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import {
-  InsufficientScopeError,
-  ProtocolError,
-  ProtocolErrorCode,
-  SdkError,
-  SdkErrorCode,
-  SdkHttpError,
-  UnauthorizedError,
-  type CallToolResult,
-  type Tool,
-} from '@modelcontextprotocol/client';
-import { fromResult } from './observed';
-
-type V1Result = Parameters<typeof fromResult>[0];
-type V1Tool = Parameters<typeof fromResult>[1];
-
-/** `fromResult` for a v2 result and tool (the same wire shapes, typed by the other SDK). */
-export function fromV2Result(result: CallToolResult, tool: Tool | undefined, httpStatus: number | null) {
-  return fromResult(result as V1Result, tool as V1Tool, httpStatus);
-}
-
-/** The SDK v1 equivalent of a v2 error, for `fromError`; anything else as it is. */
-export function asObservable(error: unknown): unknown {
-  if (error instanceof ProtocolError) return new McpError(error.code, error.message);
-  // Refused while connecting (401, or 403 insufficient_scope): the status and challenge are the
-  // trace's, which `fromError` reads for an unauthorized error.
-  if (error instanceof UnauthorizedError || error instanceof InsufficientScopeError)
-    return new V1UnauthorizedError(error.message);
-  if (error instanceof SdkHttpError) {
-    const status = typeof error.data?.status === 'number' ? error.data.status : undefined;
-    return new StreamableHTTPError(status, error.message);
-  }
-  if (error instanceof SdkError) {
-    if (error.code === SdkErrorCode.RequestTimeout) return new McpError(ErrorCode.RequestTimeout, error.message);
-    if (error.code === SdkErrorCode.ConnectionClosed) return new McpError(ErrorCode.ConnectionClosed, error.message);
-  }
-  return error;
-}
+// What SDK v2's Client hands back beyond a result or an error `fromError` reads (observed.ts): an
+// `input_required` answer the client was not set up to fulfil is no error of the server's: it is
+// reported as the server's request for input (docs/api.md `resultType`).
+import { ProtocolError, ProtocolErrorCode, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 
 /**
  * Whether the server answered `input_required` and the client did not fulfil it: auto-fulfilment
