@@ -1,10 +1,9 @@
-// The agent-integration demo's gateway scenario: a plain MCP client (no Countersign code of its
-// own, as a desktop host is) talks to the demo MCP server through the Countersign gateway, run
-// in-process in Streamable HTTP mode on loopback. A read goes through at once; a refund is held
-// by the gateway until a reviewer approves it, then forwarded once with its grant redeemed.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+// The agent-integration demo's gateway scenario: a plain MCP client (SDK v2's, in its default
+// 2025 era, with no Countersign code of its own, as a desktop host is) talks to the demo MCP server
+// through the Countersign gateway, run in-process in Streamable HTTP mode on loopback. A read goes
+// through at once; a refund is held by the gateway until a reviewer approves it, then forwarded
+// once with its grant redeemed.
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { gatewayContext } from '../../lib/gateway/context';
 import { runHttp } from '../../lib/gateway/http';
 import type { CountersignEndpoint } from '../../lib/mcp/countersign-http';
@@ -80,7 +79,7 @@ export async function runGatewayScenarios(o: GatewayScenarioOptions): Promise<Sc
     ) => {
       const requestRef = o.ref(name);
       o.log(`\n${name}  —  request reference ${requestRef}`);
-      const result = (await client.callTool(
+      const result = await client.callTool(
         {
           name: call.name,
           arguments: call.arguments,
@@ -90,9 +89,8 @@ export async function runGatewayScenarios(o: GatewayScenarioOptions): Promise<Sc
             ...(call.idempotencyKey ? { 'countersign/idempotencyKey': call.idempotencyKey } : {}),
           },
         },
-        undefined,
         { timeout: o.approvalWaitMs + 60_000, resetTimeoutOnProgress: true },
-      )) as CallToolResult;
+      );
       const eventId = result._meta?.['countersign/eventId'];
       const record = typeof eventId === 'string' ? records.get(eventId) : undefined;
       const c = record ? classifyRecord(record, true) : null;

@@ -9,8 +9,7 @@
 //     never may (servers.manage is granted to admins and the command line only);
 //   - no policy rule changes what the scenarios' tools need (a rule can only be changed from the
 //     command line or by an admin in the console).
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { callApi, problemCode, type ApiResponse, type CountersignEndpoint } from '../../lib/mcp/countersign-http';
 import { annotationsOf } from '../../lib/mcp/countersign-client';
 import type { ToolAnnotations } from '../../lib/outcomes/schemas';
