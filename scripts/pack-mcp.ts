@@ -1,17 +1,16 @@
 // `npm run -s pack:mcp`: builds @countersign/mcp (docs/api.md, "The agent package") — the wrapper
 // `withCountersign`, the reporter, the retry helper, the shared classifier and types, and the
 // `countersign-gateway` bin — as a tarball, and prints its path as the last line. The code is
-// bundled (nothing from this repository is needed); the MCP SDK and zod are its dependencies, so
-// the integrator's own SDK classes are the ones the wrapper sees. The gateway's SDK v2 packages
-// are dependencies too: their stdio transport spawns through cross-spawn (CommonJS), which an ESM
-// bundle cannot require.
+// bundled (nothing from this repository is needed); the packages of PACKAGE_EXTERNALS are left to
+// npm, and the package declares exactly those its two bundles import (read from esbuild's
+// metafile), at the repository's versions: what stops being imported stops being a dependency.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { build } from 'esbuild';
+import { build, type Metafile } from 'esbuild';
 import { GATEWAY_NODE_FLAGS } from '../lib/gateway/node-flags';
-import { PACKAGE_EXTERNALS } from './lib/package-externals';
+import { dependenciesOf, PACKAGE_EXTERNALS } from './lib/package-externals';
 
 const root = path.resolve(import.meta.dirname, '..');
 const repo = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
@@ -32,19 +31,21 @@ async function main() {
     external: external.flatMap((e) => [e, `${e}/*`]),
     logLevel: 'warning' as const,
     legalComments: 'none' as const,
+    metafile: true as const,
   };
-  await build({
+  const wrapper = await build({
     ...common,
     entryPoints: [path.join(root, 'lib/mcp/index.ts')],
     outfile: path.join(pkg, 'dist/index.js'),
   });
-  await build({
+  const gateway = await build({
     ...common,
     entryPoints: [path.join(root, 'scripts/gateway.ts')],
     outfile: path.join(pkg, 'dist/gateway.js'),
     // env -S: the flags go to node as their own arguments (GNU coreutils 8.30+, BSD, macOS).
     banner: { js: `#!/usr/bin/env -S node ${GATEWAY_NODE_FLAGS.join(' ')}` },
   });
+  const dependencies = dependenciesOf([wrapper.metafile, gateway.metafile].flatMap(externalImports), repo.dependencies);
   writeFileSync(
     path.join(pkg, 'package.json'),
     `${JSON.stringify(
@@ -59,7 +60,7 @@ async function main() {
         bin: { 'countersign-gateway': './dist/gateway.js' },
         files: ['dist', 'README.md'],
         engines: { node: '>=20.19' },
-        dependencies: Object.fromEntries(external.map((e) => [e, repo.dependencies[e]])),
+        dependencies,
       },
       null,
       2,
@@ -85,6 +86,10 @@ async function main() {
     .pop()!;
   rmSync(work, { recursive: true, force: true });
   console.log(path.join(out, name));
+}
+
+function externalImports(metafile: Metafile): string[] {
+  return Object.values(metafile.outputs).flatMap((o) => o.imports.filter((i) => i.external).map((i) => i.path));
 }
 
 main().catch((error: unknown) => {

@@ -1,8 +1,31 @@
-// What the agent package (`npm run pack:mcp`) leaves to npm instead of bundling: its peers' SDKs
-// and zod, installed beside it. bench:gateway bundles the gateway the same way, to measure it as shipped.
+// What the agent package (`npm run pack:mcp`) leaves to npm instead of bundling, when its code
+// imports them: the MCP SDK packages (so the integrator's own SDK classes are the ones the wrapper
+// sees; the client's stdio transport also spawns through cross-spawn, CommonJS, which an ESM
+// bundle cannot require) and zod. SDK v1 is here for the gateway's 2025 relay only; the package
+// declares it only while a bundle imports it (`dependenciesOf`). bench:gateway bundles the gateway
+// the same way, to measure it as shipped.
+import { isBuiltin } from 'node:module';
+
 export const PACKAGE_EXTERNALS = [
   '@modelcontextprotocol/sdk',
   '@modelcontextprotocol/client',
   '@modelcontextprotocol/server',
   'zod',
 ];
+
+/**
+ * The package's `dependencies`: the packages its bundles import (the external import paths esbuild
+ * reports, Node's built-ins aside), each at the version the repository depends on.
+ */
+export function dependenciesOf(imports: string[], versions: Record<string, string>): Record<string, string> {
+  const names = [...new Set(imports.filter((i) => !isBuiltin(i)).map(packageName))].sort();
+  const missing = names.filter((n) => !versions[n]);
+  if (missing.length) throw new Error(`the bundles import ${missing.join(', ')}, not a dependency of the repository`);
+  return Object.fromEntries(names.map((n) => [n, versions[n]]));
+}
+
+/** `@scope/name/sub/path.js` → `@scope/name`; `name/sub` → `name`. */
+function packageName(specifier: string): string {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
