@@ -1,5 +1,5 @@
-// Countersign's agent-side integration for MCP clients (SDK v2's `@modelcontextprotocol/client`, both eras). No Next.js,
-// no Prisma: usable from any Node agent runtime.
+// Countersign's agent-side integration for MCP clients (SDK v2's `@modelcontextprotocol/client`, both
+// eras). No Next.js, no Prisma: usable from any Node agent runtime.
 export { withCountersign, CountersignClient } from './countersign-client';
 export type { CountersignOptions, CallOptions, GuardedCallResult } from './countersign-client';
 export { observeToolCall, observingFetch, prepareSession } from './observe';

@@ -2,9 +2,9 @@
 // to docs/api.md's `observed` object. See observe.ts for what is read and what never is.
 //
 // Errors are read natively as SDK v2 raises them (its error classes match by brand, across copies
-// of the SDK). The gateway's 2025 relay (lib/gateway/call.ts, tasks.ts) still hands in SDK v1's
-// errors; those are read by their shape (`fromV1Shape`), never by importing SDK v1, so this
-// package does not depend on it.
+// of the SDK). The gateway's 2025 relay (lib/gateway/call.ts, tasks.ts; modern-record.ts turns SDK
+// v2's errors into them too) still hands in SDK v1's errors; those are read by their shape
+// (`fromV1Shape`), never by importing SDK v1, so this package does not depend on it.
 import {
   InsufficientScopeError,
   ProtocolError,
@@ -22,14 +22,14 @@ import type { Trace } from './trace';
  * What `fromResult` reads of a tool result: the wire shape, which both SDK majors type alike
  * (the gateway's relay hands in SDK v1's `CallToolResult`).
  */
-export interface ToolResultShape {
+interface ToolResultShape {
   isError?: boolean;
   content?: ReadonlyArray<{ type: string; text?: unknown }>;
   structuredContent?: unknown;
   _meta?: unknown;
 }
 /** What `fromResult` reads of a tool's declaration. */
-export type ToolShape = { outputSchema?: object };
+type ToolShape = { outputSchema?: object };
 
 export function fromResult<R extends ToolResultShape>(
   result: R,
