@@ -15,7 +15,8 @@
 //   refused to the server as a client without that capability would (method not found).
 // - Bounds: at most MAX_ROUNDS rounds per call (further requests of the server are refused to it),
 //   and between a round and its retry the call is held only for a while (modern-call.ts holds it in
-//   open-calls.ts, which records it as left at its round and then cancels it here).
+//   open-calls.ts, which then cancels it here and records it as left at its round, or, when the
+//   server ended it in the meantime, as the server's outcome).
 // - In memory: a gateway restarted between a round and its retry has lost the call; the retry's
 //   state names a call that is not here and gets the invalid-state error.
 import { randomUUID } from 'node:crypto';
@@ -53,7 +54,8 @@ export type Next =
   /** The client's request was cancelled: so was the call, upstream. */
   | { cancelled: true };
 
-type Ended = { done: Record<string, unknown> } | { failed: unknown };
+/** How the server ended the call: its result, or its error. */
+export type Ended = { done: Record<string, unknown> } | { failed: unknown };
 
 export class HeldCall<T = unknown> {
   readonly id = randomUUID();
@@ -158,6 +160,11 @@ export class HeldCall<T = unknown> {
       signal.addEventListener('abort', () => this.forget(ask, signal.reason), { once: true });
       this.wake?.();
     });
+  }
+
+  /** How the server ended the call, once it did (whether or not a request of the client took it). */
+  get outcome(): Ended | undefined {
+    return this.ended;
   }
 
   /** Cancels the call upstream (its client went away, or never came back): its server's requests are refused. */

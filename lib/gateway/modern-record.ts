@@ -112,7 +112,7 @@ export function hold(
   observed: Observed,
   startedAt: number,
   grantId?: string,
-  options?: { afterMs?: number; posted?: () => void },
+  options?: { afterMs?: number; posted?: () => boolean | void },
 ): void {
   g.open.hold(call.id, outcome(call, g, observed, startedAt, grantId), options);
 }
