@@ -2,8 +2,12 @@
 // mid-call in the ways testing/mcp-asking-server.ts does not: more times than a call may ask, for
 // something the client may not have declared, on the session's own stream rather than the call's,
 // with progress between its requests, in URL mode, and with a request it stops waiting for. Each
-// tool notes in `seen` what its requests got back: the answer, or the JSON-RPC code of the error.
+// tool notes in `seen` what its requests got back: the answer, or the JSON-RPC code of the error
+// (over stdio, each tool's result says it too).
+//   npx tsx testing/mcp-asking-corners.ts stdio
+import { pathToFileURL } from 'node:url';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import {
   CreateMessageResultSchema,
   ElicitResultSchema,
@@ -136,5 +140,29 @@ export function cornersServer(seen: CornersSeen = { got: [], gaveUp: 0 }): McpSe
     },
   );
 
+  server.registerTool(
+    'ask_after',
+    { description: 'Waits `ms`, then asks its client once.', inputSchema: { ms: z.number().int() } },
+    async ({ ms }, extra) => {
+      const mine: Got[] = [];
+      seen.got.push(mine);
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      mine.push(await got(extra.sendRequest(form('Now?'), ElicitResultSchema)));
+      return text(mine);
+    },
+  );
+
+  server.registerTool(
+    'pause',
+    { description: 'Waits `ms`, asking nothing.', inputSchema: { ms: z.number().int() } },
+    async ({ ms }) => {
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      return text('paused');
+    },
+  );
+
   return server;
 }
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href && process.argv[2] === 'stdio')
+  void cornersServer().connect(new StdioServerTransport());

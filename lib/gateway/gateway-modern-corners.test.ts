@@ -5,8 +5,17 @@
 // time in one call; asks for sampling the client did not declare; asks on the session's own stream,
 // outside any call; reports progress between its requests; asks in URL mode and then says the
 // page was visited; stops waiting for its request and answers the call while the client is away.
+// Over stdio, the same server as the gateway's child asks while the host has two calls in flight.
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { Client, StreamableHTTPClientTransport, type ClientCapabilities } from '@modelcontextprotocol/client';
+import path from 'node:path';
+import {
+  Client,
+  InMemoryTransport,
+  StreamableHTTPClientTransport,
+  type ClientCapabilities,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import type { Transport as V1Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { cli } from '@/lib/auth/actor';
 import { setPolicyRule } from '@/lib/server/policy/policy-rules';
 import { trustServer } from '@/lib/server/policy/trusted-servers';
@@ -22,6 +31,7 @@ import {
 } from '@/testing/gateway-fixtures';
 import type { GatewayContext } from './context';
 import { runHttp } from './http';
+import { runStdio } from './stdio';
 
 vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
@@ -50,7 +60,7 @@ async function setUp(over: Partial<GatewayContext> = {}) {
 }
 
 /** SDK v2's client pinned to 2026-07-28 with `capabilities`, answering each elicitation with `value-<n>`. */
-async function client(url: string, capabilities: ClientCapabilities) {
+async function client(to: string | Transport, capabilities: ClientCapabilities) {
   const asked: { method: string; params: unknown }[] = [];
   const c = new Client(
     { name: 'corners-client', version: '1.0.0' },
@@ -72,7 +82,7 @@ async function client(url: string, capabilities: ClientCapabilities) {
       return { roots: [{ uri: 'file:///srv', name: 'srv' }] };
     });
   open.push(() => c.close());
-  await c.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await c.connect(typeof to === 'string' ? new StreamableHTTPClientTransport(new URL(to)) : to);
   return { client: c, asked };
 }
 
@@ -212,6 +222,36 @@ describe('a 2025 server asking mid-call, behind a 2026-07-28 client: the corners
       }),
     ]);
     expect(records[0].observed).not.toHaveProperty('resultType');
+  });
+});
+
+describe('over stdio, the same server as the child of the gateway', () => {
+  it("the child's request while the host has two calls in flight is refused (-32601): it cannot tell whose it is", async () => {
+    const server = uniq('stdio-corners');
+    await trustServer(cli, server);
+    await setPolicyRule(cli, { server, tool: null, requiredApprovals: 0 });
+    const t = testContext(actors, server);
+    const [hostSide, gatewaySide] = InMemoryTransport.createLinkedPair();
+    const command = [
+      process.execPath,
+      '--import',
+      'tsx',
+      path.join(process.cwd(), 'testing/mcp-asking-corners.ts'),
+      'stdio',
+    ];
+    const g = await runStdio(t.ctx, command, gatewaySide as unknown as V1Transport);
+    open.push(async () => {
+      await g.close();
+      await t.ctx.reporter.close(2000);
+    });
+    const { client: host, asked } = await client(hostSide, { elicitation: { form: {} } });
+    // The second call asks while the first is still in flight: stdio has no stream per call to tell them apart.
+    const first = host.callTool({ name: 'pause', arguments: { ms: 3000 } });
+    const second = await host.callTool({ name: 'ask_after', arguments: { ms: 200 } });
+    expect(JSON.parse(textOf(second))).toEqual([{ code: METHOD_NOT_FOUND }]);
+    expect(asked).toEqual([]);
+    // The first call, asked nothing, is not disturbed.
+    expect(textOf(await first)).toBe('"paused"');
   });
 });
 
