@@ -85,7 +85,7 @@ async function cancelOneOfTwo(p: Pairing) {
       (error: unknown) => ({ error }),
     );
   const kept = p.kept.callTool(
-    { name: 'transfer', arguments: { id: 'short', ms: 1500 }, _meta: { 'countersign/requestRef': `${ref}-short` } },
+    { name: 'transfer', arguments: { id: 'short', ms: 3000 }, _meta: { 'countersign/requestRef': `${ref}-short` } },
     { timeout: 30_000 },
   );
   await vi.waitFor(
