@@ -67,6 +67,7 @@ export class HeldCall<T = unknown> {
   /** Those put to it in the last round, by key, until its retry answers them. */
   private out = new Map<string, Ask>();
   private ended?: Ended;
+  private endAt?: number;
   private wake?: () => void;
   private attached = false;
   private readonly upstream = new AbortController();
@@ -167,6 +168,11 @@ export class HeldCall<T = unknown> {
     return this.ended;
   }
 
+  /** When the server ended the call (ms since the epoch), once it did. */
+  get endedAt(): number | undefined {
+    return this.endAt;
+  }
+
   /** Cancels the call upstream (its client went away, or never came back): its server's requests are refused. */
   cancel(): void {
     this.upstream.abort();
@@ -198,6 +204,7 @@ export class HeldCall<T = unknown> {
 
   private end(ended: Ended): void {
     this.ended = ended;
+    this.endAt = Date.now();
     // Requests of the server still unanswered are moot: the call they were for has ended.
     for (const ask of [...this.waiting.splice(0), ...this.out.values()])
       ask.refuse(new ProtocolError(METHOD_NOT_FOUND, 'The call this request belongs to has ended.'));
