@@ -186,6 +186,7 @@ async function follow(
       posted: () => {
         held.cancel();
         const ended = held.outcome;
+        call.endedAt = held.endedAt;
         if (ended && 'done' in ended) answered(g, client, call, ended.done, startedAt);
         else if (ended) record(g, call, observedError(ended.failed), startedAt, call.grantId);
         return ended !== undefined;
