@@ -22,6 +22,7 @@ import { trustServer } from '@/lib/server/policy/trusted-servers';
 import { uniq } from '@/testing/factories';
 import { cornersServer, type CornersSeen } from '@/testing/mcp-asking-corners';
 import { startLegacyHttp } from '@/testing/mcp-legacy-http';
+import { durationsOf } from '@/testing/record-durations';
 import {
   closedAfterEach,
   consoleActors,
@@ -223,6 +224,8 @@ describe('a 2025 server asking mid-call, behind a 2026-07-28 client: the corners
       }),
     ]);
     expect(records[0].observed).not.toHaveProperty('resultType');
+    // Lasting until the server's answer (it gave up on its request after 200 ms), not until the hold ran out.
+    expect((await durationsOf(ref))[0]).toBeLessThan(1000);
   });
 });
 
