@@ -7,7 +7,7 @@
 // cancelled with its outcome unknown (DESIGN.md: a write cancelled after it was sent), and the
 // other runs to its end, answered and recorded completed / ok. Servers: testing/mcp-cancel-servers.ts;
 // clients: SDK v2's own; the real console recording.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -123,7 +123,9 @@ async function cancelOneOfTwo(p: Pairing) {
 describe.each(['v2', 'v1'] as const)('a 2026-07-28 host over stdio, in front of the %s child', (sdk) => {
   it("cancels one of two calls with notifications/cancelled: the child sees it, the other goes on; records as DESIGN.md's table", async () => {
     const t = await trusted();
-    const log = path.join(mkdtempSync(path.join(tmpdir(), 'cancel-pairs-')), 'seen.jsonl');
+    const dir = mkdtempSync(path.join(tmpdir(), 'cancel-pairs-'));
+    open.push(async () => rmSync(dir, { recursive: true, force: true }));
+    const log = path.join(dir, 'seen.jsonl');
     const command = [
       process.execPath,
       '--import',
