@@ -15,7 +15,8 @@
 //   refused to the server as a client without that capability would (method not found).
 // - Bounds: at most MAX_ROUNDS rounds per call (further requests of the server are refused to it),
 //   and between a round and its retry the call is held only for a while (modern-call.ts holds it in
-//   open-calls.ts, which records it as left at its round and then cancels it here).
+//   open-calls.ts, which then cancels it here and records it as left at its round, or, when the
+//   server ended it in the meantime, as the server's outcome).
 // - In memory: a gateway restarted between a round and its retry has lost the call; the retry's
 //   state names a call that is not here and gets the invalid-state error.
 import { randomUUID } from 'node:crypto';
@@ -53,7 +54,8 @@ export type Next =
   /** The client's request was cancelled: so was the call, upstream. */
   | { cancelled: true };
 
-type Ended = { done: Record<string, unknown> } | { failed: unknown };
+/** How the server ended the call: its result, or its error. */
+export type Ended = { done: Record<string, unknown> } | { failed: unknown };
 
 export class HeldCall<T = unknown> {
   readonly id = randomUUID();
@@ -65,6 +67,7 @@ export class HeldCall<T = unknown> {
   /** Those put to it in the last round, by key, until its retry answers them. */
   private out = new Map<string, Ask>();
   private ended?: Ended;
+  private endAt?: number;
   private wake?: () => void;
   private attached = false;
   private readonly upstream = new AbortController();
@@ -160,6 +163,16 @@ export class HeldCall<T = unknown> {
     });
   }
 
+  /** How the server ended the call, once it did (whether or not a request of the client took it). */
+  get outcome(): Ended | undefined {
+    return this.ended;
+  }
+
+  /** When the server ended the call (ms since the epoch), once it did. */
+  get endedAt(): number | undefined {
+    return this.endAt;
+  }
+
   /** Cancels the call upstream (its client went away, or never came back): its server's requests are refused. */
   cancel(): void {
     this.upstream.abort();
@@ -191,6 +204,7 @@ export class HeldCall<T = unknown> {
 
   private end(ended: Ended): void {
     this.ended = ended;
+    this.endAt = Date.now();
     // Requests of the server still unanswered are moot: the call they were for has ended.
     for (const ask of [...this.waiting.splice(0), ...this.out.values()])
       ask.refuse(new ProtocolError(METHOD_NOT_FOUND, 'The call this request belongs to has ended.'));

@@ -20,7 +20,7 @@ import { HOLD_MS, type HeldCall } from './held-calls';
 import { guardRead, writeGuard } from './guard';
 import { DEFAULT_BUDGETS } from '../guards/budgets';
 import type { ModernExchange } from './modern-exchange';
-import { answered, drop, eventIdOf, failed, hold, record, refuse, type Call } from './modern-record';
+import { answered, drop, eventIdOf, failed, hold, observedError, record, refuse, type Call } from './modern-record';
 import { noticeHidden, relayOptions, sent, upstreamParams, wrapRound, type ModernGateway } from './modern-server';
 import type { RoundState } from './round-state';
 
@@ -182,7 +182,15 @@ async function follow(
     // Recorded as this round if its client never comes back, and then cancelled upstream.
     hold(g, call, { sent: true, resultType: 'input_required' }, startedAt, call.grantId, {
       afterMs: g.ctx.heldCallMs ?? HOLD_MS,
-      posted: () => held.cancel(),
+      // Ended by its server while its client was away: recorded as the server's outcome, not the round.
+      posted: () => {
+        held.cancel();
+        const ended = held.outcome;
+        call.endedAt = held.endedAt;
+        if (ended && 'done' in ended) answered(g, client, call, ended.done, startedAt);
+        else if (ended) record(g, call, observedError(ended.failed), startedAt, call.grantId);
+        return ended !== undefined;
+      },
     });
     const requestState = await g.codec.mint(
       { ...chain(call), grantId: call.grantId, held: held.id, round: next.round },

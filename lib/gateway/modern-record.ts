@@ -29,6 +29,8 @@ export interface Call {
   id: string;
   at: number;
   n: number;
+  /** When the server ended the call, if that was before its record is made (a held call: held-calls.ts). */
+  endedAt?: number;
 }
 
 /** The call failed upstream (or was cancelled): recorded, and the client gets the error. */
@@ -59,7 +61,8 @@ export function answered(
 
 /**
  * The call's one record, made after the current I/O: dated at its first request when it took
- * rounds (`startedAt`, when this request went to the server, otherwise), lasting until now.
+ * rounds (`startedAt`, when this request went to the server, otherwise), lasting until now (or
+ * until the server ended it, when that came first).
  */
 function outcome(
   call: Call,
@@ -70,7 +73,7 @@ function outcome(
   earlierRecordId?: string,
 ) {
   const from = call.n > 1 ? call.at : startedAt;
-  const durationMs = Math.max(0, Date.now() - from);
+  const durationMs = Math.max(0, (call.endedAt ?? Date.now()) - from);
   return () => {
     const record = gatewayRecord(g.ctx, {
       name: call.name,
@@ -112,7 +115,7 @@ export function hold(
   observed: Observed,
   startedAt: number,
   grantId?: string,
-  options?: { afterMs?: number; posted?: () => void },
+  options?: { afterMs?: number; posted?: () => boolean | void },
 ): void {
   g.open.hold(call.id, outcome(call, g, observed, startedAt, grantId), options);
 }

@@ -5,7 +5,8 @@
 // no longer be used (its TTL), when the gateway closes, or when too many are held (the oldest
 // first), and dropped when the client comes back with the state (the retry records the call).
 // A call still running upstream between its rounds (held-calls.ts) is held for a shorter time,
-// and cancelled upstream when it is posted: nobody is left to answer its server.
+// and cancelled upstream when it is posted: nobody is left to answer its server (a call its server
+// ended meanwhile is recorded as that end instead).
 // In memory, as the reporter's own buffer is: a gateway killed outright loses both.
 import type { Outcome } from '../outcomes/schemas';
 import type { OutcomeReporter } from '../mcp/reporter';
@@ -14,7 +15,10 @@ import type { OutcomeReporter } from '../mcp/reporter';
 const MAX_OPEN = 10_000;
 
 export class OpenCalls {
-  private readonly open = new Map<string, { build: () => Outcome; timer: NodeJS.Timeout; posted?: () => void }>();
+  private readonly open = new Map<
+    string,
+    { build: () => Outcome; timer: NodeJS.Timeout; posted?: () => boolean | void }
+  >();
 
   constructor(
     private readonly reporter: OutcomeReporter,
@@ -25,9 +29,10 @@ export class OpenCalls {
 
   /**
    * The call `id` was answered with a round: `build` makes its record if it is never retried,
-   * after `afterMs` (default: the abandonment time), when `posted` is also called.
+   * after `afterMs` (default: the abandonment time), when `posted` is also called; `posted`
+   * returns true when it recorded the call itself (then `build` is not used).
    */
-  hold(id: string, build: () => Outcome, options: { afterMs?: number; posted?: () => void } = {}): void {
+  hold(id: string, build: () => Outcome, options: { afterMs?: number; posted?: () => boolean | void } = {}): void {
     this.take(id);
     const timer = setTimeout(() => this.post(id), options.afterMs ?? this.abandonAfterMs);
     timer.unref();
@@ -57,7 +62,6 @@ export class OpenCalls {
     if (!held) return;
     clearTimeout(held.timer);
     this.open.delete(id);
-    held.posted?.();
-    this.reporter.enqueueLater(held.build);
+    if (held.posted?.() !== true) this.reporter.enqueueLater(held.build);
   }
 }
