@@ -19,7 +19,9 @@ import type { GatewayContext } from './context';
 import type { UpstreamHead } from './exchange';
 import { carryingModern, modernExchange, refusalFor } from './modern-exchange';
 import { HeldCalls } from './held-calls';
+import { leanPath, plainCall, type PlainCall } from './modern-lean';
 import { modernFactory, ToolCatalog, type ModernGateway } from './modern-server';
+import { upstreamAgent } from './http-upstream';
 import { OpenCalls } from './open-calls';
 import { roundStateCodec, TTL_SECONDS } from './round-state';
 import { Upstream } from './upstream-client';
@@ -52,6 +54,10 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
     open: new OpenCalls(ctx.reporter, ctx.roundAbandonMs ?? TTL_SECONDS * 1000),
   };
   const factory = modernFactory(g);
+  const agent = upstreamAgent(upstreamUrl);
+  // The plain calls the lean path serves (modern-lean.ts), found as serves() classifies the request.
+  const lean = ctx.modernLean === false ? null : leanPath(g, upstreamUrl, agent, (a) => upstream.discovered(a));
+  const plains = new WeakMap<Request, PlainCall>();
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
   const handler = createMcpHandler(factory, {
     legacy: 'reject',
@@ -75,10 +81,20 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
   return {
     async serves(req, request, parsed) {
       if (req.method !== 'POST' || req.headers['mcp-session-id'] !== undefined) return false;
+      const plain = lean ? plainCall(req.headers, parsed) : null;
+      if (plain) {
+        plains.set(request, plain);
+        return true;
+      }
       return !(await isLegacyRequest(request, parsed));
     },
     async answer(request, parsed, authorization) {
       const exchange = modernExchange(authorization, parsed, request.headers);
+      const plain = lean && plains.get(request);
+      if (plain) {
+        const answer = await lean.answer(plain, exchange, request.signal);
+        if (answer) return answer;
+      }
       // A client's subscription is served by the gateway's handler, fed by the gateway's own one.
       if (exchange.method === 'subscriptions/listen')
         await upstream.watch(exchange, changes).catch((error: unknown) => {
@@ -131,6 +147,7 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
       await Promise.allSettled([...sessions.values()].map((t) => t.close()));
       await handler.close();
       await upstream.close();
+      agent.destroy();
       // Calls still waiting for their client's retry: recorded as left at their round (and cancelled).
       g.open.flush();
       held.cancelAll();
