@@ -195,6 +195,8 @@ export function leanPath(
           replayed(res, text.split(token).join(JSON.stringify(id))),
         );
       }
+      // Nobody left to hand it to: the SDK's path would not ask for the answer.
+      if (signal.aborted) return (res.destroy(), cancelled(g, call, startedAt));
       return handOff(exchange, call, startedAt, async (id) => replayed(res, streamed(res, token, JSON.stringify(id))));
     },
   };
@@ -272,6 +274,9 @@ function readAll(res: IncomingMessage): Promise<string> {
     res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     res.on('error', reject);
     res.on('aborted', () => reject(new Error('aborted')));
+    res.on('close', () => {
+      if (!res.complete) reject(new Error('aborted'));
+    });
   });
 }
 
