@@ -1,7 +1,9 @@
 // Streamable HTTP mode, the 2026-07-28 leg (docs/gateway.md "Both eras"): a
 // POST that opens no 2025 session and that SDK v2 classifies as 2026-07-28 is served by SDK v2's
 // createMcpHandler (per request, strict: `legacy: 'reject'`), whose factory (modern-server.ts)
-// relays it to the server through SDK v2's Client in the era the server offers. The 2025 leg
+// relays it to the server through SDK v2's Client in the era the server offers; a plain
+// `tools/call` is answered by the lean path instead (modern-lean.ts), which hands back to the
+// handler whatever it does not serve itself. The 2025 leg
 // (sessions: http.ts, relay.ts) serves every other request. The server's own 401/403 for the
 // request goes back as it was sent, instead of the handler's answer, unless that answer already
 // streams: a call held for its grant streams its progress from the first notification, and the
