@@ -246,7 +246,7 @@ function replayed(res: IncomingMessage, body: string | ReadableStream<Uint8Array
 }
 
 /** The server's body as it streams, the gateway's id for the call (`from`) put back as the SDK client's (`to`). */
-function streamed(res: IncomingMessage, from: string, to: string): ReadableStream<Uint8Array> {
+export function streamed(res: Readable, from: string, to: string): ReadableStream<Uint8Array> {
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
   let tail = '';
