@@ -46,8 +46,10 @@ interface Seen {
  * A 2026-07-28 server (SDK v2, one instance per request). `Bearer good` may do anything;
  * `Bearer lapsed` anything but tools/call, which gets 401 with its challenge.
  */
-async function upstream(): Promise<{ url: string; calls: Seen[] }> {
+async function upstream(): Promise<{ url: string; calls: Seen[]; hung: string[] }> {
   const calls: Seen[] = [];
+  // How each call of `hangs` ended: only by its client's cancel.
+  const hung: string[] = [];
   const handler = createMcpHandler(
     () => {
       const server = new McpServer({ name: 'lean-upstream', version: '1.0.0' }, { capabilities: { logging: {} } });
@@ -78,6 +80,18 @@ async function upstream(): Promise<{ url: string; calls: Seen[] }> {
           },
         }),
       );
+      server.registerTool('hangs', { annotations: readOnly }, async (ctx) => {
+        hung.push('running');
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, 10_000);
+          ctx.mcpReq.signal.addEventListener('abort', () => {
+            clearTimeout(timer);
+            hung.push('cancelled');
+            resolve();
+          });
+        });
+        return { content: [{ type: 'text', text: 'woke' }] };
+      });
       server.registerTool('blocked_tool', { annotations: readOnly }, () => ({
         content: [{ type: 'text', text: 'ran' }],
       }));
@@ -116,7 +130,7 @@ async function upstream(): Promise<{ url: string; calls: Seen[] }> {
     http.closeAllConnections();
     await new Promise((r) => http.close(r));
   });
-  return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, calls };
+  return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, calls, hung };
 }
 
 interface Sent {
@@ -129,7 +143,7 @@ interface Sent {
 }
 
 /** A 2026-07-28 `tools/call` as SDK v2's client sends it; its answer, what varies per run masked. */
-async function send(url: string, ref: string, c: Sent) {
+async function send(url: string, ref: string, c: Sent, signal?: AbortSignal) {
   const body = {
     jsonrpc: '2.0',
     id: 'call-1',
@@ -156,7 +170,7 @@ async function send(url: string, ref: string, c: Sent) {
     ...c.headers,
   };
   for (const [k, v] of Object.entries(all)) if (v !== undefined) headers[k] = v;
-  const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
+  const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal });
   const type = res.headers.get('content-type') ?? '';
   const text = await res.text();
   const messages = type.includes('text/event-stream')
@@ -392,4 +406,31 @@ describe('the lean path of a 2026-07-28 tools/call', () => {
     const [leanRecords, sdkRecords] = await Promise.all(refs.map((ref) => recordDetailsOf(ref)));
     expect(masked(leanRecords)).toEqual(masked(sdkRecords));
   });
+
+  it('a call its client cancels while the server runs it: the cancel reaches the server, and the same record', async () => {
+    const { up, lean, sdk } = await gateways();
+    const refs: string[] = [];
+    for (const g of [lean, sdk]) {
+      const ref = `ref-${randomUUID()}`;
+      refs.push(ref);
+      const cancel = new AbortController();
+      const answer = send(g.url, ref, { name: 'hangs' }, cancel.signal);
+      const running = up.hung.length + 1;
+      await vi.waitFor(() => expect(up.hung).toHaveLength(running), { timeout: 5000, interval: 20 });
+      cancel.abort();
+      await expect(answer).rejects.toThrow();
+      await vi.waitFor(() => expect(up.hung.at(-1)).toBe('cancelled'), { timeout: 5000, interval: 20 });
+    }
+    expect(up.calls.find((s) => s.ref === refs[0])?.id).toMatch(/^gw-lean-/);
+    await lean.ctx.reporter.flush();
+    await sdk.ctx.reporter.flush();
+    const read = async (ref: string) => {
+      await vi.waitFor(async () => expect(await recordDetailsOf(ref)).toHaveLength(1), { timeout: 5000, interval: 50 });
+      return masked(await recordDetailsOf(ref));
+    };
+    const [leanRecords, sdkRecords] = [await read(refs[0]), await read(refs[1])];
+    // docs/gateway.md "Cancellation": recorded cancelled, its outcome unknown.
+    expect(leanRecords).toMatchObject([{ toolName: 'hangs', category: 'cancelled' }]);
+    expect(leanRecords).toEqual(sdkRecords);
+  }, 30_000);
 });
