@@ -7,6 +7,9 @@
 // One record per call, however many rounds it takes (modern-record.ts). In front of a 2025
 // server, the call is held open upstream across its rounds (held-calls.ts): the server's own
 // requests mid-call become rounds, and a retry of one resumes the held call.
+//
+// The lean path (modern-lean.ts) judges, guards and records a plain call with the same functions
+// (newCall, judge, trustedRead, modern-record.ts), and hands back here what it does not answer.
 import { randomUUID } from 'node:crypto';
 import { ProtocolError, type Client, type RequestOptions } from '@modelcontextprotocol/client';
 import { inputRequired, type ServerContext } from '@modelcontextprotocol/server';
