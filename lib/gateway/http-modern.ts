@@ -1,7 +1,9 @@
 // Streamable HTTP mode, the 2026-07-28 leg (docs/gateway.md "Both eras"): a
 // POST that opens no 2025 session and that SDK v2 classifies as 2026-07-28 is served by SDK v2's
 // createMcpHandler (per request, strict: `legacy: 'reject'`), whose factory (modern-server.ts)
-// relays it to the server through SDK v2's Client in the era the server offers. The 2025 leg
+// relays it to the server through SDK v2's Client in the era the server offers; a plain
+// `tools/call` is answered by the lean path instead (modern-lean.ts), which hands back to the
+// handler whatever it does not serve itself. The 2025 leg
 // (sessions: http.ts, relay.ts) serves every other request. The server's own 401/403 for the
 // request goes back as it was sent, instead of the handler's answer, unless that answer already
 // streams: a call held for its grant streams its progress from the first notification, and the
@@ -19,7 +21,9 @@ import type { GatewayContext } from './context';
 import type { UpstreamHead } from './exchange';
 import { carryingModern, modernExchange, refusalFor } from './modern-exchange';
 import { HeldCalls } from './held-calls';
+import { leanPath, plainCall, type PlainCall } from './modern-lean';
 import { modernFactory, ToolCatalog, type ModernGateway } from './modern-server';
+import { upstreamAgent } from './http-upstream';
 import { OpenCalls } from './open-calls';
 import { roundStateCodec, TTL_SECONDS } from './round-state';
 import { Upstream } from './upstream-client';
@@ -52,6 +56,10 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
     open: new OpenCalls(ctx.reporter, ctx.roundAbandonMs ?? TTL_SECONDS * 1000),
   };
   const factory = modernFactory(g);
+  const agent = upstreamAgent(upstreamUrl);
+  // The plain calls the lean path serves (modern-lean.ts), found as serves() classifies the request.
+  const lean = ctx.modernLean === false ? null : leanPath(g, upstreamUrl, agent, (a) => upstream.discovered(a));
+  const plains = new WeakMap<Request, PlainCall>();
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
   const handler = createMcpHandler(factory, {
     legacy: 'reject',
@@ -75,10 +83,20 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
   return {
     async serves(req, request, parsed) {
       if (req.method !== 'POST' || req.headers['mcp-session-id'] !== undefined) return false;
+      const plain = lean ? plainCall(req.headers, parsed) : null;
+      if (plain) {
+        plains.set(request, plain);
+        return true;
+      }
       return !(await isLegacyRequest(request, parsed));
     },
     async answer(request, parsed, authorization) {
       const exchange = modernExchange(authorization, parsed, request.headers);
+      const plain = lean && plains.get(request);
+      if (plain) {
+        const answer = await lean.answer(plain, exchange, request.signal);
+        if (answer) return answer;
+      }
       // A client's subscription is served by the gateway's handler, fed by the gateway's own one.
       if (exchange.method === 'subscriptions/listen')
         await upstream.watch(exchange, changes).catch((error: unknown) => {
@@ -131,6 +149,7 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
       await Promise.allSettled([...sessions.values()].map((t) => t.close()));
       await handler.close();
       await upstream.close();
+      agent.destroy();
       // Calls still waiting for their client's retry: recorded as left at their round (and cancelled).
       g.open.flush();
       held.cancelAll();

@@ -7,12 +7,15 @@
 // One record per call, however many rounds it takes (modern-record.ts). In front of a 2025
 // server, the call is held open upstream across its rounds (held-calls.ts): the server's own
 // requests mid-call become rounds, and a retry of one resumes the held call.
+//
+// The lean path (modern-lean.ts) judges, guards and records a plain call with the same functions
+// (newCall, judge, trustedRead, modern-record.ts), and hands back here what it does not answer.
 import { randomUUID } from 'node:crypto';
 import { ProtocolError, type Client, type RequestOptions } from '@modelcontextprotocol/client';
 import { inputRequired, type ServerContext } from '@modelcontextprotocol/server';
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { argsDigest } from '../mcp/digest';
-import { needsGrant, policyRefusal } from './approval-gate';
+import { needsGrant, policyRefusal, type Refusal } from './approval-gate';
 import { approvalGate } from './modern-approval';
 import { callMeta } from './call-meta';
 import { credentialKey, forward, HELD_HEADER } from './upstream-client';
@@ -20,6 +23,7 @@ import { HOLD_MS, type HeldCall } from './held-calls';
 import { guardRead, writeGuard } from './guard';
 import { DEFAULT_BUDGETS } from '../guards/budgets';
 import type { ModernExchange } from './modern-exchange';
+import type { ToolPolicy } from './policy';
 import { answered, drop, eventIdOf, failed, hold, observedError, record, refuse, type Call } from './modern-record';
 import { noticeHidden, relayOptions, sent, upstreamParams, wrapRound, type ModernGateway } from './modern-server';
 import type { RoundState } from './round-state';
@@ -42,46 +46,38 @@ export async function callTool(
       upstreamParams(client, raw, state, ctx, exchange?.declared),
       relayOptions(ctx, raw, exchange),
     );
-  const name = params.name;
-  const args = isRecord(params.arguments) ? params.arguments : {};
-  let digest: string | undefined;
-  const call: Call = {
-    name,
-    tool: undefined,
-    // 2026-07-28 has no sessions: a call that names no reference gets one of its own, kept across its rounds.
-    meta: callMeta(isRecord(params._meta) ? params._meta : undefined, state?.ref ?? `gw-${randomUUID()}`, name),
-    digest: () => (digest ??= argsDigest(args)),
-    id: state?.call ?? randomUUID(),
-    at: state?.at ?? Date.now(),
-    n: (state?.n ?? 0) + 1,
-  };
-  if (state && (state.tool !== name || state.digest !== call.digest())) throw invalidState();
+  // Judged and sent by the lean path (modern-lean.ts), whose answer from the server was not one
+  // it serves: the same request goes on here as if sent from here, the server's answer replayed.
+  const handed = exchange?.handed;
+  if (handed) {
+    const up = upstreamParams(client, raw, state, ctx, exchange.declared);
+    return settle(
+      g,
+      client,
+      handed.call,
+      forward(client, 'tools/call', up, relayOptions(ctx, raw, exchange)),
+      ctx,
+      handed.startedAt,
+    );
+  }
+  const call = newCall(params.name, params, state);
+  if (state && (state.tool !== call.name || state.digest !== call.digest())) throw invalidState();
   // A round that mirrored a 2025 server's requests: its call is still running upstream, held for this retry.
   if (state?.held !== undefined) return resume(g, client, call, state, ctx, raw, exchange);
   // The client came back: this request records the call (or holds it again at its next round).
   g.open.take(call.id);
 
-  const catalog = await tools(g, client);
-  call.tool = catalog?.get(name);
-  const list = catalog ? g.catalog.toolList() : null;
-  const policy = list ? await g.ctx.policy.get(list) : g.ctx.policy.last();
-  if (policy) noticeHidden(g, policy.hiddenKey);
+  const judged = await judge(g, call, await tools(g, client));
   // Cancelled while the catalog or the policy was fetched: never staged, never sent (as on the relay).
   if (ctx.mcpReq.signal.aborted) return drop(g, call);
-  const verdict = policy?.tools.get(name);
-  const unknownTool = catalog !== null && !call.tool;
-  const unansweredRead = !policy && call.tool?.annotations?.readOnlyHint === true;
-  if (!unknownTool && !unansweredRead) {
-    const refusal = policyRefusal(verdict, name);
-    if (refusal) return refuse(g, call, refusal);
-  }
+  if (judged.refusal) return refuse(g, call, judged.refusal);
   // The gate's own progress while it held the call: the server's, on the same token, goes on above it.
   let progressShift = 0;
   if (state?.grantId) call.grantId = state.grantId;
-  else if (needsGrant(verdict)) {
+  else if (judged.gated) {
     // The guards, asked with the staging once per call: a later round of it is the same call, already let through.
     const guard = state ? undefined : writeGuard(g.ctx, call, eventIdOf(call));
-    const gate = await approvalGate(g, call, verdict, params, state, ctx, exchange?.declared, guard);
+    const gate = await approvalGate(g, call, judged.gated, params, state, ctx, exchange?.declared, guard);
     if ('round' in gate) {
       // The gateway's own round: if the client never comes back, the call was never sent.
       hold(g, call, { sent: false, clientBlock: 'approval_required' }, Date.now());
@@ -92,22 +88,9 @@ export async function callTool(
     call.grantId = gate.grantId;
     progressShift = gate.progressShift;
   }
-  // A trusted read: the guards' rows for reads, counted in this process (lib/guards/read-guard.ts), once per call.
-  call.read = !unknownTool && (verdict?.readOnly === true || unansweredRead);
-  if (call.read && !state) {
-    const refusal = guardRead(
-      g.ctx,
-      {
-        requestRef: call.meta.requestRef,
-        principal: g.ctx.principal,
-        server: g.ctx.server,
-        toolName: name,
-        digest: call.digest,
-      },
-      verdict?.budgets ?? DEFAULT_BUDGETS,
-    );
-    if (refusal) return refuse(g, call, refusal);
-  }
+  // A later round of a read is the same call, already counted.
+  const readRefusal = trustedRead(g, call, judged, state !== undefined);
+  if (readRefusal) return refuse(g, call, readRefusal);
 
   const startedAt = Date.now();
   const options = relayOptions(ctx, raw, exchange, progressShift);
@@ -126,9 +109,21 @@ export async function callTool(
     );
     return follow(g, client, call, held, ctx, options, exchange, startedAt);
   }
+  return settle(g, client, call, forward(client, 'tools/call', up, options), ctx, startedAt);
+}
+
+/** What the server answered the call (sent at `startedAt`): its failure, a round, or its result. */
+async function settle(
+  g: ModernGateway,
+  client: Client,
+  call: Call,
+  sending: Promise<Record<string, unknown>>,
+  ctx: ServerContext,
+  startedAt: number,
+): Promise<Record<string, unknown>> {
   let result: Record<string, unknown>;
   try {
-    result = await forward(client, 'tools/call', up, options);
+    result = await sending;
   } catch (error) {
     return failed(g, call, error, ctx, startedAt);
   }
@@ -138,7 +133,7 @@ export async function callTool(
     hold(g, call, { sent: true, resultType: 'input_required' }, startedAt, call.grantId);
     return wrapRound(g, result, { ...chain(call), grantId: call.grantId }, ctx);
   }
-  return answered(g, client, call, result, startedAt);
+  return answered(g, client.getProtocolEra(), call, result, startedAt);
 }
 
 /**
@@ -187,7 +182,7 @@ async function follow(
         held.cancel();
         const ended = held.outcome;
         call.endedAt = held.endedAt;
-        if (ended && 'done' in ended) answered(g, client, call, ended.done, startedAt);
+        if (ended && 'done' in ended) answered(g, client.getProtocolEra(), call, ended.done, startedAt);
         else if (ended) record(g, call, observedError(ended.failed), startedAt, call.grantId);
         return ended !== undefined;
       },
@@ -204,7 +199,71 @@ async function follow(
     return {};
   }
   if ('failed' in next) return failed(g, call, next.failed, ctx, startedAt);
-  return answered(g, client, call, next.done, startedAt);
+  return answered(g, client.getProtocolEra(), call, next.done, startedAt);
+}
+
+/** A call as its first request (or the retry carrying `state`) names it; not yet judged. */
+export function newCall(name: string, params: Record<string, unknown>, state: RoundState | undefined): Call {
+  const args = isRecord(params.arguments) ? params.arguments : {};
+  let digest: string | undefined;
+  return {
+    name,
+    tool: undefined,
+    // 2026-07-28 has no sessions: a call that names no reference gets one of its own, kept across its rounds.
+    meta: callMeta(isRecord(params._meta) ? params._meta : undefined, state?.ref ?? `gw-${randomUUID()}`, name),
+    digest: () => (digest ??= argsDigest(args)),
+    id: state?.call ?? randomUUID(),
+    at: state?.at ?? Date.now(),
+    n: (state?.n ?? 0) + 1,
+  };
+}
+
+export interface Judged {
+  verdict: ToolPolicy | undefined;
+  /** Policy refuses the call outright (blocked, or hidden). */
+  refusal?: Refusal;
+  /** The verdict, when the call runs only with a reviewer's grant (approval-gate.ts). */
+  gated: ToolPolicy | undefined;
+  unknownTool: boolean;
+  /** No policy answer, and the tool says it only reads: let through as a read. */
+  unansweredRead: boolean;
+}
+
+/**
+ * What policy says of the call, from the catalog (null: none could be listed) and the policy for
+ * it: nothing is recorded, staged or sent. The call's tool is noted on it.
+ */
+export async function judge(g: ModernGateway, call: Call, catalog: Map<string, Tool> | null): Promise<Judged> {
+  call.tool = catalog?.get(call.name);
+  const list = catalog ? g.catalog.toolList() : null;
+  const policy = list ? await g.ctx.policy.get(list) : g.ctx.policy.last();
+  if (policy) noticeHidden(g, policy.hiddenKey);
+  const verdict = policy?.tools.get(call.name);
+  const unknownTool = catalog !== null && !call.tool;
+  const unansweredRead = !policy && call.tool?.annotations?.readOnlyHint === true;
+  const refusal = unknownTool || unansweredRead ? null : policyRefusal(verdict, call.name);
+  const gated = needsGrant(verdict) ? verdict : undefined;
+  return { verdict, ...(refusal ? { refusal } : {}), gated, unknownTool, unansweredRead };
+}
+
+/**
+ * A trusted read: the guards' rows for reads, counted in this process (lib/guards/read-guard.ts),
+ * once per call (`counted`: a later round of it, already let through).
+ */
+export function trustedRead(g: ModernGateway, call: Call, judged: Judged, counted: boolean): Refusal | null {
+  call.read = !judged.unknownTool && (judged.verdict?.readOnly === true || judged.unansweredRead);
+  if (!call.read || counted) return null;
+  return guardRead(
+    g.ctx,
+    {
+      requestRef: call.meta.requestRef,
+      principal: g.ctx.principal,
+      server: g.ctx.server,
+      toolName: call.name,
+      digest: call.digest,
+    },
+    judged.verdict?.budgets ?? DEFAULT_BUDGETS,
+  );
 }
 
 /** What a round's requestState carries of the call (round-state.ts). */

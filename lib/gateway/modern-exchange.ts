@@ -4,6 +4,7 @@
 // the client's credentials is put in its token, and it never leaves the process.
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { UpstreamHead } from './exchange';
+import type { Call } from './modern-record';
 
 export interface ModernExchange {
   /** The client's Authorization header, sent to the server as it came. Memory only. */
@@ -29,6 +30,12 @@ export interface ModernExchange {
   unreachable?: string;
   /** A 2025 client's capabilities from its initialize, for a 2026-07-28 server's envelope. */
   declared?: Record<string, unknown>;
+  /**
+   * A `tools/call` the lean path (modern-lean.ts) judged and sent, whose answer from the server it
+   * does not serve itself: the call, when it went, and the server's answer, replayed once to the
+   * SDK client's request for it (upstream-client.ts) instead of sending the call again.
+   */
+  handed?: { call: Call; startedAt: number; replay?: (id: unknown) => Promise<Response> };
 }
 
 export function modernExchange(authorization: string | null, body: unknown, headers: Headers): ModernExchange {

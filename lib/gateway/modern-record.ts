@@ -5,7 +5,7 @@
 // add a second record for the same request; the console keeps the first), dated at the call's
 // first request, its `attempt` the number of requests it took. A call left at a round is held in
 // `g.open` and recorded as that round (open-calls.ts).
-import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, type Client } from '@modelcontextprotocol/client';
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import type { ServerContext } from '@modelcontextprotocol/server';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -46,7 +46,7 @@ export function failed(g: ModernGateway, call: Call, error: unknown, ctx: Server
 /** The server's final answer: recorded, and returned with the record's names. */
 export function answered(
   g: ModernGateway,
-  client: Client,
+  era: 'modern' | 'legacy' | undefined,
   call: Call,
   result: Record<string, unknown>,
   startedAt: number,
@@ -54,7 +54,7 @@ export function answered(
   const observed = fromResult(result as CallToolResult, call.tool, null).observed;
   // A 2026-07-28 server's final answer is `complete` (the field may be left out: that is its
   // default); a 2025 server's answer has no such field, and its record none either.
-  if (client.getProtocolEra() === 'modern') observed.resultType = 'complete';
+  if (era === 'modern') observed.resultType = 'complete';
   const eventId = record(g, call, observed, startedAt, call.grantId);
   return withMeta(result, call.meta.requestRef, eventId);
 }

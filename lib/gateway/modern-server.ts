@@ -87,6 +87,9 @@ export class ToolCatalog {
   }
 }
 
+/** Who the gateway's server says it is when the server behind it names itself nowhere. */
+export const GATEWAY_SERVER_INFO = { name: 'countersign-gateway', version: '1.0.0' };
+
 export function modernFactory(g: ModernGateway): McpServerFactory {
   return async ({ authInfo }) => {
     const exchange = carriedModern(authInfo);
@@ -99,7 +102,7 @@ export function modernFactory(g: ModernGateway): McpServerFactory {
     }
     const { client, release } = opened;
     const capabilities = client.getServerCapabilities() ?? {};
-    const server = new Server(client.getServerVersion() ?? { name: 'countersign-gateway', version: '1.0.0' }, {
+    const server = new Server(client.getServerVersion() ?? GATEWAY_SERVER_INFO, {
       capabilities,
       ...(client.getInstructions() ? { instructions: client.getInstructions() } : {}),
       requestState: { verify: g.codec.verify },

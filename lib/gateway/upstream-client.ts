@@ -15,6 +15,7 @@ import {
   SdkError,
   SdkErrorCode,
   StreamableHTTPClientTransport,
+  type DiscoverResult,
   type FetchLike,
   type PriorDiscovery,
   type RequestOptions,
@@ -99,6 +100,16 @@ export class Upstream {
     }
     this.bridged.set(key, bridge);
     return bridge;
+  }
+
+  /**
+   * What a 2026-07-28 server answered server/discover for this Authorization, while trusted
+   * (undefined: not known, or the server speaks 2025).
+   */
+  discovered(authorization: string | null): DiscoverResult | undefined {
+    const cached = this.verdicts.get(credentialKey(authorization));
+    if (!cached || Date.now() - cached.storedAt >= VERDICT_HORIZON_MS) return undefined;
+    return cached.prior.kind === 'modern' ? cached.prior.discover : undefined;
   }
 
   /** A connected client for one client request (its Authorization, its refusal). */
@@ -237,7 +248,9 @@ function exchangeFetch(
     const mine = (tag ? tagged.get(tag)?.deref() : undefined) ?? exchange;
     if (credential?.authorization && !headers.has('authorization'))
       headers.set('authorization', credential.authorization);
-    const fetched = await fetch(input, { ...init, headers });
+    const replay = headers.get('mcp-method') === 'tools/call' ? mine?.handed?.replay : undefined;
+    if (replay) mine!.handed!.replay = undefined;
+    const fetched = replay ? await replay(requestIdOf(init?.body)) : await fetch(input, { ...init, headers });
     if (headers.get('mcp-method') === 'subscriptions/listen') return foldedListen(fetched);
     const response = held && routes ? routedStream(fetched, held, routes) : fetched;
     if (!mine || mine.refusal || response.status < 400) return response;
@@ -250,6 +263,15 @@ function exchangeFetch(
     }
     return response;
   };
+}
+
+/** The JSON-RPC id of the request the SDK client sends (a string body: how SDK v2's transport sends one). */
+function requestIdOf(body: unknown): unknown {
+  try {
+    return typeof body === 'string' ? (JSON.parse(body) as { id?: unknown }).id : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 const EXCHANGE_HEADER = 'x-countersign-exchange';
