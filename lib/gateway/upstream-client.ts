@@ -204,18 +204,32 @@ export function forward(
   });
 }
 
-export function newClient(): Client {
-  return new Client(GATEWAY_CLIENT_INFO, {
-    versionNegotiation: { mode: 'auto' },
-    // The client's own rounds: the gateway relays them, it never answers them itself.
-    inputRequired: { autoFulfill: false },
-    // Towards a 2025 server, what the gateway's clients may be asked mid-call (a 2025 server asks
-    // only a client that declared it): each request is then put to its call's client if that client
-    // declared it, and refused otherwise (held-calls.ts). A 2026-07-28 server gets each client's
-    // own capabilities in its request's envelope, which the client's `_meta` carries.
-    capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} },
-  });
+/** The client's side of a 2025 `initialize`: what the server is told of the client. */
+export interface Introduction {
+  clientInfo: { name: string; version: string };
+  capabilities: Record<string, unknown>;
 }
+
+/**
+ * A client towards the server. `as` a 2025 host's own initialize (stdio: one host, one server):
+ * the server is told that host's identity and capabilities, as without the gateway, and asks only
+ * what the host declared.
+ */
+export function newClient(as?: Introduction): Client {
+  if (as) return new Client(as.clientInfo, { ...CLIENT_OPTIONS, capabilities: as.capabilities });
+  return new Client(GATEWAY_CLIENT_INFO, CLIENT_OPTIONS);
+}
+
+const CLIENT_OPTIONS = {
+  versionNegotiation: { mode: 'auto' },
+  // The client's own rounds: the gateway relays them, it never answers them itself.
+  inputRequired: { autoFulfill: false },
+  // Towards a 2025 server, what the gateway's clients may be asked mid-call (a 2025 server asks
+  // only a client that declared it): each request is then put to its call's client if that client
+  // declared it, and refused otherwise (held-calls.ts). A 2026-07-28 server gets each client's
+  // own capabilities in its request's envelope, which the client's `_meta` carries.
+  capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} },
+} satisfies ConstructorParameters<typeof Client>[1];
 
 // The client's Authorization on every request of this exchange. The server's 401/403 is kept for
 // it, and so is any other error status it answered the client's own request with (not one of the
