@@ -32,7 +32,7 @@ import { modernFactory, ToolCatalog, type ModernGateway } from './modern-server'
 import { OpenCalls } from './open-calls';
 import { roundStateCodec, TTL_SECONDS } from './round-state';
 import type { ChildServer } from './stdio';
-import { newClient, type Introduction, type Opened } from './upstream-client';
+import { introduction, newClient, type Introduction, type Opened } from './upstream-client';
 
 /** Requests kept at most while unanswered (a cancelled one is never answered): the oldest go first. */
 const MAX_KEPT = 10_000;
@@ -98,20 +98,6 @@ export class Recording implements Transport {
     return this.down.close();
   }
 }
-
-/** A 2025 `initialize`'s introduction of the client (null for any other message). */
-function introduction(m: Record<string, unknown>): Introduction | undefined {
-  if (m.method !== 'initialize' || !isRecord(m.params)) return undefined;
-  const { clientInfo, capabilities } = m.params;
-  if (!isRecord(clientInfo) || typeof clientInfo.name !== 'string' || typeof clientInfo.version !== 'string')
-    return undefined;
-  return {
-    clientInfo: clientInfo as Introduction['clientInfo'],
-    capabilities: isRecord(capabilities) ? capabilities : {},
-  };
-}
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * The child as the factory's upstream: one SDK v2 client for the whole connection (stdio has one
