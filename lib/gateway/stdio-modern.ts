@@ -31,7 +31,6 @@ import { modernExchange, type ModernExchange } from './modern-exchange';
 import { modernFactory, ToolCatalog, type ModernGateway } from './modern-server';
 import { OpenCalls } from './open-calls';
 import { roundStateCodec, TTL_SECONDS } from './round-state';
-import type { ChildServer } from './stdio';
 import { introduction, newClient, type Introduction, type Opened } from './upstream-client';
 
 /** Requests kept at most while unanswered (a cancelled one is never answered): the oldest go first. */
@@ -111,7 +110,7 @@ export class ChildUpstream {
   notified?: (notification: Notification) => void;
 
   constructor(
-    private readonly child: ChildServer,
+    private readonly child: Transport,
     private readonly log: (line: string) => void,
     private readonly onclose: () => void,
     private readonly held: HeldCalls,
@@ -139,7 +138,7 @@ export class ChildUpstream {
     client.setNotificationHandler('notifications/tools/list_changed', () => this.changes?.tools());
     client.setNotificationHandler('notifications/prompts/list_changed', () => this.changes?.prompts());
     client.setNotificationHandler('notifications/resources/list_changed', () => this.changes?.resources());
-    await client.connect(this.child as unknown as Transport);
+    await client.connect(this.child);
     const modern = client.getProtocolEra() === 'modern';
     this.log(`server speaks the ${modern ? '2026-07-28' : '2025'} era`);
     const capabilities = client.getServerCapabilities() ?? {};
@@ -173,13 +172,8 @@ export interface ModernStdio {
   close(): Promise<void>;
 }
 
-/** Serves the host `down`, of either era, in front of `child`. */
-export function serveModern(
-  ctx: GatewayContext,
-  down: Transport,
-  child: ChildServer,
-  onclose: () => void,
-): ModernStdio {
+/** Serves the host `down`, of either era, in front of `child` (ChildServer; in tests, an in-memory server). */
+export function serveModern(ctx: GatewayContext, down: Transport, child: Transport, onclose: () => void): ModernStdio {
   const wire = new Recording(down, onclose);
   const held = new HeldCalls();
   const upstream = new ChildUpstream(child, ctx.log, onclose, held, () => wire.opening);
