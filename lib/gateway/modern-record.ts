@@ -5,7 +5,15 @@
 // add a second record for the same request; the console keeps the first), dated at the call's
 // first request, its `attempt` the number of requests it took. A call left at a round is held in
 // `g.open` and recorded as that round (open-calls.ts).
-import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError, type Client } from '@modelcontextprotocol/client';
+import {
+  InsufficientScopeError,
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  UnauthorizedError,
+  type Client,
+} from '@modelcontextprotocol/client';
 import type { ServerContext } from '@modelcontextprotocol/server';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
@@ -156,6 +164,9 @@ export function observedError(error: unknown): Observed {
 
 function asV1Error(error: unknown): unknown {
   if (error instanceof SdkHttpError) return new StreamableHTTPError(error.data?.status, '');
+  // The client's auth errors of SDK v2: the server's 403 (a scope the token lacks) and 401.
+  if (error instanceof InsufficientScopeError) return new StreamableHTTPError(403, '');
+  if (error instanceof UnauthorizedError) return new StreamableHTTPError(401, '');
   if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return new McpError(-32001, '');
   if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) return new McpError(-32000, '');
   return error;

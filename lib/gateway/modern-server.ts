@@ -31,7 +31,6 @@ import { callTool } from './modern-call';
 import { carriedModern, type ModernExchange } from './modern-exchange';
 import type { OpenCalls } from './open-calls';
 import type { RoundState } from './round-state';
-import { describe } from './relay';
 import { exchangeHeaders, forward, type Opened } from './upstream-client';
 
 /** What every request of the 2026 leg shares: the upstream, the catalog, the state codec. */
@@ -270,8 +269,20 @@ export async function wrapRound(
   return { ...result, requestState: await g.codec.mint({ ...mine, ...(up !== undefined ? { up } : {}) }, ctx) };
 }
 
+/** A failure's name and code, for the client's error and the log: never its message (which may carry a URL). */
+export function describe(error: unknown): string {
+  if (error && typeof error === 'object') {
+    const e = error as { name?: unknown; code?: unknown; cause?: { code?: unknown } };
+    const code = e.code ?? e.cause?.code;
+    return [typeof e.name === 'string' ? e.name : 'Error', code != null ? String(code) : null]
+      .filter(Boolean)
+      .join(' ');
+  }
+  return 'Error';
+}
+
 /** What an SDK error wraps: the network's error under a failed probe (the one with an errno code). */
-function rootCause(error: unknown): unknown {
+export function rootCause(error: unknown): unknown {
   let e = error;
   for (let depth = 0; depth < 5 && e instanceof Error && e.cause !== undefined; depth++) {
     e = e.cause;
