@@ -1,5 +1,6 @@
-// MCP tasks through the gateway: the SDK's real task flow (experimental tasks API) from a client
-// through the Relay to a task server, over InMemoryTransport. The gateway reports the creation,
+// MCP tasks through the gateway: the SDK's real task flow (experimental tasks API) from a 2025
+// client through the gateway's SDK v2 side (serveModern, as over stdio) to a 2025 task server, over
+// InMemoryTransport. The gateway reports the creation,
 // each new status the client's polling saw, the terminal result from tasks/result, and a task
 // tasks/get no longer finds (its TTL passed) as expired; the client sees what it would directly.
 import { beforeAll, describe, expect, it, vi } from 'vitest';
@@ -11,7 +12,7 @@ import { trustServer } from '@/lib/server/policy/trusted-servers';
 import { makeApiKey, uniq } from '@/testing/factories';
 import { listIncidentOutcomes } from '@/lib/server/incidents';
 import {
-  clientThroughRelay,
+  clientThroughGateway,
   consoleActors,
   testContext,
   type ConsoleActors,
@@ -33,7 +34,7 @@ async function setUp() {
   await setPolicyRule(cli, { server, tool: null, requiredApprovals: 0 });
   const t = testContext(actors, server);
   const mcp = createTaskMcpServer(undefined, { workMs: 60, pollIntervalMs: 20 });
-  const client = await clientThroughRelay(mcp, t.ctx, open, 'tasks-through-gateway');
+  const client = await clientThroughGateway(mcp, t.ctx, open, 'tasks-through-gateway');
   await client.listTools();
   return { t, client };
 }

@@ -22,6 +22,7 @@ import { fromError, fromResult } from '../mcp/observed';
 import { newTrace } from '../mcp/trace';
 import type { Refusal } from './approval-gate';
 import { gatewayRecord, type CallMeta } from './record';
+import { createdTask, tasksOf } from './task-records';
 import { gatewayError } from './tool-errors';
 import type { ModernGateway } from './modern-server';
 
@@ -59,7 +60,12 @@ export function answered(
   result: Record<string, unknown>,
   startedAt: number,
 ): Record<string, unknown> {
-  const observed = fromResult(result as CallToolResult, call.tool, null).observed;
+  // A 2025 server that made the call a task: its creation now, its later statuses as further records.
+  const created = createdTask(result);
+  if (created) tasksOf(client, g.ctx).track(call, created, startedAt);
+  const observed: Observed = created
+    ? { sent: true, task: { id: created.taskId.slice(0, 200), status: created.status } }
+    : fromResult(result as CallToolResult, call.tool, null).observed;
   // A 2026-07-28 server's final answer is `complete` (the field may be left out: that is its
   // default); a 2025 server's answer has no such field, and its record none either.
   if (client.getProtocolEra() === 'modern') observed.resultType = 'complete';
