@@ -15,7 +15,6 @@ import { createApiKey, createPersonalToken } from '@/lib/server/credentials/cred
 import { db } from '@/lib/server/db/db';
 import { OutcomeReporter } from '@/lib/mcp/reporter';
 import { gatewayContext, type GatewayContext } from '@/lib/gateway/context';
-import { Relay } from '@/lib/gateway/relay';
 import { serveModern } from '@/lib/gateway/stdio-modern';
 import type { Transport as V2Transport } from '@modelcontextprotocol/server';
 import { api, call } from './api-harness';
@@ -224,29 +223,6 @@ export async function gatewayInMemory(mcp: McpServer, ctx: GatewayContext, down:
   const served = serveModern(ctx, down as unknown as V2Transport, upSide as unknown as V2Transport, () => undefined);
   await served.started;
   return served;
-}
-
-/** An SDK client → an in-process Relay (the gateway) → `mcp`, all closed after the test through `open`. */
-export async function clientThroughRelay(
-  mcp: McpServer,
-  ctx: GatewayContext,
-  open: (() => Promise<unknown>)[],
-  name = 'gateway-test-client',
-): Promise<Client> {
-  const [clientSide, downSide] = InMemoryTransport.createLinkedPair();
-  const [upSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await mcp.connect(serverSide);
-  const relay = new Relay(downSide, upSide, ctx);
-  await relay.start();
-  const client = new Client({ name, version: '1.0.0' });
-  await client.connect(clientSide);
-  open.push(async () => {
-    await client.close();
-    await relay.close();
-    await mcp.close();
-    await ctx.reporter.close(2000);
-  });
-  return client;
 }
 
 /** `makeServer()` over Streamable HTTP on 127.0.0.1 (a session per client, no auth, no Host check of its own). */

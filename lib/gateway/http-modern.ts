@@ -2,7 +2,7 @@
 // POST that opens no 2025 session and that SDK v2 classifies as 2026-07-28 is served by SDK v2's
 // createMcpHandler (per request, strict: `legacy: 'reject'`), whose factory (modern-server.ts)
 // relays it to the server through SDK v2's Client in the era the server offers. The 2025 leg
-// (sessions: http.ts, relay.ts) serves every other request. The server's own 401/403 for the
+// (sessions: http.ts, the factory's 2025 instance) serves every other request. The server's own 401/403 for the
 // request goes back as it was sent, instead of the handler's answer, unless that answer already
 // streams: a call held for its grant streams its progress from the first notification, and the
 // head is not held back for the server's (that would silence the progress the client asked for

@@ -8,9 +8,8 @@
 // server, the call is held open upstream across its rounds (held-calls.ts): the server's own
 // requests mid-call become rounds, and a retry of one resumes the held call.
 import { randomUUID } from 'node:crypto';
-import { ProtocolError, type Client, type RequestOptions } from '@modelcontextprotocol/client';
+import { ProtocolError, type Client, type RequestOptions, type Tool } from '@modelcontextprotocol/client';
 import { inputRequired, type ServerContext } from '@modelcontextprotocol/server';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { argsDigest } from '../mcp/digest';
 import { needsGrant, policyRefusal } from './approval-gate';
 import { approvalGate } from './modern-approval';
@@ -66,7 +65,7 @@ export async function callTool(
   const list = catalog ? g.catalog.toolList() : null;
   const policy = list ? await g.ctx.policy.get(list) : g.ctx.policy.last();
   if (policy) noticeHidden(g, policy.hiddenKey);
-  // Cancelled while the catalog or the policy was fetched: never staged, never sent (as on the relay).
+  // Cancelled while the catalog or the policy was fetched: never staged, never sent.
   if (ctx.mcpReq.signal.aborted) return drop(g, call);
   const verdict = policy?.tools.get(name);
   const unknownTool = catalog !== null && !call.tool;

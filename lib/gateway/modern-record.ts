@@ -5,18 +5,8 @@
 // add a second record for the same request; the console keeps the first), dated at the call's
 // first request, its `attempt` the number of requests it took. A call left at a round is held in
 // `g.open` and recorded as that round (open-calls.ts).
-import {
-  InsufficientScopeError,
-  ProtocolError,
-  SdkError,
-  SdkErrorCode,
-  SdkHttpError,
-  UnauthorizedError,
-  type Client,
-} from '@modelcontextprotocol/client';
+import { ProtocolError, type CallToolResult, type Client, type Tool } from '@modelcontextprotocol/client';
 import type { ServerContext } from '@modelcontextprotocol/server';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Observed } from '../outcomes/schemas';
 import { fromError, fromResult } from '../mcp/observed';
 import { newTrace } from '../mcp/trace';
@@ -160,22 +150,13 @@ export function withMeta(
 /**
  * What the call's failure says, for the record. The server's JSON-RPC error (SDK v2's
  * ProtocolError: only ever the other side's answer) keeps its code as sent, 2026-07-28's
- * -32020/-32021/-32022 included; the rest is read by lib/mcp's observation, which knows SDK v1's
- * error classes (SDK v2's say the same things).
+ * -32020/-32021/-32022 included, never read as a local timeout or closed connection; the rest
+ * (HTTP and auth refusals, the client's own timeout and closed connection) is read by lib/mcp's
+ * observation.
  */
 export function observedError(error: unknown): Observed {
   if (error instanceof ProtocolError) return { sent: true, jsonRpcErrorCode: error.code };
-  return fromError(asV1Error(error), newTrace(), 'tools/call');
-}
-
-function asV1Error(error: unknown): unknown {
-  if (error instanceof SdkHttpError) return new StreamableHTTPError(error.data?.status, '');
-  // The client's auth errors of SDK v2: the server's 403 (a scope the token lacks) and 401.
-  if (error instanceof InsufficientScopeError) return new StreamableHTTPError(403, '');
-  if (error instanceof UnauthorizedError) return new StreamableHTTPError(401, '');
-  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return new McpError(-32001, '');
-  if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) return new McpError(-32000, '');
-  return error;
+  return fromError(error, newTrace(), 'tools/call');
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -21,11 +21,11 @@ import {
   Server,
   type JSONRPCRequest,
   type McpServerFactory,
-  type Result,
   type RequestStateCodec,
+  type Result,
   type ServerContext,
+  type Tool,
 } from '@modelcontextprotocol/server';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { shiftedProgress } from './approval-gate';
 import type { GatewayContext } from './context';
 import type { HeldCalls } from './held-calls';

@@ -72,8 +72,8 @@ export class Upstream {
 
   /**
    * Whether a 2025 client must be bridged: the server speaks 2026-07-28 and refuses the 2025
-   * handshake. A server that serves both eras gets the 2025 client's session as it is (the
-   * relay): 2025 end to end. Asked once per credential.
+   * handshake. A server that serves both eras gets the 2025 client's session as it is (its own
+   * upstream session): 2025 end to end. Asked once per credential.
    */
   async needsBridge(exchange: ModernExchange | undefined): Promise<boolean> {
     const key = credentialKey(exchange?.authorization ?? null);
