@@ -5,6 +5,8 @@
 // tasks/get no longer finds (its TTL passed) as expired; the client sees what it would directly.
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { Client as V2Client, InMemoryTransport as V2InMemoryTransport } from '@modelcontextprotocol/client';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { cli } from '@/lib/auth/actor';
 import { setPolicyRule } from '@/lib/server/policy/policy-rules';
@@ -13,6 +15,7 @@ import { makeApiKey, uniq } from '@/testing/factories';
 import { listIncidentOutcomes } from '@/lib/server/incidents';
 import {
   clientThroughGateway,
+  gatewayInMemory,
   consoleActors,
   testContext,
   type ConsoleActors,
@@ -112,5 +115,30 @@ describe('gateway, MCP tasks', () => {
       ['working', 'task_running'],
       ['working (expired)', 'task_expired'],
     ]);
+  });
+
+  it("the server's tasks capability is shown to a 2025 client, never to a 2026-07-28 one (its era has no tasks)", async () => {
+    const { client } = await setUp();
+    expect(client.getServerCapabilities()?.tasks).toEqual({ requests: { tools: { call: {} } }, list: {}, cancel: {} });
+
+    const server = uniq('tasks-modern');
+    const t = testContext(actors, server);
+    const mcp = createTaskMcpServer(undefined, { workMs: 60, pollIntervalMs: 20 });
+    const [clientSide, downSide] = V2InMemoryTransport.createLinkedPair();
+    const served = await gatewayInMemory(mcp, t.ctx, downSide as unknown as InMemoryTransport);
+    const modern = new V2Client(
+      { name: 'pinned-client', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    open.push(async () => {
+      await modern.close();
+      await served.close();
+      await mcp.close();
+      await t.ctx.reporter.close(2000);
+    });
+    await modern.connect(clientSide);
+    expect(modern.getProtocolEra()).toBe('modern');
+    expect(modern.getServerCapabilities()?.tools).toBeDefined();
+    expect(modern.getServerCapabilities()?.tasks).toBeUndefined();
   });
 });
