@@ -6,6 +6,7 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as V2Client, InMemoryTransport as V2InMemoryTransport } from '@modelcontextprotocol/client';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { cli } from '@/lib/auth/actor';
@@ -16,12 +17,14 @@ import { listIncidentOutcomes } from '@/lib/server/incidents';
 import {
   clientThroughGateway,
   gatewayInMemory,
+  serveOverHttp,
   consoleActors,
   testContext,
   type ConsoleActors,
   closedAfterEach,
 } from '@/testing/gateway-fixtures';
 import { createTaskMcpServer } from '@/testing/mcp-tasks';
+import { runHttp } from './http';
 
 vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
@@ -140,5 +143,32 @@ describe('gateway, MCP tasks', () => {
     expect(modern.getProtocolEra()).toBe('modern');
     expect(modern.getServerCapabilities()?.tools).toBeDefined();
     expect(modern.getServerCapabilities()?.tasks).toBeUndefined();
+  });
+
+  it("over HTTP, a 2025 client's own session: a task that completes is recorded as over stdio", async () => {
+    const server = uniq('tasks-http');
+    await trustServer(cli, server);
+    await setPolicyRule(cli, { server, tool: null, requiredApprovals: 0 });
+    const t = testContext(actors, server);
+    const upstream = await serveOverHttp(() => createTaskMcpServer(undefined, { workMs: 60, pollIntervalMs: 20 }));
+    const gateway = await runHttp(t.ctx, upstream.url, '127.0.0.1', 0);
+    const client = new Client({ name: 'tasks-over-http', version: '1.0.0' });
+    open.push(async () => {
+      await client.close();
+      await gateway.close();
+      await upstream.close();
+      await t.ctx.reporter.close(2000);
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+    await client.listTools();
+    const ref = uniq('req');
+    const messages = await run(client, ref, 'complete');
+    expect(messages.at(-1)).toBe('result');
+    const records = await recordsOf(ref, t.ctx.reporter);
+    expect(shape(records)).toEqual([
+      ['working', 'task_running'],
+      ['completed', 'ok'],
+    ]);
+    expect(new Set(records.map((r) => r.taskId)).size).toBe(1);
   });
 });
