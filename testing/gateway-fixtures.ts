@@ -15,7 +15,8 @@ import { createApiKey, createPersonalToken } from '@/lib/server/credentials/cred
 import { db } from '@/lib/server/db/db';
 import { OutcomeReporter } from '@/lib/mcp/reporter';
 import { gatewayContext, type GatewayContext } from '@/lib/gateway/context';
-import { Relay } from '@/lib/gateway/relay';
+import { serveModern } from '@/lib/gateway/stdio-modern';
+import type { Transport as V2Transport } from '@modelcontextprotocol/server';
 import { api, call } from './api-harness';
 import { switchableConsole } from './console-fetch';
 import { makeUser, uniq } from './factories';
@@ -63,7 +64,7 @@ export function testContext(actors: ConsoleActors, server: string, over: Partial
   return { ctx, console, logs };
 }
 
-/** An SDK client linked in-process to the gateway's client side; `down` goes to runStdio or a Relay. */
+/** An SDK client linked in-process to the gateway's client side; `down` goes to runStdio. */
 export function linkedClient(): { client: Client; down: InMemoryTransport; connect: () => Promise<void> } {
   const [clientSide, gatewaySide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'gateway-test-client', version: '1.0.0' });
@@ -192,27 +193,36 @@ export function closedAfterEach(): (() => Promise<unknown>)[] {
   return open;
 }
 
-/** An SDK client → an in-process Relay (the gateway) → `mcp`, all closed after the test through `open`. */
-export async function clientThroughRelay(
+/**
+ * An SDK client → the gateway's stdio side in process (serveModern: SDK v2's serveStdio and the
+ * factory) → `mcp`, over in-memory transports, all closed after the test through `open`.
+ */
+export async function clientThroughGateway(
   mcp: McpServer,
   ctx: GatewayContext,
   open: (() => Promise<unknown>)[],
   name = 'gateway-test-client',
 ): Promise<Client> {
   const [clientSide, downSide] = InMemoryTransport.createLinkedPair();
-  const [upSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await mcp.connect(serverSide);
-  const relay = new Relay(downSide, upSide, ctx);
-  await relay.start();
+  const served = await gatewayInMemory(mcp, ctx, downSide);
   const client = new Client({ name, version: '1.0.0' });
   await client.connect(clientSide);
   open.push(async () => {
     await client.close();
-    await relay.close();
+    await served.close();
     await mcp.close();
     await ctx.reporter.close(2000);
   });
   return client;
+}
+
+/** The gateway (serveModern) between the client's side `down` and `mcp`, in memory. */
+export async function gatewayInMemory(mcp: McpServer, ctx: GatewayContext, down: InMemoryTransport) {
+  const [upSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await mcp.connect(serverSide);
+  const served = serveModern(ctx, down as unknown as V2Transport, upSide as unknown as V2Transport, () => undefined);
+  await served.started;
+  return served;
 }
 
 /** `makeServer()` over Streamable HTTP on 127.0.0.1 (a session per client, no auth, no Host check of its own). */

@@ -6,7 +6,7 @@
 // (elicitation, sampling) that 2025 scenarios expect; Host and Origin must be loopback names.
 // Over stdio, serveStdio pins each connection's era.
 //   npx tsx testing/mcp-v2-server.ts http [--port 3100]   prints http://127.0.0.1:PORT/mcp
-//   npx tsx testing/mcp-v2-server.ts stdio
+//   npx tsx testing/mcp-v2-server.ts stdio [--modern-only]   (--modern-only: refuses a 2025 opening)
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -180,13 +180,14 @@ export async function startV2HttpServer(
 
 async function main(args: string[]) {
   if (args[0] === 'stdio') {
-    const handle = serveStdio(({ era }) => buildV2Server(era));
+    const modernOnly = args.includes('--modern-only');
+    const handle = serveStdio(({ era }) => buildV2Server(era), { legacy: modernOnly ? 'reject' : 'serve' });
     process.on('SIGTERM', () => void handle.close());
-    console.error(`${V2_SERVER_NAME}: serving both eras on stdio`);
+    console.error(`${V2_SERVER_NAME}: serving ${modernOnly ? 'only 2026-07-28' : 'both eras'} on stdio`);
     return;
   }
   if (args[0] !== 'http') {
-    console.error('usage: tsx testing/mcp-v2-server.ts http [--port N] | stdio');
+    console.error('usage: tsx testing/mcp-v2-server.ts http [--port N] | stdio [--modern-only]');
     process.exit(2);
   }
   const at = args.indexOf('--port');

@@ -1,20 +1,19 @@
-// The approval gate of a `tools/call` through the gateway (call.ts): what the console's policy
+// The approval gate of a `tools/call` through the gateway (modern-call.ts, modern-approval.ts): what the console's policy
 // says of the tool (refused outright, a grant needed, or let through), and for a call that needs a
 // grant, the grant staged, waited for and redeemed right before forwarding (lib/mcp/approvals.ts),
 // with progress notifications to the client meanwhile (the server's later progress on the same
 // token is raised above them: progressShift). A grant not obtained is a refusal. The
 // request carries the call's own arguments object (the one digested and forwarded) and the tool's
 // description from `tools/list`, for the reviewer (docs/design.md "What a reviewer sees: what will run").
-import type { JSONRPCMessage, JSONRPCRequest, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage, JSONRPCRequest, Tool } from '@modelcontextprotocol/server';
 import type { Observed } from '../outcomes/schemas';
 import { approvalKey, obtainGrant, type GrantOutcome } from '../mcp/approvals';
 import { callApi, type CountersignEndpoint } from '../mcp/countersign-http';
 import type { StagingGuard } from '../mcp/guard';
 import { guardRefusal } from './guard';
-import type { Digest } from './call';
 import { approvalUrl, type GatewayContext } from './context';
 import type { ToolPolicy } from './policy';
-import { gatewayRecord, type CallMeta } from './record';
+import { gatewayRecord, type CallMeta, type Digest } from './record';
 import type { GatewayErrorCategory, GatewayErrorDetail } from './tool-errors';
 
 /** A call the gateway answers itself, unsent: what it records, and what the client reads. */
@@ -75,17 +74,17 @@ export interface Holder {
  * when its request carries a progress token.
  */
 export async function holdForGrant(
-  relay: Holder,
+  holder: Holder,
   request: JSONRPCRequest,
   meta: CallMeta,
   name: string,
   tool: Tool | undefined,
   digest: Digest,
   signal: AbortSignal,
-  maxWaitMs = relay.ctx.approvalWaitMs,
+  maxWaitMs = holder.ctx.approvalWaitMs,
   guard?: StagingGuard,
 ): Promise<GrantOutcome> {
-  const ctx = relay.ctx;
+  const ctx = holder.ctx;
   const args = callArguments(request);
   // Not an object: nothing a reviewer could be shown is what the server would get. Not staged.
   if (!args) {
@@ -102,7 +101,7 @@ export async function holdForGrant(
   const tick =
     typeof progressToken === 'string' || typeof progressToken === 'number'
       ? setInterval(() => {
-          void relay.toClient(
+          void holder.toClient(
             {
               jsonrpc: '2.0',
               method: 'notifications/progress',
@@ -191,7 +190,7 @@ function remember(book: Map<string, number>, identity: string, attempt: number) 
 }
 
 /**
- * The arguments the call is forwarded with: the request's own object, the one call.ts digests
+ * The arguments the call is forwarded with: the request's own object, the one modern-call.ts digests
  * (none at all reads as `{}`, as the digest does); null when they are something else.
  */
 export function callArguments(request: JSONRPCRequest): Record<string, unknown> | null {

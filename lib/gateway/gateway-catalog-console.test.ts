@@ -15,7 +15,7 @@ import { acceptHeld, listTools, type ToolCatalog } from '@/lib/server/catalog/ca
 import { setPolicyRule } from '@/lib/server/policy/policy-rules';
 import { makeUser, uniq, value } from '@/testing/factories';
 import {
-  clientThroughRelay,
+  clientThroughGateway,
   closedAfterEach,
   consoleActors,
   testContext,
@@ -158,7 +158,7 @@ describe('the tool catalog through the gateway, with the real console', () => {
       );
     }
     const t = testContext(actors, server);
-    const c = await clientThroughRelay(mcp, t.ctx, open);
+    const c = await clientThroughGateway(mcp, t.ctx, open);
     const evaluated = () => t.console.calls.filter((x) => x.method === 'POST' && x.path === EVALUATE).length;
 
     const listed: string[] = [];

@@ -8,9 +8,8 @@
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, InMemoryTransport, StreamableHTTPClientTransport, type Tool } from '@modelcontextprotocol/client';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { OutcomeReporter } from '@/lib/mcp/reporter';
 import { fakeCountersign } from '@/testing/fake-countersign';
 import { closedAfterEach } from '@/testing/gateway-fixtures';

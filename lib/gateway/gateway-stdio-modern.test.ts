@@ -1,10 +1,11 @@
 // stdio in both eras (issue 42): SDK v2's client in legacy, auto and pinned 2026-07-28 modes
 // through the gateway in stdio mode, in front of (a) testing/mcp-v2-server.ts over stdio (SDK v2,
-// both eras) and (b) @modelcontextprotocol/server-everything (2025 only). The real console
-// in-process decides and records. A 2025 client gets the relay, a 2026-07-28 client SDK v2's
-// server with the gateway's answers in its era (`resultType`: without it SDK v2's client refuses
-// the answer with INVALID_RESULT, the issue's symptom). And as a process: after the client closes,
-// the gateway and its server are gone within seconds. Bad input: an unknown protocol version.
+// both eras, or with --modern-only 2026-07-28 only) and (b) @modelcontextprotocol/server-everything
+// (2025 only). The real console in-process decides and records. Every client gets SDK v2's server
+// with the gateway's answers in its era (2026-07-28: with `resultType`, without which SDK v2's
+// client refuses the answer with INVALID_RESULT, the issue's symptom). And as a process: after the
+// client closes, the gateway and its server are gone within seconds. Bad input: an unknown
+// protocol version.
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -36,6 +37,7 @@ const root = process.cwd();
 const EVERYTHING = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
 const V2_SERVER = path.join(root, 'testing/mcp-v2-server.ts');
 const v2Command = [process.execPath, '--import', 'tsx', V2_SERVER, 'stdio'];
+const modernOnlyCommand = [...v2Command, '--modern-only'];
 const everythingCommand = [process.execPath, EVERYTHING, 'stdio'];
 
 let actors: ConsoleActors;
@@ -160,6 +162,69 @@ describe.each(modes)('a client in $mode mode, through the gateway over stdio', (
     });
     expect(await recordsOf(ref, s.ctx.reporter)).toMatchObject([
       { toolName: 'echo', delivery: 'never_sent', category: 'denied_by_policy' },
+    ]);
+  }, 60_000);
+});
+
+describe('a 2025 client over stdio in front of a server that speaks only 2026-07-28', () => {
+  it("speaks the legacy era with the server's identity; a call and a call with the server's own round work, each recorded once", async () => {
+    const s = await gateway(modernOnlyCommand);
+    const c = await connect(s.clientSide, 'legacy');
+    expect(c.getProtocolEra()).toBe('legacy');
+    expect(c.getServerVersion()?.name).toBe('countersign-v2-test-server');
+    const ref = `ref-${randomUUID()}`;
+    const simple = await c.callTool({
+      name: 'test_simple_text',
+      arguments: {},
+      _meta: { 'countersign/requestRef': ref },
+    });
+    expect(simple.content).toEqual([{ type: 'text', text: 'This is a simple text response for testing.' }]);
+    // The server's round (input_required) reaches the 2025 client as elicitation/create mid-call.
+    const asked = await c.callTool({
+      name: 'test_input_required_result_elicitation',
+      arguments: {},
+      _meta: { 'countersign/requestRef': ref },
+    });
+    expect(asked.content).toEqual([{ type: 'text', text: 'Hello, Ada!' }]);
+    const records = await recordsOf(ref, s.ctx.reporter);
+    expect(records.map((r) => [r.toolName, r.delivery]).sort()).toEqual([
+      ['test_input_required_result_elicitation', 'completed'],
+      ['test_simple_text', 'completed'],
+    ]);
+  }, 60_000);
+});
+
+describe('a 2025 client whose call needs approval, over stdio', () => {
+  it('declaring elicitation.url: asked with a URL elicitation to the request page; once approved the call runs once', async () => {
+    const s = await gateway(everythingCommand, 1);
+    const client = new Client(
+      { name: 'stdio-2025-url', version: '1.0.0' },
+      { versionNegotiation: { mode: 'legacy' }, capabilities: { elicitation: { form: {}, url: {} } } },
+    );
+    const ref = `ref-${randomUUID()}`;
+    const asked: { mode?: unknown; url?: unknown }[] = [];
+    client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push(request.params as { mode?: unknown; url?: unknown });
+      // The person opens the link and a reviewer approves; then the client says it is done.
+      await decide(actors.reviewer, ref, 'approve');
+      return { action: 'accept' };
+    });
+    await client.connect(s.clientSide);
+    open.push(() => client.close());
+    const r = await client.callTool({
+      name: 'echo',
+      arguments: { message: 'approved by link' },
+      _meta: { 'countersign/requestRef': ref },
+    });
+    expect(r.content).toEqual([{ type: 'text', text: 'Echo: approved by link' }]);
+    expect(asked).toHaveLength(1);
+    expect(asked[0].mode).toBe('url');
+    expect(asked[0].url).toMatch(/^http:\/\/countersign\.test\/approvals\/[^/]+$/);
+    const approvals = await approvalsOf(ref);
+    expect(approvals.map((a) => a.status)).toEqual(['redeemed']);
+    const records = await recordsOf(ref, s.ctx.reporter);
+    expect(records.map((r) => [r.toolName, r.delivery, r.grantId])).toEqual([
+      ['echo', 'completed', approvals[0].grant?.id],
     ]);
   }, 60_000);
 });

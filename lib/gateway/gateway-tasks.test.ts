@@ -1,9 +1,13 @@
-// MCP tasks through the gateway: the SDK's real task flow (experimental tasks API) from a client
-// through the Relay to a task server, over InMemoryTransport. The gateway reports the creation,
+// MCP tasks through the gateway: the SDK's real task flow (experimental tasks API) from a 2025
+// client through the gateway's SDK v2 side (serveModern, as over stdio) to a 2025 task server, over
+// InMemoryTransport. The gateway reports the creation,
 // each new status the client's polling saw, the terminal result from tasks/result, and a task
 // tasks/get no longer finds (its TTL passed) as expired; the client sees what it would directly.
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client as V2Client, InMemoryTransport as V2InMemoryTransport } from '@modelcontextprotocol/client';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { cli } from '@/lib/auth/actor';
 import { setPolicyRule } from '@/lib/server/policy/policy-rules';
@@ -11,13 +15,16 @@ import { trustServer } from '@/lib/server/policy/trusted-servers';
 import { makeApiKey, uniq } from '@/testing/factories';
 import { listIncidentOutcomes } from '@/lib/server/incidents';
 import {
-  clientThroughRelay,
+  clientThroughGateway,
+  gatewayInMemory,
+  serveOverHttp,
   consoleActors,
   testContext,
   type ConsoleActors,
   closedAfterEach,
 } from '@/testing/gateway-fixtures';
 import { createTaskMcpServer } from '@/testing/mcp-tasks';
+import { runHttp } from './http';
 
 vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
@@ -33,7 +40,7 @@ async function setUp() {
   await setPolicyRule(cli, { server, tool: null, requiredApprovals: 0 });
   const t = testContext(actors, server);
   const mcp = createTaskMcpServer(undefined, { workMs: 60, pollIntervalMs: 20 });
-  const client = await clientThroughRelay(mcp, t.ctx, open, 'tasks-through-gateway');
+  const client = await clientThroughGateway(mcp, t.ctx, open, 'tasks-through-gateway');
   await client.listTools();
   return { t, client };
 }
@@ -111,5 +118,57 @@ describe('gateway, MCP tasks', () => {
       ['working', 'task_running'],
       ['working (expired)', 'task_expired'],
     ]);
+  });
+
+  it("the server's tasks capability is shown to a 2025 client, never to a 2026-07-28 one (its era has no tasks)", async () => {
+    const { client } = await setUp();
+    expect(client.getServerCapabilities()?.tasks).toEqual({ requests: { tools: { call: {} } }, list: {}, cancel: {} });
+
+    const server = uniq('tasks-modern');
+    const t = testContext(actors, server);
+    const mcp = createTaskMcpServer(undefined, { workMs: 60, pollIntervalMs: 20 });
+    const [clientSide, downSide] = V2InMemoryTransport.createLinkedPair();
+    const served = await gatewayInMemory(mcp, t.ctx, downSide as unknown as InMemoryTransport);
+    const modern = new V2Client(
+      { name: 'pinned-client', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    open.push(async () => {
+      await modern.close();
+      await served.close();
+      await mcp.close();
+      await t.ctx.reporter.close(2000);
+    });
+    await modern.connect(clientSide);
+    expect(modern.getProtocolEra()).toBe('modern');
+    expect(modern.getServerCapabilities()?.tools).toBeDefined();
+    expect(modern.getServerCapabilities()?.tasks).toBeUndefined();
+  });
+
+  it("over HTTP, a 2025 client's own session: a task that completes is recorded as over stdio", async () => {
+    const server = uniq('tasks-http');
+    await trustServer(cli, server);
+    await setPolicyRule(cli, { server, tool: null, requiredApprovals: 0 });
+    const t = testContext(actors, server);
+    const upstream = await serveOverHttp(() => createTaskMcpServer(undefined, { workMs: 60, pollIntervalMs: 20 }));
+    const gateway = await runHttp(t.ctx, upstream.url, '127.0.0.1', 0);
+    const client = new Client({ name: 'tasks-over-http', version: '1.0.0' });
+    open.push(async () => {
+      await client.close();
+      await gateway.close();
+      await upstream.close();
+      await t.ctx.reporter.close(2000);
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+    await client.listTools();
+    const ref = uniq('req');
+    const messages = await run(client, ref, 'complete');
+    expect(messages.at(-1)).toBe('result');
+    const records = await recordsOf(ref, t.ctx.reporter);
+    expect(shape(records)).toEqual([
+      ['working', 'task_running'],
+      ['completed', 'ok'],
+    ]);
+    expect(new Set(records.map((r) => r.taskId)).size).toBe(1);
   });
 });

@@ -18,11 +18,11 @@ import { setPolicyRule } from '@/lib/server/policy/policy-rules';
 import { trustServer } from '@/lib/server/policy/trusted-servers';
 import { startDemoMcpServer } from '@/scripts/demo-mcp-server';
 import { runHttp } from './http';
-import { Relay } from './relay';
 import { uniq } from '@/testing/factories';
 import {
   consoleActors,
   floodServer,
+  gatewayInMemory,
   recordsOf,
   testContext,
   type ConsoleActors,
@@ -127,12 +127,9 @@ describe('gateway, a server that floods notifications during one call', () => {
       const server = uniq('flood');
       await trustServer(cli, server);
       t = testContext(actors, server);
-      const [upSide, serverSide] = InMemoryTransport.createLinkedPair();
-      await flood.connect(serverSide);
-      const relay = new Relay(downSide, upSide, t.ctx);
-      await relay.start();
+      const served = await gatewayInMemory(flood, t.ctx, downSide);
       open.push(async () => {
-        await relay.close();
+        await served.close();
         await t!.ctx.reporter.close(2000);
       });
     } else {

@@ -8,9 +8,8 @@ import { guardText } from '../guards/decide';
 import type { ReadCall } from '../guards/read-guard';
 import { guardOf, type GuardRefusal, type StagingGuard } from '../mcp/guard';
 import type { Refusal } from './approval-gate';
-import type { Digest } from './call';
 import type { GatewayContext } from './context';
-import type { CallMeta } from './record';
+import type { CallMeta, Digest } from './record';
 
 /** The guards' refusal of a write, as the call's answer: already recorded by the console. */
 export function guardRefusal(answer: GuardRefusal): Refusal {

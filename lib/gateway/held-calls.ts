@@ -31,8 +31,9 @@ export const HOLD_MS = 5 * 60_000;
 const METHOD_NOT_FOUND = -32601;
 /** The requests a 2025 server may send its client mid-call, which become rounds. */
 export const SERVER_ASKS = ['elicitation/create', 'sampling/createMessage', 'roots/list'] as const;
-type AskMethod = (typeof SERVER_ASKS)[number];
-const KIND: Record<AskMethod, string> = {
+export type AskMethod = (typeof SERVER_ASKS)[number];
+/** The client capability each of them needs. */
+export const KIND: Record<AskMethod, string> = {
   'elicitation/create': 'elicitation',
   'sampling/createMessage': 'sampling',
   'roots/list': 'roots',
@@ -250,14 +251,16 @@ export class HeldCalls {
 
 /**
  * The gateway's client towards a 2025 server answers the server's own requests by asking the
- * client whose call `route` names (the server's request id in, a held call's id out).
+ * client whose call `route` names (the server's request id in, a held call's id out). Only the
+ * `methods` its client declared (a client declaring none has no handler: the SDK refuses them).
  */
 export function answerServerRequests(
   client: Client,
   held: HeldCalls,
   route: (requestId: string | number) => string | undefined,
+  methods: readonly AskMethod[] = SERVER_ASKS,
 ): void {
-  for (const method of SERVER_ASKS)
+  for (const method of methods)
     client.setRequestHandler(method, (request, ctx) => {
       const id = route(ctx.mcpReq.id);
       const call = id === undefined ? undefined : held.get(id);

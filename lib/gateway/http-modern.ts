@@ -3,8 +3,8 @@
 // createMcpHandler (per request, strict: `legacy: 'reject'`), whose factory (modern-server.ts)
 // relays it to the server through SDK v2's Client in the era the server offers; a plain
 // `tools/call` is answered by the lean path instead (modern-lean.ts), which hands back to the
-// handler whatever it does not serve itself. The 2025 leg
-// (sessions: http.ts, relay.ts) serves every other request. The server's own 401/403 for the
+// handler whatever it does not serve itself. The 2025 leg (sessions: http.ts, the factory's 2025
+// instance) serves every other request. The server's own 401/403 for the
 // request goes back as it was sent, instead of the handler's answer, unless that answer already
 // streams: a call held for its grant streams its progress from the first notification, and the
 // head is not held back for the server's (that would silence the progress the client asked for
@@ -16,27 +16,30 @@ import {
   createMcpHandler,
   isLegacyRequest,
   WebStandardStreamableHTTPServerTransport,
+  type Server,
 } from '@modelcontextprotocol/server';
+import type { Client } from '@modelcontextprotocol/client';
 import type { GatewayContext } from './context';
 import type { UpstreamHead } from './exchange';
-import { carryingModern, modernExchange, refusalFor } from './modern-exchange';
-import { HeldCalls } from './held-calls';
-import { leanPath, plainCall, type PlainCall } from './modern-lean';
-import { modernFactory, ToolCatalog, type ModernGateway } from './modern-server';
-import { upstreamAgent } from './http-upstream';
+import { carryingModern, modernExchange, refusalFor, type ModernExchange } from './modern-exchange';
+import { HeldCalls, KIND, SERVER_ASKS } from './held-calls';
+import { leanPath, plainCall, upstreamAgent, type PlainCall } from './modern-lean';
+import { describe, modernFactory, rootCause, ToolCatalog, type ModernGateway } from './modern-server';
 import { OpenCalls } from './open-calls';
 import { roundStateCodec, TTL_SECONDS } from './round-state';
-import { Upstream } from './upstream-client';
+import { introduction, NO_TIMEOUT_MS, PASSTHROUGH, relatedExchange, Upstream } from './upstream-client';
 
 export interface ModernLeg {
   /**
-   * A 2025 client's session in front of a 2026-07-28 server: served by SDK v2's server over its
-   * session transport, the requests relayed through SDK v2's client (null when the server speaks
-   * 2025: the relay serves that pairing as it is).
+   * A 2025 client's session, opened by its `initialize`: served by SDK v2's server (the factory's
+   * 2025 instance) over its session transport. In front of a server that accepts the 2025
+   * handshake, the session has its own upstream session, opened with the client's `initialize`
+   * (`Upstream.own`); in front of one that speaks only 2026-07-28 it is bridged (each request
+   * relayed in 2026-07-28 through SDK v2's client). The server's refusal comes back as it was sent.
    */
-  legacySession(request: Request, parsed: unknown, authorization: string | null): Promise<Response | null>;
+  legacySession(request: Request, parsed: unknown, authorization: string | null): Promise<Response | UpstreamHead>;
   /** A request of such a session (null: not one of them). */
-  inSession(request: Request, parsed: unknown, authorization: string | null): Promise<Response | null>;
+  inSession(request: Request, parsed: unknown, authorization: string | null): Promise<Response | UpstreamHead | null>;
   /** Whether this request is the 2026 leg's (a POST without a 2025 session, classified 2026-07-28). */
   serves(req: IncomingMessage, request: Request, parsed: unknown): Promise<boolean>;
   /** Its answer: the handler's, or the server's refusal of it. */
@@ -110,39 +113,83 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
         await response.body?.cancel().catch(() => undefined);
         return refusal;
       }
-      // The server could not be reached: the client's request gets the JSON-RPC error the relay gives.
+      // The server could not be reached: the client's request gets a JSON-RPC error saying so.
       if (exchange.unreachable && response.status >= 500) {
         await response.body?.cancel().catch(() => undefined);
-        return Response.json({
-          jsonrpc: '2.0',
-          id: exchange.id ?? null,
-          error: { code: -32603, message: `The gateway could not reach the MCP server (${exchange.unreachable}).` },
-        });
+        return failedAnswer(exchange)!;
       }
       return response;
     },
     async legacySession(request, parsed, authorization) {
       const exchange = modernExchange(authorization, parsed, request.headers);
-      // Not reachable now: the relay answers as it does for any server it cannot reach.
-      if (!(await upstream.needsBridge(exchange).catch(() => false))) return null;
+      let own: Client | null;
+      let server: Server;
+      try {
+        own = await upstream.own(exchange, introduction(parsed));
+        // Each session tells its client of a change of the hidden set, as its own calls meet it.
+        const mine: ModernGateway = { ...g, shownHidden: undefined };
+        if (own) {
+          const client = own;
+          mine.upstream = { open: async () => ({ client, release: () => void client.close().catch(() => undefined) }) };
+        }
+        server = (await modernFactory(mine)({ era: 'legacy', authInfo: carryingModern(exchange) })) as Server;
+        mine.hiddenChanged = () => void server.sendToolListChanged().catch(() => undefined);
+      } catch (error) {
+        if (!exchange.refusal) exchange.unreachable ??= describe(rootCause(error));
+        const failed = failedAnswer(exchange);
+        if (failed) return failed;
+        throw error;
+      }
+      if (own) {
+        // The server's notifications outside a request (logging, resource updates, list changes)
+        // reach this session's client as they came.
+        // One the server sent on a request's stream goes on the client's request's stream.
+        own.fallbackNotificationHandler = async (notification) => {
+          if (notification.method === 'notifications/tools/list_changed') g.catalog.loaded = false;
+          const { related, sent } = relatedExchange(notification);
+          const to = related?.id;
+          await server
+            .notification(sent, typeof to === 'string' || typeof to === 'number' ? { relatedRequestId: to } : undefined)
+            .catch(() => undefined);
+        };
+        // Its requests are put to this session's client, on the stream of the request they came with.
+        const declared = introduction(parsed)?.capabilities ?? {};
+        for (const method of SERVER_ASKS.filter((m) => declared[KIND[m]] !== undefined))
+          own.setRequestHandler(method, async (asked, ctx) => {
+            const { related, sent } = relatedExchange(asked);
+            const to = related?.id;
+            return (await server.request(sent as never, PASSTHROUGH, {
+              signal: ctx.mcpReq.signal,
+              timeout: NO_TIMEOUT_MS,
+              ...(typeof to === 'string' || typeof to === 'number' ? { relatedRequestId: to } : {}),
+            })) as never;
+          });
+      }
       const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: randomUUID,
         onsessioninitialized: (id) => void sessions.set(id, transport),
         onsessionclosed: (id) => void sessions.delete(id),
       });
-      const server = await factory({ era: 'legacy', authInfo: carryingModern(exchange) });
       await server.connect(transport);
-      return transport.handleRequest(request, { authInfo: carryingModern(exchange), parsedBody: parsed });
+      const response = await transport.handleRequest(request, {
+        authInfo: carryingModern(exchange),
+        parsedBody: parsed,
+      });
+      const answered = await headed(response, exchange);
+      // A session the server refused at once is not kept.
+      if (!(answered instanceof Response) || !transport.sessionId) void server.close().catch(() => undefined);
+      return answered;
     },
     async inSession(request, parsed, authorization) {
       const id = request.headers.get('mcp-session-id');
       const transport = id ? sessions.get(id) : undefined;
       if (!transport) return null;
       const exchange = modernExchange(authorization, parsed, request.headers);
-      return transport.handleRequest(request, {
+      const response = await transport.handleRequest(request, {
         authInfo: carryingModern(exchange),
         ...(parsed !== undefined ? { parsedBody: parsed } : {}),
       });
+      return request.method === 'POST' ? headed(response, exchange) : response;
     },
     async close() {
       for (const tell of Object.values(told)) tell.cancel();
@@ -189,4 +236,47 @@ export function coalesced(tell: () => void, ms = COALESCE_MS): { (): void; cance
     pending = false;
   };
   return told;
+}
+
+/**
+ * The answer to a 2025 session's POST, its head held until its first event: by then the server
+ * has answered the request upstream (or sent its first progress), and a refusal of it (401/403
+ * with its challenge) goes back as the server sent it instead. A call held for its grant streams
+ * its progress from the first notification, so a later refusal ends it on the stream, as on the
+ * 2026-07-28 leg.
+ */
+async function headed(response: Response, exchange: ModernExchange): Promise<Response | UpstreamHead> {
+  if (!response.body || !response.ok) return failedAnswer(exchange) ?? response;
+  const reader = response.body.getReader();
+  const first = await reader.read().catch(() => ({ done: true, value: undefined }) as const);
+  const failed = failedAnswer(exchange);
+  if (failed) {
+    await reader.cancel().catch(() => undefined);
+    return failed;
+  }
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      if (first.value) controller.enqueue(first.value);
+      if (first.done) controller.close();
+    },
+    async pull(controller) {
+      const next = await reader.read();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
+/** The server's refusal of the request as it sent it, or the JSON-RPC error for a server not reached. */
+function failedAnswer(exchange: ModernExchange): Response | UpstreamHead | null {
+  const refusal = refusalFor(exchange);
+  if (refusal) return refusal;
+  if (!exchange.unreachable) return null;
+  return Response.json({
+    jsonrpc: '2.0',
+    id: exchange.id ?? null,
+    error: { code: -32603, message: `The gateway could not reach the MCP server (${exchange.unreachable}).` },
+  });
 }

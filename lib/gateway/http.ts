@@ -1,51 +1,26 @@
-// Streamable HTTP mode: MCP clients connect to http://HOST:PORT/mcp; each MCP session is a
-// Downstream towards the client (the SDK's server transport, and a lean path for the plain POST
-// of one request: http-downstream.ts) and an HttpUpstream towards the server's URL (keep-alive
-// connections shared by all sessions), relayed by one Relay. The client's Authorization header is
+// Streamable HTTP mode: MCP clients connect to http://HOST:PORT/mcp and are served by SDK v2's
+// server with the gateway's factory (modern-server.ts), in their era (http-modern.ts): a
+// 2026-07-28 request by itself, a 2025 client in its session. Towards the server, SDK v2's client
+// in whatever era the server offers (upstream-client.ts). The client's Authorization header is
 // sent to the server as it came; the server's 401/403 with its WWW-Authenticate comes back as it
 // was sent. Neither is kept. A request whose Host or Origin is not a name the gateway is reached
 // by is refused before anything else (host-guard.ts).
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { GatewayContext } from './context';
-import { carrying, newExchange, type Exchange, type UpstreamHead } from './exchange';
+import type { UpstreamHead } from './exchange';
 import { hostCheck, refuseHost } from './host-guard';
-import { Downstream, HEAD_WAIT_MS, KEEP_ALIVE_MS, leanRequest } from './http-downstream';
 import { modernLeg } from './http-modern';
-import { HttpUpstream, upstreamAgent } from './http-upstream';
-import { Relay } from './relay';
 
 const MAX_BODY = 4 * 1024 * 1024;
-/** `promise`, or null after `ms` (its timer cleared as soon as the promise settles: one per request). */
-function within<T>(promise: Promise<T>, ms: number): Promise<T | null> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), ms).unref();
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-interface Session {
-  relay: Relay;
-  transport: WebStandardStreamableHTTPServerTransport;
-  down: Downstream;
-  /** The last Authorization the client sent, for the server-initiated stream (GET). Memory only. */
-  authorization: string | null;
-}
 
 export interface HttpGateway {
   server: Server;
   url: string;
-  sessions: () => number;
   close(): Promise<void>;
 }
 
 export interface HttpOptions {
-  /** false: every POST goes through the SDK's transport (the tests compare both paths). Default true. */
-  lean?: boolean;
   /** Names besides the loopback ones that `Host` and `Origin` may carry (`--allowed-hosts`). */
   allowedHosts?: readonly string[];
 }
@@ -57,36 +32,8 @@ export async function runHttp(
   port: number,
   options: HttpOptions = {},
 ): Promise<HttpGateway> {
-  const sessions = new Map<string, Session>();
-  const agent = upstreamAgent(upstream);
-  const lean = options.lean ?? true;
   const checkHost = hostCheck(host, options.allowedHosts);
   const modern = modernLeg(ctx, upstream);
-  // Lean answers silent for KEEP_ALIVE_MS turn into kept-alive SSE streams, and their wait for the
-  // server's head is bounded (one timer for all: LeanAnswer.idle).
-  const sweeper = setInterval(
-    () => {
-      const now = performance.now();
-      for (const s of sessions.values()) s.down.sweep(now);
-    },
-    Math.round(KEEP_ALIVE_MS / 5),
-  ).unref();
-
-  function newSession(): Session {
-    const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => void sessions.set(id, session),
-      onsessionclosed: (id) => void sessions.delete(id),
-    });
-    const down = new Downstream(transport);
-    const session: Session = { relay: undefined as unknown as Relay, transport, down, authorization: null };
-    const up = new HttpUpstream(upstream, agent, () => session.authorization);
-    session.relay = new Relay(down, up, ctx);
-    session.relay.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
-    };
-    return session;
-  }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // Before anything else, the body unread: a foreign Host or Origin gets nothing from the gateway.
@@ -104,66 +51,22 @@ export async function runHttp(
         parsed = undefined;
       }
     }
-    if (req.method === 'POST' && !req.headers['mcp-session-id']) {
-      const request = webRequest(req, res, body);
-      if (await modern.serves(req, request, parsed)) {
-        const answer = await modern.answer(request, parsed, header(req, 'authorization'));
-        if (!(answer instanceof Response)) return writeRefusal(res, answer);
-        return pipe(answer, res);
-      }
-    }
-    const sessionId = header(req, 'mcp-session-id');
-    let session = sessionId ? sessions.get(sessionId) : undefined;
-    let fresh = false;
-    if (!session) {
-      // A 2025 session in front of a 2026-07-28 server is SDK v2's (http-modern.ts).
-      const bridged = sessionId
-        ? await modern.inSession(webRequest(req, res, body), parsed, header(req, 'authorization'))
-        : req.method === 'POST' && isInitialize(parsed)
-          ? await modern.legacySession(webRequest(req, res, body), parsed, header(req, 'authorization'))
-          : null;
-      if (bridged) return pipe(bridged, res);
-      if (sessionId) return plain(res, 404, 'Session not found');
-      session = newSession();
-      fresh = true;
-      await session.relay.start();
-    }
     const authorization = header(req, 'authorization');
-    session.authorization = authorization;
-    const exchange = newExchange(authorization);
-    const request = lean && !fresh && req.method === 'POST' ? leanRequest(req.headers, parsed) : null;
-    if (request && (await leanPost(session, request, exchange, res))) return;
-    const answer = await session.transport.handleRequest(webRequest(req, res, body), {
-      authInfo: carrying(exchange),
-      ...(parsed !== undefined ? { parsedBody: parsed } : {}),
-    });
-    const hasRequest = (Array.isArray(parsed) ? parsed : [parsed]).some(
-      (m) => m && typeof m === 'object' && 'method' in m && 'id' in m,
-    );
-    // Wait for the server's answer to this POST, to pass a refusal back as it was (bounded).
-    const refusal =
-      req.method === 'POST' && hasRequest && answer.ok ? await within(exchange.refusal, HEAD_WAIT_MS) : null;
-    if (refusal) {
-      await answer.body?.cancel().catch(() => undefined);
-      if (fresh) void session.relay.close();
-      return writeRefusal(res, refusal);
+    const request = webRequest(req, res, body);
+    let answer: Response | UpstreamHead | null;
+    if (req.headers['mcp-session-id'] !== undefined) {
+      answer = await modern.inSession(request, parsed, authorization);
+      if (!answer) return plain(res, 404, 'Session not found');
+    } else if (await modern.serves(req, request, parsed)) {
+      answer = await modern.answer(request, parsed, authorization);
+    } else if (req.method === 'POST' && isInitialize(parsed)) {
+      answer = await modern.legacySession(request, parsed, authorization);
+    } else {
+      // Neither a 2026-07-28 request nor a 2025 session's: what a 2025 server answers a request without its session.
+      return jsonRpcError(res, 400, parsed, -32000, 'Bad Request: Mcp-Session-Id header is required');
     }
-    if (fresh && !session.transport.sessionId) void session.relay.close();
+    if (!(answer instanceof Response)) return writeRefusal(res, answer);
     return pipe(answer, res);
-  }
-
-  /** The lean path (http-downstream.ts); false when the SDK's transport is to answer instead. */
-  async function leanPost(session: Session, request: JSONRPCRequest, exchange: Exchange, res: ServerResponse) {
-    const answer = session.down.post(request, res, exchange);
-    if (!answer) return false;
-    // As on the SDK's path: the server's refusal of the request, if it refuses, goes back instead.
-    // Bounded by the sweep (LeanAnswer.idle), not a timer per request.
-    const refusal = await exchange.refusal;
-    if (refusal) {
-      answer.finished();
-      writeRefusal(res, refusal);
-    } else answer.start();
-    return true;
   }
 
   const server = createServer((req, res) => {
@@ -182,13 +85,9 @@ export async function runHttp(
   return {
     server,
     url: `http://${shown}:${address.port}/mcp`,
-    sessions: () => sessions.size,
     async close() {
-      clearInterval(sweeper);
       await modern.close();
-      await Promise.allSettled([...sessions.values()].map((s) => s.relay.close()));
       server.closeAllConnections();
-      agent.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
@@ -287,6 +186,18 @@ function drained(res: ServerResponse): Promise<void> {
     res.on('drain', done);
     res.on('close', done);
   });
+}
+
+function jsonRpcError(res: ServerResponse, status: number, parsed: unknown, code: number, message: string): void {
+  const id = typeof parsed === 'object' && parsed !== null ? (parsed as { id?: unknown }).id : undefined;
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: typeof id === 'string' || typeof id === 'number' ? id : null,
+      error: { code, message },
+    }),
+  );
 }
 
 function plain(res: ServerResponse, status: number, text: string): void {

@@ -14,9 +14,10 @@ import {
   inputRequired,
   inputResponse,
   type ClientCapabilities,
+  type JSONRPCRequest,
   type ServerContext,
+  type Tool,
 } from '@modelcontextprotocol/server';
-import type { JSONRPCRequest, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { grantRefusal, holdForGrant, progressShift, withdrawRequest, type Holder, type Refusal } from './approval-gate';
 import type { StagingGuard } from '../mcp/guard';
 import { approvalUrl } from './context';

@@ -11,9 +11,8 @@
 // The lean path (modern-lean.ts) judges, guards and records a plain call with the same functions
 // (newCall, judge, trustedRead, modern-record.ts), and hands back here what it does not answer.
 import { randomUUID } from 'node:crypto';
-import { ProtocolError, type Client, type RequestOptions } from '@modelcontextprotocol/client';
+import { ProtocolError, type Client, type RequestOptions, type Tool } from '@modelcontextprotocol/client';
 import { inputRequired, type ServerContext } from '@modelcontextprotocol/server';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { argsDigest } from '../mcp/digest';
 import { needsGrant, policyRefusal, type Refusal } from './approval-gate';
 import { approvalGate } from './modern-approval';
@@ -68,7 +67,7 @@ export async function callTool(
   g.open.take(call.id);
 
   const judged = await judge(g, call, await tools(g, client));
-  // Cancelled while the catalog or the policy was fetched: never staged, never sent (as on the relay).
+  // Cancelled while the catalog or the policy was fetched: never staged, never sent.
   if (ctx.mcpReq.signal.aborted) return drop(g, call);
   if (judged.refusal) return refuse(g, call, judged.refusal);
   // The gate's own progress while it held the call: the server's, on the same token, goes on above it.
@@ -133,7 +132,7 @@ async function settle(
     hold(g, call, { sent: true, resultType: 'input_required' }, startedAt, call.grantId);
     return wrapRound(g, result, { ...chain(call), grantId: call.grantId }, ctx);
   }
-  return answered(g, client.getProtocolEra(), call, result, startedAt);
+  return answered(g, client.getProtocolEra(), call, result, startedAt, client);
 }
 
 /**
@@ -182,7 +181,7 @@ async function follow(
         held.cancel();
         const ended = held.outcome;
         call.endedAt = held.endedAt;
-        if (ended && 'done' in ended) answered(g, client.getProtocolEra(), call, ended.done, startedAt);
+        if (ended && 'done' in ended) answered(g, client.getProtocolEra(), call, ended.done, startedAt, client);
         else if (ended) record(g, call, observedError(ended.failed), startedAt, call.grantId);
         return ended !== undefined;
       },
@@ -199,7 +198,7 @@ async function follow(
     return {};
   }
   if ('failed' in next) return failed(g, call, next.failed, ctx, startedAt);
-  return answered(g, client.getProtocolEra(), call, next.done, startedAt);
+  return answered(g, client.getProtocolEra(), call, next.done, startedAt, client);
 }
 
 /** A call as its first request (or the retry carrying `state`) names it; not yet judged. */

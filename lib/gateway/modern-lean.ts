@@ -16,9 +16,14 @@
 // which gets the server's answer replayed instead of sending the call again (modern-exchange.ts
 // `handed`), and so answers it exactly as it answers it there.
 import { randomUUID } from 'node:crypto';
-import type { Agent, IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import {
+  Agent as HttpAgent,
+  request as httpRequest,
+  type Agent,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+} from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 import {
   CLIENT_CAPABILITIES_META_KEY,
@@ -41,6 +46,12 @@ const MODERN = '2026-07-28';
 const ENVELOPE = new Set([PROTOCOL_VERSION_META_KEY, CLIENT_INFO_META_KEY, CLIENT_CAPABILITIES_META_KEY]);
 /** A tool name that goes in `Mcp-Name` as it is (no Base64 sentinel either way). */
 const PLAIN_NAME = /^[A-Za-z0-9_.\-/]{1,128}$/;
+
+/** Keep-alive connections to the server for the lean path, one pool per gateway. */
+export function upstreamAgent(url: URL): Agent {
+  const options = { keepAlive: true, keepAliveMsecs: 1000, maxFreeSockets: 256, scheduling: 'lifo' as const };
+  return url.protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
+}
 
 /** A plain call, as the client sent it. */
 export interface PlainCall {
@@ -116,7 +127,7 @@ export function leanPath(
   };
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
 
-  /** One POST of the call; retried once on a fresh connection only where it may run twice (http-upstream.ts). */
+  /** One POST of the call; retried once on a fresh connection only where it may run twice. */
   function post(headers: Record<string, string>, body: string, resendable: boolean, signal: AbortSignal) {
     return new Promise<IncomingMessage>((resolve, reject) => {
       const req = send({ ...target, method: 'POST', headers, signal });

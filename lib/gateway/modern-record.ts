@@ -5,15 +5,14 @@
 // add a second record for the same request; the console keeps the first), dated at the call's
 // first request, its `attempt` the number of requests it took. A call left at a round is held in
 // `g.open` and recorded as that round (open-calls.ts).
-import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
+import { ProtocolError, type CallToolResult, type Client, type Tool } from '@modelcontextprotocol/client';
 import type { ServerContext } from '@modelcontextprotocol/server';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Observed } from '../outcomes/schemas';
 import { fromError, fromResult } from '../mcp/observed';
 import { newTrace } from '../mcp/trace';
 import type { Refusal } from './approval-gate';
 import { gatewayRecord, type CallMeta } from './record';
+import { createdTask, tasksOf } from './task-records';
 import { gatewayError } from './tool-errors';
 import type { ModernGateway } from './modern-server';
 
@@ -43,15 +42,24 @@ export function failed(g: ModernGateway, call: Call, error: unknown, ctx: Server
   throw new ProtocolError(-32603, 'The gateway could not reach the MCP server; the call may not have been sent.');
 }
 
-/** The server's final answer: recorded, and returned with the record's names. */
+/**
+ * The server's final answer: recorded, and returned with the record's names. `client`: the SDK
+ * client it came through (none on the lean path, which never asks for a task).
+ */
 export function answered(
   g: ModernGateway,
   era: 'modern' | 'legacy' | undefined,
   call: Call,
   result: Record<string, unknown>,
   startedAt: number,
+  client?: Client,
 ): Record<string, unknown> {
-  const observed = fromResult(result as CallToolResult, call.tool, null).observed;
+  // A 2025 server that made the call a task: its creation now, its later statuses as further records.
+  const created = createdTask(result);
+  if (created && client) tasksOf(client, g.ctx).track(call, created, startedAt);
+  const observed: Observed = created
+    ? { sent: true, task: { id: created.taskId.slice(0, 200), status: created.status } }
+    : fromResult(result as CallToolResult, call.tool, null).observed;
   // A 2026-07-28 server's final answer is `complete` (the field may be left out: that is its
   // default); a 2025 server's answer has no such field, and its record none either.
   if (era === 'modern') observed.resultType = 'complete';
@@ -146,19 +154,13 @@ export function withMeta(
 /**
  * What the call's failure says, for the record. The server's JSON-RPC error (SDK v2's
  * ProtocolError: only ever the other side's answer) keeps its code as sent, 2026-07-28's
- * -32020/-32021/-32022 included; the rest is read by lib/mcp's observation, which knows SDK v1's
- * error classes (SDK v2's say the same things).
+ * -32020/-32021/-32022 included, never read as a local timeout or closed connection; the rest
+ * (HTTP and auth refusals, the client's own timeout and closed connection) is read by lib/mcp's
+ * observation.
  */
 export function observedError(error: unknown): Observed {
   if (error instanceof ProtocolError) return { sent: true, jsonRpcErrorCode: error.code };
-  return fromError(asV1Error(error), newTrace(), 'tools/call');
-}
-
-function asV1Error(error: unknown): unknown {
-  if (error instanceof SdkHttpError) return new StreamableHTTPError(error.data?.status, '');
-  if (error instanceof SdkError && error.code === SdkErrorCode.RequestTimeout) return new McpError(-32001, '');
-  if (error instanceof SdkError && error.code === SdkErrorCode.ConnectionClosed) return new McpError(-32000, '');
-  return error;
+  return fromError(error, newTrace(), 'tools/call');
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -19,11 +19,13 @@ import {
 } from '@modelcontextprotocol/client';
 import {
   Server,
+  type JSONRPCRequest,
   type McpServerFactory,
   type RequestStateCodec,
+  type Result,
   type ServerContext,
+  type Tool,
 } from '@modelcontextprotocol/server';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { shiftedProgress } from './approval-gate';
 import type { GatewayContext } from './context';
 import type { HeldCalls } from './held-calls';
@@ -31,7 +33,7 @@ import { callTool } from './modern-call';
 import { carriedModern, type ModernExchange } from './modern-exchange';
 import type { OpenCalls } from './open-calls';
 import type { RoundState } from './round-state';
-import { describe } from './relay';
+import { createdTask, observedTaskAnswer } from './task-records';
 import { exchangeHeaders, forward, type Opened } from './upstream-client';
 
 /** What every request of the 2026 leg shares: the upstream, the catalog, the state codec. */
@@ -102,7 +104,7 @@ export function modernFactory(g: ModernGateway): McpServerFactory {
     }
     const { client, release } = opened;
     const capabilities = client.getServerCapabilities() ?? {};
-    const server = new Server(client.getServerVersion() ?? GATEWAY_SERVER_INFO, {
+    const server = new GatewayServer(client.getServerVersion() ?? GATEWAY_SERVER_INFO, {
       capabilities,
       ...(client.getInstructions() ? { instructions: client.getInstructions() } : {}),
       requestState: { verify: g.codec.verify },
@@ -133,6 +135,36 @@ export function modernFactory(g: ModernGateway): McpServerFactory {
   };
 }
 
+/**
+ * SDK v2's Server, except that a 2025 client's task-augmented `tools/call` may be answered with the
+ * server's CreateTaskResult (task-records.ts), which the SDK's check of a tools/call result refuses
+ * (it takes a result without `content` for another family's). Every other answer is checked as the
+ * SDK checks it.
+ */
+class GatewayServer extends Server {
+  protected override _wrapHandler(
+    method: string,
+    handler: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result>,
+  ): (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result> {
+    if (method !== 'tools/call') return super._wrapHandler(method, handler);
+    const checked = super._wrapHandler(method, async (request, ctx) => {
+      const result = await handler(request, ctx);
+      if (isRecord(request.params?.task) && createdTask(result)) throw new TaskCreated(result);
+      return result;
+    });
+    return (request, ctx) =>
+      checked(request, ctx).catch((error: unknown) => {
+        if (error instanceof TaskCreated) return error.result;
+        throw error;
+      });
+  }
+}
+
+/** Carries a CreateTaskResult past the SDK's tools/call result check (GatewayServer). */
+class TaskCreated {
+  constructor(readonly result: Result) {}
+}
+
 /** Any request other than the tools': relayed, its rounds wrapped. */
 async function relayRequest(
   g: ModernGateway,
@@ -144,11 +176,16 @@ async function relayRequest(
 ): Promise<Record<string, unknown>> {
   const state = ctx.mcpReq.requestState<RoundState>();
   const raw = sent(exchange, params);
-  const result = await forward(
+  const result = await observedTaskAnswer(
     client,
     method,
-    upstreamParams(client, raw, state, ctx, exchange?.declared),
-    relayOptions(ctx, raw, exchange),
+    raw,
+    forward(
+      client,
+      method,
+      upstreamParams(client, raw, state, ctx, exchange?.declared),
+      relayOptions(ctx, raw, exchange),
+    ),
   );
   return wrapRound(g, result, {}, ctx);
 }
@@ -212,10 +249,10 @@ export function upstreamParams(
   const inputResponses = raw.inputResponses ?? ctx?.mcpReq.inputResponses;
   delete rest.inputResponses;
   const legacy = client.getProtocolEra() === 'legacy';
-  // No tasks toward a 2025 server on SDK v2 paths (docs/gateway.md "Both eras": they would have to
-  // be answered to the client in its era, and observed): a client's `task` is left out and the call
-  // runs as an ordinary one, as the spec treats a feature the other side does not support.
-  if (legacy) delete rest.task;
+  // A 2025 client's `task` goes to a 2025 server (task-records.ts observes it). 2026-07-28 has no
+  // tasks: a 2026-07-28 client's (its request carries the envelope) is left out and the call runs
+  // as an ordinary one, as the spec treats a feature the other side does not support.
+  if (legacy && ctx?.mcpReq.envelope !== undefined) delete rest.task;
   const params: Record<string, unknown> = rest;
   if (!legacy && inputResponses !== undefined) params.inputResponses = inputResponses;
   const up = typeof state === 'object' ? state.up : undefined;
@@ -273,8 +310,20 @@ export async function wrapRound(
   return { ...result, requestState: await g.codec.mint({ ...mine, ...(up !== undefined ? { up } : {}) }, ctx) };
 }
 
+/** A failure's name and code, for the client's error and the log: never its message (which may carry a URL). */
+export function describe(error: unknown): string {
+  if (error && typeof error === 'object') {
+    const e = error as { name?: unknown; code?: unknown; cause?: { code?: unknown } };
+    const code = e.code ?? e.cause?.code;
+    return [typeof e.name === 'string' ? e.name : 'Error', code != null ? String(code) : null]
+      .filter(Boolean)
+      .join(' ');
+  }
+  return 'Error';
+}
+
 /** What an SDK error wraps: the network's error under a failed probe (the one with an errno code). */
-function rootCause(error: unknown): unknown {
+export function rootCause(error: unknown): unknown {
   let e = error;
   for (let depth = 0; depth < 5 && e instanceof Error && e.cause !== undefined; depth++) {
     e = e.cause;

@@ -1,15 +1,15 @@
 // What the console's policy requires of each tool (`POST /api/v1/policy/evaluate`), cached for a
 // few seconds so an admin's change applies within seconds. When the console cannot be reached the
 // last answer stays in force (trusted reads keep going through); with none ever, the server's own
-// readOnlyHint is all there is: such reads go through, every other call fails closed (call.ts,
-// approval-gate.ts).
+// readOnlyHint is all there is: such reads go through, every other call fails closed
+// (modern-call.ts, approval-gate.ts).
 //
 // Each tool is sent as `tools/list` gave it (the six parts the console's catalog pins: name,
 // title, description, input and output schemas, annotations; docs/catalog.md), so the console can
 // hold a tool whose definition changed since it was accepted. A held tool is hidden and refused
 // like a blocked one, until an admin accepts the new definition.
 import { createHash } from 'node:crypto';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import { canonicalJson } from '../json/canonical';
 import { callApi, type CountersignEndpoint } from '../mcp/countersign-http';
 import { BUDGET_BOUNDS, BUDGET_KEYS, DEFAULT_BUDGETS, type GuardBudgets } from '../guards/budgets';

@@ -1,7 +1,7 @@
 // The outcome record of one call through the gateway (docs/api.md, "Outcome records"): no arguments,
 // no result, the argument digest and the tool's annotations from tools/list.
 import { randomUUID } from 'node:crypto';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '@modelcontextprotocol/server';
 import type { Observed, Outcome, ToolAnnotations } from '../outcomes/schemas';
 import { annotationsOf } from '../mcp/record';
 import type { GatewayContext } from './context';
@@ -11,6 +11,9 @@ export interface CallMeta {
   idempotencyKey?: string;
   summary: string;
 }
+
+/** A call's argument digest (lib/mcp/digest.ts), computed when first asked for. */
+export type Digest = () => string;
 
 // Built member by member in the record's order, optional ones only when present (one record per
 // call: no intermediate entry arrays), the annotations made once per listed tool.
@@ -63,6 +66,6 @@ function annotations(tool: Tool | undefined): ToolAnnotations | null {
   return a;
 }
 
-export const newEventId = () => `evt_${randomUUID()}`;
+const newEventId = () => `evt_${randomUUID()}`;
 
 export const gatewayRecord = Object.assign(record, { annotations });

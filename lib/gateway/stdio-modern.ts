@@ -1,7 +1,7 @@
-// stdio mode, a 2026-07-28 host (stdio.ts routes by the host's first message): SDK v2's
-// serveStdio serves the host with the same factory as the HTTP leg (modern-server.ts: the same
-// policy, approval gate, records), in front of the child through one SDK v2 client, in the era
-// the child offers (`versionNegotiation: auto`, probed on the child itself: ChildServer).
+// stdio mode, every host: SDK v2's serveStdio serves the host with the same factory as the HTTP
+// side (modern-server.ts: the same policy, approval gate, records), pinned to the era the host's
+// first message opens, in front of the child through one SDK v2 client, in the era the child
+// offers (`versionNegotiation: auto`, probed on the child itself: ChildServer).
 // - Raw params: the SDK lifts the envelope, the retry's `inputResponses` and `requestState` out
 //   of a request's params before a handler runs; the server must get them as the host sent them.
 //   Over HTTP the parsed body carries them (modern-exchange.ts); here `Recording` keeps each
@@ -9,14 +9,15 @@
 // - List changes: the child's (sent unasked by a 2025 server, or on the gateway's own
 //   subscriptions/listen to a 2026-07-28 one) reach the host through the instance's
 //   notifications, which serveStdio puts on the host's own subscriptions.
-// - serveStdio is given `legacy: 'serve'`: a host that probes with server/discover and then
-//   sends a 2025 initialize after all is served on SDK v2 too (a 2025 instance of the same
-//   factory, no tasks), since its connection has already chosen this leg.
+// - serveStdio is given `legacy: 'serve'`: a 2025 host (its `initialize`, or a host that probes
+//   with server/discover and then sends a 2025 initialize after all) is served by a 2025
+//   instance of the same factory.
 // - A 2025 child's own requests mid-call (held-calls.ts): stdio carries no stream per request to
 //   tell which call one belongs to, so it is put to the host's one call in flight, and refused
 //   while the host has several.
 import {
   type JSONRPCMessage,
+  type Notification,
   type Server,
   type ServerContext,
   type Transport,
@@ -24,15 +25,13 @@ import {
 } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { Client } from '@modelcontextprotocol/client';
-import type { Transport as V1Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { GatewayContext } from './context';
-import { answerServerRequests, HeldCalls } from './held-calls';
+import { answerServerRequests, HeldCalls, KIND, SERVER_ASKS } from './held-calls';
 import { modernExchange, type ModernExchange } from './modern-exchange';
 import { modernFactory, ToolCatalog, type ModernGateway } from './modern-server';
 import { OpenCalls } from './open-calls';
 import { roundStateCodec, TTL_SECONDS } from './round-state';
-import type { ChildServer } from './stdio';
-import { newClient, type Opened } from './upstream-client';
+import { introduction, newClient, type Introduction, type Opened } from './upstream-client';
 
 /** Requests kept at most while unanswered (a cancelled one is never answered): the oldest go first. */
 const MAX_KEPT = 10_000;
@@ -42,24 +41,37 @@ type Id = string | number;
 /** The host's transport as serveStdio gets it, keeping each incoming request's params by id. */
 export class Recording implements Transport {
   private readonly kept = new Map<Id, ModernExchange>();
+  private begun?: Promise<void>;
+  /** The host's 2025 `initialize`, when that was how it opened the connection. */
+  opening?: Introduction;
+  private first = true;
   onmessage?: Transport['onmessage'];
   onclose?: () => void;
   onerror?: (error: Error) => void;
 
   constructor(
-    private readonly down: V1Transport,
+    private readonly down: Transport,
     /** Called once the host's side closed, after serveStdio was told. */
     private readonly ended: () => void,
   ) {}
 
-  async start(): Promise<void> {
+  /** Once: serveStdio starts it, and the gateway waits for the same start. */
+  start(): Promise<void> {
+    return (this.begun ??= this.begin());
+  }
+
+  private async begin(): Promise<void> {
     this.down.onmessage = (message) => {
       const m = message as Record<string, unknown>;
+      if (this.first) {
+        this.first = false;
+        this.opening = introduction(m);
+      }
       if (typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number')) {
         if (this.kept.size >= MAX_KEPT) this.kept.delete(this.kept.keys().next().value as Id);
         this.kept.set(m.id, modernExchange(null, m, new Headers()));
       }
-      this.onmessage?.(message as JSONRPCMessage);
+      this.onmessage?.(message);
     };
     this.down.onclose = () => {
       this.kept.clear();
@@ -78,7 +90,7 @@ export class Recording implements Transport {
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const m = message as Record<string, unknown>;
     if (typeof m.method !== 'string' && (typeof m.id === 'string' || typeof m.id === 'number')) this.kept.delete(m.id);
-    await this.down.send(message as never, options as never);
+    await this.down.send(message, options);
   }
 
   close(): Promise<void> {
@@ -94,12 +106,16 @@ export class ChildUpstream {
   private connected?: Promise<Client>;
   /** What to tell the host when the child's lists change. */
   changes?: { tools(): void; prompts(): void; resources(): void };
+  /** Any other notification of the child's own (a 2025 server's logging, resource updates). */
+  notified?: (notification: Notification) => void;
 
   constructor(
-    private readonly child: ChildServer,
+    private readonly child: Transport,
     private readonly log: (line: string) => void,
     private readonly onclose: () => void,
     private readonly held: HeldCalls,
+    /** How the host introduced itself (read once the host's first message came). */
+    private readonly introduced: () => Introduction | undefined,
   ) {}
 
   async open(): Promise<Opened> {
@@ -108,13 +124,21 @@ export class ChildUpstream {
   }
 
   private async connect(): Promise<Client> {
-    const client = newClient();
+    const introduced = this.introduced();
+    const client = newClient(introduced);
     client.onclose = this.onclose;
-    answerServerRequests(client, this.held, () => this.held.only());
+    client.fallbackNotificationHandler = async (notification) => this.notified?.(notification);
+    const declared = introduced?.capabilities;
+    answerServerRequests(
+      client,
+      this.held,
+      () => this.held.only(),
+      declared ? SERVER_ASKS.filter((method) => declared[KIND[method]] !== undefined) : SERVER_ASKS,
+    );
     client.setNotificationHandler('notifications/tools/list_changed', () => this.changes?.tools());
     client.setNotificationHandler('notifications/prompts/list_changed', () => this.changes?.prompts());
     client.setNotificationHandler('notifications/resources/list_changed', () => this.changes?.resources());
-    await client.connect(this.child as unknown as Transport);
+    await client.connect(this.child);
     const modern = client.getProtocolEra() === 'modern';
     this.log(`server speaks the ${modern ? '2026-07-28' : '2025'} era`);
     const capabilities = client.getServerCapabilities() ?? {};
@@ -143,19 +167,16 @@ export class ChildUpstream {
 }
 
 export interface ModernStdio {
+  /** Once the host's transport started. */
+  started: Promise<void>;
   close(): Promise<void>;
 }
 
-/** Serves the host `down` (its first message already said 2026-07-28) in front of `child`. */
-export function serveModern(
-  ctx: GatewayContext,
-  down: V1Transport,
-  child: ChildServer,
-  onclose: () => void,
-): ModernStdio {
+/** Serves the host `down`, of either era, in front of `child` (ChildServer; in tests, an in-memory server). */
+export function serveModern(ctx: GatewayContext, down: Transport, child: Transport, onclose: () => void): ModernStdio {
   const wire = new Recording(down, onclose);
   const held = new HeldCalls();
-  const upstream = new ChildUpstream(child, ctx.log, onclose, held);
+  const upstream = new ChildUpstream(child, ctx.log, onclose, held, () => wire.opening);
   const g: ModernGateway = {
     ctx,
     upstream,
@@ -168,6 +189,7 @@ export function serveModern(
   const factory = modernFactory(g);
   // serveStdio pins one instance per connection (two when a probe is discarded: the latest serves).
   let instance: Server | undefined;
+  let legacy = false;
   const tell = (send: (s: Server) => Promise<void>) => {
     if (instance) void send(instance).catch(() => undefined);
   };
@@ -181,19 +203,27 @@ export function serveModern(
     prompts: () => tell((s) => s.sendPromptListChanged()),
     resources: () => tell((s) => s.sendResourceListChanged()),
   };
+  // A 2025 host gets the child's other notifications as its session would without the gateway; a
+  // 2026-07-28 host's era has none outside a request (those of a request reach it with it).
+  upstream.notified = (notification) => {
+    if (legacy) tell((s) => s.notification(notification));
+  };
   const handle = serveStdio(
     async (options) => {
       const server = (await factory(options)) as Server;
       instance = server;
+      legacy = options.era === 'legacy';
       return server;
     },
     {
       legacy: 'serve',
       transport: wire,
-      onerror: (error) => ctx.log(`2026-07-28 leg: ${error.name}: ${error.message.slice(0, 200)}`),
+      onerror: (error) => ctx.log(`stdio: ${error.name}: ${error.message.slice(0, 200)}`),
     },
   );
   return {
+    // serveStdio started the host's transport: the same start, to wait for and to fail with.
+    started: wire.start(),
     async close() {
       await handle.close();
       await upstream.close();

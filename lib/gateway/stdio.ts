@@ -7,30 +7,20 @@
 // `npm run`, the gateway runs under npm's shell, which npm's signals end without passing them on;
 // the end of stdin, which the gateway shares with npm, is what reaches it there.
 //
-// Both eras of MCP (docs/gateway.md "Both eras"): stdio has one connection,
-// and the host's first message says which era it speaks (the rules of SDK v2's serveStdio).
-// - A 2025 client (an `initialize`, or anything without the 2026-07-28 `_meta` envelope claim)
-//   gets the message relay (relay.ts) in front of the child, as before: ids untouched, the
-//   server's own initialize answer, tasks and cancellation as call.ts and tasks.ts do them. The
-//   relay stays for this pairing until the 2025 leg runs on SDK v2 everywhere (the HTTP side
-//   does the same: http-modern.ts, `Upstream.needsBridge`).
-// - A 2026-07-28 client (its first message carries the envelope claim, e.g. `server/discover`)
-//   gets SDK v2's serveStdio with the same factory as over HTTP (stdio-modern.ts): the gateway's
-//   own answers (refusals, approvals as `input_required`, its filtered tools/list) come in the
-//   client's era, with `resultType`, and the child is spoken to through SDK v2's client in
-//   whatever era it offers.
-// Both legs use one child process, started before the first message (a command that cannot be
-// started fails at once), and one transport to it, SDK v2's, closed by the ladder below.
+// Both eras of MCP (docs/gateway.md "Both eras"): stdio has one connection, and the host's first
+// message says which era it speaks. Every host gets SDK v2's serveStdio with the factory the HTTP
+// side uses (stdio-modern.ts), which pins the connection to the era that message opens (a 2025
+// `initialize` or a claim-less message: the factory's 2025 instance; the 2026-07-28 envelope
+// claim: its 2026-07-28 instance). The child is spoken to through SDK v2's client in whatever
+// era it offers, so either host is served in front of either server.
+// One child process, started before the first message (a command that cannot be started fails
+// at once), and one transport to it, SDK v2's, closed by the ladder below.
 import type { Readable, Writable } from 'node:stream';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
-import { PROTOCOL_VERSION_META_KEY } from '@modelcontextprotocol/server';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/server';
 import { childEnvironment } from '../config';
 import type { GatewayContext } from './context';
-import { isNotification, isRequest } from './messages';
-import { Relay } from './relay';
 import { serveModern, type ModernStdio } from './stdio-modern';
 
 /** How long the child has to exit once its stdin is closed, and again after SIGTERM. */
@@ -76,7 +66,7 @@ export class HostStdio extends StdioServerTransport {
 /**
  * The server's side: SDK v2's transport over the child's stdio, closed as MCP's stdio shutdown
  * says (stdin closed, then SIGTERM, then SIGKILL), each step after CHILD_GRACE_MS. Started once
- * (before the host's first message); a later `start()` (the relay's, SDK v2's client's) finds it
+ * (before the host's first message); a later `start()` (SDK v2's client's) finds it
  * started. Being a subclass, SDK v2's client probes the era on this very process rather than on a
  * sibling it would spawn from the same command (no second server process, with its side effects).
  */
@@ -134,64 +124,9 @@ async function exited(pid: number, ms: number): Promise<boolean> {
   }
 }
 
-/** The era a host's first message opens (SDK v2's serveStdio rules); null: not a request or notification. */
-export function openingEra(message: JSONRPCMessage): 'legacy' | 'modern' | null {
-  if (!isRequest(message) && !isNotification(message)) return null;
-  const meta = (message.params as { _meta?: unknown } | undefined)?._meta;
-  const claims = typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_META_KEY in meta;
-  // A claim, valid or not, goes to SDK v2, which answers a malformed or unsupported one as the spec says.
-  return claims ? 'modern' : 'legacy';
-}
-
-/**
- * The host's transport once its first message chose a leg: that message (and any that came
- * before the leg started) delivered first, then the host's messages as they come.
- */
-class Opened implements Transport {
-  private held: JSONRPCMessage[] = [];
-  private ended = false;
-  private live = false;
-  onmessage?: Transport['onmessage'];
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
-
-  constructor(
-    private readonly down: Transport,
-    first: JSONRPCMessage,
-  ) {
-    this.held.push(first);
-    down.onmessage = (message, extra) => {
-      if (this.live) this.onmessage?.(message, extra);
-      else this.held.push(message);
-    };
-    down.onclose = () => {
-      if (this.live) this.onclose?.();
-      else this.ended = true;
-    };
-    down.onerror = (error) => this.onerror?.(error);
-  }
-
-  async start(): Promise<void> {
-    this.live = true;
-    const held = this.held;
-    this.held = [];
-    for (const message of held) this.onmessage?.(message);
-    if (this.ended) this.onclose?.();
-  }
-
-  send(message: JSONRPCMessage, options?: Parameters<Transport['send']>[1]): Promise<void> {
-    return this.down.send(message, options);
-  }
-
-  close(): Promise<void> {
-    return this.down.close();
-  }
-}
-
-/** The gateway in stdio mode: the host, the child, and the leg the host's first message chose. */
+/** The gateway in stdio mode: the host, the child, and SDK v2's server between them. */
 export class StdioGateway {
-  /** The relay (a 2025 host) or SDK v2's server (a 2026-07-28 host), once the first message came. */
-  leg?: { era: 'legacy'; relay: Relay } | { era: 'modern'; modern: ModernStdio };
+  private served?: ModernStdio;
   onclose?: () => void;
   private closing?: Promise<void>;
   private finished = false;
@@ -208,28 +143,8 @@ export class StdioGateway {
     this.up.onerror = (e) => this.ctx.log(`server transport: ${e.message}`);
     // A command that cannot be started fails here, before the host is listened to.
     await this.up.start();
-    this.down.onmessage = (message) => this.open(message);
-    this.down.onclose = () => void this.close();
-    this.down.onerror = (e) => this.ctx.log(`client transport: ${e.message}`);
-    await this.down.start();
-  }
-
-  private open(message: JSONRPCMessage): void {
-    if (this.leg || this.closing) return;
-    const era = openingEra(message);
-    if (!era) return this.ctx.log('discarded a response from the client before its first request');
-    const down = new Opened(this.down, message);
-    if (era === 'legacy') {
-      const relay = new Relay(down, this.up as unknown as Transport, this.ctx);
-      relay.onclose = () => this.finish();
-      this.leg = { era, relay };
-      void relay.start().catch((error: unknown) => {
-        this.ctx.log(`could not start the relay: ${error instanceof Error ? error.message : 'Error'}`);
-        void this.close();
-      });
-      return;
-    }
-    this.leg = { era, modern: serveModern(this.ctx, down, this.up, () => void this.close()) };
+    this.served = serveModern(this.ctx, this.down, this.up, () => void this.close());
+    await this.served.started;
   }
 
   /** Closes both sides (the child by its ladder); `onclose` once the child is gone. */
@@ -238,9 +153,7 @@ export class StdioGateway {
   }
 
   private async shut(): Promise<void> {
-    const leg = this.leg;
-    if (leg?.era === 'legacy') return leg.relay.close();
-    if (leg?.era === 'modern') await leg.modern.close();
+    await this.served?.close();
     await Promise.allSettled([this.up.close(), this.down.close()]);
     this.finish();
   }
@@ -259,7 +172,7 @@ export class StdioGateway {
 export async function runStdio(
   ctx: GatewayContext,
   command: string[],
-  down: Transport = new HostStdio(ctx.log) as unknown as Transport,
+  down: Transport = new HostStdio(ctx.log),
   onclose?: () => void,
 ): Promise<StdioGateway> {
   const gateway = new StdioGateway(ctx, down, new ChildServer(command));

@@ -1,7 +1,7 @@
 // What the gateway answers when it did not forward a call (docs/gateway.md, "The gateway"): an `isError`
 // result with readable text, no structuredContent (the SDK client would check it against the
 // tool's outputSchema and throw), and the machine-readable part in `_meta["countersign/error"]`.
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { GuardCategory, Retry } from '../outcomes/schemas';
 import { GUARD_RETRY } from '../outcomes/classify';
 

@@ -73,8 +73,8 @@ export class Upstream {
 
   /**
    * Whether a 2025 client must be bridged: the server speaks 2026-07-28 and refuses the 2025
-   * handshake. A server that serves both eras gets the 2025 client's session as it is (the
-   * relay): 2025 end to end. Asked once per credential.
+   * handshake. A server that serves both eras gets the 2025 client's session as it is (its own
+   * upstream session): 2025 end to end. Asked once per credential.
    */
   async needsBridge(exchange: ModernExchange | undefined): Promise<boolean> {
     const key = credentialKey(exchange?.authorization ?? null);
@@ -110,6 +110,24 @@ export class Upstream {
     const cached = this.verdicts.get(credentialKey(authorization));
     if (!cached || Date.now() - cached.storedAt >= VERDICT_HORIZON_MS) return undefined;
     return cached.prior.kind === 'modern' ? cached.prior.discover : undefined;
+  }
+
+  /**
+   * A 2025 client's own session with the server (a 2025 server, or one serving both eras), opened
+   * with that client's `initialize` (its clientInfo and capabilities): one upstream session per
+   * client session, as without the gateway, so that the server's notifications outside a request
+   * and its requests mid-call concern that client alone. Null when the server speaks only
+   * 2026-07-28 (the client is then bridged through `open`).
+   */
+  async own(exchange: ModernExchange, as: Introduction | undefined): Promise<Client | null> {
+    if (await this.needsBridge(exchange)) return null;
+    // Its requests (elicitation, sampling, roots) are the session's own to answer (http-modern.ts).
+    const client = newClient(as);
+    const transport = new StreamableHTTPClientTransport(this.url, {
+      fetch: exchangeFetch(exchange, exchange, undefined, true),
+    });
+    await client.connect(transport, { prior: { kind: 'legacy' } });
+    return client;
   }
 
   /** A connected client for one client request (its Authorization, its refusal). */
@@ -215,18 +233,46 @@ export function forward(
   });
 }
 
-export function newClient(): Client {
-  return new Client(GATEWAY_CLIENT_INFO, {
-    versionNegotiation: { mode: 'auto' },
-    // The client's own rounds: the gateway relays them, it never answers them itself.
-    inputRequired: { autoFulfill: false },
-    // Towards a 2025 server, what the gateway's clients may be asked mid-call (a 2025 server asks
-    // only a client that declared it): each request is then put to its call's client if that client
-    // declared it, and refused otherwise (held-calls.ts). A 2026-07-28 server gets each client's
-    // own capabilities in its request's envelope, which the client's `_meta` carries.
-    capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} },
-  });
+/** The client's side of a 2025 `initialize`: what the server is told of the client. */
+export interface Introduction {
+  clientInfo: { name: string; version: string };
+  capabilities: Record<string, unknown>;
 }
+
+/** A 2025 `initialize`'s introduction of the client (undefined for any other message). */
+export function introduction(m: unknown): Introduction | undefined {
+  if (!isRecord(m) || m.method !== 'initialize' || !isRecord(m.params)) return undefined;
+  const { clientInfo, capabilities } = m.params;
+  if (!isRecord(clientInfo) || typeof clientInfo.name !== 'string' || typeof clientInfo.version !== 'string')
+    return undefined;
+  return {
+    clientInfo: clientInfo as Introduction['clientInfo'],
+    capabilities: isRecord(capabilities) ? capabilities : {},
+  };
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A client towards the server. `as` a 2025 host's own initialize (stdio: one host, one server):
+ * the server is told that host's identity and capabilities, as without the gateway, and asks only
+ * what the host declared.
+ */
+export function newClient(as?: Introduction): Client {
+  if (as) return new Client(as.clientInfo, { ...CLIENT_OPTIONS, capabilities: as.capabilities });
+  return new Client(GATEWAY_CLIENT_INFO, CLIENT_OPTIONS);
+}
+
+const CLIENT_OPTIONS = {
+  versionNegotiation: { mode: 'auto' },
+  // The client's own rounds: the gateway relays them, it never answers them itself.
+  inputRequired: { autoFulfill: false },
+  // Towards a 2025 server, what the gateway's clients may be asked mid-call (a 2025 server asks
+  // only a client that declared it): each request is then put to its call's client if that client
+  // declared it, and refused otherwise (held-calls.ts). A 2026-07-28 server gets each client's
+  // own capabilities in its request's envelope, which the client's `_meta` carries.
+  capabilities: { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} },
+} satisfies ConstructorParameters<typeof Client>[1];
 
 // The client's Authorization on every request of this exchange. The server's 401/403 is kept for
 // it, and so is any other error status it answered the client's own request with (not one of the
@@ -238,6 +284,8 @@ function exchangeFetch(
   exchange: ModernExchange | undefined,
   credential = exchange,
   routes?: Map<string | number, string>,
+  /** A client's own 2025 session: its notifications on a request's stream are marked (routedStream). */
+  marks = false,
 ): FetchLike {
   return async (input, init) => {
     const headers = new Headers(init?.headers);
@@ -252,7 +300,8 @@ function exchangeFetch(
     if (replay) mine!.handed!.replay = undefined;
     const fetched = replay ? await replay(requestIdOf(init?.body)) : await fetch(input, { ...init, headers });
     if (headers.get('mcp-method') === 'subscriptions/listen') return foldedListen(fetched);
-    const response = held && routes ? routedStream(fetched, held, routes) : fetched;
+    const marked = marks ? tag : null;
+    const response = (held && routes) || marked ? routedStream(fetched, held, routes ?? null, marked) : fetched;
     if (!mine || mine.refusal || response.status < 400) return response;
     const auth = response.status === 401 || response.status === 403;
     // A client's server/discover is answered by the gateway; upstream, that method is only the era
@@ -345,14 +394,26 @@ export function foldedListen(response: Response): Response {
 }
 
 /**
- * A held call's upstream stream (held-calls.ts), every event passed on as it came: a 2025 server
- * sends its requests for a call on that call's stream (its `relatedRequestId`), so each request
- * seen here is noted as the call's (`routes`) before the SDK parses the event and asks the
- * gateway's handler, which looks it up. An event split across reads is noted once it is whole.
+ * A client request's upstream stream. A 2025 server sends what concerns a request on that
+ * request's stream (its `relatedRequestId`); the SDK's client keeps no trace of which stream a
+ * message came on, so it is noted here before the SDK parses the event:
+ * - a held call's (held-calls.ts): each request of the server is noted as the call's (`routes`),
+ *   for the gateway's handler to look up;
+ * - a request of a client's own 2025 session (`tag`, exchangeHeaders): each of the server's
+ *   requests, and each notification other than progress (which has its own token), carries the
+ *   exchange's tag in `_meta`, for the session to send it on the client's request's stream
+ *   (`relatedExchange`, which takes the tag off).
+ * Events pass as they came otherwise; an event split across reads is handled once it is whole.
  */
-function routedStream(response: Response, held: string, routes: Map<string | number, string>): Response {
+function routedStream(
+  response: Response,
+  held: string | null,
+  routes: Map<string | number, string> | null,
+  tag: string | null,
+): Response {
   if (!response.body || !response.headers.get('content-type')?.includes('text/event-stream')) return response;
   const decoder = new TextDecoder();
+  const encoder = new TextEncoder();
   let text = '';
   const body = response.body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
@@ -360,34 +421,78 @@ function routedStream(response: Response, held: string, routes: Map<string | num
         text += decoder.decode(chunk, { stream: true });
         const events = text.split(/\r?\n\r?\n/);
         text = events.pop() ?? '';
+        let out = '';
         for (const event of events) {
           const data = event
             .split(/\r?\n/)
             .filter((line) => line.startsWith('data:'))
             .map((line) => line.slice(5).trimStart())
             .join('\n');
-          const id = requestId(data);
-          if (id !== undefined) routes.set(id, held);
+          const message = routable(data);
+          if (held && routes && message?.kind === 'ask') routes.set(message.id, held);
+          if (tag && message) {
+            const params = isRecord(message.message.params) ? message.message.params : {};
+            const meta = isRecord(params._meta) ? params._meta : {};
+            const marked = { ...message.message, params: { ...params, _meta: { ...meta, [STREAM_META]: tag } } };
+            const kept = event.split(/\r?\n/).filter((line) => !line.startsWith('data:'));
+            out += `${[...kept, `data: ${JSON.stringify(marked)}`].join('\n')}\n\n`;
+          } else out += `${event}\n\n`;
         }
-        controller.enqueue(chunk);
+        // Not marking: the chunk as it came (its partial event is kept in `text` only to be read).
+        if (!tag) controller.enqueue(chunk);
+        else if (out) controller.enqueue(encoder.encode(out));
+      },
+      flush(controller) {
+        if (!tag) return;
+        text += decoder.decode();
+        if (text) controller.enqueue(encoder.encode(text));
       },
     }),
   );
   return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
 
+const STREAM_META = 'countersign/upstreamStream';
+
 /**
- * The id of a request the gateway's handlers route (held-calls.ts), or undefined for anything
- * else: only those are looked up, and so forgotten again.
+ * The exchange whose upstream stream a notification came on (routedStream), and the
+ * notification as the server sent it (the mark taken off).
  */
-function requestId(data: string): string | number | undefined {
+export function relatedExchange<N extends { method: string; params?: Record<string, unknown> | undefined }>(
+  notification: N,
+): { related?: ModernExchange; sent: N } {
+  const meta = notification.params?._meta;
+  if (!isRecord(meta) || typeof meta[STREAM_META] !== 'string') return { sent: notification };
+  const { [STREAM_META]: tag, ...rest } = meta;
+  const params = { ...notification.params };
+  if (Object.keys(rest).length) params._meta = rest;
+  else delete params._meta;
+  return { related: tagged.get(tag as string)?.deref(), sent: { ...notification, params } };
+}
+
+/**
+ * A request the gateway's handlers route (held-calls.ts: only those are looked up, and so
+ * forgotten again), or a notification other than progress; undefined for anything else.
+ */
+function routable(
+  data: string,
+):
+  | { kind: 'ask'; id: string | number; message: { method: string; params?: unknown } }
+  | { kind: 'notification'; message: { method: string; params?: unknown } }
+  | undefined {
   if (!data.includes('"method"')) return undefined;
   try {
     const message: unknown = JSON.parse(data);
-    if (typeof message !== 'object' || message === null) return undefined;
-    const { method, id } = message as { method?: unknown; id?: unknown };
-    if (typeof method !== 'string' || !(SERVER_ASKS as readonly string[]).includes(method)) return undefined;
-    return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+    if (!isRecord(message) || typeof message.method !== 'string') return undefined;
+    const { method, id } = message;
+    if (id === undefined)
+      return method === 'notifications/progress'
+        ? undefined
+        : { kind: 'notification', message: message as { method: string } };
+    if (!(SERVER_ASKS as readonly string[]).includes(method)) return undefined;
+    return typeof id === 'string' || typeof id === 'number'
+      ? { kind: 'ask', id, message: message as { method: string } }
+      : undefined;
   } catch {
     return undefined;
   }

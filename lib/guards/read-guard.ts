@@ -1,7 +1,7 @@
 // The guards on trusted reads (docs/design.md "Guards at the point of execution"): the rows that
 // apply to reads (not retryable, bounded backoff, budgets) decided by the same function the
 // console uses (decide.ts), on this process's own reads, so a read costs no round trip: the
-// gateway's (lib/gateway/call.ts, modern-call.ts) and the agent SDK's (lib/mcp). Counted per
+// gateway's (lib/gateway/modern-call.ts) and the agent SDK's (lib/mcp). Counted per
 // process, as the design allows: several instances each keep their own.
 // Each read's record, classified with the shared classifier once it is made (after the answer
 // went out), is what the next read of its request reference is decided on.

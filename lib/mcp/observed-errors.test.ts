@@ -1,6 +1,5 @@
-// fromError, one row per error an SDK throws at a caller: SDK v2's (what the wrapper's Client
-// raises) and SDK v1's (what the gateway's 2025 relay still hands in), each constructed for real
-// from its package. Expected observations are written by hand from docs/api.md's `observed`, and
+// fromError, one row per error SDK v2 throws at a caller (what the wrapper's Client and the
+// gateway's upstream client raise), each constructed for real from its package. Expected observations are written by hand from docs/api.md's `observed`, and
 // expected verdicts from docs/design.md's table, for a write (the strictest reading).
 import { describe, expect, it } from 'vitest';
 import {
@@ -14,13 +13,6 @@ import {
   UnsupportedProtocolVersionError,
   UrlElicitationRequiredError,
 } from '@modelcontextprotocol/client';
-import { UnauthorizedError as V1UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import {
-  ErrorCode,
-  McpError,
-  UrlElicitationRequiredError as V1UrlElicitationRequiredError,
-} from '@modelcontextprotocol/sdk/types.js';
 import { classifyOutcome } from '../outcomes/classify';
 import type { Observed } from '../outcomes/schemas';
 import { fromError } from './observed';
@@ -173,70 +165,17 @@ const V2: Row[] = [
     observed: { sent: true, httpStatus: 403, authError: 'insufficient_scope' },
     verdict: 'admission rejected forbidden after_approval',
   },
-];
-
-const V1: Row[] = [
   {
-    what: 'McpError -32602',
-    error: new McpError(ErrorCode.InvalidParams, 'bad input'),
-    observed: { sent: true, jsonRpcErrorCode: -32602 },
-    verdict: 'protocol rejected invalid_arguments after_correction',
-  },
-  {
-    what: 'McpError -32603',
-    error: new McpError(ErrorCode.InternalError, 'internal'),
-    observed: { sent: true, jsonRpcErrorCode: -32603 },
-    verdict: 'protocol unknown internal after_state_check',
-  },
-  {
-    what: 'McpError -32022, relayed from a 2026-07-28 server',
-    error: new McpError(-32022, 'unsupported'),
-    observed: { sent: true, jsonRpcErrorCode: -32022 },
-    verdict: 'protocol rejected protocol_error no',
-  },
-  {
-    what: 'UrlElicitationRequiredError (-32042)',
-    error: new V1UrlElicitationRequiredError([elicitation]),
-    observed: { sent: true, jsonRpcErrorCode: -32042 },
-    verdict: 'protocol rejected input_required after_input',
-  },
-  {
-    what: 'McpError -32001, its own timeout',
-    error: new McpError(ErrorCode.RequestTimeout, 'timed out'),
-    observed: { sent: true, clientError: 'timeout' },
-    verdict: 'client unknown timeout after_state_check',
-  },
-  {
-    what: 'McpError -32000, its connection closed',
-    error: new McpError(ErrorCode.ConnectionClosed, 'closed'),
-    observed: { sent: true, clientError: 'connection_lost' },
-    verdict: 'client unknown connection_lost after_state_check',
-  },
-  {
-    what: 'StreamableHTTPError 502',
-    error: new StreamableHTTPError(502, 'Bad Gateway'),
-    observed: { sent: true, httpStatus: 502, authError: null },
-    verdict: 'admission unknown upstream_failure after_state_check',
-  },
-  {
-    what: 'StreamableHTTPError 401, with the challenge seen',
-    error: new StreamableHTTPError(401, 'Unauthorized'),
-    saw: [{ status: 401, authError: 'invalid_token', rpcMethod: 'tools/call' }],
-    observed: { sent: true, httpStatus: 401, authError: 'invalid_token' },
-    verdict: 'admission rejected unauthenticated after_reauth',
-  },
-  {
-    what: 'StreamableHTTPError -1 (an answer it could not read)',
-    error: new StreamableHTTPError(-1, 'Unexpected content type'),
-    observed: { sent: true },
-    verdict: 'client unknown no_response after_state_check',
-  },
-  {
-    what: 'UnauthorizedError, the trace saw 403 insufficient_scope',
-    error: new V1UnauthorizedError(),
-    saw: [{ status: 403, authError: 'insufficient_scope', rpcMethod: 'initialize' }],
-    observed: { sent: true, httpStatus: 403, authError: 'insufficient_scope' },
+    what: "InsufficientScopeError, the trace empty (the gateway's upstream call): a 403",
+    error: new InsufficientScopeError({ requiredScope: 'orders:write' }),
+    observed: { sent: true, httpStatus: 403, authError: null },
     verdict: 'admission rejected forbidden after_approval',
+  },
+  {
+    what: 'UnauthorizedError, the trace empty: a 401',
+    error: new UnauthorizedError(),
+    observed: { sent: true, httpStatus: 401, authError: null },
+    verdict: 'admission rejected unauthenticated after_reauth',
   },
 ];
 
@@ -277,7 +216,6 @@ function traceOf(row: Row): Trace {
 
 describe.each([
   ['SDK v2', V2],
-  ['SDK v1 (the relay)', V1],
   ['neither SDK', NEITHER],
 ])('fromError: %s', (_, rows) => {
   it.each(rows)('$what', (row) => {

@@ -2,9 +2,7 @@
 // to docs/api.md's `observed` object. See observe.ts for what is read and what never is.
 //
 // Errors are read natively as SDK v2 raises them (its error classes match by brand, across copies
-// of the SDK). The gateway's 2025 relay (lib/gateway/call.ts, tasks.ts; modern-record.ts turns SDK
-// v2's errors into them too) still hands in SDK v1's errors; those are read by their shape
-// (`fromV1Shape`), never by importing SDK v1, so this package does not depend on it.
+// of the SDK).
 import {
   InsufficientScopeError,
   ProtocolError,
@@ -18,10 +16,7 @@ import type { Observed, ObservedResult } from '../outcomes/schemas';
 import { matchesOutputSchema } from './catalog';
 import type { Trace } from './trace';
 
-/**
- * What `fromResult` reads of a tool result: the wire shape, which both SDK majors type alike
- * (the gateway's relay hands in SDK v1's `CallToolResult`).
- */
+/** What `fromResult` reads of a tool result: the wire shape. */
 interface ToolResultShape {
   isError?: boolean;
   content?: ReadonlyArray<{ type: string; text?: unknown }>;
@@ -77,7 +72,7 @@ const NOT_CONNECTED = new Set([
 
 export function fromError(error: unknown, trace: Trace, rpcMethod: string): Observed {
   const status = statusOf(trace, rpcMethod);
-  const said = fromV2(error) ?? fromV1Shape(error);
+  const said = fromV2(error);
   switch (said?.kind) {
     case 'http':
       if (said.status != null && said.status >= 100 && said.status <= 599) return httpObserved(said.status, trace);
@@ -85,9 +80,9 @@ export function fromError(error: unknown, trace: Trace, rpcMethod: string): Obse
       return withStatus({ sent: true }, status);
     case 'unauthorized': {
       // Refused while connecting (401, or 403 insufficient_scope): the status and challenge are
-      // the trace's.
+      // the trace's; without one (a caller that traced nothing), the status the error stands for.
       const refused = [...trace.exchanges].reverse().find((x) => x.status === 401 || x.status === 403);
-      return httpObserved(refused?.status ?? 401, trace);
+      return httpObserved(refused?.status ?? said.status, trace);
     }
     case 'jsonrpc':
       // The SDKs' local codes (SDK v1 raised its own this way): it gave up waiting, or the
@@ -115,18 +110,20 @@ export function fromError(error: unknown, trace: Trace, rpcMethod: string): Obse
 type Said =
   /** An HTTP answer refused the request (`status` undefined: the answer could not be read). */
   | { kind: 'http'; status: number | undefined }
-  /** Refused for want of (sufficient) authorization, before or instead of a status of its own. */
-  | { kind: 'unauthorized' }
+  /** Refused for want of (sufficient) authorization (401, or 403 for a scope), before or instead of a status of its own. */
+  | { kind: 'unauthorized'; status: 401 | 403 }
   /** A JSON-RPC error, or a local failure the SDK reports with a JSON-RPC code. */
   | { kind: 'jsonrpc'; code: number };
 
-// The codes SDK v1 gave its own timeout and closed connection (SDK v2: SdkErrorCode).
+// The codes SDK v1 gave its own timeout and closed connection, which SDK v2's are read as
+// (SdkErrorCode); a server that relays either says the same.
 const LOCAL_TIMEOUT = -32001;
 const LOCAL_CLOSED = -32000;
 
 function fromV2(error: unknown): Said | null {
   if (error instanceof ProtocolError) return { kind: 'jsonrpc', code: error.code };
-  if (error instanceof UnauthorizedError || error instanceof InsufficientScopeError) return { kind: 'unauthorized' };
+  if (error instanceof InsufficientScopeError) return { kind: 'unauthorized', status: 403 };
+  if (error instanceof UnauthorizedError) return { kind: 'unauthorized', status: 401 };
   if (error instanceof SdkHttpError) {
     const status: unknown = (error.data as { status?: unknown } | undefined)?.status;
     return { kind: 'http', status: typeof status === 'number' ? status : undefined };
@@ -135,22 +132,6 @@ function fromV2(error: unknown): Said | null {
     if (error.code === SdkErrorCode.RequestTimeout) return { kind: 'jsonrpc', code: LOCAL_TIMEOUT };
     if (error.code === SdkErrorCode.ConnectionClosed) return { kind: 'jsonrpc', code: LOCAL_CLOSED };
   }
-  return null;
-}
-
-/**
- * SDK v1's errors, by their shape: `McpError` (a JSON-RPC code, its own timeout and closed
- * connection included), `StreamableHTTPError` (the HTTP status as its code, -1 for an answer it
- * could not read) and `UnauthorizedError`. The last two set no `name` of their own: their class's
- * name is theirs. Only the gateway's SDK v1 relay hands these in: this goes when the relay does.
- */
-function fromV1Shape(error: unknown): Said | null {
-  if (!(error instanceof Error)) return null;
-  const name = error.name !== 'Error' ? error.name : error.constructor.name;
-  const code = (error as { code?: unknown }).code;
-  if (name === 'McpError' && typeof code === 'number') return { kind: 'jsonrpc', code };
-  if (name === 'StreamableHTTPError') return { kind: 'http', status: typeof code === 'number' ? code : undefined };
-  if (name === 'UnauthorizedError') return { kind: 'unauthorized' };
   return null;
 }
 

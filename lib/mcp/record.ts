@@ -43,7 +43,6 @@ export function callRecord(
 }
 
 // The annotations the record schema knows; MCP may add more hints, which are not ours to forward.
-// Any tool definition (SDK v1's, as the gateway's relay has them, or v2's).
 export function annotationsOf(
   tool: { annotations?: Partial<ToolAnnotations> | null } | undefined,
 ): ToolAnnotations | null {
