@@ -78,11 +78,11 @@ describe('gateway, server-filesystem: the reviewer sees what will run', () => {
     await setPolicyRule(cli, { server, tool: 'write_file', requiredApprovals: 1 });
     const t = testContext(actors, server, { approvalWaitMs: 15_000 });
     const { client, down, connect } = linkedClient();
-    const relay = await runStdio(t.ctx, [process.execPath, FS_BIN, dir], down);
+    const stdio = await runStdio(t.ctx, [process.execPath, FS_BIN, dir], down);
     await connect();
     open.push(async () => {
       await client.close();
-      await relay.close();
+      await stdio.close();
       await t.ctx.reporter.close(2000);
       await rm(dir, { recursive: true, force: true });
     });

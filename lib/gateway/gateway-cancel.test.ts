@@ -64,12 +64,12 @@ async function stdioMode(): Promise<Mode> {
     await send(message, options);
     if (isCancel(message)) cancels++;
   };
-  const relay = await runStdio(t.ctx, [process.execPath, FS_BIN, dir], gatewaySide);
+  const stdio = await runStdio(t.ctx, [process.execPath, FS_BIN, dir], gatewaySide);
   const client = new Client({ name: 'cancel-test', version: '1.0.0' });
   await client.connect(clientSide);
   open.push(async () => {
     await client.close();
-    await relay.close();
+    await stdio.close();
     await t.ctx.reporter.close(2000);
     await rm(dir, { recursive: true, force: true });
   });

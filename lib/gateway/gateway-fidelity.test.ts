@@ -37,13 +37,13 @@ async function setUp(command = [process.execPath, EVERYTHING, 'stdio']) {
   const t = testContext(actors, server);
   const [clientSide, gatewaySide] = InMemoryTransport.createLinkedPair();
   const client = new Client({ name: 'fidelity', version: '1.0.0' }, { capabilities: { sampling: {} } });
-  const relay = await runStdio(t.ctx, command, gatewaySide);
+  const stdio = await runStdio(t.ctx, command, gatewaySide);
   open.push(async () => {
     await client.close().catch(() => undefined);
-    await relay.close();
+    await stdio.close();
     await t.ctx.reporter.close(2000);
   });
-  return { ...t, server, client, relay, connect: () => client.connect(clientSide) };
+  return { ...t, server, client, stdio, connect: () => client.connect(clientSide) };
 }
 
 describe('gateway pass-through, server-everything over stdio', () => {
@@ -129,7 +129,7 @@ describe('gateway pass-through, server-everything over stdio', () => {
     // Writes to the server's stdin wait for 'drain' one listener each while the pipe is full (the
     // SDK's StdioClientTransport; hence Node's MaxListenersExceededWarning here): every one is gone
     // once the pipe drained, none left behind.
-    const stdin = (s.relay.up as unknown as { _process?: ChildProcess })._process?.stdin;
+    const stdin = (s.stdio.up as unknown as { _process?: ChildProcess })._process?.stdin;
     expect(stdin).toBeTruthy();
     expect(stdin!.listenerCount('drain')).toBe(0);
     await s.ctx.reporter.flush();

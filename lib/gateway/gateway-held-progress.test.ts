@@ -2,7 +2,7 @@
 // while the gateway waits for the grant it sends its own progress on the client's token (1, 2,
 // …, k); once the call is forwarded, the server's progress on the same token (0, 50, 100 of 100)
 // is sent on raised to k + 1 + p, its total with it, so the client's progress keeps increasing.
-// A 2025 client goes through the relay, a 2026-07-28 client (SDK v2, pinned) through SDK v2;
+// A 2025 client (SDK v1) and a 2026-07-28 client (SDK v2, pinned), both served by SDK v2;
 // upstream, the SDK v2 test server of both eras; the real console in-process granting the write
 // at once (0 approvals), its redemption answered late so that the hold outlasts a few intervals.
 import { beforeAll, describe, expect, it, vi } from 'vitest';
@@ -40,7 +40,7 @@ const params = (ref: string) => ({
 
 const eras: [string, CallWithProgress][] = [
   [
-    '2025 (the relay)',
+    '2025 (a session on SDK v2)',
     async (url, ref, onprogress) => {
       const client = new Client({ name: 'progress-2025', version: '1.0.0' });
       await client.connect(new StreamableHTTPClientTransport(new URL(url)));

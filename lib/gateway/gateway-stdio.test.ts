@@ -41,15 +41,15 @@ async function setUp(over: Parameters<typeof testContext>[2] = {}) {
   await trustServer(cli, server);
   const t = testContext(actors, server, over);
   const { client, down, connect } = linkedClient();
-  const relay: StdioGateway = await runStdio(t.ctx, [process.execPath, FS_BIN, dir], down);
+  const stdio: StdioGateway = await runStdio(t.ctx, [process.execPath, FS_BIN, dir], down);
   await connect();
   open.push(async () => {
     await client.close();
-    await relay.close();
+    await stdio.close();
     await t.ctx.reporter.close(2000);
     await rm(dir, { recursive: true, force: true });
   });
-  return { ...t, dir, server, client, relay };
+  return { ...t, dir, server, client, stdio };
 }
 
 const call = (
