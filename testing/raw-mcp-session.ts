@@ -1,4 +1,4 @@
-// Raw MCP sessions over Streamable HTTP for the gateway's HTTP tests (lib/gateway/gateway-http-*.test.ts):
+// Raw MCP requests over Streamable HTTP for the gateway's HTTP tests (sessions of 2025, and 2026-07-28 calls):
 // requests sent as given, headers included, and what came back, messages parsed from a JSON body or
 // the SSE frames.
 import { expect } from 'vitest';
@@ -76,3 +76,39 @@ export async function rawSession(url: string, token: string) {
 /** A JSON-RPC request's text. */
 export const rpc = (id: unknown, method: string, params?: unknown) =>
   JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
+
+/** A 2026-07-28 client's `_meta` envelope, as the raw tests send it. */
+export const MODERN_ENVELOPE = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+  'io.modelcontextprotocol/clientInfo': { name: 'raw-client', version: '1.0.0' },
+};
+
+/**
+ * A 2026-07-28 `tools/call` as a client sends it (no session, the standard headers, the envelope in
+ * `params._meta` as given): the whole text of its answer and its final message (a JSON body, or
+ * the last SSE frame's data).
+ */
+export async function postModernCall(url: string, id: number, params: Record<string, unknown>) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: ACCEPT,
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/call',
+      'mcp-name': String(params.name),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params }),
+  });
+  const text = await response.text();
+  const last = text.startsWith('{')
+    ? text
+    : text
+        .trim()
+        .split('\n')
+        .filter((line) => line.startsWith('data: '))
+        .at(-1)!
+        .slice('data: '.length);
+  return { text, message: JSON.parse(last) as { result?: unknown; error?: unknown } };
+}

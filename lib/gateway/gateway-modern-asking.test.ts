@@ -18,6 +18,7 @@ import { trustServer } from '@/lib/server/policy/trusted-servers';
 import { uniq } from '@/testing/factories';
 import { askingServer, type Seen } from '@/testing/mcp-asking-server';
 import { startLegacyHttp } from '@/testing/mcp-legacy-http';
+import { MODERN_ENVELOPE, postModernCall } from '@/testing/raw-mcp-session';
 import {
   closedAfterEach,
   consoleActors,
@@ -180,11 +181,13 @@ describe('a 2025 server that asks its client mid-call, behind a 2026-07-28 clien
     const upstream = await askingHttp();
     const g = await gatewayFor(upstream.url, { heldCallMs: 300 });
     const ref = uniq('req');
-    const round = await post(g.url, 1, {
-      name: 'survey',
-      arguments: { topic: 'gamma' },
-      _meta: { ...ENVELOPE, 'countersign/requestRef': ref },
-    });
+    const round = (
+      await postModernCall(g.url, 1, {
+        name: 'survey',
+        arguments: { topic: 'gamma' },
+        _meta: { ...MODERN_ENVELOPE, 'countersign/requestRef': ref },
+      })
+    ).message;
     expect(round.result).toMatchObject({
       resultType: 'input_required',
       inputRequests: {
@@ -211,47 +214,19 @@ describe('a 2025 server that asks its client mid-call, behind a 2026-07-28 clien
       },
     ]);
     // Too late: the call is no longer held (as after a restart of the gateway).
-    const late = await post(g.url, 2, {
-      name: 'survey',
-      arguments: { topic: 'gamma' },
-      inputResponses: { 'elicitation-1': { action: 'accept', content: { account: 'acc_9' } } },
-      requestState: (round.result as { requestState: string }).requestState,
-      _meta: { ...ENVELOPE, 'countersign/requestRef': ref },
-    });
+    const late = (
+      await postModernCall(g.url, 2, {
+        name: 'survey',
+        arguments: { topic: 'gamma' },
+        inputResponses: { 'elicitation-1': { action: 'accept', content: { account: 'acc_9' } } },
+        requestState: (round.result as { requestState: string }).requestState,
+        _meta: { ...MODERN_ENVELOPE, 'countersign/requestRef': ref },
+      })
+    ).message;
     expect(late.error).toMatchObject({ code: -32602, message: 'Invalid or expired requestState' });
     expect(upstream.seen.answers).toEqual([]);
   });
 });
-
-const ENVELOPE = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
-  'io.modelcontextprotocol/clientInfo': { name: 'raw-client', version: '1.0.0' },
-};
-
-/** A 2026-07-28 tools/call as a client sends it (no session, the envelope in _meta); its answer. */
-async function post(url: string, id: number, params: Record<string, unknown>) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': String(params.name),
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params }),
-  });
-  const text = await response.text();
-  const body = text.startsWith('{')
-    ? text
-    : text
-        .trim()
-        .split('\n')
-        .at(-1)!
-        .replace(/^data: /, '');
-  return JSON.parse(body) as { result?: unknown; error?: unknown };
-}
 
 describe('over stdio, the same server as the child of the gateway', () => {
   it("each of the child's requests is a round of the host's call, answered by the host", async () => {

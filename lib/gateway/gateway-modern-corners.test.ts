@@ -22,6 +22,7 @@ import { trustServer } from '@/lib/server/policy/trusted-servers';
 import { uniq } from '@/testing/factories';
 import { cornersServer, type CornersSeen } from '@/testing/mcp-asking-corners';
 import { startLegacyHttp } from '@/testing/mcp-legacy-http';
+import { MODERN_ENVELOPE, postModernCall } from '@/testing/raw-mcp-session';
 import { durationsOf } from '@/testing/record-durations';
 import {
   closedAfterEach,
@@ -163,12 +164,12 @@ describe('a 2025 server asking mid-call, behind a 2026-07-28 client: the corners
   it("a URL elicitation: the round carries no elicitationId, and the server's elicitation/complete is not relayed (2026-07-28 has none)", async () => {
     const m = await setUp();
     const envelope = {
-      ...ENVELOPE,
+      ...MODERN_ENVELOPE,
       'io.modelcontextprotocol/clientCapabilities': { elicitation: { url: {} } },
     };
     const ref = uniq('req');
     const call = { name: 'connect_account', arguments: {} };
-    const round = await post(m.url, 1, { ...call, _meta: { ...envelope, 'countersign/requestRef': ref } });
+    const round = await postModernCall(m.url, 1, { ...call, _meta: { ...envelope, 'countersign/requestRef': ref } });
     expect(round.message.result).toEqual({
       _meta: expect.anything(),
       resultType: 'input_required',
@@ -180,7 +181,7 @@ describe('a 2025 server asking mid-call, behind a 2026-07-28 client: the corners
       },
       requestState: expect.any(String),
     });
-    const retry = await post(m.url, 2, {
+    const retry = await postModernCall(m.url, 2, {
       ...call,
       inputResponses: { 'elicitation-1': { action: 'accept' } },
       requestState: (round.message.result as { requestState: string }).requestState,
@@ -197,10 +198,10 @@ describe('a 2025 server asking mid-call, behind a 2026-07-28 client: the corners
   it("a call the server ends while its client is away between rounds is recorded as the server's outcome when its hold runs out", async () => {
     const m = await setUp({ heldCallMs: 1500 });
     const ref = uniq('req');
-    const round = await post(m.url, 1, {
+    const round = await postModernCall(m.url, 1, {
       name: 'ask_briefly',
       arguments: {},
-      _meta: { ...ENVELOPE, 'countersign/requestRef': ref },
+      _meta: { ...MODERN_ENVELOPE, 'countersign/requestRef': ref },
     });
     expect(round.message.result).toMatchObject({ resultType: 'input_required' });
     // The server stops waiting for its request and answers the call; the client never comes back.
@@ -258,34 +259,3 @@ describe('over stdio, the same server as the child of the gateway', () => {
     expect(textOf(await first)).toBe('"paused"');
   });
 });
-
-const ENVELOPE = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
-  'io.modelcontextprotocol/clientInfo': { name: 'raw-client', version: '1.0.0' },
-};
-
-/** A 2026-07-28 tools/call as a client sends it; the whole text of its answer and its final message. */
-async function post(url: string, id: number, params: Record<string, unknown>) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': 'tools/call',
-      'mcp-name': String(params.name),
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params }),
-  });
-  const text = await response.text();
-  const last = text.startsWith('{')
-    ? text
-    : text
-        .trim()
-        .split('\n')
-        .filter((line) => line.startsWith('data: '))
-        .at(-1)!
-        .slice('data: '.length);
-  return { text, message: JSON.parse(last) as { result?: unknown; error?: unknown } };
-}
