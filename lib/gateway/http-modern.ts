@@ -23,7 +23,7 @@ import type { GatewayContext } from './context';
 import type { UpstreamHead } from './exchange';
 import { carryingModern, modernExchange, refusalFor, type ModernExchange } from './modern-exchange';
 import { HeldCalls, KIND, SERVER_ASKS } from './held-calls';
-import { leanPath, plainCall, upstreamAgent, type PlainCall } from './modern-lean';
+import { leanPath, plainCall, upstreamAgent, type LeanAnswer } from './modern-lean';
 import { describe, modernFactory, rootCause, ToolCatalog, type ModernGateway } from './modern-server';
 import { OpenCalls } from './open-calls';
 import { roundStateCodec, TTL_SECONDS } from './round-state';
@@ -40,12 +40,25 @@ export interface ModernLeg {
   legacySession(request: Request, parsed: unknown, authorization: string | null): Promise<Response | UpstreamHead>;
   /** A request of such a session (null: not one of them). */
   inSession(request: Request, parsed: unknown, authorization: string | null): Promise<Response | UpstreamHead | null>;
+  /**
+   * A plain `tools/call` answered by the lean path (modern-lean.ts) from the node request, before
+   * any web Request is built: its answer, or the exchange the SDK's path is to go on with (`handed`
+   * set when the call was sent), or null for a request that is not a plain call.
+   */
+  lean(req: IncomingMessage, parsed: unknown, authorization: string | null, signal: AbortSignal): Promise<Lean | null>;
   /** Whether this request is the 2026 leg's (a POST without a 2025 session, classified 2026-07-28). */
   serves(req: IncomingMessage, request: Request, parsed: unknown): Promise<boolean>;
-  /** Its answer: the handler's, or the server's refusal of it. */
-  answer(request: Request, parsed: unknown, authorization: string | null): Promise<Response | UpstreamHead>;
+  /** Its answer: the handler's, or the server's refusal of it; `exchange` is the lean path's when it handed the call on. */
+  answer(
+    request: Request,
+    parsed: unknown,
+    authorization: string | null,
+    exchange?: ModernExchange,
+  ): Promise<Response | UpstreamHead>;
   close(): Promise<void>;
 }
+
+export type Lean = { answer: LeanAnswer } | { exchange: ModernExchange };
 
 export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
   const held = new HeldCalls();
@@ -60,9 +73,7 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
   };
   const factory = modernFactory(g);
   const agent = upstreamAgent(upstreamUrl);
-  // The plain calls the lean path serves (modern-lean.ts), found as serves() classifies the request.
   const lean = ctx.modernLean === false ? null : leanPath(g, upstreamUrl, agent, (a) => upstream.discovered(a));
-  const plains = new WeakMap<Request, PlainCall>();
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
   const handler = createMcpHandler(factory, {
     legacy: 'reject',
@@ -84,22 +95,20 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
     resources: told.resources,
   };
   return {
+    async lean(req, parsed, authorization, signal) {
+      if (!lean || req.method !== 'POST' || req.headers['mcp-session-id'] !== undefined) return null;
+      const plain = plainCall(req.headers, parsed);
+      if (!plain) return null;
+      const exchange = modernExchange(authorization, parsed, req.headers);
+      const answer = await lean.answer(plain, exchange, signal);
+      return answer ? { answer } : { exchange };
+    },
     async serves(req, request, parsed) {
       if (req.method !== 'POST' || req.headers['mcp-session-id'] !== undefined) return false;
-      const plain = lean ? plainCall(req.headers, parsed) : null;
-      if (plain) {
-        plains.set(request, plain);
-        return true;
-      }
       return !(await isLegacyRequest(request, parsed));
     },
-    async answer(request, parsed, authorization) {
-      const exchange = modernExchange(authorization, parsed, request.headers);
-      const plain = lean && plains.get(request);
-      if (plain) {
-        const answer = await lean.answer(plain, exchange, request.signal);
-        if (answer) return answer;
-      }
+    async answer(request, parsed, authorization, given) {
+      const exchange = given ?? modernExchange(authorization, parsed, request.headers);
       // A client's subscription is served by the gateway's handler, fed by the gateway's own one.
       if (exchange.method === 'subscriptions/listen')
         await upstream.watch(exchange, changes).catch((error: unknown) => {

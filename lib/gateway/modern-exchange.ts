@@ -2,6 +2,7 @@
 // per-request server (createMcpHandler) to the gateway's handlers, beside the message. The SDK
 // hands `authInfo` to the factory and to every handler as given, so it rides there; nothing of
 // the client's credentials is put in its token, and it never leaves the process.
+import type { IncomingHttpHeaders } from 'node:http';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import type { UpstreamHead } from './exchange';
 import type { Call } from './modern-record';
@@ -38,11 +39,18 @@ export interface ModernExchange {
   handed?: { call: Call; startedAt: number; replay?: (id: unknown) => Promise<Response> };
 }
 
-export function modernExchange(authorization: string | null, body: unknown, headers: Headers): ModernExchange {
+export function modernExchange(
+  authorization: string | null,
+  body: unknown,
+  headers: Headers | IncomingHttpHeaders,
+): ModernExchange {
   const message = isRecord(body) ? body : {};
   const params = isRecord(message.params) ? message.params : undefined;
   let paramHeaders: Record<string, string> | undefined;
-  for (const [name, value] of headers) if (name.startsWith('mcp-param-')) (paramHeaders ??= {})[name] = value;
+  // The node request's headers where the lean path reads them before any web Request is built (http.ts).
+  for (const [name, value] of headers instanceof Headers ? headers : Object.entries(headers))
+    if (value !== undefined && name.startsWith('mcp-param-'))
+      (paramHeaders ??= {})[name] = Array.isArray(value) ? value.join(', ') : value;
   return {
     authorization,
     params,

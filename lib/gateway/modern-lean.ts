@@ -98,13 +98,20 @@ export function plainCall(headers: IncomingHttpHeaders, parsed: unknown): PlainC
   return outcome.kind === 'modern' ? { id, name: params.name, params } : null;
 }
 
+/** The lean path's answer, written to the client's node response as it is (http.ts). */
+export interface LeanAnswer {
+  status: number;
+  /** A JSON-RPC response, or null for a client that is gone. */
+  body: string | null;
+}
+
 export interface LeanPath {
   /**
    * The plain call's answer, or null when the SDK's path is to answer the request: before anything
    * was done (the call is not one the lean path serves), or after the call was sent
    * (`exchange.handed` then carries it and the server's answer).
    */
-  answer(plain: PlainCall, exchange: ModernExchange, signal: AbortSignal): Promise<Response | null>;
+  answer(plain: PlainCall, exchange: ModernExchange, signal: AbortSignal): Promise<LeanAnswer | null>;
 }
 
 export function leanPath(
@@ -225,13 +232,13 @@ function handOff(
 }
 
 /** The client went away while the call ran: recorded as on the SDK's path (modern-record.ts `failed`). */
-function cancelled(g: ModernGateway, call: Call, startedAt: number): Response {
+function cancelled(g: ModernGateway, call: Call, startedAt: number): LeanAnswer {
   record(g, call, { sent: true, clientError: 'cancelled' }, startedAt, call.grantId);
   return gone();
 }
 
 /** The answer to a client that is gone: written to no one. */
-const gone = () => new Response(null, { status: 499 });
+const gone = (): LeanAnswer => ({ status: 499, body: null });
 
 function stamped(result: Record<string, unknown>, serverInfo: unknown): Record<string, unknown> {
   const meta = result._meta;
@@ -239,10 +246,8 @@ function stamped(result: Record<string, unknown>, serverInfo: unknown): Record<s
   return { ...result, _meta: { ...meta, [SERVER_INFO_META_KEY]: serverInfo } };
 }
 
-function json(id: string | number, result: Record<string, unknown>): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', id, result }), {
-    headers: { 'content-type': 'application/json' },
-  });
+function json(id: string | number, result: Record<string, unknown>): LeanAnswer {
+  return { status: 200, body: JSON.stringify({ jsonrpc: '2.0', id, result }) };
 }
 
 /** The server's answer as the SDK client's fetch would have it. */
