@@ -23,7 +23,8 @@ import type { GatewayContext } from './context';
 import type { UpstreamHead } from './exchange';
 import { carryingModern, modernExchange, refusalFor, type ModernExchange } from './modern-exchange';
 import { HeldCalls, KIND, SERVER_ASKS } from './held-calls';
-import { leanPath, plainCall, upstreamAgent, type LeanAnswer } from './modern-lean';
+import { upstreamAgent } from './lean-upstream';
+import { leanPath, plainCall, sessionCall, type LeanAnswer, type LeanSession } from './modern-lean';
 import { describe, modernFactory, rootCause, ToolCatalog, type ModernGateway } from './modern-server';
 import { OpenCalls } from './open-calls';
 import { roundStateCodec, TTL_SECONDS } from './round-state';
@@ -38,12 +39,18 @@ export interface ModernLeg {
    * relayed in 2026-07-28 through SDK v2's client). The server's refusal comes back as it was sent.
    */
   legacySession(request: Request, parsed: unknown, authorization: string | null): Promise<Response | UpstreamHead>;
-  /** A request of such a session (null: not one of them). */
-  inSession(request: Request, parsed: unknown, authorization: string | null): Promise<Response | UpstreamHead | null>;
+  /** A request of such a session (null: not one of them); `exchange` is the lean path's when it handed the call on. */
+  inSession(
+    request: Request,
+    parsed: unknown,
+    authorization: string | null,
+    exchange?: ModernExchange,
+  ): Promise<Response | UpstreamHead | null>;
   /**
    * A plain `tools/call` answered by the lean path (modern-lean.ts) from the node request, before
-   * any web Request is built: its answer, or the exchange the SDK's path is to go on with (`handed`
-   * set when the call was sent), or null for a request that is not a plain call.
+   * any web Request is built (a 2026-07-28 one, or a 2025 one inside a session with its own
+   * upstream session): its answer, or the exchange the SDK's path is to go on with (`handed` set
+   * when the call was sent), or null for a request that is not a plain call.
    */
   lean(req: IncomingMessage, parsed: unknown, authorization: string | null, signal: AbortSignal): Promise<Lean | null>;
   /** Whether this request is the 2026 leg's (a POST without a 2025 session, classified 2026-07-28). */
@@ -75,6 +82,8 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
   const agent = upstreamAgent(upstreamUrl);
   const lean = ctx.modernLean === false ? null : leanPath(g, upstreamUrl, agent, (a) => upstream.discovered(a));
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  // The sessions with their own upstream session, as the lean path sends their calls.
+  const leanSessions = new WeakMap<WebStandardStreamableHTTPServerTransport, LeanSession & { server: Server }>();
   const handler = createMcpHandler(factory, {
     legacy: 'reject',
     onerror: (error) => ctx.log(`2026-07-28 leg: ${error.name}: ${error.message.slice(0, 200)}`),
@@ -96,7 +105,21 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
   };
   return {
     async lean(req, parsed, authorization, signal) {
-      if (!lean || req.method !== 'POST' || req.headers['mcp-session-id'] !== undefined) return null;
+      if (!lean || req.method !== 'POST') return null;
+      const id = req.headers['mcp-session-id'];
+      if (id !== undefined) {
+        const transport = typeof id === 'string' ? sessions.get(id) : undefined;
+        const session = transport && leanSessions.get(transport);
+        if (!session) return null;
+        // The client's cancel of a lean call (the session's server knows nothing of it); then the SDK's path as always.
+        const cancelled = cancelOf(parsed);
+        if (cancelled) return (void session.running.get(cancelled.requestId)?.abort(cancelled.reason), null);
+        const plain = sessionCall(req.headers, parsed, session.server.getNegotiatedProtocolVersion());
+        if (!plain) return null;
+        const exchange = modernExchange(authorization, parsed, req.headers);
+        const answer = await lean.inSession(plain, exchange, session);
+        return answer ? { answer } : { exchange };
+      }
       const plain = plainCall(req.headers, parsed);
       if (!plain) return null;
       const exchange = modernExchange(authorization, parsed, req.headers);
@@ -133,10 +156,10 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
       const exchange = modernExchange(authorization, parsed, request.headers);
       let own: Client | null;
       let server: Server;
+      // Each session tells its client of a change of the hidden set, as its own calls meet it.
+      const mine: ModernGateway = { ...g, shownHidden: undefined };
       try {
         own = await upstream.own(exchange, introduction(parsed));
-        // Each session tells its client of a change of the hidden set, as its own calls meet it.
-        const mine: ModernGateway = { ...g, shownHidden: undefined };
         if (own) {
           const client = own;
           mine.upstream = { open: async () => ({ client, release: () => void client.close().catch(() => undefined) }) };
@@ -187,13 +210,25 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
       const answered = await headed(response, exchange);
       // A session the server refused at once is not kept.
       if (!(answered instanceof Response) || !transport.sessionId) void server.close().catch(() => undefined);
+      else if (own) {
+        const running = new Map<string | number, AbortController>();
+        const { authorization: opened } = exchange;
+        leanSessions.set(transport, {
+          g: mine,
+          client: own,
+          id: transport.sessionId,
+          authorization: opened,
+          running,
+          server,
+        });
+      }
       return answered;
     },
-    async inSession(request, parsed, authorization) {
+    async inSession(request, parsed, authorization, given) {
       const id = request.headers.get('mcp-session-id');
       const transport = id ? sessions.get(id) : undefined;
       if (!transport) return null;
-      const exchange = modernExchange(authorization, parsed, request.headers);
+      const exchange = given ?? modernExchange(authorization, parsed, request.headers);
       const response = await transport.handleRequest(request, {
         authInfo: carryingModern(exchange),
         ...(parsed !== undefined ? { parsedBody: parsed } : {}),
@@ -211,6 +246,15 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
       held.cancelAll();
     },
   };
+}
+
+/** A `notifications/cancelled` message's request id and reason, or null. */
+function cancelOf(parsed: unknown): { requestId: string | number; reason: unknown } | null {
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
+  const { method, params } = parsed as { method?: unknown; params?: { requestId?: unknown; reason?: unknown } };
+  if (method !== 'notifications/cancelled' || typeof params !== 'object' || params === null) return null;
+  const { requestId, reason } = params;
+  return typeof requestId === 'string' || typeof requestId === 'number' ? { requestId, reason } : null;
 }
 
 /** Within this long of a list change told, further ones of its kind are folded into one. */

@@ -54,14 +54,14 @@ export async function runHttp(
     }
     const authorization = header(req, 'authorization');
     const signal = clientGone(res);
-    // A plain call is answered from the node request straight to the node response: a web Request
-    // and Response per call cost more than the call does (bench:gateway).
+    // A plain call (2026-07-28, or inside a 2025 session) is answered from the node request straight
+    // to the node response: a web Request and Response per call cost more than the call does (bench:gateway).
     const lean = await modern.lean(req, parsed, authorization, signal);
     if (lean && 'answer' in lean) return writeLean(res, lean.answer);
     const request = webRequest(req, body, signal);
     let answer: Response | UpstreamHead | null;
     if (req.headers['mcp-session-id'] !== undefined) {
-      answer = await modern.inSession(request, parsed, authorization);
+      answer = await modern.inSession(request, parsed, authorization, lean?.exchange);
       if (!answer) return plain(res, 404, 'Session not found');
     } else if (lean || (await modern.serves(req, request, parsed))) {
       answer = await modern.answer(request, parsed, authorization, lean?.exchange);
@@ -126,10 +126,10 @@ function webRequest(req: IncomingMessage, body: string | 'too_large' | null, sig
   });
 }
 
-/** The lean path's JSON answer; nothing for a client that is gone. */
+/** The lean path's answer; nothing for a client that is gone (no body). */
 function writeLean(res: ServerResponse, answer: LeanAnswer): void {
   if (answer.body === null) return void res.end();
-  res.writeHead(answer.status, { 'content-type': 'application/json' });
+  res.writeHead(answer.status, answer.headers);
   res.end(answer.body);
 }
 

@@ -1,8 +1,8 @@
-// The lean path's replay of a streamed answer (modern-lean.ts `streamed`): the gateway's id for
+// The lean path's replay of a streamed answer (lean-upstream.ts `streamed`): the gateway's id for
 // the call is put back as the SDK client's wherever the server's reads cut it.
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { streamed } from './modern-lean';
+import { streamed } from './lean-upstream';
 
 const FROM = '"gw-lean-0b7c"';
 const TO = '7';

@@ -294,11 +294,16 @@ function exchangeFetch(
     const held = headers.get(HELD_HEADER);
     headers.delete(HELD_HEADER);
     const mine = (tag ? tagged.get(tag)?.deref() : undefined) ?? exchange;
-    if (credential?.authorization && !headers.has('authorization'))
-      headers.set('authorization', credential.authorization);
-    const replay = headers.get('mcp-method') === 'tools/call' ? mine?.handed?.replay : undefined;
+    // SDK v2's client drops an Authorization given per request (a header its transport owns): the
+    // request's own is set here, the credential the fetch was built with for a request without one.
+    const authorization = mine?.authorization ?? credential?.authorization;
+    if (authorization && !headers.has('authorization')) headers.set('authorization', authorization);
+    // The call the lean path handed on (a 2025 request has no Mcp-Method header: its body names it).
+    const handed = mine?.handed?.replay;
+    const replay =
+      handed && (headers.get('mcp-method') ?? requestOf(init?.body)?.method) === 'tools/call' ? handed : undefined;
     if (replay) mine!.handed!.replay = undefined;
-    const fetched = replay ? await replay(requestIdOf(init?.body)) : await fetch(input, { ...init, headers });
+    const fetched = replay ? await replay(requestOf(init?.body)?.id) : await fetch(input, { ...init, headers });
     if (headers.get('mcp-method') === 'subscriptions/listen') return foldedListen(fetched);
     const marked = marks ? tag : null;
     const response = (held && routes) || marked ? routedStream(fetched, held, routes ?? null, marked) : fetched;
@@ -314,10 +319,11 @@ function exchangeFetch(
   };
 }
 
-/** The JSON-RPC id of the request the SDK client sends (a string body: how SDK v2's transport sends one). */
-function requestIdOf(body: unknown): unknown {
+/** The JSON-RPC request the SDK client sends (a string body: how SDK v2's transport sends one). */
+function requestOf(body: unknown): { id?: unknown; method?: unknown } | undefined {
   try {
-    return typeof body === 'string' ? (JSON.parse(body) as { id?: unknown }).id : undefined;
+    const message: unknown = typeof body === 'string' ? JSON.parse(body) : undefined;
+    return isRecord(message) ? message : undefined;
   } catch {
     return undefined;
   }
