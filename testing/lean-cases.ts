@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 import { z } from 'zod';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import {
@@ -17,6 +17,12 @@ import {
   WebStandardStreamableHTTPServerTransport,
   type McpHandlerRequestOptions,
 } from '@modelcontextprotocol/server';
+import { cli } from '@/lib/auth/actor';
+import { runHttp } from '@/lib/gateway/http';
+import { setPolicyRule } from '@/lib/server/policy/policy-rules';
+import { trustServer } from '@/lib/server/policy/trusted-servers';
+import { uniq } from './factories';
+import { recordDetailsOf, testContext, type ConsoleActors } from './gateway-fixtures';
 import { memoryEventStore } from './mcp-v2-server';
 
 export const CHALLENGE = 'Bearer realm="lean-test", error="invalid_token"';
@@ -342,5 +348,76 @@ export async function answerOf(res: Response) {
 }
 
 /** What the server got, but for the id and the call's request reference. */
-export const seen = (calls: Seen[], ref: string) =>
+const seen = (calls: Seen[], ref: string) =>
   calls.map((s) => JSON.parse(JSON.stringify({ ...s, id: undefined }).replaceAll(ref, 'REF')) as unknown);
+
+/**
+ * The server, and two gateways in front of it: one with the lean path, one without
+ * (`modernLean: false`), each made ready by `ready` (what the lean path needs: the server's era
+ * learnt, its catalog listed). Everything is closed through `open`.
+ */
+export async function leanGateways<T>(
+  actors: ConsoleActors,
+  open: (() => Promise<unknown>)[],
+  ready: (url: string) => Promise<T>,
+  answers?: SessionAnswers,
+) {
+  const server = uniq('lean');
+  await trustServer(cli, server);
+  await setPolicyRule(cli, { server, tool: null, requiredApprovals: 0 });
+  await setPolicyRule(cli, { server, tool: 'blocked_tool', requiredApprovals: 'blocked' });
+  const up = await leanUpstream(answers);
+  open.push(up.close);
+  const start = async (modernLean: boolean) => {
+    const t = testContext(actors, server, { modernLean });
+    const g = await runHttp(t.ctx, new URL(up.url), '127.0.0.1', 0);
+    open.push(async () => {
+      await g.close();
+      await t.ctx.reporter.close(2000);
+    });
+    return { url: g.url, ctx: t.ctx, ...(await ready(g.url)) };
+  };
+  return { up, lean: await start(true), sdk: await start(false) };
+}
+
+type Gateways = Awaited<ReturnType<typeof leanGateways>>;
+
+/** A call's records, their event ids (which differ between the gateways by design) masked. */
+const recordsOf = async (ref: string) => (await recordDetailsOf(ref)).map((r) => ({ ...r, eventId: '*' }));
+
+/**
+ * The case's call, sent as `refs[0]` through the lean gateway and as `refs[1]` through the other:
+ * the server got each as often as the case says (never twice), the same but for the id and the
+ * reference, under the lean path's own id where the case says it serves it (the SDK client numbers
+ * its requests); and the two have the same record, if any.
+ */
+export async function expectSameCalls(c: Case, { up, lean, sdk }: Gateways, refs: string[]) {
+  const [leanCalls, sdkCalls] = refs.map((ref) => up.calls.filter((s) => s.ref === ref));
+  expect(leanCalls).toHaveLength(c.upstream);
+  expect(sdkCalls).toHaveLength(c.upstream);
+  const leanServed = leanCalls.some((s) => typeof s.id === 'string' && s.id.startsWith('gw-lean-'));
+  if (c.upstream) expect(leanServed).toBe(c.lean);
+  expect(sdkCalls.every((s) => typeof s.id === 'number')).toBe(true);
+  expect(seen(leanCalls, refs[0])).toEqual(seen(sdkCalls, refs[1]));
+  await lean.ctx.reporter.flush();
+  await sdk.ctx.reporter.flush();
+  const [leanRecords, sdkRecords] = await Promise.all(refs.map(recordsOf));
+  expect(leanRecords).toEqual(sdkRecords);
+  return leanCalls;
+}
+
+/** A call of `hangs` cancelled by its client, through each gateway: one record each, the same, cancelled. */
+export async function expectCancelled({ up, lean, sdk }: Gateways, refs: string[]) {
+  expect(up.calls.find((s) => s.ref === refs[0])?.id).toMatch(/^gw-lean-/);
+  expect(up.calls.filter((s) => refs.includes(s.ref as string))).toHaveLength(2);
+  await lean.ctx.reporter.flush();
+  await sdk.ctx.reporter.flush();
+  const read = async (ref: string) => {
+    await vi.waitFor(async () => expect(await recordDetailsOf(ref)).toHaveLength(1), { timeout: 5000, interval: 50 });
+    return recordsOf(ref);
+  };
+  const [leanRecords, sdkRecords] = [await read(refs[0]), await read(refs[1])];
+  // docs/gateway.md "Cancellation": recorded cancelled, its outcome unknown.
+  expect(leanRecords).toMatchObject([{ toolName: 'hangs', category: 'cancelled' }]);
+  expect(leanRecords).toEqual(sdkRecords);
+}
