@@ -1,10 +1,11 @@
 // `npm run bench:gateway [-- --short]`: what the gateway adds to a tool call, in both eras. The same
 // read call (get_order, Streamable HTTP on loopback) direct and through the gateway, in alternating
 // rounds at 1 and 16 connections, sent by wrk with a fixed body (each request its own JSON-RPC id
-// and request reference). The 2025 era: the demo server (SDK v1), on an MCP session opened by the
-// SDK's client. The 2026-07-28 era: the same tool on SDK v2 (bench/lib/mcp-v2-server.ts), no
-// session and no initialize, every request carrying its own `_meta` envelope and headers, as SDK
-// v2's client sends them. Each era has its gateway: scripts/gateway.ts bundled by esbuild with
+// and request reference), to the demo's get_order on SDK v2 (bench/lib/mcp-v2-server.ts). The 2025
+// era: on an MCP session opened by SDK v2's client pinned to 2025 (`legacy`), whose server answers
+// a call as an SSE stream of one event. The 2026-07-28 era: no session and no initialize, every
+// request carrying its own `_meta` envelope and headers, as SDK v2's client sends them. Each era
+// has its server and its gateway: scripts/gateway.ts bundled by esbuild with
 // scripts/pack-mcp.ts's externals, run by node with the package's flags, in its own process; its
 // console is a stub on loopback that answers policy (a trusted read) and outcome batches at once,
 // so the figures are the gateway's. Its CPU and memory come from the process itself
@@ -19,12 +20,11 @@ import { build } from 'esbuild';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
+  Client,
   PROTOCOL_VERSION_META_KEY,
+  StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { GATEWAY_NODE_FLAGS } from '@/lib/gateway/node-flags';
-import { startDemoMcpServer } from '../scripts/demo-mcp-server';
 import { PACKAGE_EXTERNALS } from '../scripts/lib/package-externals';
 import { childEnvironment } from '@/lib/config';
 import { startV2BenchServer } from './lib/mcp-v2-server';
@@ -129,12 +129,12 @@ async function startGateway(consoleUrl: string, upstream: URL) {
   return { url, self };
 }
 
-/** An MCP session opened by the SDK's client, checked with one call; the headers wrk sends in it. */
+/** A 2025 MCP session opened by SDK v2's client, checked with one call; the headers wrk sends in it. */
 async function session(url: string, token: string): Promise<Record<string, string>> {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers: { authorization: `Bearer ${token}` } },
   });
-  const client = new Client({ name: 'bench', version: '1.0.0' });
+  const client = new Client({ name: 'bench', version: '1.0.0' }, { versionNegotiation: { mode: 'legacy' } });
   await client.connect(transport);
   onCleanup('close an MCP client', () => client.close());
   const answer = await client.callTool({ name: 'get_order', arguments: { orderId: '4411' } });
@@ -263,13 +263,13 @@ runMain(async () => {
   const problems: string[] = [];
   const figures: Figure[] = [];
   if (flags.era !== '2026') {
-    const demo = await startDemoMcpServer({ slowMs: 0 });
-    onCleanup('stop the demo server', () => demo.close());
-    const gateway = await startGateway(consoleUrl, demo.url);
-    log(`2025: gateway ${gateway.url} → demo server ${demo.url}`);
+    const server = await startV2BenchServer();
+    onCleanup('stop the SDK v2 server', () => server.close());
+    const gateway = await startGateway(consoleUrl, server.url);
+    log(`2025: gateway ${gateway.url} → SDK v2 server ${server.url}, in 2025 sessions`);
     const paths = [
-      { url: demo.url.toString(), headers: await session(demo.url.toString(), demo.tokens.full) },
-      { url: gateway.url, headers: await session(gateway.url, demo.tokens.full) },
+      { url: server.url.toString(), headers: await session(server.url.toString(), server.token) },
+      { url: gateway.url, headers: await session(gateway.url, server.token) },
     ];
     figures.push(...(await measure('2025', paths, CALL_2025, gateway, problems)));
   }
