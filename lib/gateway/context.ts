@@ -32,7 +32,7 @@ export interface GatewayContext {
    * requests waits for its client's retry after a round before it is cancelled (held-calls.ts).
    */
   heldCallMs?: number;
-  /** 2026-07-28 leg: false sends every request through SDK v2's path (the tests compare both; modern-lean.ts). */
+  /** HTTP: false sends every call through SDK v2's path, in both eras (the tests compare both; modern-lean.ts). */
   modernLean?: boolean;
 }
 

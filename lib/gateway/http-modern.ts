@@ -4,7 +4,8 @@
 // relays it to the server through SDK v2's Client in the era the server offers; a plain
 // `tools/call` is answered by the lean path instead (modern-lean.ts), which hands back to the
 // handler whatever it does not serve itself. The 2025 leg (sessions: http.ts, the factory's 2025
-// instance) serves every other request. The server's own 401/403 for the
+// instance) serves every other request, but for a plain `tools/call` in a session with its own
+// upstream session, which the lean path answers too (`inSession`). The server's own 401/403 for the
 // request goes back as it was sent, instead of the handler's answer, unless that answer already
 // streams: a call held for its grant streams its progress from the first notification, and the
 // head is not held back for the server's (that would silence the progress the client asked for
@@ -83,7 +84,7 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
   const lean = ctx.modernLean === false ? null : leanPath(g, upstreamUrl, agent, (a) => upstream.discovered(a));
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
   // The sessions with their own upstream session, as the lean path sends their calls.
-  const leanSessions = new WeakMap<WebStandardStreamableHTTPServerTransport, LeanSession & { server: Server }>();
+  const leanSessions = new WeakMap<WebStandardStreamableHTTPServerTransport, LeanSession>();
   const handler = createMcpHandler(factory, {
     legacy: 'reject',
     onerror: (error) => ctx.log(`2026-07-28 leg: ${error.name}: ${error.message.slice(0, 200)}`),
@@ -114,7 +115,7 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
         // The client's cancel of a lean call (the session's server knows nothing of it); then the SDK's path as always.
         const cancelled = cancelOf(parsed);
         if (cancelled) return (void session.running.get(cancelled.requestId)?.abort(cancelled.reason), null);
-        const plain = sessionCall(req.headers, parsed, session.server.getNegotiatedProtocolVersion());
+        const plain = sessionCall(req.headers, parsed, session.version);
         if (!plain) return null;
         const exchange = modernExchange(authorization, parsed, req.headers);
         const answer = await lean.inSession(plain, exchange, session);
@@ -211,15 +212,15 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
       // A session the server refused at once is not kept.
       if (!(answered instanceof Response) || !transport.sessionId) void server.close().catch(() => undefined);
       else if (own) {
-        const running = new Map<string | number, AbortController>();
-        const { authorization: opened } = exchange;
+        // A plain call of this session may take the lean path; its transport keeps no event store
+        // (one it kept would be given here as `events`, for the lean answers to be stored too).
         leanSessions.set(transport, {
           g: mine,
           client: own,
           id: transport.sessionId,
-          authorization: opened,
-          running,
-          server,
+          authorization: exchange.authorization,
+          running: new Map(),
+          version: server.getNegotiatedProtocolVersion() ?? '',
         });
       }
       return answered;

@@ -31,6 +31,9 @@ import {
   isSpecType,
   PROTOCOL_VERSION_META_KEY,
   SERVER_INFO_META_KEY,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type EventStore,
+  type JSONRPCMessage,
 } from '@modelcontextprotocol/server';
 import { StreamableHTTPClientTransport, type Client, type DiscoverResult } from '@modelcontextprotocol/client';
 import { isRecord, one, poster, readAnswer, type Post, type Read } from './lean-upstream';
@@ -135,6 +138,10 @@ export interface LeanSession {
   authorization: string | null;
   /** Its lean calls running, by the client's id: a `notifications/cancelled` naming one cancels it. */
   running: Map<string | number, AbortController>;
+  /** The protocol version the session negotiated with its client. */
+  version: string;
+  /** The event store of the session's transport, and the `retry` it tells clients, if it keeps one. */
+  events?: { store: EventStore; retryMs?: number };
 }
 
 export interface LeanPath {
@@ -159,7 +166,7 @@ interface Leg {
   /** The server's result, if the SDK's client takes it as it is, as the SDK's server encodes it. */
   encode(result: unknown): Record<string, unknown> | null;
   /** The client's answer carrying the result. */
-  reply(result: Record<string, unknown>): LeanAnswer;
+  reply(result: Record<string, unknown>): LeanAnswer | Promise<LeanAnswer>;
   /** Aborted when the client cancels the call: the POST is abandoned, `cancel` tells the server. */
   signal: AbortSignal;
   cancel?(upId: string): void;
@@ -234,10 +241,10 @@ export function leanPath(
           params: upstreamParams(client, plain.params, undefined),
           // What SDK v2's server answers to a 2025 client: the result its 2025 schema takes, as it is.
           encode: (result) => (isCallToolResult(result) && result.resultType === undefined ? result : null),
-          reply: (result) => sse(session.id, { result, jsonrpc: '2.0', id: plain.id }),
+          reply: (result) => sessionAnswer(session, { result, jsonrpc: '2.0', id: plain.id }),
           signal: cancel.signal,
           // The stream ends without an answer, which the client no longer waits for.
-          ended: () => sse(session.id, null),
+          ended: () => ({ status: 200, headers: sseHeaders(session.id), body: '' }),
           // As SDK v2's client tells the server of a request it gave up.
           cancel: (upId) => {
             const body = JSON.stringify({
@@ -325,20 +332,37 @@ function json(id: string | number, result: Record<string, unknown>): LeanAnswer 
   };
 }
 
-/** As SDK v2's session transport answers a POST with one request: its SSE stream, one event (or none). */
-function sse(session: string, message: Record<string, unknown> | null): LeanAnswer {
-  return {
-    status: 200,
-    headers: {
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-      'mcp-session-id': session,
-    },
-    body: message ? `event: message\ndata: ${JSON.stringify(message)}\n\n` : '',
-  };
+/**
+ * As SDK v2's session transport answers a POST with one request: its SSE stream of one event, with
+ * the session's id. A transport with an event store opens the stream with a priming event (for a
+ * client whose version allows empty data) and stores each event under the id it sends it with, so
+ * that a client whose stream broke resumes it with Last-Event-ID as on the SDK's path.
+ */
+export async function sessionAnswer(
+  session: Pick<LeanSession, 'id' | 'version' | 'events'>,
+  message: Record<string, unknown>,
+): Promise<LeanAnswer> {
+  const answer = { status: 200, headers: sseHeaders(session.id) };
+  const sent = JSON.stringify(message);
+  if (!session.events) return { ...answer, body: `event: message\ndata: ${sent}\n\n` };
+  const { store, retryMs } = session.events;
+  const stream = randomUUID();
+  let body = '';
+  if (SUPPORTED_PROTOCOL_VERSIONS.includes(session.version) && session.version >= '2025-11-25') {
+    const priming = await store.storeEvent(stream, {} as JSONRPCMessage);
+    body = `id: ${priming}\n${retryMs !== undefined ? `retry: ${retryMs}\n` : ''}data: \n\n`;
+  }
+  const id = await store.storeEvent(stream, message as JSONRPCMessage);
+  return { ...answer, body: `${body}event: message\nid: ${id}\ndata: ${sent}\n\n` };
 }
+
+const sseHeaders = (session: string) => ({
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+  'mcp-session-id': session,
+});
 
 /** Whether the request's body and Accept are the ones the SDK's transports take (both answers accepted). */
 function postable(headers: IncomingHttpHeaders): boolean {
