@@ -45,7 +45,7 @@ export type SessionAnswers = 'sse' | 'primed' | 'json';
 export interface LeanUpstream {
   url: string;
   calls: Seen[];
-  /** How each call of `hangs` went: `running`, then `cancelled` only by its client's cancel. */
+  /** How each call of `hangs` and `mutters` went: `running`, then `cancelled` only by its client's cancel. */
   hung: string[];
   close(): Promise<void>;
 }
@@ -75,6 +75,20 @@ function tools(server: McpServer, hung: string[]): McpServer {
     }),
   );
   server.registerTool('hangs', { annotations: readOnly }, async (ctx) => {
+    hung.push('running');
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 10_000);
+      ctx.mcpReq.signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        hung.push('cancelled');
+        resolve();
+      });
+    });
+    return { content: [{ type: 'text', text: 'woke' }] };
+  });
+  // Says something on the call's stream first, then runs as `hangs` does.
+  server.registerTool('mutters', { annotations: readOnly }, async (ctx) => {
+    await ctx.mcpReq.notify({ method: 'notifications/message', params: { level: 'info', data: 'starting' } });
     hung.push('running');
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, 10_000);
@@ -406,8 +420,8 @@ export async function expectSameCalls(c: Case, { up, lean, sdk }: Gateways, refs
   return leanCalls;
 }
 
-/** A call of `hangs` cancelled by its client, through each gateway: one record each, the same, cancelled. */
-export async function expectCancelled({ up, lean, sdk }: Gateways, refs: string[]) {
+/** A call of `tool` cancelled by its client, through each gateway: one record each, the same, cancelled. */
+export async function expectCancelled({ up, lean, sdk }: Gateways, refs: string[], tool = 'hangs') {
   expect(up.calls.find((s) => s.ref === refs[0])?.id).toMatch(/^gw-lean-/);
   expect(up.calls.filter((s) => refs.includes(s.ref as string))).toHaveLength(2);
   await lean.ctx.reporter.flush();
@@ -418,6 +432,6 @@ export async function expectCancelled({ up, lean, sdk }: Gateways, refs: string[
   };
   const [leanRecords, sdkRecords] = [await read(refs[0]), await read(refs[1])];
   // docs/gateway.md "Cancellation": recorded cancelled, its outcome unknown.
-  expect(leanRecords).toMatchObject([{ toolName: 'hangs', category: 'cancelled' }]);
+  expect(leanRecords).toMatchObject([{ toolName: tool, category: 'cancelled' }]);
   expect(leanRecords).toEqual(sdkRecords);
 }

@@ -36,7 +36,13 @@ export interface ModernExchange {
    * does not serve itself: the call, when it went, and the server's answer, replayed once to the
    * SDK client's request for it (upstream-client.ts) instead of sending the call again.
    */
-  handed?: { call: Call; startedAt: number; replay?: (id: unknown) => Promise<Response> };
+  handed?: {
+    call: Call;
+    startedAt: number;
+    replay?: (id: unknown) => Promise<Response>;
+    /** The id the server knows the call by: the client's cancel of it must name that one. */
+    upId?: string;
+  };
 }
 
 export function modernExchange(

@@ -283,7 +283,7 @@ async function sent(post: Post, plain: PlainCall, exchange: ModernExchange, leg:
   const failed = (error: unknown) =>
     signal.aborted
       ? cancelled(leg, call, startedAt, upId)
-      : handOff(exchange, call, startedAt, () => Promise.reject(new TypeError('fetch failed', { cause: error })));
+      : handOff(exchange, call, startedAt, upId, () => Promise.reject(new TypeError('fetch failed', { cause: error })));
   let read: Read;
   try {
     read = await readAnswer(await post(leg.headers, body, call.read === true, signal), upId);
@@ -297,7 +297,7 @@ async function sent(post: Post, plain: PlainCall, exchange: ModernExchange, leg:
   }
   // Nobody left to hand it to: the SDK's path would not ask for the answer.
   if (signal.aborted) return cancelled(leg, call, startedAt, upId);
-  return handOff(exchange, call, startedAt, read.replay);
+  return handOff(exchange, call, startedAt, upId, read.replay);
 }
 
 /** The call goes on on the SDK's path, with the server's answer to replay (modern-exchange.ts `handed`). */
@@ -305,9 +305,10 @@ function handOff(
   exchange: ModernExchange,
   call: Call,
   startedAt: number,
+  upId: string,
   replay: (id: unknown) => Promise<Response>,
 ): null {
-  exchange.handed = { call, startedAt, replay };
+  exchange.handed = { call, startedAt, replay, upId };
   return null;
 }
 

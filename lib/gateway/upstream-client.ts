@@ -287,6 +287,8 @@ function exchangeFetch(
   /** A client's own 2025 session: its notifications on a request's stream are marked (routedStream). */
   marks = false,
 ): FetchLike {
+  // The SDK client's ids of the calls the lean path handed on, and the ids the server knows them by (bounded).
+  const handedIds = new Map<unknown, string>();
   return async (input, init) => {
     const headers = new Headers(init?.headers);
     const tag = headers.get(EXCHANGE_HEADER);
@@ -299,11 +301,20 @@ function exchangeFetch(
     const authorization = mine?.authorization ?? credential?.authorization;
     if (authorization && !headers.has('authorization')) headers.set('authorization', authorization);
     // The call the lean path handed on (a 2025 request has no Mcp-Method header: its body names it).
-    const handed = mine?.handed?.replay;
+    const handed = mine?.handed;
     const replay =
-      handed && (headers.get('mcp-method') ?? requestOf(init?.body)?.method) === 'tools/call' ? handed : undefined;
-    if (replay) mine!.handed!.replay = undefined;
-    const fetched = replay ? await replay(requestOf(init?.body)?.id) : await fetch(input, { ...init, headers });
+      handed?.replay && (headers.get('mcp-method') ?? requestOf(init?.body)?.method) === 'tools/call'
+        ? handed.replay
+        : undefined;
+    let body = init?.body;
+    if (replay) {
+      handed!.replay = undefined;
+      if (handed!.upId !== undefined) handedIds.set(requestOf(body)?.id, handed!.upId);
+      if (handedIds.size > 1000) handedIds.delete(handedIds.keys().next().value);
+    } else if (handedIds.size) body = cancelOfHanded(body, handedIds);
+    const fetched = replay
+      ? await replay(requestOf(init?.body)?.id)
+      : await fetch(input, { ...init, headers, ...(body !== init?.body ? { body } : {}) });
     if (headers.get('mcp-method') === 'subscriptions/listen') return foldedListen(fetched);
     const marked = marks ? tag : null;
     const response = (held && routes) || marked ? routedStream(fetched, held, routes ?? null, marked) : fetched;
@@ -318,6 +329,21 @@ function exchangeFetch(
     return response;
   };
 }
+
+/**
+ * A 2025 client's `notifications/cancelled` of a call the lean path handed on names the call by the
+ * SDK client's id: the server knows it by the lean path's (2026-07-28 cancels by closing the stream).
+ */
+function cancelOfHanded(body: FetchBody, handedIds: Map<unknown, string>): FetchBody {
+  if (typeof body !== 'string' || !body.includes('notifications/cancelled')) return body;
+  const message = requestOf(body) as { method?: unknown; params?: { requestId?: unknown } } | undefined;
+  const upId = message?.method === 'notifications/cancelled' ? handedIds.get(message.params?.requestId) : undefined;
+  if (upId === undefined) return body;
+  handedIds.delete(message!.params!.requestId);
+  return JSON.stringify({ ...message, params: { ...message!.params, requestId: upId } });
+}
+
+type FetchBody = RequestInit['body'];
 
 /** The JSON-RPC request the SDK client sends (a string body: how SDK v2's transport sends one). */
 function requestOf(body: unknown): { id?: unknown; method?: unknown } | undefined {
