@@ -132,7 +132,7 @@ async function settle(
     hold(g, call, { sent: true, resultType: 'input_required' }, startedAt, call.grantId);
     return wrapRound(g, result, { ...chain(call), grantId: call.grantId }, ctx);
   }
-  return answered(g, client.getProtocolEra(), call, result, startedAt, client);
+  return answered(g, call, result, startedAt, client);
 }
 
 /**
@@ -181,7 +181,7 @@ async function follow(
         held.cancel();
         const ended = held.outcome;
         call.endedAt = held.endedAt;
-        if (ended && 'done' in ended) answered(g, client.getProtocolEra(), call, ended.done, startedAt, client);
+        if (ended && 'done' in ended) answered(g, call, ended.done, startedAt, client);
         else if (ended) record(g, call, observedError(ended.failed), startedAt, call.grantId);
         return ended !== undefined;
       },
@@ -198,7 +198,7 @@ async function follow(
     return {};
   }
   if ('failed' in next) return failed(g, call, next.failed, ctx, startedAt);
-  return answered(g, client.getProtocolEra(), call, next.done, startedAt, client);
+  return answered(g, call, next.done, startedAt, client);
 }
 
 /** A call as its first request (or the retry carrying `state`) names it; not yet judged. */

@@ -158,7 +158,7 @@ export interface LeanPath {
 /** What differs between the legs once a call is plain. */
 interface Leg {
   g: ModernGateway;
-  era: 'modern' | 'legacy';
+  /** The session's own upstream client (2025); none for a 2026-07-28 call. */
   client?: Client;
   /** The POST's headers and params, as the SDK's client sends the call. */
   headers: Record<string, string>;
@@ -191,7 +191,6 @@ export function leanPath(
       const serverInfo = isSpecType.Implementation(own) ? own : GATEWAY_SERVER_INFO;
       return sent(post, plain, exchange, {
         g,
-        era: 'modern',
         headers: {
           'content-type': 'application/json',
           accept: 'application/json, text/event-stream',
@@ -235,7 +234,6 @@ export function leanPath(
       try {
         return await sent(post, plain, exchange, {
           g: mine,
-          era: 'legacy',
           client,
           headers,
           params: upstreamParams(client, plain.params, undefined),
@@ -293,7 +291,7 @@ async function sent(post: Post, plain: PlainCall, exchange: ModernExchange, leg:
   const result = read.message && 'result' in read.message ? leg.encode(read.message.result) : null;
   if (result) {
     read.taken();
-    return leg.reply(answered(g, leg.era, call, result, startedAt, leg.client));
+    return leg.reply(answered(g, call, result, startedAt, leg.client));
   }
   // Nobody left to hand it to: the SDK's path would not ask for the answer.
   if (signal.aborted) return cancelled(leg, call, startedAt, upId);

@@ -44,16 +44,18 @@ export function failed(g: ModernGateway, call: Call, error: unknown, ctx: Server
 
 /**
  * The server's final answer: recorded, and returned with the record's names. `client`: the SDK
- * client it came through (none on the lean path, which never asks for a task).
+ * client it came through, whose era the record's `resultType` follows and through which a 2025
+ * server's task is followed; none on the 2026-07-28 lean path (modern-lean.ts), whose server
+ * speaks 2026-07-28 and is never asked for a task.
  */
 export function answered(
   g: ModernGateway,
-  era: 'modern' | 'legacy' | undefined,
   call: Call,
   result: Record<string, unknown>,
   startedAt: number,
-  client?: Client,
+  client: Client | undefined,
 ): Record<string, unknown> {
+  const era = client ? client.getProtocolEra() : 'modern';
   // A 2025 server that made the call a task: its creation now, its later statuses as further records.
   const created = createdTask(result);
   if (created && client) tasksOf(client, g.ctx).track(call, created, startedAt);
