@@ -24,6 +24,7 @@ import type { UpstreamHead } from './exchange';
 import { carryingModern, modernExchange, refusalFor, type ModernExchange } from './modern-exchange';
 import { HeldCalls, KIND, SERVER_ASKS } from './held-calls';
 import { leanPath, plainCall, upstreamAgent, type LeanAnswer } from './modern-lean';
+import { isPrimingEvent, RECONNECT_MS, SessionEvents } from './event-store';
 import { describe, modernFactory, rootCause, ToolCatalog, type ModernGateway } from './modern-server';
 import { OpenCalls } from './open-calls';
 import { roundStateCodec, TTL_SECONDS } from './round-state';
@@ -176,6 +177,9 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
       }
       const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: randomUUID,
+        // A client whose stream broke resumes it with Last-Event-ID (event-store.ts).
+        eventStore: new SessionEvents(),
+        retryInterval: RECONNECT_MS,
         onsessioninitialized: (id) => void sessions.set(id, transport),
         onsessionclosed: (id) => void sessions.delete(id),
       });
@@ -257,7 +261,10 @@ export function coalesced(tell: () => void, ms = COALESCE_MS): { (): void; cance
 async function headed(response: Response, exchange: ModernExchange): Promise<Response | UpstreamHead> {
   if (!response.body || !response.ok) return failedAnswer(exchange) ?? response;
   const reader = response.body.getReader();
-  const first = await reader.read().catch(() => ({ done: true, value: undefined }) as const);
+  const read = () => reader.read().catch(() => ({ done: true, value: undefined }) as const);
+  // A resumable stream opens with its priming event (event-store.ts), before the server said anything.
+  const primed = await read();
+  const first = primed.value && isPrimingEvent(primed.value) ? await read() : primed;
   const failed = failedAnswer(exchange);
   if (failed) {
     await reader.cancel().catch(() => undefined);
@@ -265,6 +272,7 @@ async function headed(response: Response, exchange: ModernExchange): Promise<Res
   }
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
+      if (first !== primed) controller.enqueue(primed.value!);
       if (first.value) controller.enqueue(first.value);
       if (first.done) controller.close();
     },
