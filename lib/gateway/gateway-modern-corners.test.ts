@@ -58,7 +58,7 @@ async function setUp(over: Partial<GatewayContext> = {}) {
     await gateway.close();
     await t.ctx.reporter.close(2000);
   });
-  return { seen, url: gateway.url, reporter: t.ctx.reporter };
+  return { seen, url: gateway.url, reporter: t.ctx.reporter, console: t.console };
 }
 
 /** SDK v2's client pinned to 2026-07-28 with `capabilities`, answering each elicitation with `value-<n>`. */
@@ -139,26 +139,35 @@ describe('a 2025 server asking mid-call, behind a 2026-07-28 client: the corners
     expect(asked).toEqual([]);
   });
 
-  it("the server's progress across the rounds reaches the client, in order", async () => {
-    // The gateway's own progress while it redeems the call's grant would raise the server's above it.
-    const m = await setUp({ progressIntervalMs: 60_000 });
+  it("the server's progress across the rounds reaches the client, in order, above the gateway's own: never stepping back", async () => {
+    // The gateway sends its own progress while it redeems the call's grant (answered late), and the
+    // server's goes on above it, in the first request and in the retries of both rounds alike.
+    const m = await setUp({ progressIntervalMs: 30 });
+    const redemption = m.console.slow(/^\/api\/v1\/grants\/[^/]+\/redeem$/);
+    void redemption.reached.then(() => setTimeout(redemption.release, 200));
     const { client: c } = await client(m.url, { elicitation: { form: {} } });
-    const progress: unknown[] = [];
+    const progress: { progress: number; total?: number; message?: string }[] = [];
     const result = await c.callTool(
       { name: 'staged_report', arguments: {} },
       {
-        // The client's SDK reports its own rounds on the same callback (no total): only the server's are kept.
-        onprogress: ({ progress: n, total, message }) => {
-          if (total !== undefined) progress.push({ progress: n, total, message });
+        // The client's SDK reports its own rounds on the same callback: only what came on the wire is kept.
+        onprogress: (p) => {
+          if (!p.message?.startsWith('Fulfilling input required')) progress.push(p);
         },
       },
     );
     expect(textOf(result)).toBe('"reported"');
-    expect(progress).toEqual([
-      { progress: 1, total: 3, message: 'step 1' },
-      { progress: 2, total: 3, message: 'step 2' },
-      { progress: 3, total: 3, message: 'step 3' },
+    const own = progress.filter((p) => p.message === 'Waiting for approval in Countersign');
+    const k = own.length;
+    expect(k).toBeGreaterThan(0); // the redemption outlasted the interval: the case in question
+    expect(own.map((p) => p.progress)).toEqual(Array.from({ length: k }, (_, i) => i + 1));
+    // The server's 1, 2, 3 of 3, raised by k + 1 (one above the gateway's last), in all three requests.
+    expect(progress.slice(k)).toEqual([
+      { progress: k + 2, total: k + 4, message: 'step 1' },
+      { progress: k + 3, total: k + 4, message: 'step 2' },
+      { progress: k + 4, total: k + 4, message: 'step 3' },
     ]);
+    progress.forEach((p, i) => expect(p.progress).toBeGreaterThanOrEqual(i ? progress[i - 1].progress : 0));
   });
 
   it("a URL elicitation: the round carries no elicitationId, and the server's elicitation/complete is not relayed (2026-07-28 has none)", async () => {
