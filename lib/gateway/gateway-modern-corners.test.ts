@@ -7,15 +7,12 @@
 // page was visited; stops waiting for its request and answers the call while the client is away.
 // Over stdio, the same server as the gateway's child asks while the host has two calls in flight.
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import path from 'node:path';
 import {
   Client,
-  InMemoryTransport,
   StreamableHTTPClientTransport,
   type ClientCapabilities,
   type Transport,
 } from '@modelcontextprotocol/client';
-import type { Transport as V1Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { cli } from '@/lib/auth/actor';
 import { setPolicyRule } from '@/lib/server/policy/policy-rules';
 import { trustServer } from '@/lib/server/policy/trusted-servers';
@@ -24,6 +21,7 @@ import { cornersServer, type CornersSeen } from '@/testing/mcp-asking-corners';
 import { startLegacyHttp } from '@/testing/mcp-legacy-http';
 import { MODERN_ENVELOPE, postModernCall } from '@/testing/raw-mcp-session';
 import { durationsOf } from '@/testing/record-durations';
+import { stdioGateway, tsxCommand } from '@/testing/stdio-gateway';
 import {
   closedAfterEach,
   consoleActors,
@@ -33,7 +31,6 @@ import {
 } from '@/testing/gateway-fixtures';
 import type { GatewayContext } from './context';
 import { runHttp } from './http';
-import { runStdio } from './stdio';
 
 vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
@@ -241,23 +238,7 @@ describe('a 2025 server asking mid-call, behind a 2026-07-28 client: the corners
 
 describe('over stdio, the same server as the child of the gateway', () => {
   it("the child's request while the host has two calls in flight is refused (-32601): it cannot tell whose it is", async () => {
-    const server = uniq('stdio-corners');
-    await trustServer(cli, server);
-    await setPolicyRule(cli, { server, tool: null, requiredApprovals: 0 });
-    const t = testContext(actors, server);
-    const [hostSide, gatewaySide] = InMemoryTransport.createLinkedPair();
-    const command = [
-      process.execPath,
-      '--import',
-      'tsx',
-      path.join(process.cwd(), 'testing/mcp-asking-corners.ts'),
-      'stdio',
-    ];
-    const g = await runStdio(t.ctx, command, gatewaySide as unknown as V1Transport);
-    open.push(async () => {
-      await g.close();
-      await t.ctx.reporter.close(2000);
-    });
+    const { hostSide } = await stdioGateway(actors, tsxCommand('mcp-asking-corners.ts', 'stdio'), open);
     const { client: host, asked } = await client(hostSide, { elicitation: { form: {} } });
     // The second call asks while the first is still in flight: stdio has no stream per call to tell them apart.
     const first = host.callTool({ name: 'pause', arguments: { ms: 3000 } });
