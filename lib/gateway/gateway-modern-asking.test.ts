@@ -62,20 +62,21 @@ interface Asked {
 }
 
 /**
- * SDK v2's client pinned to 2026-07-28, declaring elicitation, sampling and roots, answering each
- * with `account`, `summary` and `root`; `asked` holds what it was asked. `first` runs before the
- * elicitation is answered.
+ * SDK v2's client pinned to 2026-07-28 (or in `mode`), declaring elicitation, sampling and roots,
+ * answering each with `account`, `summary` and `root`; `asked` holds what it was asked. `first`
+ * runs before the elicitation is answered.
  */
 async function answeringClient(
   to: string | Transport,
   answers: { account: string; summary: string; root: string },
   first?: () => Promise<void>,
+  mode: 'legacy' | { pin: '2026-07-28' } = { pin: '2026-07-28' },
 ) {
   const asked: Asked[] = [];
   const client = new Client(
     { name: 'answering-client', version: '1.0.0' },
     {
-      versionNegotiation: { mode: { pin: '2026-07-28' } },
+      versionNegotiation: { mode },
       capabilities: { elicitation: { form: {} }, sampling: {}, roots: {} },
     },
   );
@@ -244,5 +245,39 @@ describe('over stdio, the same server as the child of the gateway', () => {
     expect(asked.map((a) => a.method)).toEqual(['elicitation/create', 'sampling/createMessage', 'roots/list']);
     const records = await recordDetailsOf(ref, ctx.reporter);
     expect(records.map((r) => [r.delivery, r.category, r.attempt])).toEqual([['completed', 'ok', 4]]);
+  });
+
+  it("a 2025 host that probes with server/discover and then sends initialize: each of the child's requests reaches it, and the call ends once", async () => {
+    const { hostSide, ctx } = await stdioGateway(actors, tsxCommand('mcp-asking-server.ts', 'stdio'), open);
+    // The probe, as SDK v2's client sends it in auto mode: answered in the 2026-07-28 era.
+    const answers: Record<string, unknown>[] = [];
+    hostSide.onmessage = (m) => void answers.push(m as Record<string, unknown>);
+    await hostSide.start();
+    await hostSide.send({
+      jsonrpc: '2.0',
+      id: 'probe-1',
+      method: 'server/discover',
+      params: { _meta: MODERN_ENVELOPE },
+    });
+    await vi.waitFor(() => expect(answers).toHaveLength(1), { timeout: 10_000 });
+    expect(answers[0]).toMatchObject({ id: 'probe-1', result: { supportedVersions: ['2026-07-28'] } });
+    // The host then opens a 2025 session after all (served by the factory's 2025 instance).
+    const { client, asked } = await answeringClient(
+      hostSide,
+      { account: 'acc_p', summary: 'probed', root: 'file:///p' },
+      undefined,
+      'legacy',
+    );
+    expect(client.getProtocolEra()).toBe('legacy');
+    const ref = uniq('req');
+    const result = await client.callTool({
+      name: 'survey',
+      arguments: { topic: 'probe' },
+      _meta: { 'countersign/requestRef': ref },
+    });
+    expect(result.content).toEqual([{ type: 'text', text: 'probe: acc_p; probed; file:///p' }]);
+    expect(asked.map((a) => a.method)).toEqual(['elicitation/create', 'sampling/createMessage', 'roots/list']);
+    const records = await recordDetailsOf(ref, ctx.reporter);
+    expect(records.map((r) => [r.delivery, r.category])).toEqual([['completed', 'ok']]);
   });
 });

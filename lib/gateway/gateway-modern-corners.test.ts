@@ -58,18 +58,20 @@ async function setUp(over: Partial<GatewayContext> = {}) {
   return { seen, url: gateway.url, reporter: t.ctx.reporter, console: t.console };
 }
 
-/** SDK v2's client pinned to 2026-07-28 with `capabilities`, answering each elicitation with `value-<n>`. */
-async function client(to: string | Transport, capabilities: ClientCapabilities) {
+/** SDK v2's client pinned to 2026-07-28 (or in `mode`) with `capabilities`, answering each elicitation with `value-<n>`. */
+async function client(
+  to: string | Transport,
+  capabilities: ClientCapabilities,
+  mode: 'legacy' | { pin: '2026-07-28' } = { pin: '2026-07-28' },
+) {
   const asked: { method: string; params: unknown }[] = [];
-  const c = new Client(
-    { name: 'corners-client', version: '1.0.0' },
-    { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities },
-  );
-  c.setRequestHandler('elicitation/create', async (request) => {
-    asked.push({ method: request.method, params: request.params });
-    return { action: 'accept', content: { value: `value-${asked.length}` } };
-  });
+  const c = new Client({ name: 'corners-client', version: '1.0.0' }, { versionNegotiation: { mode }, capabilities });
   // The SDK lets a client answer only what it declared.
+  if (capabilities.elicitation)
+    c.setRequestHandler('elicitation/create', async (request) => {
+      asked.push({ method: request.method, params: request.params });
+      return { action: 'accept', content: { value: `value-${asked.length}` } };
+    });
   if (capabilities.sampling)
     c.setRequestHandler('sampling/createMessage', async (request) => {
       asked.push({ method: request.method, params: request.params });
@@ -247,5 +249,27 @@ describe('over stdio, the same server as the child of the gateway', () => {
     expect(asked).toEqual([]);
     // The first call, asked nothing, is not disturbed.
     expect(textOf(await first)).toBe('"paused"');
+  });
+
+  it("a 2025 host that probes before initialize: the child's requests are checked against what its initialize declared", async () => {
+    const { hostSide } = await stdioGateway(actors, tsxCommand('mcp-asking-corners.ts', 'stdio'), open);
+    const answers: unknown[] = [];
+    hostSide.onmessage = (m) => void answers.push(m);
+    await hostSide.start();
+    await hostSide.send({
+      jsonrpc: '2.0',
+      id: 'probe-1',
+      method: 'server/discover',
+      params: { _meta: MODERN_ENVELOPE },
+    });
+    await vi.waitFor(() => expect(answers).toHaveLength(1), { timeout: 10_000 });
+    // The probe declared elicitation only (MODERN_ENVELOPE); the initialize declares roots only.
+    const { client: host, asked } = await client(hostSide, { roots: {} }, 'legacy');
+    expect(host.getProtocolEra()).toBe('legacy');
+    const summarized = await host.callTool({ name: 'summarize', arguments: {} });
+    expect(JSON.parse(textOf(summarized))).toEqual([{ code: METHOD_NOT_FOUND }]);
+    const asking = await host.callTool({ name: 'ask_repeatedly', arguments: { times: 1 } });
+    expect(JSON.parse(textOf(asking))).toEqual([METHOD_NOT_FOUND]);
+    expect(asked).toEqual([]);
   });
 });
