@@ -8,7 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as V2Client, InMemoryTransport as V2InMemoryTransport } from '@modelcontextprotocol/client';
-import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { cli } from '@/lib/auth/actor';
 import { setPolicyRule } from '@/lib/server/policy/policy-rules';
 import { trustServer } from '@/lib/server/policy/trusted-servers';
@@ -171,4 +171,56 @@ describe('gateway, MCP tasks', () => {
     ]);
     expect(new Set(records.map((r) => r.taskId)).size).toBe(1);
   });
+
+  it.each(['in memory (the stdio side)', 'over HTTP (a 2025 session)'])(
+    'a task whose server asks its client (input_required), %s: the request reaches the client on its tasks/result, the task completes, each status recorded',
+    async (over) => {
+      const server = uniq('tasks-asking');
+      await trustServer(cli, server);
+      await setPolicyRule(cli, { server, tool: null, requiredApprovals: 0 });
+      const t = testContext(actors, server);
+      const options = { workMs: 60, pollIntervalMs: 20 };
+      const client = new Client({ name: 'tasks-asked', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+      const asked: unknown[] = [];
+      client.setRequestHandler(ElicitRequestSchema, async (request) => {
+        asked.push(request.params.message);
+        return { action: 'accept', content: { confirm: true } };
+      });
+      if (over.startsWith('in memory')) {
+        const mcp = createTaskMcpServer(undefined, options);
+        const [clientSide, downSide] = InMemoryTransport.createLinkedPair();
+        const served = await gatewayInMemory(mcp, t.ctx, downSide);
+        open.push(async () => {
+          await client.close();
+          await served.close();
+          await mcp.close();
+          await t.ctx.reporter.close(2000);
+        });
+        await client.connect(clientSide);
+      } else {
+        const upstream = await serveOverHttp(() => createTaskMcpServer(undefined, options));
+        const gateway = await runHttp(t.ctx, upstream.url, '127.0.0.1', 0);
+        open.push(async () => {
+          await client.close();
+          await gateway.close();
+          await upstream.close();
+          await t.ctx.reporter.close(2000);
+        });
+        await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+      }
+      await client.listTools();
+      const ref = uniq('req');
+      const messages = await run(client, ref, 'ask');
+      expect(asked).toEqual(['Credit acc_9?']);
+      expect(messages.slice(-2)).toEqual(['status:input_required', 'result']);
+      const records = await recordsOf(ref, t.ctx.reporter);
+      expect(shape(records)).toEqual([
+        ['working', 'task_running'],
+        ['input_required', 'task_input_required'],
+        ['completed', 'ok'],
+      ]);
+      expect(records[2].observed.result).toEqual({ isError: false, outputValidation: 'valid' });
+      expect(new Set(records.map((r) => r.taskId)).size).toBe(1);
+    },
+  );
 });
