@@ -1,14 +1,17 @@
 // MCP tasks through the gateway: the SDK's real task flow (experimental tasks API) from a 2025
 // client through the gateway's SDK v2 side (serveModern, as over stdio) to a 2025 task server, over
-// InMemoryTransport. The gateway reports the creation,
+// InMemoryTransport (and one over HTTP). The gateway reports the creation,
 // each new status the client's polling saw, the terminal result from tasks/result, and a task
 // tasks/get no longer finds (its TTL passed) as expired; the client sees what it would directly.
+// A task that asks its client for input gets its answer through the client's tasks/result; a
+// client's tasks/cancel reaches the server and is recorded as the task's cancellation.
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as V2Client, InMemoryTransport as V2InMemoryTransport } from '@modelcontextprotocol/client';
-import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import { cli } from '@/lib/auth/actor';
 import { setPolicyRule } from '@/lib/server/policy/policy-rules';
 import { trustServer } from '@/lib/server/policy/trusted-servers';
@@ -223,4 +226,44 @@ describe('gateway, MCP tasks', () => {
       expect(new Set(records.map((r) => r.taskId)).size).toBe(1);
     },
   );
+
+  it("tasks/cancel by the client: reaches the server, whose task ends cancelled; recorded task_cancelled with the task's id", async () => {
+    const server = uniq('tasks-cancel');
+    await trustServer(cli, server);
+    await setPolicyRule(cli, { server, tool: null, requiredApprovals: 0 });
+    const t = testContext(actors, server);
+    const store = new InMemoryTaskStore();
+    const client = await clientThroughGateway(
+      createTaskMcpServer(store, { workMs: 60, pollIntervalMs: 20 }),
+      t.ctx,
+      open,
+      'tasks-cancelling',
+    );
+    open.push(async () => store.cleanup());
+    await client.listTools();
+    const ref = uniq('req');
+    const created = await client.request(
+      {
+        method: 'tools/call',
+        params: {
+          name: 'apply_credit',
+          arguments: { account: 'acc_9', mode: 'hang' },
+          task: {},
+          _meta: { 'countersign/requestRef': ref },
+        },
+      },
+      CreateTaskResultSchema,
+    );
+    const taskId = created.task.taskId;
+    const cancelled = await client.experimental.tasks.cancelTask(taskId);
+    expect(cancelled).toMatchObject({ taskId, status: 'cancelled' });
+    // The server's own task, not only its answer: cancelled.
+    expect((await store.getTask(taskId))?.status).toBe('cancelled');
+    const records = await recordsOf(ref, t.ctx.reporter);
+    expect(shape(records)).toEqual([
+      ['working', 'task_running'],
+      ['cancelled', 'task_cancelled'],
+    ]);
+    expect(records.map((r) => r.taskId)).toEqual([taskId, taskId]);
+  });
 });
