@@ -4,7 +4,8 @@
 // each new status the client's polling saw, the terminal result from tasks/result, and a task
 // tasks/get no longer finds (its TTL passed) as expired; the client sees what it would directly.
 // A task that asks its client for input gets its answer through the client's tasks/result; a
-// client's tasks/cancel reaches the server and is recorded as the task's cancellation.
+// client's tasks/cancel reaches the server and is recorded as the task's cancellation; a host that
+// probes with server/discover before its initialize is served tasks as any.
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -27,6 +28,7 @@ import {
   closedAfterEach,
 } from '@/testing/gateway-fixtures';
 import { createTaskMcpServer } from '@/testing/mcp-tasks';
+import { MODERN_ENVELOPE } from '@/testing/raw-mcp-session';
 import { runHttp } from './http';
 
 vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
@@ -265,5 +267,41 @@ describe('gateway, MCP tasks', () => {
       ['cancelled', 'task_cancelled'],
     ]);
     expect(records.map((r) => r.taskId)).toEqual([taskId, taskId]);
+  });
+
+  it('a host that probes with server/discover before its initialize: its task is served and recorded as any', async () => {
+    const server = uniq('tasks-probed');
+    await trustServer(cli, server);
+    await setPolicyRule(cli, { server, tool: null, requiredApprovals: 0 });
+    const t = testContext(actors, server);
+    const mcp = createTaskMcpServer(undefined, { workMs: 60, pollIntervalMs: 20 });
+    const [clientSide, downSide] = InMemoryTransport.createLinkedPair();
+    const served = await gatewayInMemory(mcp, t.ctx, downSide);
+    const client = new Client({ name: 'tasks-probing', version: '1.0.0' });
+    open.push(async () => {
+      await client.close();
+      await served.close();
+      await mcp.close();
+      await t.ctx.reporter.close(2000);
+    });
+    const answers: unknown[] = [];
+    clientSide.onmessage = (m) => void answers.push(m);
+    await clientSide.start();
+    await clientSide.send({
+      jsonrpc: '2.0',
+      id: 'probe-1',
+      method: 'server/discover',
+      params: { _meta: MODERN_ENVELOPE },
+    });
+    await vi.waitFor(() => expect(answers).toHaveLength(1), { timeout: 5000 });
+    expect(answers[0]).toMatchObject({ id: 'probe-1', result: { supportedVersions: ['2026-07-28'] } });
+    await client.connect(clientSide);
+    expect(client.getServerCapabilities()?.tasks).toEqual({ requests: { tools: { call: {} } }, list: {}, cancel: {} });
+    const ref = uniq('req');
+    expect((await run(client, ref, 'complete')).at(-1)).toBe('result');
+    expect(shape(await recordsOf(ref, t.ctx.reporter))).toEqual([
+      ['working', 'task_running'],
+      ['completed', 'ok'],
+    ]);
   });
 });
