@@ -5,7 +5,8 @@
 // with the gateway's answers in its era (2026-07-28: with `resultType`, without which SDK v2's
 // client refuses the answer with INVALID_RESULT, the issue's symptom). And as a process: after the
 // client closes, the gateway and its server are gone within seconds. Bad input: an unknown
-// protocol version.
+// protocol version; a child that floods list changes (testing/mcp-list-flood.ts), coalesced
+// towards hosts of both eras.
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -264,6 +265,27 @@ describe('a 2026-07-28 client whose call needs approval, over stdio', () => {
       approvalUrl: expect.stringMatching(/^http:\/\/countersign\.test\/approvals\//),
     });
     expect(await recordsOf(ref, s.ctx.reporter)).toMatchObject([{ toolName: 'echo', delivery: 'never_sent' }]);
+  }, 60_000);
+});
+
+describe.each([
+  { mode: 'legacy' as const, host: 'a 2025 host' },
+  { mode: { pin: '2026-07-28' as const }, host: 'a 2026-07-28 host following subscriptions/listen' },
+])('a child that floods list changes, $host', ({ mode }) => {
+  it('20,000 changes: the host is told a few (coalesced, the last one kept), and a call beside them completes', async () => {
+    const s = await gateway(tsxCommand('mcp-list-flood.ts'));
+    const c = await connect(s.hostSide, mode);
+    let told = 0;
+    c.setNotificationHandler('notifications/tools/list_changed', () => void told++);
+    if (mode !== 'legacy') await c.listen({ toolsListChanged: true });
+    const flood = c.callTool({ name: 'flood_changes', arguments: { count: 20_000 } });
+    const echoed = await c.callTool({ name: 'echo', arguments: { text: 'beside' } });
+    expect(echoed.content).toEqual([{ type: 'text', text: 'beside' }]);
+    expect((await flood).content).toEqual([{ type: 'text', text: 'sent 20000' }]);
+    await new Promise((r) => setTimeout(r, 1000));
+    // The first change at once, then at most one per window: one more at least, for the changes dropped.
+    expect(told).toBeGreaterThanOrEqual(2);
+    expect(told).toBeLessThan(100);
   }, 60_000);
 });
 
