@@ -24,6 +24,7 @@ import { newTrace } from '../mcp/trace';
 import type { GatewayContext } from './context';
 import type { Call } from './modern-record';
 import { gatewayRecord } from './record';
+import { NO_TIMEOUT_MS } from './upstream-client';
 
 // A call the server turned into an MCP task, and its last status seen.
 interface TaskCall {
@@ -100,10 +101,12 @@ export function taskAsker(
   const taskId = isRecord(meta) ? meta.taskId : undefined;
   const ctx = typeof taskId === 'string' ? perUpstream.get(client)?.waiting(taskId) : undefined;
   if (!ctx) return undefined;
+  // No timeout of the gateway's own: the server's request waits for a person as long as the server lets it.
   return (method, options) =>
-    ctx.mcpReq.send({ method, params: params as Record<string, unknown> } as never, options) as Promise<
-      Record<string, unknown>
-    >;
+    ctx.mcpReq.send({ method, params: params as Record<string, unknown> } as never, {
+      timeout: NO_TIMEOUT_MS,
+      ...options,
+    }) as Promise<Record<string, unknown>>;
 }
 
 /** The tasks of one upstream session's calls. */
