@@ -26,6 +26,7 @@ import { HeldCalls, KIND, SERVER_ASKS } from './held-calls';
 import { leanPath, plainCall, upstreamAgent, type LeanAnswer } from './modern-lean';
 import { isPrimingEvent, RECONNECT_MS, SessionEvents } from './event-store';
 import { describe, modernFactory, rootCause, ToolCatalog, type ModernGateway } from './modern-server';
+import { coalesced } from './list-changes';
 import { OpenCalls } from './open-calls';
 import { roundStateCodec, TTL_SECONDS } from './round-state';
 import { introduction, NO_TIMEOUT_MS, PASSTHROUGH, relatedExchange, Upstream } from './upstream-client';
@@ -215,40 +216,6 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
       held.cancelAll();
     },
   };
-}
-
-/** Within this long of a list change told, further ones of its kind are folded into one. */
-export const COALESCE_MS = 250;
-
-/**
- * A kind of list change, told to the clients that follow it (every open subscriptions/listen
- * stream, whose queues the SDK does not bound) at most once per `ms`. A list_changed
- * notification carries nothing but "this list changed, list it again", so the rule loses nothing:
- * the first change of a burst is told at once, every further one within the window is dropped,
- * and if any was dropped one more is told when the window ends (so the last change is never
- * lost). A server that floods the gateway's one subscription with 50,000 changes costs each
- * client a few notifications, and the gateway one pending flag per kind.
- */
-export function coalesced(tell: () => void, ms = COALESCE_MS): { (): void; cancel(): void } {
-  let timer: NodeJS.Timeout | undefined;
-  let pending = false;
-  const tick = () => {
-    if (!pending) return void (timer = undefined);
-    pending = false;
-    tell();
-    timer = setTimeout(tick, ms).unref();
-  };
-  const told = () => {
-    if (timer) return void (pending = true);
-    tell();
-    timer = setTimeout(tick, ms).unref();
-  };
-  told.cancel = () => {
-    clearTimeout(timer);
-    timer = undefined;
-    pending = false;
-  };
-  return told;
 }
 
 /**
