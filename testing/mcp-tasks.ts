@@ -4,7 +4,10 @@
 // `apply_credit` (a write, taskSupport required) does what its `mode` argument says:
 //   complete: works `workMs`, then completes with a structured result;
 //   fail:     works `workMs`, then fails with an isError result (2025-11-25);
-//   hang:     never finishes (to be cancelled, or to outlive its TTL).
+//   hang:     never finishes (to be cancelled, or to outlive its TTL);
+//   ask:      works `workMs`, then asks its client to confirm (elicitation, the task `input_required`
+//             meanwhile, the request delivered on the client's tasks/result), then completes with
+//             what the client answered.
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -13,11 +16,14 @@ import {
   type StandardSchemaV1,
   type Transport,
 } from '@modelcontextprotocol/client';
-import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
+import {
+  InMemoryTaskMessageQueue,
+  InMemoryTaskStore,
+} from '@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { observingFetch } from '@/lib/mcp/observe';
 
@@ -34,13 +40,14 @@ export function createTaskMcpServer(store = new InMemoryTaskStore(), options: Ta
     {
       capabilities: { tasks: { requests: { tools: { call: {} } }, list: {}, cancel: {} } },
       taskStore: store,
+      taskMessageQueue: new InMemoryTaskMessageQueue(),
     },
   );
   server.experimental.tasks.registerToolTask(
     'apply_credit',
     {
       description: 'Applies a credit to an account, as a task',
-      inputSchema: { account: z.string(), mode: z.enum(['complete', 'fail', 'hang']) },
+      inputSchema: { account: z.string(), mode: z.enum(['complete', 'fail', 'hang', 'ask']) },
       outputSchema: { credited: z.boolean(), account: z.string() },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
       execution: { taskSupport: 'required' },
@@ -48,7 +55,35 @@ export function createTaskMcpServer(store = new InMemoryTaskStore(), options: Ta
     {
       async createTask({ account, mode }, { taskStore, taskRequestedTtl }) {
         const task = await taskStore.createTask({ ttl: taskRequestedTtl, pollInterval: options.pollIntervalMs ?? 20 });
-        if (mode !== 'hang') {
+        if (mode === 'ask') {
+          void (async () => {
+            await new Promise((resolve) => setTimeout(resolve, options.workMs ?? 60));
+            await taskStore.updateTaskStatus(task.taskId, 'input_required');
+            const answer = await server.server.request(
+              {
+                method: 'elicitation/create',
+                params: {
+                  message: `Credit ${account}?`,
+                  requestedSchema: { type: 'object', properties: { confirm: { type: 'boolean' } } },
+                },
+              },
+              ElicitResultSchema,
+              { relatedTask: { taskId: task.taskId } },
+            );
+            await taskStore.updateTaskStatus(task.taskId, 'working');
+            await taskStore.storeTaskResult(task.taskId, 'completed', {
+              content: [{ type: 'text', text: `Credited ${account}: ${answer.action}` }],
+              structuredContent: { credited: answer.action === 'accept', account },
+            });
+          })().catch((error: unknown) =>
+            taskStore
+              .storeTaskResult(task.taskId, 'failed', {
+                content: [{ type: 'text', text: `Not asked: ${(error as { code?: unknown }).code}` }],
+                isError: true,
+              })
+              .catch(() => {}),
+          );
+        } else if (mode !== 'hang') {
           setTimeout(() => {
             const done =
               mode === 'complete'

@@ -9,7 +9,7 @@
 // - a server that asks for input round after round: bounded by the client's maxRounds (2026) or
 //   the SDK's legacy shim (8 rounds, a bridged 2025 client), and the call is recorded once;
 // - a flood of list changes on the gateway's one subscriptions/listen: the gateway stays
-//   responsive and coalesces them (http-modern.ts `coalesced`).
+//   responsive and coalesces them (list-changes.ts `coalesced`).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';

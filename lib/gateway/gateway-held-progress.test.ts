@@ -5,6 +5,8 @@
 // A 2025 client (SDK v1) and a 2026-07-28 client (SDK v2, pinned), both served by SDK v2;
 // upstream, the SDK v2 test server of both eras; the real console in-process granting the write
 // at once (0 approvals), its redemption answered late so that the hold outlasts a few intervals.
+// A 2026-07-28 server that answers the call with its own `input_required` round: the retry's
+// progress is raised as the first request's was (the round's requestState carries the raise).
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -15,6 +17,8 @@ import { trustServer } from '@/lib/server/policy/trusted-servers';
 import { uniq } from '@/testing/factories';
 import { closedAfterEach, consoleActors, recordsOf, testContext, type ConsoleActors } from '@/testing/gateway-fixtures';
 import { startV2HttpServer } from '@/testing/mcp-v2-server';
+import { acceptedContent, inputRequired, McpServer } from '@modelcontextprotocol/server';
+import { z } from 'zod';
 import { runHttp } from './http';
 
 vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
@@ -95,5 +99,71 @@ describe.each(eras)('a %s client whose call is held for its grant, with a progre
       [k + 101, k + 101],
     ]);
     expect((await recordsOf(ref, t.ctx.reporter)).map((r) => [r.delivery, r.category])).toEqual([['completed', 'ok']]);
+  }, 30_000);
+});
+
+describe("a 2026-07-28 server's own round, its call held for its grant first", () => {
+  it("the server's progress in the retry is raised as in the first request: never stepping back", async () => {
+    // Progress 1 of 2 in the first request, which ends with a round; 2 of 2 in the retry that answers it.
+    const upstream = await startV2HttpServer(0, '127.0.0.1', () => {
+      const server = new McpServer({ name: 'two-legs', version: '1.0.0' });
+      server.registerTool('confirm_then_run', { description: 'Asks to confirm, then runs' }, async (ctx) => {
+        const token = ctx.mcpReq._meta?.progressToken;
+        const answer = acceptedContent(ctx.mcpReq.inputResponses, 'confirm', z.object({ ok: z.boolean() }));
+        const step = answer ? 2 : 1;
+        if (token !== undefined)
+          await ctx.mcpReq.notify({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress: step, total: 2, message: `leg ${step}` },
+          });
+        if (answer) return { content: [{ type: 'text', text: 'ran' }] };
+        return inputRequired({
+          inputRequests: {
+            confirm: inputRequired.elicit({
+              message: 'Run it?',
+              requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+            }),
+          },
+        });
+      });
+      return server;
+    });
+    open.push(() => upstream.close());
+    const server = uniq('held-progress-rounds');
+    await trustServer(cli, server);
+    await setPolicyRule(cli, { server, tool: null, requiredApprovals: 0 });
+    const t = testContext(actors, server, { progressIntervalMs: 30 });
+    const gateway = await runHttp(t.ctx, new URL(upstream.url), '127.0.0.1', 0);
+    open.push(async () => {
+      await gateway.close();
+      await t.ctx.reporter.close(2000);
+    });
+    const redemption = t.console.slow(/^\/api\/v1\/grants\/[^/]+\/redeem$/);
+    void redemption.reached.then(() => setTimeout(redemption.release, 200));
+
+    const client = new ModernClient(
+      { name: 'progress-rounds', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { form: {} } } },
+    );
+    client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { ok: true } }));
+    await client.connect(new ModernTransport(new URL(gateway.url)));
+    open.push(() => client.close());
+    const seen: Progress[] = [];
+    const result = await client.callTool(
+      { name: 'confirm_then_run', arguments: {} },
+      {
+        // The client's SDK reports its own rounds on the same callback: only what came on the wire is kept.
+        onprogress: (p) => {
+          if (!p.message?.startsWith('Fulfilling input required')) seen.push(p);
+        },
+      },
+    );
+    expect(result.content).toEqual([{ type: 'text', text: 'ran' }]);
+    const k = seen.filter((p) => p.message === WAITING).length;
+    expect(k).toBeGreaterThan(0); // the redemption outlasted the interval: the case in question
+    expect(seen.slice(k)).toEqual([
+      { progress: k + 2, total: k + 3, message: 'leg 1' },
+      { progress: k + 3, total: k + 3, message: 'leg 2' },
+    ]);
   }, 30_000);
 });

@@ -76,8 +76,8 @@ function send(
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const raw = Buffer.concat(chunks).toString('utf8');
-          // A JSON body, or the first message of an SSE one; anything else as text.
-          const data = raw.startsWith('event:') ? /^data: (.*)$/m.exec(raw)?.[1] : raw;
+          // A JSON body, or the first message of an SSE one (past a priming event); anything else as text.
+          const data = /^(event|id):/.test(raw) ? /^data: (.+)$/m.exec(raw)?.[1] : raw;
           let parsed: unknown = raw;
           try {
             parsed = JSON.parse(data ?? raw);

@@ -9,9 +9,7 @@
 // to a gateway that no longer holds the call (a restart), gets the invalid-state error. Over stdio,
 // the same server as the gateway's child, the same client as the host.
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import path from 'node:path';
-import { Client, InMemoryTransport, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
-import type { Transport as V1Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client';
 import { cli } from '@/lib/auth/actor';
 import { setPolicyRule } from '@/lib/server/policy/policy-rules';
 import { trustServer } from '@/lib/server/policy/trusted-servers';
@@ -19,6 +17,7 @@ import { uniq } from '@/testing/factories';
 import { askingServer, type Seen } from '@/testing/mcp-asking-server';
 import { startLegacyHttp } from '@/testing/mcp-legacy-http';
 import { MODERN_ENVELOPE, postModernCall } from '@/testing/raw-mcp-session';
+import { stdioGateway, tsxCommand } from '@/testing/stdio-gateway';
 import {
   closedAfterEach,
   consoleActors,
@@ -28,7 +27,6 @@ import {
 } from '@/testing/gateway-fixtures';
 import type { GatewayContext } from './context';
 import { runHttp } from './http';
-import { runStdio } from './stdio';
 
 vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
@@ -64,20 +62,21 @@ interface Asked {
 }
 
 /**
- * SDK v2's client pinned to 2026-07-28, declaring elicitation, sampling and roots, answering each
- * with `account`, `summary` and `root`; `asked` holds what it was asked. `first` runs before the
- * elicitation is answered.
+ * SDK v2's client pinned to 2026-07-28 (or in `mode`), declaring elicitation, sampling and roots,
+ * answering each with `account`, `summary` and `root`; `asked` holds what it was asked. `first`
+ * runs before the elicitation is answered.
  */
 async function answeringClient(
   to: string | Transport,
   answers: { account: string; summary: string; root: string },
   first?: () => Promise<void>,
+  mode: 'legacy' | { pin: '2026-07-28' } = { pin: '2026-07-28' },
 ) {
   const asked: Asked[] = [];
   const client = new Client(
     { name: 'answering-client', version: '1.0.0' },
     {
-      versionNegotiation: { mode: { pin: '2026-07-28' } },
+      versionNegotiation: { mode },
       capabilities: { elicitation: { form: {} }, sampling: {}, roots: {} },
     },
   );
@@ -230,23 +229,7 @@ describe('a 2025 server that asks its client mid-call, behind a 2026-07-28 clien
 
 describe('over stdio, the same server as the child of the gateway', () => {
   it("each of the child's requests is a round of the host's call, answered by the host", async () => {
-    const server = uniq('stdio-asking');
-    await trustServer(cli, server);
-    await setPolicyRule(cli, { server, tool: null, requiredApprovals: 0 });
-    const t = testContext(actors, server);
-    const [hostSide, gatewaySide] = InMemoryTransport.createLinkedPair();
-    const command = [
-      process.execPath,
-      '--import',
-      'tsx',
-      path.join(process.cwd(), 'testing/mcp-asking-server.ts'),
-      'stdio',
-    ];
-    const g = await runStdio(t.ctx, command, gatewaySide as unknown as V1Transport);
-    open.push(async () => {
-      await g.close();
-      await t.ctx.reporter.close(2000);
-    });
+    const { hostSide, ctx } = await stdioGateway(actors, tsxCommand('mcp-asking-server.ts', 'stdio'), open);
     const { client, asked } = await answeringClient(hostSide, {
       account: 'acc_s',
       summary: 'piped',
@@ -260,7 +243,41 @@ describe('over stdio, the same server as the child of the gateway', () => {
     });
     expect(result.content).toEqual([{ type: 'text', text: 'stdio: acc_s; piped; file:///s' }]);
     expect(asked.map((a) => a.method)).toEqual(['elicitation/create', 'sampling/createMessage', 'roots/list']);
-    const records = await recordDetailsOf(ref, t.ctx.reporter);
+    const records = await recordDetailsOf(ref, ctx.reporter);
     expect(records.map((r) => [r.delivery, r.category, r.attempt])).toEqual([['completed', 'ok', 4]]);
+  });
+
+  it("a 2025 host that probes with server/discover and then sends initialize: each of the child's requests reaches it, and the call ends once", async () => {
+    const { hostSide, ctx } = await stdioGateway(actors, tsxCommand('mcp-asking-server.ts', 'stdio'), open);
+    // The probe, as SDK v2's client sends it in auto mode: answered in the 2026-07-28 era.
+    const answers: Record<string, unknown>[] = [];
+    hostSide.onmessage = (m) => void answers.push(m as Record<string, unknown>);
+    await hostSide.start();
+    await hostSide.send({
+      jsonrpc: '2.0',
+      id: 'probe-1',
+      method: 'server/discover',
+      params: { _meta: MODERN_ENVELOPE },
+    });
+    await vi.waitFor(() => expect(answers).toHaveLength(1), { timeout: 10_000 });
+    expect(answers[0]).toMatchObject({ id: 'probe-1', result: { supportedVersions: ['2026-07-28'] } });
+    // The host then opens a 2025 session after all (served by the factory's 2025 instance).
+    const { client, asked } = await answeringClient(
+      hostSide,
+      { account: 'acc_p', summary: 'probed', root: 'file:///p' },
+      undefined,
+      'legacy',
+    );
+    expect(client.getProtocolEra()).toBe('legacy');
+    const ref = uniq('req');
+    const result = await client.callTool({
+      name: 'survey',
+      arguments: { topic: 'probe' },
+      _meta: { 'countersign/requestRef': ref },
+    });
+    expect(result.content).toEqual([{ type: 'text', text: 'probe: acc_p; probed; file:///p' }]);
+    expect(asked.map((a) => a.method)).toEqual(['elicitation/create', 'sampling/createMessage', 'roots/list']);
+    const records = await recordDetailsOf(ref, ctx.reporter);
+    expect(records.map((r) => [r.delivery, r.category])).toEqual([['completed', 'ok']]);
   });
 });

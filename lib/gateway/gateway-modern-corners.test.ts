@@ -7,15 +7,12 @@
 // page was visited; stops waiting for its request and answers the call while the client is away.
 // Over stdio, the same server as the gateway's child asks while the host has two calls in flight.
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import path from 'node:path';
 import {
   Client,
-  InMemoryTransport,
   StreamableHTTPClientTransport,
   type ClientCapabilities,
   type Transport,
 } from '@modelcontextprotocol/client';
-import type { Transport as V1Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { cli } from '@/lib/auth/actor';
 import { setPolicyRule } from '@/lib/server/policy/policy-rules';
 import { trustServer } from '@/lib/server/policy/trusted-servers';
@@ -24,6 +21,7 @@ import { cornersServer, type CornersSeen } from '@/testing/mcp-asking-corners';
 import { startLegacyHttp } from '@/testing/mcp-legacy-http';
 import { MODERN_ENVELOPE, postModernCall } from '@/testing/raw-mcp-session';
 import { durationsOf } from '@/testing/record-durations';
+import { stdioGateway, tsxCommand } from '@/testing/stdio-gateway';
 import {
   closedAfterEach,
   consoleActors,
@@ -33,7 +31,6 @@ import {
 } from '@/testing/gateway-fixtures';
 import type { GatewayContext } from './context';
 import { runHttp } from './http';
-import { runStdio } from './stdio';
 
 vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
@@ -58,21 +55,23 @@ async function setUp(over: Partial<GatewayContext> = {}) {
     await gateway.close();
     await t.ctx.reporter.close(2000);
   });
-  return { seen, url: gateway.url, reporter: t.ctx.reporter };
+  return { seen, url: gateway.url, reporter: t.ctx.reporter, console: t.console };
 }
 
-/** SDK v2's client pinned to 2026-07-28 with `capabilities`, answering each elicitation with `value-<n>`. */
-async function client(to: string | Transport, capabilities: ClientCapabilities) {
+/** SDK v2's client pinned to 2026-07-28 (or in `mode`) with `capabilities`, answering each elicitation with `value-<n>`. */
+async function client(
+  to: string | Transport,
+  capabilities: ClientCapabilities,
+  mode: 'legacy' | { pin: '2026-07-28' } = { pin: '2026-07-28' },
+) {
   const asked: { method: string; params: unknown }[] = [];
-  const c = new Client(
-    { name: 'corners-client', version: '1.0.0' },
-    { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities },
-  );
-  c.setRequestHandler('elicitation/create', async (request) => {
-    asked.push({ method: request.method, params: request.params });
-    return { action: 'accept', content: { value: `value-${asked.length}` } };
-  });
+  const c = new Client({ name: 'corners-client', version: '1.0.0' }, { versionNegotiation: { mode }, capabilities });
   // The SDK lets a client answer only what it declared.
+  if (capabilities.elicitation)
+    c.setRequestHandler('elicitation/create', async (request) => {
+      asked.push({ method: request.method, params: request.params });
+      return { action: 'accept', content: { value: `value-${asked.length}` } };
+    });
   if (capabilities.sampling)
     c.setRequestHandler('sampling/createMessage', async (request) => {
       asked.push({ method: request.method, params: request.params });
@@ -139,26 +138,35 @@ describe('a 2025 server asking mid-call, behind a 2026-07-28 client: the corners
     expect(asked).toEqual([]);
   });
 
-  it("the server's progress across the rounds reaches the client, in order", async () => {
-    // The gateway's own progress while it redeems the call's grant would raise the server's above it.
-    const m = await setUp({ progressIntervalMs: 60_000 });
+  it("the server's progress across the rounds reaches the client, in order, above the gateway's own: never stepping back", async () => {
+    // The gateway sends its own progress while it redeems the call's grant (answered late), and the
+    // server's goes on above it, in the first request and in the retries of both rounds alike.
+    const m = await setUp({ progressIntervalMs: 30 });
+    const redemption = m.console.slow(/^\/api\/v1\/grants\/[^/]+\/redeem$/);
+    void redemption.reached.then(() => setTimeout(redemption.release, 200));
     const { client: c } = await client(m.url, { elicitation: { form: {} } });
-    const progress: unknown[] = [];
+    const progress: { progress: number; total?: number; message?: string }[] = [];
     const result = await c.callTool(
       { name: 'staged_report', arguments: {} },
       {
-        // The client's SDK reports its own rounds on the same callback (no total): only the server's are kept.
-        onprogress: ({ progress: n, total, message }) => {
-          if (total !== undefined) progress.push({ progress: n, total, message });
+        // The client's SDK reports its own rounds on the same callback: only what came on the wire is kept.
+        onprogress: (p) => {
+          if (!p.message?.startsWith('Fulfilling input required')) progress.push(p);
         },
       },
     );
     expect(textOf(result)).toBe('"reported"');
-    expect(progress).toEqual([
-      { progress: 1, total: 3, message: 'step 1' },
-      { progress: 2, total: 3, message: 'step 2' },
-      { progress: 3, total: 3, message: 'step 3' },
+    const own = progress.filter((p) => p.message === 'Waiting for approval in Countersign');
+    const k = own.length;
+    expect(k).toBeGreaterThan(0); // the redemption outlasted the interval: the case in question
+    expect(own.map((p) => p.progress)).toEqual(Array.from({ length: k }, (_, i) => i + 1));
+    // The server's 1, 2, 3 of 3, raised by k + 1 (one above the gateway's last), in all three requests.
+    expect(progress.slice(k)).toEqual([
+      { progress: k + 2, total: k + 4, message: 'step 1' },
+      { progress: k + 3, total: k + 4, message: 'step 2' },
+      { progress: k + 4, total: k + 4, message: 'step 3' },
     ]);
+    progress.forEach((p, i) => expect(p.progress).toBeGreaterThanOrEqual(i ? progress[i - 1].progress : 0));
   });
 
   it("a URL elicitation: the round carries no elicitationId, and the server's elicitation/complete is not relayed (2026-07-28 has none)", async () => {
@@ -232,23 +240,7 @@ describe('a 2025 server asking mid-call, behind a 2026-07-28 client: the corners
 
 describe('over stdio, the same server as the child of the gateway', () => {
   it("the child's request while the host has two calls in flight is refused (-32601): it cannot tell whose it is", async () => {
-    const server = uniq('stdio-corners');
-    await trustServer(cli, server);
-    await setPolicyRule(cli, { server, tool: null, requiredApprovals: 0 });
-    const t = testContext(actors, server);
-    const [hostSide, gatewaySide] = InMemoryTransport.createLinkedPair();
-    const command = [
-      process.execPath,
-      '--import',
-      'tsx',
-      path.join(process.cwd(), 'testing/mcp-asking-corners.ts'),
-      'stdio',
-    ];
-    const g = await runStdio(t.ctx, command, gatewaySide as unknown as V1Transport);
-    open.push(async () => {
-      await g.close();
-      await t.ctx.reporter.close(2000);
-    });
+    const { hostSide } = await stdioGateway(actors, tsxCommand('mcp-asking-corners.ts', 'stdio'), open);
     const { client: host, asked } = await client(hostSide, { elicitation: { form: {} } });
     // The second call asks while the first is still in flight: stdio has no stream per call to tell them apart.
     const first = host.callTool({ name: 'pause', arguments: { ms: 3000 } });
@@ -257,5 +249,27 @@ describe('over stdio, the same server as the child of the gateway', () => {
     expect(asked).toEqual([]);
     // The first call, asked nothing, is not disturbed.
     expect(textOf(await first)).toBe('"paused"');
+  });
+
+  it("a 2025 host that probes before initialize: the child's requests are checked against what its initialize declared", async () => {
+    const { hostSide } = await stdioGateway(actors, tsxCommand('mcp-asking-corners.ts', 'stdio'), open);
+    const answers: unknown[] = [];
+    hostSide.onmessage = (m) => void answers.push(m);
+    await hostSide.start();
+    await hostSide.send({
+      jsonrpc: '2.0',
+      id: 'probe-1',
+      method: 'server/discover',
+      params: { _meta: MODERN_ENVELOPE },
+    });
+    await vi.waitFor(() => expect(answers).toHaveLength(1), { timeout: 10_000 });
+    // The probe declared elicitation only (MODERN_ENVELOPE); the initialize declares roots only.
+    const { client: host, asked } = await client(hostSide, { roots: {} }, 'legacy');
+    expect(host.getProtocolEra()).toBe('legacy');
+    const summarized = await host.callTool({ name: 'summarize', arguments: {} });
+    expect(JSON.parse(textOf(summarized))).toEqual([{ code: METHOD_NOT_FOUND }]);
+    const asking = await host.callTool({ name: 'ask_repeatedly', arguments: { times: 1 } });
+    expect(JSON.parse(textOf(asking))).toEqual([METHOD_NOT_FOUND]);
+    expect(asked).toEqual([]);
   });
 });

@@ -5,38 +5,34 @@
 // with the gateway's answers in its era (2026-07-28: with `resultType`, without which SDK v2's
 // client refuses the answer with INVALID_RESULT, the issue's symptom). And as a process: after the
 // client closes, the gateway and its server are gone within seconds. Bad input: an unknown
-// protocol version.
+// protocol version; a child that floods list changes (testing/mcp-list-flood.ts), coalesced
+// towards hosts of both eras.
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import { Client, type InMemoryTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { cli } from '@/lib/auth/actor';
 import { childEnvironment } from '@/lib/config';
 import { setPolicyRule } from '@/lib/server/policy/policy-rules';
-import { trustServer } from '@/lib/server/policy/trusted-servers';
-import { uniq } from '@/testing/factories';
+import { stdioGateway, tsxCommand } from '@/testing/stdio-gateway';
 import {
   approvalsOf,
   closedAfterEach,
   consoleActors,
   decide,
   recordsOf,
-  testContext,
   type ConsoleActors,
 } from '@/testing/gateway-fixtures';
 import type { GatewayContext } from './context';
-import { runStdio } from './stdio';
 
 vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
 const root = process.cwd();
 const EVERYTHING = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/dist/index.js');
-const V2_SERVER = path.join(root, 'testing/mcp-v2-server.ts');
-const v2Command = [process.execPath, '--import', 'tsx', V2_SERVER, 'stdio'];
+const v2Command = tsxCommand('mcp-v2-server.ts', 'stdio');
 const modernOnlyCommand = [...v2Command, '--modern-only'];
 const everythingCommand = [process.execPath, EVERYTHING, 'stdio'];
 
@@ -49,22 +45,11 @@ const open = closedAfterEach();
 type Mode = 'legacy' | 'auto' | { pin: '2026-07-28' };
 
 /** The gateway in-process in front of `command`, for a server whose policy is `approvals` (default: none). */
-async function gateway(command: string[], approvals: number | 'blocked' = 0, over: Partial<GatewayContext> = {}) {
-  const server = uniq('stdio-modern');
-  await trustServer(cli, server);
-  await setPolicyRule(cli, { server, tool: null, requiredApprovals: approvals });
-  const t = testContext(actors, server, over);
-  const [clientSide, gatewaySide] = InMemoryTransport.createLinkedPair();
-  const g = await runStdio(t.ctx, command, gatewaySide as unknown as Transport);
-  open.push(async () => {
-    await g.close();
-    await t.ctx.reporter.close(2000);
-  });
-  return { ...t, server, g, clientSide };
-}
+const gateway = (command: string[], approvals: number | 'blocked' = 0, over: Partial<GatewayContext> = {}) =>
+  stdioGateway(actors, command, open, { approvals, over });
 
 async function connect(
-  clientSide: InMemoryTransport,
+  hostSide: InMemoryTransport,
   mode: Mode,
   options: { url?: boolean; autoFulfill?: boolean } = {},
 ): Promise<Client> {
@@ -77,7 +62,7 @@ async function connect(
     },
   );
   client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Ada' } }));
-  await client.connect(clientSide);
+  await client.connect(hostSide);
   open.push(() => client.close());
   return client;
 }
@@ -91,7 +76,7 @@ const modes = [
 describe.each(modes)('a client in $mode mode, through the gateway over stdio', ({ mode, era }) => {
   it(`in front of the SDK v2 server (both eras): speaks the ${era} era; tools/list, a call and a call with the server's own round work, each recorded once`, async () => {
     const s = await gateway(v2Command);
-    const c = await connect(s.clientSide, mode);
+    const c = await connect(s.hostSide, mode);
     expect(c.getProtocolEra()).toBe(era);
     expect(c.getServerVersion()?.name).toBe('countersign-v2-test-server');
     const { tools } = await c.listTools();
@@ -124,7 +109,7 @@ describe.each(modes)('a client in $mode mode, through the gateway over stdio', (
 
   it(`in front of server-everything (2025 only): speaks the ${era} era; tools/list and echo work, recorded once`, async () => {
     const s = await gateway(everythingCommand);
-    const c = await connect(s.clientSide, mode);
+    const c = await connect(s.hostSide, mode);
     expect(c.getProtocolEra()).toBe(era);
     const { tools } = await c.listTools();
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['echo', 'get-sum']));
@@ -143,7 +128,7 @@ describe.each(modes)('a client in $mode mode, through the gateway over stdio', (
   it(`a blocked tool is left out of tools/list and refused denied_by_policy in the ${era} era, never sent`, async () => {
     const s = await gateway(everythingCommand);
     await setPolicyRule(cli, { server: s.server, tool: 'echo', requiredApprovals: 'blocked' });
-    const c = await connect(s.clientSide, mode);
+    const c = await connect(s.hostSide, mode);
     const { tools } = await c.listTools();
     const names = tools.map((t) => t.name);
     expect(names).toContain('get-sum');
@@ -169,7 +154,7 @@ describe.each(modes)('a client in $mode mode, through the gateway over stdio', (
 describe('a 2025 client over stdio in front of a server that speaks only 2026-07-28', () => {
   it("speaks the legacy era with the server's identity; a call and a call with the server's own round work, each recorded once", async () => {
     const s = await gateway(modernOnlyCommand);
-    const c = await connect(s.clientSide, 'legacy');
+    const c = await connect(s.hostSide, 'legacy');
     expect(c.getProtocolEra()).toBe('legacy');
     expect(c.getServerVersion()?.name).toBe('countersign-v2-test-server');
     const ref = `ref-${randomUUID()}`;
@@ -209,7 +194,7 @@ describe('a 2025 client whose call needs approval, over stdio', () => {
       await decide(actors.reviewer, ref, 'approve');
       return { action: 'accept' };
     });
-    await client.connect(s.clientSide);
+    await client.connect(s.hostSide);
     open.push(() => client.close());
     const r = await client.callTool({
       name: 'echo',
@@ -232,7 +217,7 @@ describe('a 2025 client whose call needs approval, over stdio', () => {
 describe('a 2026-07-28 client whose call needs approval, over stdio', () => {
   it('gets input_required with a URL elicitation to the request page; the retry runs the call once approved', async () => {
     const s = await gateway(everythingCommand, 1);
-    const c = await connect(s.clientSide, { pin: '2026-07-28' }, { url: true, autoFulfill: false });
+    const c = await connect(s.hostSide, { pin: '2026-07-28' }, { url: true, autoFulfill: false });
     const ref = `ref-${randomUUID()}`;
     const params = { name: 'echo', arguments: { message: 'approved' }, _meta: { 'countersign/requestRef': ref } };
     const round = (await c.request({ method: 'tools/call', params }, { allowInputRequired: true })) as unknown as {
@@ -270,7 +255,7 @@ describe('a 2026-07-28 client whose call needs approval, over stdio', () => {
 
   it('a client without URL elicitation is held, and gets the tool error approval_required when the wait runs out', async () => {
     const s = await gateway(everythingCommand, 1, { approvalWaitMs: 400 });
-    const c = await connect(s.clientSide, { pin: '2026-07-28' });
+    const c = await connect(s.hostSide, { pin: '2026-07-28' });
     const ref = `ref-${randomUUID()}`;
     const r = await c.callTool({ name: 'echo', arguments: { message: 'x' }, _meta: { 'countersign/requestRef': ref } });
     expect(r.isError).toBe(true);
@@ -283,13 +268,34 @@ describe('a 2026-07-28 client whose call needs approval, over stdio', () => {
   }, 60_000);
 });
 
+describe.each([
+  { mode: 'legacy' as const, host: 'a 2025 host' },
+  { mode: { pin: '2026-07-28' as const }, host: 'a 2026-07-28 host following subscriptions/listen' },
+])('a child that floods list changes, $host', ({ mode }) => {
+  it('20,000 changes: the host is told a few (coalesced, the last one kept), and a call beside them completes', async () => {
+    const s = await gateway(tsxCommand('mcp-list-flood.ts'));
+    const c = await connect(s.hostSide, mode);
+    let told = 0;
+    c.setNotificationHandler('notifications/tools/list_changed', () => void told++);
+    if (mode !== 'legacy') await c.listen({ toolsListChanged: true });
+    const flood = c.callTool({ name: 'flood_changes', arguments: { count: 20_000 } });
+    const echoed = await c.callTool({ name: 'echo', arguments: { text: 'beside' } });
+    expect(echoed.content).toEqual([{ type: 'text', text: 'beside' }]);
+    expect((await flood).content).toEqual([{ type: 'text', text: 'sent 20000' }]);
+    await new Promise((r) => setTimeout(r, 1000));
+    // The first change at once, then at most one per window: one more at least, for the changes dropped.
+    expect(told).toBeGreaterThanOrEqual(2);
+    expect(told).toBeLessThan(100);
+  }, 60_000);
+});
+
 describe('bad input over stdio', () => {
   it('a first request claiming an unknown protocol version gets the error naming the supported versions, and the connection goes on', async () => {
     const s = await gateway(everythingCommand);
     const answers: Record<string, unknown>[] = [];
-    s.clientSide.onmessage = (m) => void answers.push(m as Record<string, unknown>);
-    await s.clientSide.start();
-    await s.clientSide.send({
+    s.hostSide.onmessage = (m) => void answers.push(m as Record<string, unknown>);
+    await s.hostSide.start();
+    await s.hostSide.send({
       jsonrpc: '2.0',
       id: 'discover-1',
       method: 'server/discover',
@@ -308,7 +314,7 @@ describe('bad input over stdio', () => {
       error: { code: -32022, data: { supported: ['2026-07-28'], requested: '2099-01-01' } },
     });
     // Still served: the same connection then opens with a version the gateway speaks.
-    const c = await connect(s.clientSide, { pin: '2026-07-28' });
+    const c = await connect(s.hostSide, { pin: '2026-07-28' });
     expect(c.getProtocolEra()).toBe('modern');
     expect((await c.listTools()).tools.map((t) => t.name)).toContain('echo');
   }, 60_000);

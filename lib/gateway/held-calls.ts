@@ -22,6 +22,7 @@
 import { randomUUID } from 'node:crypto';
 import { CLIENT_CAPABILITIES_META_KEY, ProtocolError, type Client, type Progress } from '@modelcontextprotocol/client';
 import type { ClientCapabilities, InputRequests, ServerContext } from '@modelcontextprotocol/server';
+import { taskAsker } from './task-records';
 
 /** Rounds of one call, as many as the SDK's legacy shim gives a bridged 2025 client. */
 export const MAX_ROUNDS = 8;
@@ -262,6 +263,9 @@ export function answerServerRequests(
 ): void {
   for (const method of methods)
     client.setRequestHandler(method, (request, ctx) => {
+      // A task's request, while its client waits on tasks/result for it: asked on that request (task-records.ts).
+      const asker = taskAsker(client, request.params);
+      if (asker) return asker(method, { signal: ctx.mcpReq.signal }) as never;
       const id = route(ctx.mcpReq.id);
       const call = id === undefined ? undefined : held.get(id);
       if (!call)

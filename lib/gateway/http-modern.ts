@@ -26,7 +26,9 @@ import { carryingModern, modernExchange, refusalFor, type ModernExchange } from 
 import { HeldCalls, KIND, SERVER_ASKS } from './held-calls';
 import { upstreamAgent } from './lean-upstream';
 import { leanPath, plainCall, sessionCall, type LeanAnswer, type LeanSession } from './modern-lean';
+import { isPrimingEvent, RECONNECT_MS, SessionEvents } from './event-store';
 import { describe, modernFactory, rootCause, ToolCatalog, type ModernGateway } from './modern-server';
+import { coalesced } from './list-changes';
 import { OpenCalls } from './open-calls';
 import { roundStateCodec, TTL_SECONDS } from './round-state';
 import { introduction, NO_TIMEOUT_MS, PASSTHROUGH, relatedExchange, Upstream } from './upstream-client';
@@ -198,8 +200,12 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
             })) as never;
           });
       }
+      // A client whose stream broke resumes it with Last-Event-ID (event-store.ts): the lean path's answers too.
+      const events = new SessionEvents();
       const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: randomUUID,
+        eventStore: events,
+        retryInterval: RECONNECT_MS,
         onsessioninitialized: (id) => void sessions.set(id, transport),
         onsessionclosed: (id) => void sessions.delete(id),
       });
@@ -212,8 +218,7 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
       // A session the server refused at once is not kept.
       if (!(answered instanceof Response) || !transport.sessionId) void server.close().catch(() => undefined);
       else if (own) {
-        // A plain call of this session may take the lean path; its transport keeps no event store
-        // (one it kept would be given here as `events`, for the lean answers to be stored too).
+        // A plain call of this session may take the lean path, its answer stored as the transport stores its own.
         leanSessions.set(transport, {
           g: mine,
           client: own,
@@ -221,6 +226,7 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
           authorization: exchange.authorization,
           running: new Map(),
           version: server.getNegotiatedProtocolVersion() ?? '',
+          events: { store: events, retryMs: RECONNECT_MS },
         });
       }
       return answered;
@@ -258,40 +264,6 @@ function cancelOf(parsed: unknown): { requestId: string | number; reason: unknow
   return typeof requestId === 'string' || typeof requestId === 'number' ? { requestId, reason } : null;
 }
 
-/** Within this long of a list change told, further ones of its kind are folded into one. */
-export const COALESCE_MS = 250;
-
-/**
- * A kind of list change, told to the clients that follow it (every open subscriptions/listen
- * stream, whose queues the SDK does not bound) at most once per `ms`. A list_changed
- * notification carries nothing but "this list changed, list it again", so the rule loses nothing:
- * the first change of a burst is told at once, every further one within the window is dropped,
- * and if any was dropped one more is told when the window ends (so the last change is never
- * lost). A server that floods the gateway's one subscription with 50,000 changes costs each
- * client a few notifications, and the gateway one pending flag per kind.
- */
-export function coalesced(tell: () => void, ms = COALESCE_MS): { (): void; cancel(): void } {
-  let timer: NodeJS.Timeout | undefined;
-  let pending = false;
-  const tick = () => {
-    if (!pending) return void (timer = undefined);
-    pending = false;
-    tell();
-    timer = setTimeout(tick, ms).unref();
-  };
-  const told = () => {
-    if (timer) return void (pending = true);
-    tell();
-    timer = setTimeout(tick, ms).unref();
-  };
-  told.cancel = () => {
-    clearTimeout(timer);
-    timer = undefined;
-    pending = false;
-  };
-  return told;
-}
-
 /**
  * The answer to a 2025 session's POST, its head held until its first event: by then the server
  * has answered the request upstream (or sent its first progress), and a refusal of it (401/403
@@ -302,7 +274,10 @@ export function coalesced(tell: () => void, ms = COALESCE_MS): { (): void; cance
 async function headed(response: Response, exchange: ModernExchange): Promise<Response | UpstreamHead> {
   if (!response.body || !response.ok) return failedAnswer(exchange) ?? response;
   const reader = response.body.getReader();
-  const first = await reader.read().catch(() => ({ done: true, value: undefined }) as const);
+  const read = () => reader.read().catch(() => ({ done: true, value: undefined }) as const);
+  // A resumable stream opens with its priming event (event-store.ts), before the server said anything.
+  const primed = await read();
+  const first = primed.value && isPrimingEvent(primed.value) ? await read() : primed;
   const failed = failedAnswer(exchange);
   if (failed) {
     await reader.cancel().catch(() => undefined);
@@ -310,6 +285,7 @@ async function headed(response: Response, exchange: ModernExchange): Promise<Res
   }
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
+      if (first !== primed) controller.enqueue(primed.value!);
       if (first.value) controller.enqueue(first.value);
       if (first.done) controller.close();
     },

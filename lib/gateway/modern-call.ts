@@ -70,8 +70,9 @@ export async function callTool(
   // Cancelled while the catalog or the policy was fetched: never staged, never sent.
   if (ctx.mcpReq.signal.aborted) return drop(g, call);
   if (judged.refusal) return refuse(g, call, judged.refusal);
-  // The gate's own progress while it held the call: the server's, on the same token, goes on above it.
-  let progressShift = 0;
+  // The gate's own progress while it held the call: the server's, on the same token, goes on above it,
+  // in this request and in the retries of its later rounds (the state carries the shift).
+  let progressShift = state?.shift ?? 0;
   if (state?.grantId) call.grantId = state.grantId;
   else if (judged.gated) {
     // The guards, asked with the staging once per call: a later round of it is the same call, already let through.
@@ -106,9 +107,9 @@ export async function callTool(
         headers: { ...options.headers, [HELD_HEADER]: held.id },
       }),
     );
-    return follow(g, client, call, held, ctx, options, exchange, startedAt);
+    return follow(g, client, call, held, ctx, options, exchange, startedAt, progressShift);
   }
-  return settle(g, client, call, forward(client, 'tools/call', up, options), ctx, startedAt);
+  return settle(g, client, call, forward(client, 'tools/call', up, options), ctx, startedAt, progressShift);
 }
 
 /** What the server answered the call (sent at `startedAt`): its failure, a round, or its result. */
@@ -119,6 +120,7 @@ async function settle(
   sending: Promise<Record<string, unknown>>,
   ctx: ServerContext,
   startedAt: number,
+  shift = 0,
 ): Promise<Record<string, unknown>> {
   let result: Record<string, unknown>;
   try {
@@ -130,7 +132,7 @@ async function settle(
   // if its client never comes back.
   if (result.resultType === 'input_required') {
     hold(g, call, { sent: true, resultType: 'input_required' }, startedAt, call.grantId);
-    return wrapRound(g, result, { ...chain(call), grantId: call.grantId }, ctx);
+    return wrapRound(g, result, { ...chain(call, shift), grantId: call.grantId }, ctx);
   }
   return answered(g, call, result, startedAt, client);
 }
@@ -157,7 +159,8 @@ async function resume(
   call.tool = held.call.tool;
   call.read = held.call.read;
   call.grantId = held.call.grantId;
-  return follow(g, client, call, held, ctx, relayOptions(ctx, raw, exchange), exchange, Date.now());
+  const shift = state.shift ?? 0;
+  return follow(g, client, call, held, ctx, relayOptions(ctx, raw, exchange, shift), exchange, Date.now(), shift);
 }
 
 /** What a request of a held call answers: its result, its failure, or the server's requests as a round. */
@@ -170,6 +173,7 @@ async function follow(
   options: RequestOptions,
   exchange: ModernExchange | undefined,
   startedAt: number,
+  shift: number,
 ): Promise<Record<string, unknown>> {
   const next = await held.next(ctx, options.onprogress, exchange?.declared);
   if ('asks' in next) {
@@ -187,7 +191,7 @@ async function follow(
       },
     });
     const requestState = await g.codec.mint(
-      { ...chain(call), grantId: call.grantId, held: held.id, round: next.round },
+      { ...chain(call, shift), grantId: call.grantId, held: held.id, round: next.round },
       ctx,
     );
     return inputRequired({ inputRequests: next.asks, requestState }) as unknown as Record<string, unknown>;
@@ -266,8 +270,16 @@ export function trustedRead(g: ModernGateway, call: Call, judged: Judged, counte
 }
 
 /** What a round's requestState carries of the call (round-state.ts). */
-function chain(call: Call): Omit<RoundState, 'up' | 'approvalId' | 'grantId'> {
-  return { tool: call.name, digest: call.digest(), ref: call.meta.requestRef, call: call.id, at: call.at, n: call.n };
+function chain(call: Call, shift: number): Omit<RoundState, 'up' | 'approvalId' | 'grantId'> {
+  return {
+    tool: call.name,
+    digest: call.digest(),
+    ref: call.meta.requestRef,
+    call: call.id,
+    at: call.at,
+    n: call.n,
+    ...(shift ? { shift } : {}),
+  };
 }
 
 /** The catalog, listed by the gateway itself when no complete list has passed yet. */

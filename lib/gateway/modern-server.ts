@@ -176,10 +176,7 @@ async function relayRequest(
 ): Promise<Record<string, unknown>> {
   const state = ctx.mcpReq.requestState<RoundState>();
   const raw = sent(exchange, params);
-  const result = await observedTaskAnswer(
-    client,
-    method,
-    raw,
+  const result = await observedTaskAnswer(client, method, raw, ctx, () =>
     forward(
       client,
       method,

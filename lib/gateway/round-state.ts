@@ -30,6 +30,12 @@ export interface RoundState {
   held?: string;
   /** tools/call: which round of the held call this state answers (a retry of an older one is refused). */
   round?: number;
+  /**
+   * tools/call: what the server's progress is raised by (approval-gate.ts `progressShift`), set by the
+   * request that held the call for its grant and kept by its retries, so that a client showing one
+   * bar per call never sees it step back.
+   */
+  shift?: number;
 }
 
 /** How long a round's state stays valid: as long as a call may wait for people. */

@@ -8,7 +8,8 @@
 //   incoming request's params by id before the SDK sees it, until its answer goes out.
 // - List changes: the child's (sent unasked by a 2025 server, or on the gateway's own
 //   subscriptions/listen to a 2026-07-28 one) reach the host through the instance's
-//   notifications, which serveStdio puts on the host's own subscriptions.
+//   notifications, which serveStdio puts on the host's own subscriptions; coalesced per kind as
+//   over HTTP (list-changes.ts), so a child that floods them costs the host a few.
 // - serveStdio is given `legacy: 'serve'`: a 2025 host (its `initialize`, or a host that probes
 //   with server/discover and then sends a 2025 initialize after all) is served by a 2025
 //   instance of the same factory.
@@ -27,6 +28,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { Client } from '@modelcontextprotocol/client';
 import type { GatewayContext } from './context';
 import { answerServerRequests, HeldCalls, KIND, SERVER_ASKS } from './held-calls';
+import { coalesced } from './list-changes';
 import { modernExchange, type ModernExchange } from './modern-exchange';
 import { modernFactory, ToolCatalog, type ModernGateway } from './modern-server';
 import { OpenCalls } from './open-calls';
@@ -193,15 +195,20 @@ export function serveModern(ctx: GatewayContext, down: Transport, child: Transpo
   const tell = (send: (s: Server) => Promise<void>) => {
     if (instance) void send(instance).catch(() => undefined);
   };
+  const told = {
+    tools: coalesced(() => tell((s) => s.sendToolListChanged())),
+    prompts: coalesced(() => tell((s) => s.sendPromptListChanged())),
+    resources: coalesced(() => tell((s) => s.sendResourceListChanged())),
+  };
   // The host learns of a tool hidden or shown again as of any change of the list.
-  g.hiddenChanged = () => tell((s) => s.sendToolListChanged());
+  g.hiddenChanged = told.tools;
   upstream.changes = {
     tools: () => {
       g.catalog.loaded = false;
-      tell((s) => s.sendToolListChanged());
+      told.tools();
     },
-    prompts: () => tell((s) => s.sendPromptListChanged()),
-    resources: () => tell((s) => s.sendResourceListChanged()),
+    prompts: told.prompts,
+    resources: told.resources,
   };
   // A 2025 host gets the child's other notifications as its session would without the gateway; a
   // 2026-07-28 host's era has none outside a request (those of a request reach it with it).
@@ -225,6 +232,7 @@ export function serveModern(ctx: GatewayContext, down: Transport, child: Transpo
     // serveStdio started the host's transport: the same start, to wait for and to fail with.
     started: wire.start(),
     async close() {
+      for (const kind of Object.values(told)) kind.cancel();
       await handle.close();
       await upstream.close();
       // Calls still waiting for their client's retry: recorded as left at their round (and cancelled).

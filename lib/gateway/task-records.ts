@@ -5,13 +5,26 @@
 //
 // A task lives in the server's session, so the tasks are kept per upstream client: a 2025 client's
 // own session over HTTP, the child's one client over stdio.
-import { ProtocolError, type CallToolResult, type Client } from '@modelcontextprotocol/client';
+//
+// A task that needs its client's input (`input_required`) asks it with a request of its own
+// (elicitation, sampling, roots) naming the task in its `_meta` (`related-task`), which the server
+// sends while its client waits on `tasks/result` for that task: the gateway sends it on to the
+// client whose `tasks/result` is waiting there, on that request (`taskAsker`).
+import {
+  ProtocolError,
+  RELATED_TASK_META_KEY,
+  type CallToolResult,
+  type Client,
+  type RequestOptions,
+} from '@modelcontextprotocol/client';
+import type { ServerContext } from '@modelcontextprotocol/server';
 import { taskStatuses, type Observed, type TaskStatus } from '../outcomes/schemas';
 import { fromError, fromResult } from '../mcp/observed';
 import { newTrace } from '../mcp/trace';
 import type { GatewayContext } from './context';
 import type { Call } from './modern-record';
 import { gatewayRecord } from './record';
+import { NO_TIMEOUT_MS } from './upstream-client';
 
 // A call the server turned into an MCP task, and its last status seen.
 interface TaskCall {
@@ -45,34 +58,79 @@ export function tasksOf(client: Client, ctx: GatewayContext): TaskRecords {
 }
 
 /**
- * A request relayed to the server: when it asks about a task the gateway saw created (tasks/get,
- * tasks/result, tasks/cancel), its answer is observed; it reaches the client unchanged either way.
+ * A request relayed to the server (`ctx`: the client's request): when it asks about a task the
+ * gateway saw created (tasks/get, tasks/result, tasks/cancel), its answer is observed; it reaches
+ * the client unchanged either way. While a `tasks/result` waits, the task's own requests go to
+ * its client on it.
  */
-export function observedTaskAnswer<T>(client: Client, method: string, params: unknown, answer: Promise<T>): Promise<T> {
+export function observedTaskAnswer<T>(
+  client: Client,
+  method: string,
+  params: unknown,
+  ctx: ServerContext,
+  send: () => Promise<T>,
+): Promise<T> {
   const tasks = perUpstream.get(client);
   const taskId = isRecord(params) ? params.taskId : undefined;
-  if (!tasks || !TASK_METHODS.has(method) || typeof taskId !== 'string' || !tasks.has(taskId)) return answer;
-  return answer.then(
-    (result) => {
-      tasks.answer(taskId, method, { result });
-      return result;
-    },
-    (error: unknown) => {
-      // Only the server's own answer says something of the task; a local failure (the connection) says nothing.
-      if (error instanceof ProtocolError) tasks.answer(taskId, method, { error });
-      throw error;
-    },
-  );
+  if (!tasks || !TASK_METHODS.has(method) || typeof taskId !== 'string' || !tasks.has(taskId)) return send();
+  const waiting = method === 'tasks/result' ? tasks.wait(taskId, ctx) : undefined;
+  return send()
+    .then(
+      (result) => {
+        tasks.answer(taskId, method, { result });
+        return result;
+      },
+      (error: unknown) => {
+        // Only the server's own answer says something of the task; a local failure (the connection) says nothing.
+        if (error instanceof ProtocolError) tasks.answer(taskId, method, { error });
+        throw error;
+      },
+    )
+    .finally(() => waiting?.());
+}
+
+/**
+ * Who answers the server's request `params` (sent to the gateway's client `client`) when it names a
+ * task whose client waits on `tasks/result`: a function sending it to that client, on that request.
+ */
+export function taskAsker(
+  client: Client,
+  params: unknown,
+): ((method: string, options: RequestOptions) => Promise<Record<string, unknown>>) | undefined {
+  const meta = isRecord(params) && isRecord(params._meta) ? params._meta[RELATED_TASK_META_KEY] : undefined;
+  const taskId = isRecord(meta) ? meta.taskId : undefined;
+  const ctx = typeof taskId === 'string' ? perUpstream.get(client)?.waiting(taskId) : undefined;
+  if (!ctx) return undefined;
+  // No timeout of the gateway's own: the server's request waits for a person as long as the server lets it.
+  return (method, options) =>
+    ctx.mcpReq.send({ method, params: params as Record<string, unknown> } as never, {
+      timeout: NO_TIMEOUT_MS,
+      ...options,
+    }) as Promise<Record<string, unknown>>;
 }
 
 /** The tasks of one upstream session's calls. */
 export class TaskRecords {
   private tasks = new Map<string, TaskCall>();
+  /** The client's `tasks/result` requests waiting on the server, by task (the latest one). */
+  private readonly waits = new Map<string, ServerContext>();
 
   constructor(private readonly ctx: GatewayContext) {}
 
   has(taskId: string): boolean {
     return this.tasks.has(taskId);
+  }
+
+  /** A `tasks/result` of the client (`ctx`) waits on the server for the task; the returned function ends its wait. */
+  wait(taskId: string, ctx: ServerContext): () => void {
+    this.waits.set(taskId, ctx);
+    return () => {
+      if (this.waits.get(taskId) === ctx) this.waits.delete(taskId);
+    };
+  }
+
+  waiting(taskId: string): ServerContext | undefined {
+    return this.waits.get(taskId);
   }
 
   /**

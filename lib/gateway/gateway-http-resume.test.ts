@@ -1,0 +1,168 @@
+// A 2025 client resumes its call's SSE stream through the gateway (Streamable HTTP, 127.0.0.1)
+// after losing it: it reconnects with Last-Event-ID and gets what the gateway sent while it was
+// away (docs/gateway.md "Resuming a stream"). The server behind is the SDK v2 test server, with a
+// tool that reports progress, waits to be released, then reports again and answers.
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import type { McpServer } from '@modelcontextprotocol/server';
+import { cli } from '@/lib/auth/actor';
+import { setPolicyRule } from '@/lib/server/policy/policy-rules';
+import { trustServer } from '@/lib/server/policy/trusted-servers';
+import { uniq } from '@/testing/factories';
+import { closedAfterEach, consoleActors, testContext, type ConsoleActors } from '@/testing/gateway-fixtures';
+import { buildV2Server, startV2HttpServer, type Era } from '@/testing/mcp-v2-server';
+import { ACCEPT, rawSession, rpc } from '@/testing/raw-mcp-session';
+import { RECONNECT_MS } from './event-store';
+import { runHttp } from './http';
+
+vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
+
+let actors: ConsoleActors;
+beforeAll(async () => {
+  actors = await consoleActors();
+});
+const open = closedAfterEach();
+
+interface SseEvent {
+  id?: string;
+  retry?: string;
+  data: string;
+}
+
+/** Reads SSE events from a body as they come; `next()` resolves with the next one (null at the end). */
+function sseEvents(body: ReadableStream<Uint8Array>) {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffered = '';
+  return {
+    async next(): Promise<SseEvent | null> {
+      for (;;) {
+        const end = buffered.indexOf('\n\n');
+        if (end >= 0) {
+          const frame = buffered.slice(0, end);
+          buffered = buffered.slice(end + 2);
+          if (frame.startsWith(':')) continue; // a keep-alive comment
+          const event: SseEvent = { data: '' };
+          for (const line of frame.split('\n')) {
+            const at = line.indexOf(': ');
+            const [field, value] = at < 0 ? [line, ''] : [line.slice(0, at), line.slice(at + 2)];
+            if (field === 'id' || field === 'retry') event[field] = value;
+            else if (field === 'data') event.data += value;
+          }
+          return event;
+        }
+        const { value, done } = await reader.read();
+        if (done) return null;
+        buffered += decoder.decode(value, { stream: true });
+      }
+    },
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function setUp() {
+  let release = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const build = (era: Era): McpServer => {
+    const server = buildV2Server(era);
+    server.registerTool('wait_for_release', { description: 'Progress, a wait, progress, an answer' }, async (ctx) => {
+      const progressToken = ctx.mcpReq._meta?.progressToken;
+      const progress = (n: number) =>
+        ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: progressToken!, progress: n } });
+      await progress(1);
+      await released;
+      await progress(2);
+      return { content: [{ type: 'text', text: 'released' }] };
+    });
+    return server;
+  };
+  const upstream = await startV2HttpServer(0, '127.0.0.1', build);
+  const name = uniq('resume');
+  await trustServer(cli, name);
+  await setPolicyRule(cli, { server: name, tool: null, requiredApprovals: 0 });
+  const t = testContext(actors, name, { progressIntervalMs: undefined });
+  const gateway = await runHttp(t.ctx, new URL(upstream.url), '127.0.0.1', 0);
+  open.push(async () => {
+    release();
+    await gateway.close();
+    await upstream.close();
+    await t.ctx.reporter.close(2000);
+  });
+  return { url: gateway.url, release };
+}
+
+describe('gateway, Streamable HTTP, a 2025 session', () => {
+  it('a client that lost its call stream reconnects with Last-Event-ID and gets the events it missed', async () => {
+    const { url, release } = await setUp();
+    const session = await rawSession(url, 'unused');
+    const headers = {
+      accept: ACCEPT,
+      'content-type': 'application/json',
+      'mcp-protocol-version': '2025-11-25',
+      'mcp-session-id': session.sessionId,
+    };
+
+    const away = new AbortController();
+    const call = await fetch(url, {
+      method: 'POST',
+      headers,
+      body: rpc(2, 'tools/call', { name: 'wait_for_release', arguments: {}, _meta: { progressToken: 'p' } }),
+      signal: away.signal,
+    });
+    expect(call.status).toBe(200);
+    const seen = sseEvents(call.body!);
+    // The priming event (an id, no data, when to come back), then the first progress.
+    const priming = await seen.next();
+    expect(priming).toEqual({ id: expect.any(String), retry: String(RECONNECT_MS), data: '' });
+    const first = await seen.next();
+    expect({ id: typeof first?.id, message: JSON.parse(first!.data) }).toEqual({
+      id: 'string',
+      message: { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p', progress: 1 } },
+    });
+
+    // The connection drops; the call goes on, its second progress and its answer sent while away.
+    away.abort();
+    release();
+
+    // Reconnecting as the spec says: a GET with the last id seen. Until the gateway has noticed the
+    // drop the stream is still its old connection's (409), so the client tries again.
+    let resumed: Response | undefined;
+    for (let tries = 0; tries < 100; tries++) {
+      resumed = await fetch(url, {
+        method: 'GET',
+        headers: { ...headers, accept: 'text/event-stream', 'last-event-id': first!.id! },
+      });
+      if (resumed.status !== 409) break;
+      await resumed.body?.cancel();
+      await sleep(20);
+    }
+    expect(resumed!.status).toBe(200);
+    const missed: unknown[] = [];
+    const again = sseEvents(resumed!.body!);
+    for (let e = await again.next(); e; e = await again.next()) {
+      expect(e.id).toEqual(expect.any(String));
+      missed.push(JSON.parse(e.data));
+    }
+    expect(missed).toMatchObject([
+      { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p', progress: 2 } },
+      { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: 'released' }] } },
+    ]);
+    expect(missed).toHaveLength(2);
+  });
+
+  it('an id the session never gave cannot be resumed', async () => {
+    const { url } = await setUp();
+    const session = await rawSession(url, 'unused');
+    const res = await fetch(url, {
+      method: 'GET',
+      headers: {
+        accept: 'text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+        'mcp-session-id': session.sessionId,
+        'last-event-id': 'not-an-id',
+      },
+    });
+    expect(res.status).toBe(400);
+    await res.body?.cancel();
+  });
+});
