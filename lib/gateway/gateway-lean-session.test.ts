@@ -63,6 +63,7 @@ async function session(url: string) {
   return {
     /** The session's id, towards this client. */
     id: id!,
+    post,
     /** A `tools/call` as SDK v2's client sends it in the session; its answer, what varies per run masked. */
     async call(ref: string, c: Sent, signal?: AbortSignal) {
       const params = { name: c.name, arguments: c.arguments ?? {}, _meta: { 'countersign/requestRef': ref } };
@@ -132,4 +133,37 @@ describe('a lean call in a 2025 session, cancelled', () => {
     },
     30_000,
   );
+});
+
+describe('a lean answer in a 2025 session, resumed', () => {
+  it('is in the session’s event store: a GET with its priming event’s id gets it again, as the SDK path’s', async () => {
+    const { up, lean, sdk } = await gateways('sse');
+    for (const g of [lean, sdk]) {
+      const call = { name: 'echo', arguments: { text: 'hi' } };
+      const res = await g.post({ jsonrpc: '2.0', id: 'call-1', method: 'tools/call', params: call });
+      const text = await res.text();
+      // docs/gateway.md "Resuming a stream": a priming event first (an id, empty data, retry 1000).
+      const priming = /^id: ([^\n]+)\nretry: 1000\ndata: \n\n/.exec(text)?.[1];
+      expect(priming).toBeDefined();
+      const again = await fetch(g.url, {
+        method: 'GET',
+        headers: {
+          accept: 'text/event-stream',
+          authorization: 'Bearer good',
+          'mcp-session-id': g.id,
+          'mcp-protocol-version': VERSION,
+          'last-event-id': priming!,
+        },
+      });
+      expect(again.status).toBe(200);
+      expect((await answerOf(again)).messages).toEqual([
+        {
+          jsonrpc: '2.0',
+          id: 'call-1',
+          result: expect.objectContaining({ content: [{ type: 'text', text: 'said hi' }] }),
+        },
+      ]);
+    }
+    expect(up.calls.map((c) => typeof c.id === 'string' && c.id.startsWith('gw-lean-'))).toEqual([true, false]);
+  });
 });

@@ -1,5 +1,6 @@
 // The lean paths' one POST of a call to the server (modern-lean.ts), on a kept-alive node:http
-// connection, and what is read of its answer: the one response to the call, from a JSON body or
+// connection (hand-written: SDK v2's client and its fetch per call cost more than the call,
+// bench:gateway), and what is read of its answer: the one response to the call, from a JSON body or
 // from an SSE stream that carries only it (the answer of SDK v1's and SDK v2's 2025 transports);
 // and, for any other answer, the server's answer as the SDK client's fetch would have had it, to
 // replay on the SDK's path (modern-exchange.ts `handed`) with what was already read put back.
