@@ -74,31 +74,24 @@ function tools(server: McpServer, hung: string[]): McpServer {
       },
     }),
   );
-  server.registerTool('hangs', { annotations: readOnly }, async (ctx) => {
+  /** Runs until its client cancels it (or 10 s pass), noted in `hung`. */
+  const hang = async (signal: AbortSignal) => {
     hung.push('running');
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, 10_000);
-      ctx.mcpReq.signal.addEventListener('abort', () => {
+      signal.addEventListener('abort', () => {
         clearTimeout(timer);
         hung.push('cancelled');
         resolve();
       });
     });
-    return { content: [{ type: 'text', text: 'woke' }] };
-  });
-  // Says something on the call's stream first, then runs as `hangs` does.
+    return { content: [{ type: 'text' as const, text: 'woke' }] };
+  };
+  server.registerTool('hangs', { annotations: readOnly }, (ctx) => hang(ctx.mcpReq.signal));
+  // Says something on the call's stream first.
   server.registerTool('mutters', { annotations: readOnly }, async (ctx) => {
     await ctx.mcpReq.notify({ method: 'notifications/message', params: { level: 'info', data: 'starting' } });
-    hung.push('running');
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, 10_000);
-      ctx.mcpReq.signal.addEventListener('abort', () => {
-        clearTimeout(timer);
-        hung.push('cancelled');
-        resolve();
-      });
-    });
-    return { content: [{ type: 'text', text: 'woke' }] };
+    return hang(ctx.mcpReq.signal);
   });
   server.registerTool('blocked_tool', { annotations: readOnly }, () => ({
     content: [{ type: 'text', text: 'ran' }],
