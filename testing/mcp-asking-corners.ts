@@ -154,8 +154,14 @@ export function cornersServer(seen: CornersSeen = { got: [], gaveUp: 0 }): McpSe
 
   server.registerTool(
     'pause',
-    { description: 'Waits `ms`, asking nothing.', inputSchema: { ms: z.number().int() } },
-    async ({ ms }) => {
+    {
+      description: 'Says it started (progress 0, when given a token), then waits `ms`, asking nothing.',
+      inputSchema: { ms: z.number().int() },
+    },
+    async ({ ms }, extra) => {
+      const progressToken = extra._meta?.progressToken;
+      if (progressToken !== undefined)
+        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: 0 } });
       await new Promise((resolve) => setTimeout(resolve, ms));
       return text('paused');
     },

@@ -13,10 +13,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { Client, InMemoryTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import type { Transport as V1Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { cli } from '@/lib/auth/actor';
 import { setPolicyRule } from '@/lib/server/policy/policy-rules';
 import { trustServer } from '@/lib/server/policy/trusted-servers';
@@ -24,9 +23,9 @@ import { uniq } from '@/testing/factories';
 import { closedAfterEach, consoleActors, recordsOf, testContext, type ConsoleActors } from '@/testing/gateway-fixtures';
 import { cancelV1Server, cancelV2Server, noteIn, type Seen, type TransferState } from '@/testing/mcp-cancel-servers';
 import { startLegacyHttp } from '@/testing/mcp-legacy-http';
+import { stdioGateway, tsxCommand } from '@/testing/stdio-gateway';
 import type { OutcomeReporter } from '../mcp/reporter';
 import { runHttp } from './http';
-import { runStdio } from './stdio';
 
 vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
@@ -122,25 +121,10 @@ async function cancelOneOfTwo(p: Pairing) {
 
 describe.each(['v2', 'v1'] as const)('a 2026-07-28 host over stdio, in front of the %s child', (sdk) => {
   it("cancels one of two calls with notifications/cancelled: the child sees it, the other goes on; records as DESIGN.md's table", async () => {
-    const t = await trusted();
     const dir = mkdtempSync(path.join(tmpdir(), 'cancel-pairs-'));
     open.push(async () => rmSync(dir, { recursive: true, force: true }));
     const log = path.join(dir, 'seen.jsonl');
-    const command = [
-      process.execPath,
-      '--import',
-      'tsx',
-      path.join(process.cwd(), 'testing/mcp-cancel-servers.ts'),
-      'stdio',
-      sdk,
-      log,
-    ];
-    const [hostSide, gatewaySide] = InMemoryTransport.createLinkedPair();
-    const g = await runStdio(t.ctx, command, gatewaySide as unknown as V1Transport);
-    open.push(async () => {
-      await g.close();
-      await t.ctx.reporter.close(2000);
-    });
+    const { hostSide, ctx } = await stdioGateway(actors, tsxCommand('mcp-cancel-servers.ts', 'stdio', sdk, log), open);
     const host = sdkClient({ pin: '2026-07-28' });
     await host.connect(hostSide);
     const state = (id: string) => {
@@ -157,7 +141,7 @@ describe.each(['v2', 'v1'] as const)('a 2026-07-28 host over stdio, in front of 
       }
       return last;
     };
-    await cancelOneOfTwo({ kept: host, cancelled: host, state, reporter: t.ctx.reporter });
+    await cancelOneOfTwo({ kept: host, cancelled: host, state, reporter: ctx.reporter });
   }, 30_000);
 });
 

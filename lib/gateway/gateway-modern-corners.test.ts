@@ -243,7 +243,10 @@ describe('over stdio, the same server as the child of the gateway', () => {
     const { hostSide } = await stdioGateway(actors, tsxCommand('mcp-asking-corners.ts', 'stdio'), open);
     const { client: host, asked } = await client(hostSide, { elicitation: { form: {} } });
     // The second call asks while the first is still in flight: stdio has no stream per call to tell them apart.
-    const first = host.callTool({ name: 'pause', arguments: { ms: 3000 } });
+    let started!: () => void;
+    const inFlight = new Promise<void>((resolve) => (started = resolve));
+    const first = host.callTool({ name: 'pause', arguments: { ms: 3000 } }, { onprogress: () => started() });
+    await inFlight;
     const second = await host.callTool({ name: 'ask_after', arguments: { ms: 200 } });
     expect(JSON.parse(textOf(second))).toEqual([{ code: METHOD_NOT_FOUND }]);
     expect(asked).toEqual([]);
