@@ -26,6 +26,7 @@ import { HeldCalls, KIND, SERVER_ASKS } from './held-calls';
 import { leanPath, plainCall, upstreamAgent, type LeanAnswer } from './modern-lean';
 import { isPrimingEvent, RECONNECT_MS, SessionEvents } from './event-store';
 import { describe, modernFactory, rootCause, ToolCatalog, type ModernGateway } from './modern-server';
+import { Activity, IdleSessions, SESSION_IDLE_MS, terminated } from './idle-sessions';
 import { coalesced } from './list-changes';
 import { OpenCalls } from './open-calls';
 import { roundStateCodec, TTL_SECONDS } from './round-state';
@@ -76,7 +77,7 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
   const factory = modernFactory(g);
   const agent = upstreamAgent(upstreamUrl);
   const lean = ctx.modernLean === false ? null : leanPath(g, upstreamUrl, agent, (a) => upstream.discovered(a));
-  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  const sessions = new IdleSessions(ctx.sessionIdleMs ?? SESSION_IDLE_MS, ctx.log);
   const handler = createMcpHandler(factory, {
     legacy: 'reject',
     onerror: (error) => ctx.log(`2026-07-28 leg: ${error.name}: ${error.message.slice(0, 200)}`),
@@ -181,10 +182,17 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
         // A client whose stream broke resumes it with Last-Event-ID (event-store.ts).
         eventStore: new SessionEvents(),
         retryInterval: RECONNECT_MS,
-        onsessioninitialized: (id) => void sessions.set(id, transport),
-        onsessionclosed: (id) => void sessions.delete(id),
+        onsessioninitialized: (id) => sessions.set(id, { transport, activity, ending: () => terminated(own) }),
+        // The client's DELETE ends its upstream session too, before it is answered.
+        onsessionclosed: async (id) => {
+          await sessions
+            .take(id)
+            ?.ending()
+            .catch(() => undefined);
+        },
       });
       await server.connect(transport);
+      const activity = new Activity(transport);
       const response = await transport.handleRequest(request, {
         authInfo: carryingModern(exchange),
         parsedBody: parsed,
@@ -196,18 +204,23 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
     },
     async inSession(request, parsed, authorization) {
       const id = request.headers.get('mcp-session-id');
-      const transport = id ? sessions.get(id) : undefined;
-      if (!transport) return null;
+      const session = id ? sessions.get(id) : undefined;
+      if (!session) return null;
       const exchange = modernExchange(authorization, parsed, request.headers);
-      const response = await transport.handleRequest(request, {
-        authInfo: carryingModern(exchange),
-        ...(parsed !== undefined ? { parsedBody: parsed } : {}),
-      });
-      return request.method === 'POST' ? headed(response, exchange) : response;
+      const leave = session.activity.enter();
+      const response = await session.transport
+        .handleRequest(request, {
+          authInfo: carryingModern(exchange),
+          ...(parsed !== undefined ? { parsedBody: parsed } : {}),
+        })
+        .finally(leave);
+      if (request.method === 'POST') return headed(response, exchange);
+      // A GET stream open keeps the session in use (idle-sessions.ts).
+      return request.method === 'GET' && response.ok ? session.activity.streaming(response, request.signal) : response;
     },
     async close() {
       for (const tell of Object.values(told)) tell.cancel();
-      await Promise.allSettled([...sessions.values()].map((t) => t.close()));
+      await sessions.close();
       await handler.close();
       await upstream.close();
       agent.destroy();
