@@ -199,6 +199,28 @@ describe('gateway, Streamable HTTP: a 2025 session left idle', () => {
     expect(await resumed!.text()).toContain('"text":"released"');
   });
 
+  it('a session whose call was cancelled by its client is idle again (a cancelled request gets no answer)', async () => {
+    const { url, behind, ended } = await setUp();
+    const session = await rawSession(url, 'unused');
+    const away = new AbortController();
+    const call = fetch(url, {
+      method: 'POST',
+      headers: headersOf(session.sessionId),
+      body: rpc(2, 'tools/call', { name: 'wait_for_release', arguments: {}, _meta: { progressToken: 'p' } }),
+      signal: away.signal,
+    }).catch(() => null);
+    open.push(async () => away.abort());
+    await sleep(IDLE_MS * 2);
+    expect(ended()).toBe(0);
+    const cancelled = await session.post(
+      JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 2 } }),
+    );
+    expect(cancelled.status).toBe(202);
+    expect(await until(() => ended() === 1 && behind() === 0, IDLE_MS * 6)).toBe(true);
+    away.abort();
+    await call;
+  });
+
   it('thousands of sessions opened and abandoned are all ended, upstream too', async () => {
     // Idle time long enough for a loaded machine to send each session's second request in time.
     const { url, behind, ended } = await setUp(3000);
