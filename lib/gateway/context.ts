@@ -32,6 +32,8 @@ export interface GatewayContext {
    * requests waits for its client's retry after a round before it is cancelled (held-calls.ts).
    */
   heldCallMs?: number;
+  /** HTTP mode: how long a 2025 session unused is kept before it is ended (`--session-idle`, idle-sessions.ts). */
+  sessionIdleMs?: number;
   /** HTTP: false sends every call through SDK v2's path, in both eras (the tests compare both; modern-lean.ts). */
   modernLean?: boolean;
 }

@@ -1,5 +1,6 @@
 // The gateway's command line (docs/gateway.md, "The gateway"). Pure: argv in, options or the flag at fault out.
 import { hostnameOf, isLoopbackAddress } from './host-guard';
+import { SESSION_IDLE_MS } from './idle-sessions';
 
 export interface GatewayFlags {
   server: string;
@@ -14,6 +15,8 @@ export interface GatewayFlags {
   upstream?: URL;
   host: string;
   port: number;
+  /** HTTP mode: seconds a 2025 session is kept unused (default 1800). */
+  sessionIdle?: number;
   /** HTTP mode: names besides the loopback ones that `Host` and `Origin` may carry. */
   allowedHosts?: string[];
 }
@@ -22,7 +25,7 @@ export type FlagsResult = { ok: true; flags: GatewayFlags } | { ok: false; flag:
 
 export const USAGE = [
   'usage: countersign-gateway --server NAME --principal P --organization O [--agent A] [--approval-wait S] -- COMMAND [ARGS…]',
-  '       countersign-gateway --server NAME --principal P --organization O --upstream URL [--host 127.0.0.1] [--port 8808] [--allowed-hosts H1,H2]',
+  '       countersign-gateway --server NAME --principal P --organization O --upstream URL [--host 127.0.0.1] [--port 8808] [--allowed-hosts H1,H2] [--session-idle S]',
 ].join('\n');
 
 const VALUED = [
@@ -35,6 +38,7 @@ const VALUED = [
   '--host',
   '--port',
   '--allowed-hosts',
+  '--session-idle',
 ];
 const NAME_MAX = 200;
 
@@ -89,13 +93,17 @@ export function parseFlags(argv: readonly string[]): FlagsResult {
   if (upstream && command) return bad('--', 'give either --upstream URL or -- COMMAND, not both');
   if (!upstream && (!command || command.length === 0))
     return bad('--', 'give the server: -- COMMAND [ARGS…] (stdio) or --upstream URL (Streamable HTTP)');
-  const httpOnly = ['--host', '--port', '--allowed-hosts'].find((f) => values.has(f));
-  if (!upstream && httpOnly) return bad(httpOnly, '--host, --port and --allowed-hosts are for --upstream mode only');
+  const httpOnly = ['--host', '--port', '--allowed-hosts', '--session-idle'].find((f) => values.has(f));
+  if (!upstream && httpOnly)
+    return bad(httpOnly, '--host, --port, --allowed-hosts and --session-idle are for --upstream mode only');
 
   const port = values.get('--port') ?? '8808';
   if (!/^\d+$/.test(port) || Number(port) > 65535) return bad('--port', '--port must be a port number (0 to 65535)');
   const host = values.get('--host') ?? '127.0.0.1';
   if (!/^[A-Za-z0-9.:[\]-]+$/.test(host)) return bad('--host', '--host must be a host name or address');
+  const idle = values.get('--session-idle') ?? String(SESSION_IDLE_MS / 1000);
+  if (!/^\d+$/.test(idle) || Number(idle) < 1 || Number(idle) > 86400)
+    return bad('--session-idle', '--session-idle must be a whole number of seconds from 1 to 86400');
   const allowedHosts = hostList(values.get('--allowed-hosts'));
   if (allowedHosts === null)
     return bad('--allowed-hosts', '--allowed-hosts must be host names or addresses separated by commas, without ports');
@@ -116,7 +124,7 @@ export function parseFlags(argv: readonly string[]): FlagsResult {
       ...(agent ? { agent } : {}),
       approvalWait: Number(wait),
       ...(command ? { command } : {}),
-      ...(upstream ? { upstream } : {}),
+      ...(upstream ? { upstream, sessionIdle: Number(idle) } : {}),
       host,
       port: Number(port),
       ...(allowedHosts.length ? { allowedHosts } : {}),

@@ -42,6 +42,11 @@ describe('gateway flags', () => {
     [[...BASE, '--upstream', 'http://x', '--allowed-hosts', 'user@gw.example.com'], '--allowed-hosts'],
     [[...BASE, '--upstream', 'http://x', '--allowed-hosts', 'gw.example.com/mcp'], '--allowed-hosts'],
     [[...BASE, '--allowed-hosts', 'gw.example.com', '--', 'cmd'], '--allowed-hosts'],
+    [[...BASE, '--session-idle', '60', '--', 'cmd'], '--session-idle'],
+    [[...BASE, '--upstream', 'http://x', '--session-idle', '0'], '--session-idle'],
+    [[...BASE, '--upstream', 'http://x', '--session-idle', '86401'], '--session-idle'],
+    [[...BASE, '--upstream', 'http://x', '--session-idle', '1.5'], '--session-idle'],
+    [[...BASE, '--upstream', 'http://x', '--session-idle', 'soon'], '--session-idle'],
     // Bound beyond loopback with no names listed: not started open to every name.
     [[...BASE, '--upstream', 'http://x', '--host', '0.0.0.0'], '--allowed-hosts'],
     [[...BASE, '--upstream', 'http://x', '--host', '192.168.1.20'], '--allowed-hosts'],
@@ -69,7 +74,11 @@ describe('gateway flags', () => {
       },
     });
     const http = parseFlags([...BASE, '--agent=a', '--upstream', 'http://127.0.0.1:4410/mcp', '--port', '0']);
-    expect(http).toMatchObject({ ok: true, flags: { agent: 'a', port: 0, host: '127.0.0.1' } });
+    expect(http).toMatchObject({ ok: true, flags: { agent: 'a', port: 0, host: '127.0.0.1', sessionIdle: 1800 } });
+    expect(parseFlags([...BASE, '--upstream', 'http://x', '--session-idle=86400'])).toMatchObject({
+      ok: true,
+      flags: { sessionIdle: 86400 },
+    });
     expect(http.ok && http.flags.allowedHosts).toBe(undefined);
   });
 

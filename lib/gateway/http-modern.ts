@@ -28,6 +28,7 @@ import { upstreamAgent } from './lean-upstream';
 import { leanPath, plainCall, sessionCall, type LeanAnswer, type LeanSession } from './modern-lean';
 import { isPrimingEvent, RECONNECT_MS, SessionEvents } from './event-store';
 import { describe, modernFactory, rootCause, ToolCatalog, type ModernGateway } from './modern-server';
+import { Activity, IdleSessions, SESSION_IDLE_MS, terminated } from './idle-sessions';
 import { coalesced } from './list-changes';
 import { OpenCalls } from './open-calls';
 import { roundStateCodec, TTL_SECONDS } from './round-state';
@@ -84,7 +85,7 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
   const factory = modernFactory(g);
   const agent = upstreamAgent(upstreamUrl);
   const lean = ctx.modernLean === false ? null : leanPath(g, upstreamUrl, agent, (a) => upstream.discovered(a));
-  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
+  const sessions = new IdleSessions(ctx.sessionIdleMs ?? SESSION_IDLE_MS, ctx.log);
   // The sessions with their own upstream session, as the lean path sends their calls.
   const leanSessions = new WeakMap<WebStandardStreamableHTTPServerTransport, LeanSession>();
   const handler = createMcpHandler(factory, {
@@ -111,8 +112,8 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
       if (!lean || req.method !== 'POST') return null;
       const id = req.headers['mcp-session-id'];
       if (id !== undefined) {
-        const transport = typeof id === 'string' ? sessions.get(id) : undefined;
-        const session = transport && leanSessions.get(transport);
+        const open = typeof id === 'string' ? sessions.get(id) : undefined;
+        const session = open && leanSessions.get(open.transport);
         if (!session) return null;
         // The client's cancel of a lean call (the session's server knows nothing of it); then the SDK's path as always.
         const cancelled = cancelOf(parsed);
@@ -120,7 +121,9 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
         const plain = sessionCall(req.headers, parsed, session.version);
         if (!plain) return null;
         const exchange = modernExchange(authorization, parsed, req.headers);
-        const answer = await lean.inSession(plain, exchange, session);
+        // The session is in use while its lean call runs (idle-sessions.ts).
+        const leave = open.activity.enter();
+        const answer = await lean.inSession(plain, exchange, session).finally(leave);
         return answer ? { answer } : { exchange };
       }
       const plain = plainCall(req.headers, parsed);
@@ -206,10 +209,17 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
         sessionIdGenerator: randomUUID,
         eventStore: events,
         retryInterval: RECONNECT_MS,
-        onsessioninitialized: (id) => void sessions.set(id, transport),
-        onsessionclosed: (id) => void sessions.delete(id),
+        onsessioninitialized: (id) => sessions.set(id, { transport, activity, ending: () => terminated(own) }),
+        // The client's DELETE ends its upstream session too, before it is answered.
+        onsessionclosed: async (id) => {
+          await sessions
+            .take(id)
+            ?.ending()
+            .catch(() => undefined);
+        },
       });
       await server.connect(transport);
+      const activity = new Activity(transport);
       const response = await transport.handleRequest(request, {
         authInfo: carryingModern(exchange),
         parsedBody: parsed,
@@ -233,18 +243,23 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
     },
     async inSession(request, parsed, authorization, given) {
       const id = request.headers.get('mcp-session-id');
-      const transport = id ? sessions.get(id) : undefined;
-      if (!transport) return null;
+      const session = id ? sessions.get(id) : undefined;
+      if (!session) return null;
       const exchange = given ?? modernExchange(authorization, parsed, request.headers);
-      const response = await transport.handleRequest(request, {
-        authInfo: carryingModern(exchange),
-        ...(parsed !== undefined ? { parsedBody: parsed } : {}),
-      });
-      return request.method === 'POST' ? headed(response, exchange) : response;
+      const leave = session.activity.enter();
+      const response = await session.transport
+        .handleRequest(request, {
+          authInfo: carryingModern(exchange),
+          ...(parsed !== undefined ? { parsedBody: parsed } : {}),
+        })
+        .finally(leave);
+      if (request.method === 'POST') return headed(response, exchange);
+      // A GET stream open keeps the session in use (idle-sessions.ts).
+      return request.method === 'GET' && response.ok ? session.activity.streaming(response, request.signal) : response;
     },
     async close() {
       for (const tell of Object.values(told)) tell.cancel();
-      await Promise.allSettled([...sessions.values()].map((t) => t.close()));
+      await sessions.close();
       await handler.close();
       await upstream.close();
       agent.destroy();

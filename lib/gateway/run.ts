@@ -50,6 +50,7 @@ export function contextFor(
     organization: flags.organization,
     ...(flags.agent ? { agent: flags.agent } : {}),
     approvalWaitMs: flags.approvalWait * 1000,
+    ...(flags.sessionIdle !== undefined ? { sessionIdleMs: flags.sessionIdle * 1000 } : {}),
     endpoint,
     reporter,
     log,
