@@ -13,7 +13,7 @@ type Serving = { connect(transport: Transport): Promise<void> };
 export async function startLegacyHttp(
   serverFor: () => Serving,
   cleanUp: { push(close: () => Promise<void>): void },
-): Promise<{ url: string }> {
+): Promise<{ url: string; sessionsOpened: () => number }> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -35,5 +35,9 @@ export async function startLegacyHttp(
     http.closeAllConnections();
     await new Promise((resolve) => http.close(resolve));
   });
-  return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp` };
+  return {
+    url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`,
+    // Sessions initialized so far (none is forgotten).
+    sessionsOpened: () => sessions.size,
+  };
 }

@@ -150,6 +150,24 @@ describe('gateway, Streamable HTTP, a 2025 session', () => {
     expect(missed).toHaveLength(2);
   });
 
+  it("a GET stream's head comes at once, before anything is sent on it", async () => {
+    const { url } = await setUp();
+    const session = await rawSession(url, 'unused');
+    const started = Date.now();
+    const res = await fetch(url, {
+      method: 'GET',
+      headers: {
+        accept: 'text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+        'mcp-session-id': session.sessionId,
+      },
+    });
+    // Not held until the first event or the keep-alive comment, 15 s later.
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect([res.status, res.headers.get('content-type')]).toEqual([200, 'text/event-stream']);
+    await res.body?.cancel();
+  });
+
   it('an id the session never gave cannot be resumed', async () => {
     const { url } = await setUp();
     const session = await rawSession(url, 'unused');

@@ -45,7 +45,7 @@ const METHOD_NOT_FOUND = -32601;
 /** The corners server over HTTP and a gateway in front of it; `seen` is what the server's requests got. */
 async function setUp(over: Partial<GatewayContext> = {}) {
   const seen: CornersSeen = { got: [], gaveUp: 0 };
-  const { url } = await startLegacyHttp(() => cornersServer(seen), open);
+  const { url, sessionsOpened } = await startLegacyHttp(() => cornersServer(seen), open);
   const server = uniq('v2-corners');
   await trustServer(cli, server);
   await setPolicyRule(cli, { server, tool: null, requiredApprovals: 0 });
@@ -55,7 +55,7 @@ async function setUp(over: Partial<GatewayContext> = {}) {
     await gateway.close();
     await t.ctx.reporter.close(2000);
   });
-  return { seen, url: gateway.url, reporter: t.ctx.reporter, console: t.console };
+  return { seen, sessionsOpened, url: gateway.url, reporter: t.ctx.reporter, console: t.console };
 }
 
 /** SDK v2's client pinned to 2026-07-28 (or in `mode`) with `capabilities`, answering each elicitation with `value-<n>`. */
@@ -116,6 +116,16 @@ describe('a 2025 server asking mid-call, behind a 2026-07-28 client: the corners
     // One record: the server's result, after the first request and its eight retries.
     const records = await recordDetailsOf(ref, m.reporter);
     expect(records.map((r) => [r.delivery, r.category, r.attempt])).toEqual([['completed', 'ok', 9]]);
+  });
+
+  it('sixteen clients arriving together, before the era is known, share one upstream session', async () => {
+    const m = await setUp();
+    const clients = await Promise.all(Array.from({ length: 16 }, () => client(m.url, {})));
+    const results = await Promise.all(
+      clients.map(({ client: c }) => c.callTool({ name: 'pause', arguments: { ms: 0 } })),
+    );
+    expect(results.map(textOf)).toEqual(Array(16).fill('"paused"'));
+    expect(m.sessionsOpened()).toBe(1);
   });
 
   it('a request for sampling from a client that declared only elicitation: refused to the server (-32601), the client not asked', async () => {

@@ -60,6 +60,8 @@ export interface Opened {
 export class Upstream {
   private readonly verdicts = new Map<string, Verdict>();
   private readonly sessions = new Map<string, Promise<Client>>();
+  // Per credential, the request finding out what later ones share (the era, a 2025 session).
+  private readonly opening = new Map<string, Promise<Opened>>();
   private readonly bridged = new Map<string, boolean>();
   private watching?: Promise<void>;
   private watcher?: Client;
@@ -139,6 +141,27 @@ export class Upstream {
       const shared = this.sessions.get(key);
       if (shared) return { client: await shared, release: () => undefined };
     }
+    if (prior?.kind === 'modern') return this.connect(exchange, key, prior);
+    // Requests arriving together wait for the first: each would open a 2025 session, one kept.
+    const first = this.opening.get(key);
+    if (first) {
+      await first.catch(() => undefined);
+      return this.open(exchange);
+    }
+    const opening = this.connect(exchange, key, prior);
+    this.opening.set(key, opening);
+    try {
+      return await opening;
+    } finally {
+      this.opening.delete(key);
+    }
+  }
+
+  private async connect(
+    exchange: ModernExchange | undefined,
+    key: string,
+    prior: PriorDiscovery | undefined,
+  ): Promise<Opened> {
     const client = newClient();
     // The server's request id → the held call whose upstream stream carried it (routedStream).
     const routes = new Map<string | number, string>();
@@ -155,7 +178,7 @@ export class Upstream {
       // A modern verdict the server no longer honours: forgotten, and the era probed again once.
       if (!(prior && error instanceof SdkError && error.code === SdkErrorCode.EraNegotiationFailed)) throw error;
       this.verdicts.delete(key);
-      return this.open(exchange);
+      return this.connect(exchange, key, undefined);
     }
     if (!prior) {
       const discover = client.getDiscoverResult();
