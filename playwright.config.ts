@@ -7,10 +7,32 @@ const port = Number(process.env.E2E_PORT || 3100);
 // what it logged. Set once in the runner; its workers inherit it.
 process.env.E2E_SERVER_LOG ||= path.join(os.tmpdir(), `countersign-e2e-${port}-${Date.now().toString(36)}.log`);
 
+// Specs that must have the console and the machine to themselves. scripts/test.ts runs these first,
+// one file at a time, then the others two files at a time (each file's tests in order, in one
+// worker). Any other spec may run beside any other: it makes its own keys, requests and records and
+// looks only at those, or at demo data nobody changes.
+const oneAtATime = [
+  // Their own console, cluster or several processes, with timeouts and refill rates measured in
+  // seconds: a second worker's load would make them depend on the machine's speed.
+  'faults-database',
+  'faults-clients',
+  'processes',
+  'rate-limits',
+  'replica',
+  // Changes what the demo servers' tools require (get_order, every billing-mcp tool) while other
+  // specs stage requests for them.
+  'tools',
+  // Reads the newest rows of a log that other specs' page views write to.
+  'access-log',
+  // Counts the pending requests (the badge, pending-count) that other specs add to.
+  'approvals-queue',
+];
+const alone = new RegExp(`/(${oneAtATime.join('|')})\\.spec\\.ts$`);
+
 export default defineConfig({
   testDir: 'e2e',
   fullyParallel: false,
-  workers: 1,
+  workers: 2,
   retries: 0,
   timeout: 30_000,
   reporter: [['list'], ['json', { outputFile: process.env.E2E_JSON_REPORT || 'test-results/e2e.json' }]],
@@ -31,6 +53,10 @@ export default defineConfig({
       ],
     },
   },
+  projects: [
+    { name: 'side-by-side', testIgnore: alone, outputDir: 'test-results/side-by-side' },
+    { name: 'one-at-a-time', testMatch: alone, workers: 1, outputDir: 'test-results/one-at-a-time' },
+  ],
   webServer: {
     // node directly, not npx: npx leaves the server running when its parent is killed. serve.mjs is
     // `next start` as every launcher runs it (one process unless COUNTERSIGN_PROCESSES says more).

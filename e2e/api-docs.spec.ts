@@ -68,9 +68,10 @@ test('/api-docs: swagger-ui renders the reference, from this origin only, within
   await expect(page).toHaveURL(/\/api-docs$/);
   await expect(page.getByRole('heading', { name: 'API reference', level: 1 })).toBeVisible();
 
-  // Rendered by swagger-ui: its tag sections and operation blocks, from the document.
+  // Rendered by swagger-ui: its tag sections and operation blocks, from the document. Its bundle
+  // parses and lays out the whole document first: seconds of CPU, more beside another worker.
   const ui = page.locator('.swagger-ui');
-  await expect(ui.locator('.opblock-tag', { hasText: 'Approvals' }).first()).toBeVisible();
+  await expect(ui.locator('.opblock-tag', { hasText: 'Approvals' }).first()).toBeVisible({ timeout: 20_000 });
   const ingest = ui.locator('.opblock-post', {
     has: page.locator('.opblock-summary-path', { hasText: /^\/outcomes$/ }),
   });

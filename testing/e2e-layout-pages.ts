@@ -1,15 +1,16 @@
 // Every console page, for each role, at desktop (1280) and phone (390) width: the page never scrolls
 // sideways, the controls people come for are on screen (not clipped by a scrolling box), and axe
-// finds no serious or critical violation. The key items are listed by hand, page by page. The shell
-// itself: shell.spec.ts.
+// finds no serious or critical violation. The key items are listed by hand, page by page. One spec
+// per role (e2e/layout/pages-<role>.spec.ts), so that the three can run side by side. The shell
+// itself: e2e/layout/shell.spec.ts.
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { cli, secretFrom, signIn } from '../../testing/e2e';
-import { argsDigest } from '../../lib/mcp/digest';
-import { expectAccessible, expectOnScreen, h1, sidewaysOverflow } from '../../testing/e2e-layout';
+import { cli, secretFrom, signIn, users } from './e2e';
+import { argsDigest } from '../lib/mcp/digest';
+import { expectAccessible, expectOnScreen, h1, sidewaysOverflow } from './e2e-layout';
 
-type Role = 'admin' | 'reviewer' | 'support';
+export type Role = 'admin' | 'reviewer' | 'support';
 type Width = 1280 | 390;
 type Ids = { outcome: string; requestRef: string; approval: string };
 
@@ -127,7 +128,9 @@ const pages: PageSpec[] = [
     path: () => '/admin/users',
     roles: admin,
     shown: (page, width) => {
-      const row = page.locator('[data-testid^="user-row-"]').nth(1);
+      // Another person's row (the viewer's own has no controls): a seeded one, whatever people
+      // other specs have added meanwhile.
+      const row = page.getByTestId(`user-row-${users.reviewer.email}`);
       return [
         h1(page, 'Users'),
         row.getByRole('combobox'),
@@ -199,69 +202,68 @@ const pages: PageSpec[] = [
   },
 ];
 
-const ids: Ids = { outcome: '', requestRef: '', approval: '' };
-const stateFile = (role: Role) => path.join(os.tmpdir(), `countersign-layout-${process.pid}-${role}.json`);
+/** The tests of every page `role` may open, at both widths. */
+export function describePages(role: Role) {
+  const ids: Ids = { outcome: '', requestRef: '', approval: '' };
+  const stateFile = path.join(os.tmpdir(), `countersign-layout-${process.pid}-${role}.json`);
 
-test.describe('layout and accessibility of every console page', () => {
-  test.beforeAll(async ({ browser, playwright, baseURL }) => {
-    const fresh = { storageState: { cookies: [], origins: [] } };
-    // Signed in once per role (a password check per test would be most of the run).
-    for (const role of everyone) {
+  test.describe('layout and accessibility of every console page', () => {
+    test.beforeAll(async ({ browser, playwright, baseURL }) => {
+      const fresh = { storageState: { cookies: [], origins: [] } };
+      // Signed in once (a password check per test would be most of the run).
       const context = await browser.newContext(fresh);
       await signIn(await context.newPage(), role);
-      await context.storageState({ path: stateFile(role) });
+      await context.storageState({ path: stateFile });
       await context.close();
-    }
-    const request = await playwright.request.newContext({ baseURL, ...fresh });
-    // One pending request of our own, so the request page has something to show whatever the seed holds.
-    const key = secretFrom(
-      cli('apikeys:create', '--name', `e2e-layout-${Date.now()}`, '--scopes', 'approvals:request'),
-      'cs_live_',
-    );
-    const n = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
-    const args = {
-      order_id: n,
-      address: {
-        line1: 'Sendlinger Straße 7, Hinterhaus, 3. Stock',
-        postcode: '80331',
-        city: 'München',
-        country: 'DE',
-      },
-      confirmed_via: 'chat',
-      notify_customer: true,
-    };
-    const res = await request.post('/api/v1/approvals', {
-      headers: { authorization: `Bearer ${key}`, 'idempotency-key': `e2e-layout-${n}` },
-      data: {
-        requestRef: `req_layout_${n}`,
-        organization: 'acme',
-        principal: 'user_layout',
-        agent: 'support-bot',
-        server: 'orders-mcp',
-        tool: { name: `layout_update_${n}`, annotations: { readOnlyHint: false, destructiveHint: false } },
-        arguments: args,
-        argsDigest: argsDigest(args),
-        summary: `Update the shipping address on order ${n} to the new one the customer sent`,
-        resource: { type: 'order', id: n },
-      },
+      const request = await playwright.request.newContext({ baseURL, ...fresh });
+      // One pending request of our own, so the request page has something to show whatever the seed holds.
+      const key = secretFrom(
+        cli('apikeys:create', '--name', `e2e-layout-${Date.now()}`, '--scopes', 'approvals:request'),
+        'cs_live_',
+      );
+      const n = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+      const args = {
+        order_id: n,
+        address: {
+          line1: 'Sendlinger Straße 7, Hinterhaus, 3. Stock',
+          postcode: '80331',
+          city: 'München',
+          country: 'DE',
+        },
+        confirmed_via: 'chat',
+        notify_customer: true,
+      };
+      const res = await request.post('/api/v1/approvals', {
+        headers: { authorization: `Bearer ${key}`, 'idempotency-key': `e2e-layout-${n}` },
+        data: {
+          requestRef: `req_layout_${n}`,
+          organization: 'acme',
+          principal: 'user_layout',
+          agent: 'support-bot',
+          server: 'orders-mcp',
+          tool: { name: `layout_update_${n}`, annotations: { readOnlyHint: false, destructiveHint: false } },
+          arguments: args,
+          argsDigest: argsDigest(args),
+          summary: `Update the shipping address on order ${n} to the new one the customer sent`,
+          resource: { type: 'order', id: n },
+        },
+      });
+      expect(res.status()).toBe(201);
+      ids.approval = (await res.json()).id;
+      await request.dispose();
+
+      const page = await (await browser.newContext({ storageState: stateFile })).newPage();
+      await page.goto('/outcomes');
+      const first = page.getByTestId('outcome-row').first();
+      ids.outcome = ((await first.getByRole('link').first().getAttribute('href')) ?? '').split('/').pop() ?? '';
+      ids.requestRef = (await first.getByTestId('request-ref').textContent()) ?? '';
+      expect(ids.outcome).toMatch(/^[0-9a-f-]{36}$/);
+      expect(ids.requestRef).not.toBe('');
+      await page.close();
     });
-    expect(res.status()).toBe(201);
-    ids.approval = (await res.json()).id;
-    await request.dispose();
 
-    const page = await (await browser.newContext({ storageState: stateFile('support') })).newPage();
-    await page.goto('/outcomes');
-    const first = page.getByTestId('outcome-row').first();
-    ids.outcome = ((await first.getByRole('link').first().getAttribute('href')) ?? '').split('/').pop() ?? '';
-    ids.requestRef = (await first.getByTestId('request-ref').textContent()) ?? '';
-    expect(ids.outcome).toMatch(/^[0-9a-f-]{36}$/);
-    expect(ids.requestRef).not.toBe('');
-    await page.close();
-  });
-
-  for (const role of everyone) {
     test.describe(role, () => {
-      test.use({ storageState: stateFile(role) });
+      test.use({ storageState: stateFile });
       for (const width of [1280, 390] as const) {
         for (const spec of pages.filter((p) => p.roles.includes(role))) {
           test(`${spec.name} as ${role} at ${width} px`, async ({ page }) => {
@@ -278,5 +280,5 @@ test.describe('layout and accessibility of every console page', () => {
         }
       }
     });
-  }
-});
+  });
+}

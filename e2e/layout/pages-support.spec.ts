@@ -1,0 +1,4 @@
+// Every console page a support may open, at desktop and phone width (testing/e2e-layout-pages.ts).
+import { describePages } from '../../testing/e2e-layout-pages';
+
+describePages('support');
