@@ -47,14 +47,15 @@ export default async function UsersPage({ searchParams }: { searchParams: Promis
         >
           {rows.map((u) => (
             <tr key={u.userId} data-testid={`user-row-${u.email}`}>
-              <Td>
-                <span className="font-medium text-slate-900">{u.email}</span>
+              {/* A long address or list of claims wraps, so the row's actions stay on screen. */}
+              <Td className="max-w-72 whitespace-normal">
+                <span className="font-medium break-all text-slate-900">{u.email}</span>
                 <span className="block text-xs text-slate-500">{u.name}</span>
               </Td>
-              <Td>
+              <Td className="max-w-48 whitespace-normal">
                 {roleLabel[u.role]}
                 {u.signIn.sso && u.roleClaims.length ? (
-                  <span className="block text-xs text-slate-500" data-testid="role-claims">
+                  <span className="block text-xs break-all text-slate-500" data-testid="role-claims">
                     from {u.roleClaims.join(', ')}
                   </span>
                 ) : null}
