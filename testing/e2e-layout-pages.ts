@@ -131,10 +131,18 @@ const pages: PageSpec[] = [
       // Another person's row (the viewer's own has no controls): a seeded one, whatever people
       // other specs have added meanwhile.
       const row = page.getByTestId(`user-row-${users.reviewer.email}`);
+      // And the last person with controls: people other specs added (single sign-on's long
+      // addresses and role claims among them) must not push a row's controls off screen.
+      const last = page
+        .locator('[data-testid^="user-row-"]')
+        .filter({ has: page.getByRole('combobox') })
+        .last();
       return [
         h1(page, 'Users'),
         row.getByRole('combobox'),
         row.getByRole('button').first(),
+        last.getByRole('combobox'),
+        last.getByRole('button').first(),
         col(page, 'Email', width),
         col(page, 'Status', width),
       ];
