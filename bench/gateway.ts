@@ -1,6 +1,7 @@
 // `npm run bench:gateway [-- --short]`: what the gateway adds to a tool call, in both eras. The same
-// read call (get_order, Streamable HTTP on loopback) direct and through the gateway, in alternating
-// rounds at 1 and 16 connections, sent by wrk with a fixed body (each request its own JSON-RPC id
+// read call (get_order, Streamable HTTP on loopback) direct, through the gateway and through a bare
+// node:http hop (the floor any gateway process pays on these cores), in rotating rounds at 1 and 16
+// connections, sent by wrk with a fixed body (each request its own JSON-RPC id
 // and request reference), to the demo's get_order on SDK v2 (bench/lib/mcp-v2-server.ts). The 2025
 // era: on an MCP session opened by SDK v2's client pinned to 2025 (`legacy`), whose server answers
 // a call as an SSE stream of one event. The 2026-07-28 era: no session and no initialize, every
@@ -129,6 +130,38 @@ async function startGateway(consoleUrl: string, upstream: URL) {
   return { url, self };
 }
 
+// The floor: one bare node:http hop in its own process, forwarding each request as it is to the
+// server on a kept-alive connection and piping the answer back; no MCP, no records.
+const HOP = `
+const http = require('node:http');
+const to = new URL(process.argv[1]);
+const agent = new http.Agent({ keepAlive: true, maxFreeSockets: 256 });
+const server = http.createServer((req, res) => {
+  const up = http.request(
+    { host: to.hostname, port: to.port, path: to.pathname, method: req.method, headers: req.headers, agent },
+    (answer) => { res.writeHead(answer.statusCode, answer.headers); answer.pipe(res); },
+  );
+  up.on('error', () => res.destroy());
+  req.pipe(up);
+});
+server.listen(0, '127.0.0.1', () => process.stderr.write('listening on http://127.0.0.1:' + server.address().port + '/mcp,'));
+`;
+
+/** The bare hop in front of `upstream`, in its own process; its URL. */
+async function startBareHop(upstream: URL): Promise<string> {
+  const hop = spawn(process.execPath, ['-e', HOP, upstream.toString()], { stdio: ['ignore', 'ignore', 'pipe'] });
+  onCleanup('stop the bare hop', () => void hop.kill('SIGTERM'));
+  return new Promise<string>((resolve, reject) => {
+    let err = '';
+    hop.stderr!.on('data', (c: Buffer) => {
+      err += c.toString();
+      const m = /listening on (\S+?),/.exec(err);
+      if (m) resolve(m[1]);
+    });
+    hop.once('exit', (code) => reject(new Error(`the bare hop exited ${code}: ${err}`)));
+  });
+}
+
 /** A 2025 MCP session opened by SDK v2's client, checked with one call; the headers wrk sends in it. */
 async function session(url: string, token: string): Promise<Record<string, string>> {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
@@ -179,7 +212,10 @@ async function modernHeaders(url: string, token: string): Promise<Record<string,
 type Path = { url: string; headers: Record<string, string> };
 type Gateway = Awaited<ReturnType<typeof startGateway>>;
 
-/** One era: direct (paths[0]) and through the gateway (paths[1]), rounds alternating, then memory. */
+/**
+ * One era: direct (paths[0]), through the gateway (paths[1]) and through the bare hop (paths[2]),
+ * rounds rotating, then memory.
+ */
 async function measure(era: string, paths: Path[], body: string, gateway: Gateway, problems: string[]) {
   let prefix = 0;
   const calls = async (i: number, connections: number, seconds: number) => {
@@ -192,16 +228,17 @@ async function measure(era: string, paths: Path[], body: string, gateway: Gatewa
       prefix: (prefix++).toString(36).padStart(2, '0'),
     });
     if (r.non2xx || r.socketErrors || r.timeouts)
-      problems.push(`${era} ${i ? 'gateway' : 'direct'}: ${JSON.stringify(r)}`);
+      problems.push(`${era} ${['direct', 'gateway', 'bare hop'][i]}: ${JSON.stringify(r)}`);
     return r;
   };
   const figures: Figure[] = [];
   for (const connections of [1, 16]) {
-    for (const i of [0, 1]) await calls(i, connections, 1); // warm-up
-    const runs: WrkRun[][] = [[], []];
+    const order = paths.map((_, i) => i);
+    for (const i of order) await calls(i, connections, 1); // warm-up
+    const runs: WrkRun[][] = paths.map(() => []);
     let cpuMs = 0;
     for (let round = 0; round < flags.rounds; round++) {
-      for (const i of round % 2 ? [1, 0] : [0, 1]) {
+      for (const i of [...order.slice(round % order.length), ...order.slice(0, round % order.length)]) {
         const before = i ? await gateway.self() : null;
         runs[i].push(await calls(i, connections, flags['round-seconds']));
         if (before) cpuMs += (await gateway.self()).cpuMs - before.cpuMs;
@@ -227,6 +264,13 @@ async function measure(era: string, paths: Path[], body: string, gateway: Gatewa
         note: `${median(1, k).toFixed(2)} ms through it`,
         ceiling: { name: `direct ${k}`, value: median(0, k), unit: 'ms' },
         target: { op: '≤', value: k === 'p50' ? 1 : 5, unit: 'ms' },
+      });
+    for (const k of ['p50', 'p99'] as const)
+      figures.push({
+        name: `${era}, ${connections} connection(s): ${k} added by a bare node:http hop (the floor)`,
+        value: median(2, k) - median(0, k),
+        unit: 'ms',
+        note: `${median(2, k).toFixed(2)} ms through it, ${int(rate(2))} calls/s`,
       });
     figures.push({
       name: `${era}, ${connections} connection(s): throughput through the gateway`,
@@ -271,6 +315,8 @@ runMain(async () => {
       { url: server.url.toString(), headers: await session(server.url.toString(), server.token) },
       { url: gateway.url, headers: await session(gateway.url, server.token) },
     ];
+    // The bare hop carries the direct path's session.
+    paths.push({ url: await startBareHop(server.url), headers: paths[0].headers });
     figures.push(...(await measure('2025', paths, CALL_2025, gateway, problems)));
   }
   if (flags.era !== '2025') {
@@ -282,6 +328,7 @@ runMain(async () => {
       { url: server.url.toString(), headers: await modernHeaders(server.url.toString(), server.token) },
       { url: gateway.url, headers: await modernHeaders(gateway.url, server.token) },
     ];
+    paths.push({ url: await startBareHop(server.url), headers: paths[0].headers });
     figures.push(...(await measure(MODERN, paths, CALL_2026, gateway, problems)));
   }
   report(
