@@ -192,10 +192,8 @@ export default async function OutcomePage({ params }: { params: Promise<{ id: st
           >
             <ol className="space-y-1 text-sm" data-testid="rounds">
               {o.rounds.map((round, i) => (
-                <li key={i} className="flex flex-wrap items-baseline gap-x-3">
-                  <span className="min-w-20 font-mono text-xs tabular-nums text-slate-500">
-                    {roundTime(round.atMs)}
-                  </span>
+                <li key={i} className="grid grid-cols-[5.5rem_minmax(0,1fr)] items-baseline gap-x-3">
+                  <span className="font-mono text-xs tabular-nums text-slate-500">{roundTime(round.atMs)}</span>
                   <span className="text-slate-900">{roundLabel(round)}</span>
                 </li>
               ))}
