@@ -3,7 +3,9 @@
 // server; a reviewer decides through the console's API. The call is answered at once with
 // input_required (a URL elicitation to the request's page); the retry with the gateway's
 // requestState runs the call once approved, even through a restarted gateway; a tampered state,
-// one minted for another principal, and a declined elicitation are refused, the call unsent.
+// one minted for another principal, one whose rounds this gateway would not have packed, and a
+// declined elicitation are refused, the call unsent. The call's record notes the gateway's round
+// (`observed.rounds`), once however often the approval was still pending.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -27,6 +29,7 @@ import {
 import { startV2HttpServer } from '@/testing/mcp-v2-server';
 import type { GatewayContext } from './context';
 import { runHttp } from './http';
+import { roundStateCodec, type RoundState } from './round-state';
 
 vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
@@ -88,6 +91,12 @@ async function firstRound(client: Client, ref: string) {
   return round;
 }
 
+/** The gateway's approval round, as docs/api.md `observed.rounds` names it. */
+const gateRound = { atMs: expect.any(Number), by: 'gateway', asked: ['approval'], requests: 1 };
+
+const roundsOf = async (ref: string) =>
+  (await recordDetailsOf(ref)).map((r) => [r.delivery, (r.observed as { rounds?: unknown }).rounds]);
+
 const retry = (client: Client, ref: string, requestState: string, action = 'accept') =>
   client.request(
     {
@@ -121,6 +130,7 @@ describe('a 2026-07-28 client whose call needs approval', () => {
     expect(records.map((r) => [r.toolName, r.delivery, r.grantId])).toEqual([
       ['test_simple_text', 'completed', approvals[0].grant?.id],
     ]);
+    expect(await roundsOf(ref)).toEqual([['completed', [gateRound]]]);
   });
 
   it('a retry while still pending gets another round after the wait; after a restart of the gateway the same state runs the call once', async () => {
@@ -148,6 +158,37 @@ describe('a 2026-07-28 client whose call needs approval', () => {
       ['never_sent', '.2'],
       ['completed', '.3'],
     ]);
+    // Asked once: the round of the retry while still pending is the same approval, not another round.
+    expect(await roundsOf(ref)).toEqual([
+      ['never_sent', [gateRound]],
+      ['completed', [gateRound]],
+    ]);
+  });
+
+  it("a state minted with the gateway's key but carrying nine rounds, or a round out of range, is refused with -32602, and nothing is sent", async () => {
+    const { gateway } = await setUp();
+    const g = await gateway();
+    const ref = `ref-${randomUUID()}`;
+    const client = await pinnedClient(g.url, false);
+    const round = await firstRound(client, ref);
+    await decide(actors.reviewer, ref, 'approve');
+    // The state's payload (SDK v2's wire shape: "v1." b64url({ p, exp, b? }) "." mac), minted again as the gateway would.
+    const payload = JSON.parse(Buffer.from(round.requestState!.split('.')[1], 'base64url').toString()) as {
+      p: RoundState;
+    };
+    expect(payload.p.rounds).toEqual([[expect.any(Number), 33, 1]]);
+    const codec = roundStateCodec(g.ctx.endpoint.apiKey, g.ctx);
+    const mint = (rounds: unknown) =>
+      codec.mint({ ...payload.p, rounds } as RoundState, { mcpReq: { method: 'tools/call' } } as never);
+    for (const rounds of [Array.from({ length: 9 }, () => [0, 33, 1]), [[0, 33, 5000]], [[0, 128, 1]]]) {
+      const error = await retry(client, ref, await mint(rounds)).catch((e: unknown) => e);
+      expect((error as ProtocolError).code, JSON.stringify(rounds)).toBe(-32602);
+    }
+    expect((await approvalsOf(ref)).map((a) => a.status)).toEqual(['approved']);
+    expect(await recordsOf(ref, g.ctx.reporter)).toEqual([]);
+    // The same payload minted with its own rounds is taken: the refusals above were the rounds'.
+    const done = await retry(client, ref, await mint(payload.p.rounds));
+    expect(done.content).toEqual([{ type: 'text', text: 'This is a simple text response for testing.' }]);
   });
 
   it('a tampered requestState is refused with -32602, and nothing is sent', async () => {
@@ -200,6 +241,7 @@ describe('a 2026-07-28 client whose call needs approval', () => {
     await expect(decide(actors.reviewer, ref, 'approve', 300)).rejects.toThrow(/no pending approval/);
     const records = await recordsOf(ref, g.ctx.reporter);
     expect(records.map((r) => [r.delivery, r.category])).toEqual([['never_sent', 'approval_required']]);
+    expect(await roundsOf(ref)).toEqual([['never_sent', [gateRound]]]);
   });
 });
 

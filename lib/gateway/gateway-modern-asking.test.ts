@@ -3,7 +3,8 @@
 // elicitation, sampling and roots, calls through the gateway over HTTP a tool of a 2025 server
 // (SDK v1) that elicits, samples and lists roots before it answers. Each of the server's requests
 // reaches the client as an `input_required` round mirroring it, the client's answers reach the
-// server, and the call ends with the server's result, recorded once. Two clients on the same shared
+// server, and the call ends with the server's result, recorded once, its rounds noted in the
+// record (`observed.rounds`: who asked and which kind, never the question or the answer). Two clients on the same shared
 // session at once: each is asked only its own call's questions. A client that never retries: its
 // call is cancelled upstream and recorded as left at its round; its state, like any state brought
 // to a gateway that no longer holds the call (a restart), gets the invalid-state error. Over stdio,
@@ -55,6 +56,14 @@ async function gatewayFor(upstream: string, over: Partial<GatewayContext> = {}) 
   });
   return { ...t, url: gateway.url };
 }
+
+/** The survey's three rounds, as docs/api.md `observed.rounds` names them. */
+const surveyRounds = (['elicitation_form', 'sampling', 'roots'] as const).map((kind) => ({
+  atMs: expect.any(Number),
+  by: 'server',
+  asked: [kind],
+  requests: 1,
+}));
 
 interface Asked {
   method: string;
@@ -148,6 +157,9 @@ describe('a 2025 server that asks its client mid-call, behind a 2026-07-28 clien
     const records = await recordDetailsOf(ref, g.ctx.reporter);
     expect(records.map((r) => [r.delivery, r.category, r.attempt])).toEqual([['completed', 'ok', 4]]);
     expect(records[0].eventId).toMatch(/^evt_[0-9a-f-]{36}\.4$/);
+    expect((records[0].observed as { rounds?: unknown }).rounds).toEqual(surveyRounds);
+    // Nothing of what was asked or answered is in the record.
+    expect(JSON.stringify(records[0].observed)).not.toMatch(/billing|acc_7|quiet|srv/);
   });
 
   it('two clients on the same shared session at once: each is asked only its own call', async () => {
@@ -205,7 +217,7 @@ describe('a 2025 server that asks its client mid-call, behind a 2026-07-28 clien
         eventId: expect.stringMatching(/^evt_[0-9a-f-]{36}\.1$/),
         toolName: 'survey',
         attempt: 1,
-        observed: { sent: true, resultType: 'input_required' },
+        observed: { sent: true, resultType: 'input_required', rounds: [surveyRounds[0]] },
         boundary: 'protocol',
         delivery: 'rejected',
         category: 'input_required',
@@ -245,6 +257,7 @@ describe('over stdio, the same server as the child of the gateway', () => {
     expect(asked.map((a) => a.method)).toEqual(['elicitation/create', 'sampling/createMessage', 'roots/list']);
     const records = await recordDetailsOf(ref, ctx.reporter);
     expect(records.map((r) => [r.delivery, r.category, r.attempt])).toEqual([['completed', 'ok', 4]]);
+    expect((records[0].observed as { rounds?: unknown }).rounds).toEqual(surveyRounds);
   });
 
   it("a 2025 host that probes with server/discover and then sends initialize: each of the child's requests reaches it, and the call ends once", async () => {
@@ -279,5 +292,7 @@ describe('over stdio, the same server as the child of the gateway', () => {
     expect(asked.map((a) => a.method)).toEqual(['elicitation/create', 'sampling/createMessage', 'roots/list']);
     const records = await recordDetailsOf(ref, ctx.reporter);
     expect(records.map((r) => [r.delivery, r.category])).toEqual([['completed', 'ok']]);
+    // The SDK put each round to the 2025 host as the request itself, mid-call: still a round of the one call.
+    expect((records[0].observed as { rounds?: unknown }).rounds).toEqual(surveyRounds);
   });
 });

@@ -1,10 +1,11 @@
 // One record per call on the 2026-07-28 leg (issue 42, plan step 4): SDK v2's client, pinned to
 // 2026-07-28, through the gateway (HTTP and stdio) in front of the SDK v2 test server's
 // `test_input_required_result_multi_round` (two questions, one per round, then the answer). A call
-// that completes after its two rounds is recorded once, its rounds counted in `attempt`; a call
-// left after its first round is recorded once as that round (rejected / input_required /
-// after_input), when its state can no longer be used or when the gateway closes. Expected values
-// are written from docs/design.md's table and docs/gateway.md, not read back from the code.
+// that completes after its two rounds is recorded once, its rounds counted in `attempt` and noted
+// in `observed.rounds` (who asked, which kinds, how many requests: never what); a call left after
+// its first round is recorded once as that round (rejected / input_required / after_input), when
+// its state can no longer be used or when the gateway closes. Expected values are written from
+// docs/design.md's table, docs/gateway.md and docs/api.md, not read back from the code.
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
@@ -40,7 +41,7 @@ const TOOL = 'test_input_required_result_multi_round';
 type Leg = 'http' | 'stdio';
 
 /** A gateway of `leg` in front of the SDK v2 test server, whose tools need no approval; a pinned client to it. */
-async function through(leg: Leg, over: Partial<GatewayContext> = {}, autoFulfill = true) {
+async function through(leg: Leg, over: Partial<GatewayContext> = {}, autoFulfill = true, sampling = false) {
   const server = uniq(`records-${leg}`);
   await trustServer(cli, server);
   await setPolicyRule(cli, { server, tool: null, requiredApprovals: 0 });
@@ -49,10 +50,16 @@ async function through(leg: Leg, over: Partial<GatewayContext> = {}, autoFulfill
     { name: 'records-test-client', version: '1.0.0' },
     {
       versionNegotiation: { mode: { pin: '2026-07-28' } },
-      capabilities: { elicitation: { form: {} } },
+      capabilities: { elicitation: { form: {} }, ...(sampling ? { sampling: {} } : {}) },
       inputRequired: { autoFulfill },
     },
   );
+  if (sampling)
+    client.setRequestHandler('sampling/createMessage', async () => ({
+      role: 'assistant',
+      content: { type: 'text', text: 'Paris' },
+      model: 'test-model',
+    }));
   // Answers each question by the field it asks for.
   client.setRequestHandler('elicitation/create', async (request) => {
     const fields = Object.keys(
@@ -107,6 +114,15 @@ async function eventually<T>(read: () => Promise<T[]>, count: number, ms = 5000)
 
 const call = (ref: string) => ({ name: TOOL, arguments: {}, _meta: { 'countersign/requestRef': ref } });
 
+/** The server's round asking one form elicitation, as docs/api.md `observed.rounds` names it. */
+const askedName = { atMs: expect.any(Number), by: 'server', asked: ['elicitation_form'], requests: 1 };
+
+/** A record's rounds' times: from the call's first request, in order. */
+function expectInOrder(record: { observed: unknown }) {
+  const times = (record.observed as { rounds: { atMs: number }[] }).rounds.map((r) => r.atMs);
+  times.forEach((t, i) => expect(t).toBeGreaterThanOrEqual(i ? times[i - 1] : 0));
+}
+
 describe.each<Leg>(['http', 'stdio'])('a pinned 2026-07-28 client through the gateway (%s)', (leg) => {
   it('a call that completes after two input_required rounds is recorded once: completed, its three requests counted', async () => {
     const { ctx, client } = await through(leg);
@@ -122,12 +138,38 @@ describe.each<Leg>(['http', 'stdio'])('a pinned 2026-07-28 client through the ga
         eventId,
         toolName: TOOL,
         attempt: 3,
-        observed: { sent: true, result: { isError: false, outputValidation: 'not_declared' }, resultType: 'complete' },
+        observed: {
+          sent: true,
+          result: { isError: false, outputValidation: 'not_declared' },
+          resultType: 'complete',
+          rounds: [askedName, askedName],
+        },
         boundary: 'none',
         delivery: 'completed',
         category: 'ok',
         retry: 'no',
       },
+    ]);
+    expectInOrder(records[0]);
+  });
+
+  it('a round that asks two kinds at once is one round of two requests', async () => {
+    const { ctx, client } = await through(leg, {}, true, true);
+    const ref = `ref-${randomUUID()}`;
+    const result = await client.callTool({
+      name: 'test_input_required_result_capabilities',
+      arguments: {},
+      _meta: { 'countersign/requestRef': ref },
+    });
+    expect(result.isError).toBeFalsy();
+    await ctx.reporter.flush();
+    const records = await stored(ref);
+    expect(records.map((r) => [r.attempt, r.delivery, (r.observed as { rounds?: unknown }).rounds])).toEqual([
+      [
+        2,
+        'completed',
+        [{ atMs: expect.any(Number), by: 'server', asked: ['elicitation_form', 'sampling'], requests: 2 }],
+      ],
     ]);
   });
 
@@ -151,7 +193,7 @@ describe.each<Leg>(['http', 'stdio'])('a pinned 2026-07-28 client through the ga
         eventId: expect.stringMatching(/^evt_[0-9a-f-]{36}\.1$/),
         toolName: TOOL,
         attempt: 1,
-        observed: { sent: true, resultType: 'input_required' },
+        observed: { sent: true, resultType: 'input_required', rounds: [askedName] },
         boundary: 'protocol',
         delivery: 'rejected',
         category: 'input_required',
@@ -212,7 +254,7 @@ describe.each<Leg>(['http', 'stdio'])('a pinned 2026-07-28 client through the ga
         eventId: expect.stringMatching(/^evt_[0-9a-f-]{36}\.2$/),
         toolName: TOOL,
         attempt: 2,
-        observed: { sent: true, resultType: 'input_required' },
+        observed: { sent: true, resultType: 'input_required', rounds: [askedName, askedName] },
         boundary: 'protocol',
         delivery: 'rejected',
         category: 'input_required',

@@ -23,7 +23,8 @@ import type { StagingGuard } from '../mcp/guard';
 import { approvalUrl } from './context';
 import type { ModernGateway } from './modern-server';
 import type { CallMeta } from './record';
-import type { RoundState } from './round-state';
+import { addRound, approvalRound, packRounds, type RoundState } from './round-state';
+import type { ObservedRound } from '../outcomes/schemas';
 import type { ToolPolicy } from './policy';
 
 /** The key of the gateway's own input request in `inputRequests` / `inputResponses`. */
@@ -34,10 +35,11 @@ export interface GatedCall {
   tool: Tool | undefined;
   meta: CallMeta;
   digest: () => string;
-  /** The call's id, first request and request number, carried by its rounds (round-state.ts). */
+  /** The call's id, first request, request number and rounds so far, carried by its rounds (round-state.ts). */
   id: string;
   at: number;
   n: number;
+  rounds: ObservedRound[];
 }
 
 export type Gate =
@@ -107,6 +109,8 @@ export async function approvalGate(
   if (!byUrl || grant.why !== 'pending' || !grant.approvalId)
     return { go: false, refusal: grantRefusal(g.ctx.endpoint, grant) };
   const url = approvalUrl(g.ctx.endpoint, grant.approvalId);
+  // The gateway's own round, noted on the call (once, however long the approval stays pending).
+  call.rounds = addRound(call.rounds, approvalRound(call.at));
   const who = verdict.requiredApprovals > 1 ? `${verdict.requiredApprovals} reviewers` : 'a reviewer';
   return {
     go: false,
@@ -126,6 +130,7 @@ export async function approvalGate(
           call: call.id,
           at: call.at,
           n: call.n,
+          rounds: packRounds(call.rounds),
         },
         ctx,
       ),

@@ -4,9 +4,10 @@
 // the SDK before this runs: it must name this call's tool and arguments, and a grant redeemed in
 // an earlier round of the same call is not asked for again.
 //
-// One record per call, however many rounds it takes (modern-record.ts). In front of a 2025
-// server, the call is held open upstream across its rounds (held-calls.ts): the server's own
-// requests mid-call become rounds, and a retry of one resumes the held call.
+// One record per call, however many rounds it takes (modern-record.ts), its rounds noted on the
+// call and carried by their state (round-state.ts `addRound`). In front of a 2025 server, the call
+// is held open upstream across its rounds (held-calls.ts): the server's own requests mid-call
+// become rounds, and a retry of one resumes the held call.
 //
 // The lean path (modern-lean.ts) judges, guards and records a plain call with the same functions
 // (newCall, judge, trustedRead, modern-record.ts), and hands back here what it does not answer.
@@ -25,7 +26,7 @@ import type { ModernExchange } from './modern-exchange';
 import type { ToolPolicy } from './policy';
 import { answered, drop, eventIdOf, failed, hold, observedError, record, refuse, type Call } from './modern-record';
 import { noticeHidden, relayOptions, sent, upstreamParams, wrapRound, type ModernGateway } from './modern-server';
-import type { RoundState } from './round-state';
+import { addRound, packRounds, serverRound, unpackRounds, type RoundState } from './round-state';
 
 export async function callTool(
   g: ModernGateway,
@@ -60,7 +61,8 @@ export async function callTool(
     );
   }
   const call = newCall(params.name, params, state);
-  if (state && (state.tool !== call.name || state.digest !== call.digest())) throw invalidState();
+  if (state && (state.tool !== call.name || state.digest !== call.digest() || !unpackRounds(state.rounds)))
+    throw invalidState();
   // A round that mirrored a 2025 server's requests: its call is still running upstream, held for this retry.
   if (state?.held !== undefined) return resume(g, client, call, state, ctx, raw, exchange);
   // The client came back: this request records the call (or holds it again at its next round).
@@ -131,6 +133,7 @@ async function settle(
   // A round of the call, not its outcome: the call is recorded once it has one, or as this round
   // if its client never comes back.
   if (result.resultType === 'input_required') {
+    call.rounds = addRound(call.rounds, serverRound(result.inputRequests, call.at));
     hold(g, call, { sent: true, resultType: 'input_required' }, startedAt, call.grantId);
     return wrapRound(g, result, { ...chain(call, shift), grantId: call.grantId }, ctx);
   }
@@ -177,6 +180,7 @@ async function follow(
 ): Promise<Record<string, unknown>> {
   const next = await held.next(ctx, options.onprogress, exchange?.declared);
   if ('asks' in next) {
+    call.rounds = addRound(call.rounds, serverRound(next.asks, call.at));
     // Recorded as this round if its client never comes back, and then cancelled upstream.
     hold(g, call, { sent: true, resultType: 'input_required' }, startedAt, call.grantId, {
       afterMs: g.ctx.heldCallMs ?? HOLD_MS,
@@ -218,6 +222,8 @@ export function newCall(name: string, params: Record<string, unknown>, state: Ro
     id: state?.call ?? randomUUID(),
     at: state?.at ?? Date.now(),
     n: (state?.n ?? 0) + 1,
+    // Checked before the call is judged: a state whose rounds are not the gateway's is refused.
+    rounds: unpackRounds(state?.rounds) ?? [],
   };
 }
 
@@ -279,6 +285,7 @@ function chain(call: Call, shift: number): Omit<RoundState, 'up' | 'approvalId' 
     at: call.at,
     n: call.n,
     ...(shift ? { shift } : {}),
+    rounds: packRounds(call.rounds),
   };
 }
 

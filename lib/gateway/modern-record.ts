@@ -3,11 +3,12 @@
 // record is posted when the call ends (answered, refused, failed, cancelled), under an event id
 // made of the call's id and the number of its request (`evt_<call>.<n>`: a replayed state cannot
 // add a second record for the same request; the console keeps the first), dated at the call's
-// first request, its `attempt` the number of requests it took. A call left at a round is held in
-// `g.open` and recorded as that round (open-calls.ts).
+// first request, its `attempt` the number of requests it took, its rounds (when, who asked, which
+// kinds, how many requests: round-state.ts) in `observed.rounds`. A call left at a round is held
+// in `g.open` and recorded as that round (open-calls.ts), that round among its rounds.
 import { ProtocolError, type CallToolResult, type Client, type Tool } from '@modelcontextprotocol/client';
 import type { ServerContext } from '@modelcontextprotocol/server';
-import type { Observed } from '../outcomes/schemas';
+import type { Observed, ObservedRound } from '../outcomes/schemas';
 import { fromError, fromResult } from '../mcp/observed';
 import { newTrace } from '../mcp/trace';
 import type { Refusal } from './approval-gate';
@@ -30,6 +31,8 @@ export interface Call {
   n: number;
   /** When the server ended the call, if that was before its record is made (a held call: held-calls.ts). */
   endedAt?: number;
+  /** Its interim rounds so far, oldest first (round-state.ts `addRound`). */
+  rounds: ObservedRound[];
 }
 
 /** The call failed upstream (or was cancelled): recorded, and the client gets the error. */
@@ -84,6 +87,8 @@ function outcome(
 ) {
   const from = call.n > 1 ? call.at : startedAt;
   const durationMs = Math.max(0, (call.endedAt ?? Date.now()) - from);
+  // The rounds as they are now: a call held at a round is recorded with that round last.
+  if (call.rounds.length) observed = { ...observed, rounds: [...call.rounds] };
   return () => {
     const record = gatewayRecord(g.ctx, {
       name: call.name,

@@ -1,5 +1,5 @@
 // How outcome classifications read to people: labels and tones, one table each. Pure.
-import type { Boundary, Category, Delivery, ObservedTask, Retry } from './schemas';
+import type { Boundary, Category, Delivery, ObservedRound, ObservedTask, Retry, RoundKind } from './schemas';
 
 export type Tone = 'neutral' | 'good' | 'warn' | 'bad' | 'info';
 
@@ -50,3 +50,27 @@ export const isUnknownWrite = (c: { delivery: Delivery; readOnly: boolean }) => 
 /** An MCP task's status as seen by one record, e.g. "working", "expired (last seen working)". */
 export const taskStatusLabel = (t: Pick<ObservedTask, 'status' | 'expired'>) =>
   t.expired ? `expired (last seen ${t.status.replaceAll('_', ' ')})` : t.status.replaceAll('_', ' ');
+
+const roundKindLabel: Record<RoundKind, string> = {
+  elicitation_form: 'elicitation (form)',
+  elicitation_url: 'elicitation (URL)',
+  sampling: 'sampling',
+  roots: 'roots',
+  approval: 'approval',
+};
+
+/** When a round came, from the call's first request: "+0.4 s", "+2 min 5 s", "+1 h 3 min". */
+export function roundTime(atMs: number): string {
+  if (atMs < 60_000) return `+${(Math.floor(atMs / 100) / 10).toFixed(1)} s`;
+  const s = Math.floor(atMs / 1000);
+  if (s < 3600) return `+${Math.floor(s / 60)} min ${s % 60} s`;
+  return `+${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
+}
+
+/** Who asked what in a round, never the question: "server asked: elicitation (form), 2 requests". */
+export function roundLabel(round: ObservedRound): string {
+  if (round.by === 'gateway' && round.asked.length === 1 && round.asked[0] === 'approval')
+    return 'gateway: approval pending';
+  const what = round.asked.length ? round.asked.map((k) => roundKindLabel[k]).join(', ') : 'input';
+  return `${round.by} asked: ${what}, ${round.requests} ${round.requests === 1 ? 'request' : 'requests'}`;
+}

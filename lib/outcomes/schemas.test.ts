@@ -49,6 +49,10 @@ const minimal = {
   observed: { sent: true },
 };
 
+// Rounds as docs/api.md describes them.
+const ROUND = { atMs: 400, by: 'server', asked: ['elicitation_form'], requests: 2 };
+const GATE = { atMs: 0, by: 'gateway', asked: ['approval'], requests: 1 };
+
 type Patch = Record<string, unknown>;
 const withField = (patch: Patch) => ({ ...full, ...patch });
 const withObserved = (patch: Patch) => ({ ...full, observed: { ...full.observed, ...patch } });
@@ -85,6 +89,39 @@ describe('outcomeSchema', () => {
     ['a task from 2025-11-25 (no resultType)', withObserved({ task: { id: 'tsk_1', status: 'completed' } })],
     ['an expired task', withObserved({ result: null, task: { id: 'tsk_1', status: 'working', expired: true } })],
     ['expired null', withObserved({ task: { id: 'tsk_1', status: 'failed', expired: null } })],
+    ['rounds null', withObserved({ rounds: null })],
+    ['no rounds', withObserved({ rounds: [] })],
+    [
+      "a server's round and the gateway's",
+      withObserved({
+        rounds: [
+          { atMs: 0, by: 'gateway', asked: ['approval'], requests: 1 },
+          { atMs: 412, by: 'server', asked: ['elicitation_form', 'sampling'], requests: 2 },
+        ],
+      }),
+    ],
+    [
+      'a round that asked nothing the record names',
+      withObserved({ rounds: [{ atMs: 5, by: 'server', asked: [], requests: 0 }] }),
+    ],
+    ['eight rounds', withObserved({ rounds: Array.from({ length: 8 }, () => ROUND) })],
+    [
+      'rounds at their ceilings',
+      withObserved({
+        rounds: [
+          {
+            atMs: 2_147_483_647,
+            by: 'server',
+            asked: ['elicitation_form', 'elicitation_url', 'sampling', 'roots', 'approval'],
+            requests: 1000,
+          },
+        ],
+      }),
+    ],
+    [
+      'rounds of a call never sent (its approval round)',
+      withObserved({ sent: false, clientBlock: 'approval_required', httpStatus: null, result: null, rounds: [GATE] }),
+    ],
   ])('accepts %s', (_name, value) => {
     expect(outcomeSchema.safeParse(value).success).toBe(true);
   });
@@ -172,6 +209,49 @@ describe('outcomeSchema', () => {
     ['a result although not sent', withObserved({ sent: false, httpStatus: null }), 'observed.result'],
     ['a block although sent', withObserved({ clientBlock: 'approval_required' }), 'observed.clientBlock'],
     ['an auth error on a 500', withObserved({ httpStatus: 500, authError: 'invalid_token' }), 'observed.authError'],
+    ['rounds not a list', withObserved({ rounds: ROUND }), 'observed.rounds'],
+    ['nine rounds', withObserved({ rounds: Array.from({ length: 9 }, () => ROUND) }), 'observed.rounds'],
+    ['a round by someone else', withObserved({ rounds: [{ ...ROUND, by: 'client' }] }), 'observed.rounds.0.by'],
+    [
+      'a round asking an unknown kind',
+      withObserved({ rounds: [{ ...ROUND, asked: ['elicitation'] }] }),
+      'observed.rounds.0.asked.0',
+    ],
+    [
+      'a long string as a kind',
+      withObserved({ rounds: [{ ...ROUND, asked: ['x'.repeat(10_000)] }] }),
+      'observed.rounds.0.asked.0',
+    ],
+    [
+      'a kind named twice',
+      withObserved({ rounds: [{ ...ROUND, asked: ['sampling', 'sampling'] }] }),
+      'observed.rounds.0.asked',
+    ],
+    [
+      'six kinds',
+      withObserved({
+        rounds: [
+          { ...ROUND, asked: ['elicitation_form', 'elicitation_url', 'sampling', 'roots', 'approval', 'roots'] },
+        ],
+      }),
+      'observed.rounds.0.asked',
+    ],
+    ['a negative time', withObserved({ rounds: [{ ...ROUND, atMs: -1 }] }), 'observed.rounds.0.atMs'],
+    ['a fractional time', withObserved({ rounds: [{ ...ROUND, atMs: 0.5 }] }), 'observed.rounds.0.atMs'],
+    ['a time past int4', withObserved({ rounds: [{ ...ROUND, atMs: 2_147_483_648 }] }), 'observed.rounds.0.atMs'],
+    ['a time as text', withObserved({ rounds: [{ ...ROUND, atMs: '+0.4 s' }] }), 'observed.rounds.0.atMs'],
+    ['1001 requests', withObserved({ rounds: [{ ...ROUND, requests: 1001 }] }), 'observed.rounds.0.requests'],
+    ['negative requests', withObserved({ rounds: [{ ...ROUND, requests: -1 }] }), 'observed.rounds.0.requests'],
+    [
+      'a round without who asked',
+      withObserved({ rounds: [{ atMs: 1, asked: [], requests: 1 }] }),
+      'observed.rounds.0.by',
+    ],
+    [
+      'a round carrying the question',
+      withObserved({ rounds: [{ ...ROUND, message: 'Which account?' }] }),
+      'observed.rounds.0',
+    ],
   ])('refuses %s, naming the field', (_name, value, path) => {
     expect(firstIssuePath(value)).toBe(path);
   });

@@ -158,6 +158,33 @@ export const taskSchema = z
   .strict();
 export type ObservedTask = z.infer<typeof taskSchema>;
 
+/** Who asked in an interim round of a call: its server, or the gateway itself (an approval). */
+export const roundAskers = ['server', 'gateway'] as const;
+export type RoundAsker = (typeof roundAskers)[number];
+
+/** What a round asked the client for; never what was asked or answered. */
+export const roundKinds = ['elicitation_form', 'elicitation_url', 'sampling', 'roots', 'approval'] as const;
+export type RoundKind = (typeof roundKinds)[number];
+
+/** A call's interim rounds are recorded up to this many (the first ones). */
+export const MAX_RECORDED_ROUNDS = 8;
+/** The input requests of one round are counted up to this many. */
+export const MAX_ROUND_REQUESTS = 1000;
+
+export const roundSchema = z
+  .object({
+    // When the round's answer went to the client, from the call's first request.
+    atMs: int4.min(0),
+    by: z.enum(roundAskers),
+    asked: z
+      .array(z.enum(roundKinds))
+      .max(roundKinds.length)
+      .refine((kinds) => new Set(kinds).size === kinds.length, 'must not name a kind twice'),
+    requests: z.number().int().min(0).max(MAX_ROUND_REQUESTS),
+  })
+  .strict();
+export type ObservedRound = z.infer<typeof roundSchema>;
+
 const observedShape = z
   .object({
     sent: z.boolean(),
@@ -169,6 +196,8 @@ const observedShape = z
     result: optional(resultSchema),
     resultType: optional(z.enum(resultTypes)),
     task: optional(taskSchema),
+    // The interim rounds (`input_required`) of a call recorded once at its end, oldest first.
+    rounds: optional(z.array(roundSchema).max(MAX_RECORDED_ROUNDS)),
   })
   .strict();
 

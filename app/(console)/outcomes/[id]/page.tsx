@@ -11,6 +11,8 @@ import {
   deliveryLabel,
   isUnknownWrite,
   retryLabel,
+  roundLabel,
+  roundTime,
   taskStatusLabel,
 } from '@/lib/outcomes/present';
 import { findApprovalIdForGrant } from '@/lib/server/approvals';
@@ -178,6 +180,21 @@ export default async function OutcomePage({ params }: { params: Promise<{ id: st
                     </Link>
                   )}
                   <span className="text-xs text-slate-500">{categoryLabel(h.category)}</span>
+                </li>
+              ))}
+            </ol>
+          </Card>
+        ) : null}
+        {o.rounds?.length ? (
+          <Card
+            title="Rounds before the answer"
+            description="Each time the call was answered with input_required before its end, from its first request: who asked and for what kind of input, never the question or the answer."
+          >
+            <ol className="space-y-1 text-sm" data-testid="rounds">
+              {o.rounds.map((round, i) => (
+                <li key={i} className="grid grid-cols-[5.5rem_minmax(0,1fr)] items-baseline gap-x-3">
+                  <span className="font-mono text-xs tabular-nums text-slate-500">{roundTime(round.atMs)}</span>
+                  <span className="text-slate-900">{roundLabel(round)}</span>
                 </li>
               ))}
             </ol>
