@@ -24,7 +24,7 @@ import type { GatewayContext } from './context';
 import type { UpstreamHead } from './exchange';
 import { carryingModern, modernExchange, refusalFor, type ModernExchange } from './modern-exchange';
 import { HeldCalls, KIND, SERVER_ASKS } from './held-calls';
-import { upstreamAgent } from './lean-upstream';
+import { upstreamPool } from './lean-upstream';
 import { leanPath, plainCall, sessionCall, type LeanAnswer, type LeanSession } from './modern-lean';
 import { isPrimingEvent, RECONNECT_MS, SessionEvents } from './event-store';
 import { describe, modernFactory, rootCause, ToolCatalog, type ModernGateway } from './modern-server';
@@ -83,8 +83,8 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
     open: new OpenCalls(ctx.reporter, ctx.roundAbandonMs ?? TTL_SECONDS * 1000),
   };
   const factory = modernFactory(g);
-  const agent = upstreamAgent(upstreamUrl);
-  const lean = ctx.modernLean === false ? null : leanPath(g, upstreamUrl, agent, (a) => upstream.discovered(a));
+  const pool = upstreamPool(upstreamUrl);
+  const lean = ctx.modernLean === false ? null : leanPath(g, upstreamUrl, pool, (a) => upstream.discovered(a));
   const sessions = new IdleSessions(ctx.sessionIdleMs ?? SESSION_IDLE_MS, ctx.log);
   // The sessions with their own upstream session, as the lean path sends their calls.
   const leanSessions = new WeakMap<WebStandardStreamableHTTPServerTransport, LeanSession>();
@@ -262,7 +262,7 @@ export function modernLeg(ctx: GatewayContext, upstreamUrl: URL): ModernLeg {
       await sessions.close();
       await handler.close();
       await upstream.close();
-      agent.destroy();
+      void pool.destroy();
       // Calls still waiting for their client's retry: recorded as left at their round (and cancelled).
       g.open.flush();
       held.cancelAll();

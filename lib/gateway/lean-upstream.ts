@@ -1,65 +1,157 @@
-// The lean paths' one POST of a call to the server (modern-lean.ts), on a kept-alive node:http
-// connection (hand-written: SDK v2's client and its fetch per call cost more than the call,
-// bench:gateway), and what is read of its answer: the one response to the call, from a JSON body or
-// from an SSE stream that carries only it (the answer of SDK v1's and SDK v2's 2025 transports);
-// and, for any other answer, the server's answer as the SDK client's fetch would have had it, to
-// replay on the SDK's path (modern-exchange.ts `handed`) with what was already read put back.
-import {
-  Agent as HttpAgent,
-  request as httpRequest,
-  type Agent,
-  type IncomingHttpHeaders,
-  type IncomingMessage,
-} from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { Readable } from 'node:stream';
+// The lean paths' one POST of a call to the server (modern-lean.ts), on a kept-alive connection of
+// undici's (hand-written on its dispatcher: SDK v2's client and its fetch per call cost more than
+// the call, and node:http's client with a stream per answer twice undici's, bench:gateway), and
+// what is read of its answer: the one response to the call, from a JSON body or from an SSE stream
+// that carries only it (the answer of SDK v1's and SDK v2's 2025 transports); and, for any other
+// answer, the server's answer as the SDK client's fetch would have had it, to replay on the SDK's
+// path (modern-exchange.ts `handed`) with what was already read put back.
+import type { IncomingHttpHeaders } from 'node:http';
 import { isJsonContentType } from '@modelcontextprotocol/server';
+import { errors, Pool, type Dispatcher } from 'undici';
 
 /** Keep-alive connections to the server for the lean paths, one pool per gateway. */
-export function upstreamAgent(url: URL): Agent {
-  const options = { keepAlive: true, keepAliveMsecs: 1000, maxFreeSockets: 256, scheduling: 'lifo' as const };
-  return url.protocol === 'https:' ? new HttpsAgent(options) : new HttpAgent(options);
+export function upstreamPool(url: URL): Pool {
+  return new Pool(url.origin, { keepAliveTimeout: 4000, keepAliveMaxTimeout: 600_000 });
+}
+
+/** The server's answer to one POST: its status line, its headers and its body as it comes. */
+export interface Answer {
+  statusCode: number;
+  statusText: string;
+  headers: IncomingHttpHeaders;
+  body: AnswerBody;
 }
 
 export type Post = (
   headers: Record<string, string>,
   body: string,
-  /** Whether it may go twice: retried once on a fresh connection when a kept-alive one was found closed. */
+  /** Whether it may go twice: retried once when the connection failed before any answer. */
   resendable: boolean,
   signal: AbortSignal,
-) => Promise<IncomingMessage>;
+) => Promise<Answer>;
 
 /** One POST to the server's MCP endpoint. */
-export function poster(url: URL, agent: Agent): Post {
-  const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-  const target = {
-    protocol: url.protocol,
-    hostname,
-    port: url.port,
-    path: `${url.pathname}${url.search}`,
-    ...(url.username || url.password
-      ? { auth: `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` }
-      : {}),
-    agent,
-  };
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+export function poster(url: URL, pool: Pool): Post {
+  const path = `${url.pathname}${url.search}`;
+  // Credentials in the server's URL, sent for a request that carries no Authorization of its own.
+  const basic =
+    url.username || url.password
+      ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`
+      : null;
   const post: Post = (headers, body, resendable, signal) =>
-    new Promise<IncomingMessage>((resolve, reject) => {
-      const req = send({ ...target, method: 'POST', headers, signal });
-      req.on('response', resolve);
-      req.on('error', (error: NodeJS.ErrnoException) => {
-        if (
-          resendable &&
-          req.reusedSocket &&
-          (error.code === 'ECONNRESET' || error.code === 'EPIPE') &&
-          !signal.aborted
-        )
-          return void post(headers, body, false, signal).then(resolve, reject);
-        reject(error);
-      });
-      req.end(body);
+    new Promise<Answer>((resolve, reject) => {
+      if (signal.aborted) return reject(signal.reason);
+      const sent = basic && !headers.authorization ? { ...headers, authorization: basic } : headers;
+      const answer = new AnswerBody();
+      let started = false;
+      const abort = () =>
+        answer.controller?.abort(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+      signal.addEventListener('abort', abort, { once: true });
+      const done = () => signal.removeEventListener('abort', abort);
+      pool.dispatch(
+        { origin: url.origin, path, method: 'POST', headers: sent, body },
+        {
+          onRequestStart: (controller) => void (answer.controller = controller),
+          onResponseStart: (_controller, statusCode, headers, statusText) => {
+            if (statusCode < 200) return;
+            started = true;
+            resolve({ statusCode, statusText: statusText ?? '', headers, body: answer });
+          },
+          onResponseData: (_controller, chunk) => answer.push(chunk),
+          onResponseEnd: () => (done(), answer.end()),
+          onResponseError: (_controller, error) => {
+            done();
+            if (started) return answer.fail(error);
+            if (resendable && error instanceof errors.SocketError && !signal.aborted)
+              return void post(headers, body, false, signal).then(resolve, reject);
+            reject(error);
+          },
+        },
+      );
     });
   return post;
+}
+
+/**
+ * An answer's body, read chunk by chunk as the connection delivers it (no stream per answer): the
+ * connection is paused while more than HIGH bytes wait to be read.
+ */
+export class AnswerBody {
+  controller: Dispatcher.DispatchController | undefined;
+  private readonly chunks: Buffer[] = [];
+  /** Bytes received and not yet read. */
+  unread = 0;
+  private ended = false;
+  private error: Error | null = null;
+  private reader: { resolve(chunk: Buffer | null): void; reject(error: Error): void } | null = null;
+  private dropped = false;
+  private static readonly HIGH = 64 * 1024;
+
+  push(chunk: Buffer): void {
+    if (this.dropped) return;
+    const reader = this.reader;
+    if (reader) return ((this.reader = null), reader.resolve(chunk));
+    this.chunks.push(chunk);
+    this.unread += chunk.length;
+    if (this.unread > AnswerBody.HIGH) this.controller?.pause();
+  }
+
+  end(): void {
+    this.ended = true;
+    const reader = this.reader;
+    this.reader = null;
+    reader?.resolve(null);
+  }
+
+  fail(error: Error): void {
+    this.error = error;
+    const reader = this.reader;
+    this.reader = null;
+    reader?.reject(error);
+  }
+
+  /** The next chunk, or null at the end; rejects when the answer failed. */
+  next(): Promise<Buffer | null> {
+    const chunk = this.chunks.shift();
+    if (chunk) {
+      this.unread -= chunk.length;
+      if (this.controller?.paused && this.unread <= AnswerBody.HIGH) this.controller.resume();
+      return Promise.resolve(chunk);
+    }
+    if (this.error) return Promise.reject(this.error);
+    if (this.ended) return Promise.resolve(null);
+    return new Promise((resolve, reject) => (this.reader = { resolve, reject }));
+  }
+
+  /** The rest of the body as text. */
+  async text(): Promise<string> {
+    const read: Buffer[] = [];
+    for (let chunk = await this.next(); chunk; chunk = await this.next()) read.push(chunk);
+    return read.length === 1 ? read[0].toString('utf8') : Buffer.concat(read).toString('utf8');
+  }
+
+  /** The rest read and let go, for the connection to be kept. */
+  drop(): void {
+    this.dropped = true;
+    this.chunks.length = 0;
+    this.unread = 0;
+    if (this.controller?.paused) this.controller.resume();
+  }
+
+  /** The rest as a web stream, after `before` (what was already read); cancelling it ends the request. */
+  stream(before: Buffer[] = []): ReadableStream<Uint8Array> {
+    return new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        const chunk = before.shift() ?? (await this.next());
+        if (chunk) controller.enqueue(new Uint8Array(chunk));
+        else controller.close();
+      },
+      cancel: () => {
+        this.drop();
+        if (!this.ended) this.controller?.abort(new Error('the replay was cancelled'));
+      },
+    });
+  }
 }
 
 /** The server's answer to a call sent under the gateway's id. */
@@ -76,31 +168,38 @@ export interface Read {
  * Reads the answer as far as needed: a JSON body whole, an SSE stream up to its first message
  * (priming events and comments carry none). Throws when the body fails while it is read.
  */
-export async function readAnswer(res: IncomingMessage, upId: string): Promise<Read> {
+export async function readAnswer(res: Answer, upId: string): Promise<Read> {
   const token = JSON.stringify(upId);
+  const swap = (text: string, id: unknown) => text.split(token).join(JSON.stringify(id));
   const type = one(res.headers['content-type']) ?? null;
   if (res.statusCode === 200 && isJsonContentType(type)) {
-    const text = await readAll(res);
+    const text = await res.body.text();
     const message = parse(text);
     return {
       ...(isRecord(message) && message.id === upId ? { message } : {}),
-      replay: async (id) => replayed(res, text.split(token).join(JSON.stringify(id))),
+      replay: async (id) => replayed(res, swap(text, id)),
       taken: () => undefined,
     };
   }
   if (res.statusCode !== 200 || !type?.toLowerCase().startsWith('text/event-stream'))
-    return { replay: async (id) => replayed(res, streamed(res, token, JSON.stringify(id))), taken: () => undefined };
+    return {
+      replay: async (id) => replayed(res, streamed(res.body.stream(), token, JSON.stringify(id))),
+      taken: () => res.body.drop(),
+    };
 
-  const chunks = res[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   const read: Buffer[] = [];
   const decoder = new TextDecoder();
   let text = '';
   let message: Record<string, unknown> | undefined;
+  let ended = false;
   reading: for (;;) {
-    const next = await chunks.next();
-    if (next.done) break;
-    read.push(next.value);
-    text += decoder.decode(next.value, { stream: true });
+    const chunk = await res.body.next();
+    if (!chunk) {
+      ended = true;
+      break;
+    }
+    read.push(chunk);
+    text += decoder.decode(chunk, { stream: true });
     const events = text.split(/\r?\n\r?\n/);
     text = events.pop() ?? '';
     for (const event of events) {
@@ -112,17 +211,17 @@ export async function readAnswer(res: IncomingMessage, upId: string): Promise<Re
       break reading;
     }
   }
-  // What was read and what follows, as it came.
-  const rest = Readable.from(
-    (async function* () {
-      yield* read;
-      for (let next = await chunks.next(); !next.done; next = await chunks.next()) yield next.value;
-    })(),
-  );
   return {
     ...(message ? { message } : {}),
-    replay: async (id) => replayed(res, streamed(rest, token, JSON.stringify(id))),
-    taken: () => void rest.resume(),
+    // What was read and what follows, as it came.
+    replay: async (id) =>
+      replayed(
+        res,
+        ended
+          ? swap(Buffer.concat(read).toString('utf8'), id)
+          : streamed(res.body.stream(read), token, JSON.stringify(id)),
+      ),
+    taken: () => res.body.drop(),
   };
 }
 
@@ -142,18 +241,18 @@ function eventData(event: string): string | null | undefined {
 }
 
 /** The server's answer as the SDK client's fetch would have it. */
-function replayed(res: IncomingMessage, body: string | ReadableStream<Uint8Array>): Response {
+function replayed(res: Answer, body: string | ReadableStream<Uint8Array>): Response {
   const headers = new Headers();
-  for (const [k, v] of Object.entries(res.headers as IncomingHttpHeaders))
+  for (const [k, v] of Object.entries(res.headers))
     if (v !== undefined && k !== 'content-length' && k !== 'transfer-encoding')
       headers.set(k, Array.isArray(v) ? v.join(', ') : v);
-  const status = res.statusCode ?? 502;
+  const status = res.statusCode;
   const empty = status === 204 || status === 304;
-  return new Response(empty ? null : body, { status, statusText: res.statusMessage, headers });
+  return new Response(empty ? null : body, { status, statusText: res.statusText, headers });
 }
 
 /** The server's body as it streams, the gateway's id for the call (`from`) put back as the SDK client's (`to`). */
-export function streamed(res: Readable, from: string, to: string): ReadableStream<Uint8Array> {
+export function streamed(body: ReadableStream<Uint8Array>, from: string, to: string): ReadableStream<Uint8Array> {
   const decoder = new TextDecoder();
   const encoder = new TextEncoder();
   let tail = '';
@@ -166,25 +265,12 @@ export function streamed(res: Readable, from: string, to: string): ReadableStrea
     const out = text.slice(0, cut).split(from).join(to);
     if (out) controller.enqueue(encoder.encode(out));
   };
-  return (Readable.toWeb(res) as ReadableStream<Uint8Array>).pipeThrough(
+  return body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform: (chunk, controller) => swap(tail + decoder.decode(chunk, { stream: true }), controller, false),
       flush: (controller) => swap(tail + decoder.decode(), controller, true),
     }),
   );
-}
-
-function readAll(res: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    res.on('data', (c: Buffer) => chunks.push(c));
-    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    res.on('error', reject);
-    res.on('aborted', () => reject(new Error('aborted')));
-    res.on('close', () => {
-      if (!res.complete) reject(new Error('aborted'));
-    });
-  });
 }
 
 function parse(text: string): unknown {

@@ -12,7 +12,8 @@ const EVENT = `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/me
 const WANTED = `event: message\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}\n\nevent: message\ndata: {"jsonrpc":"2.0","id":7,"result":{"content":[]}}\n\n`;
 
 async function through(chunks: string[]): Promise<string> {
-  const body = streamed(Readable.from(chunks.map((c) => Buffer.from(c))), FROM, TO);
+  const source = Readable.toWeb(Readable.from(chunks.map((c) => Buffer.from(c)))) as ReadableStream<Uint8Array>;
+  const body = streamed(source, FROM, TO);
   return new Response(body).text();
 }
 

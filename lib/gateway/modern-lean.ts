@@ -21,7 +21,8 @@
 // SDK's path with the call as judged, which gets the server's answer replayed instead of sending
 // the call again (modern-exchange.ts `handed`), and so answers it exactly as it answers it there.
 import { randomUUID } from 'node:crypto';
-import type { Agent, IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Pool } from 'undici';
 import {
   CLIENT_CAPABILITIES_META_KEY,
   CLIENT_INFO_META_KEY,
@@ -177,11 +178,11 @@ interface Leg {
 export function leanPath(
   g: ModernGateway,
   url: URL,
-  agent: Agent,
+  pool: Pool,
   /** What a 2026-07-28 server answered server/discover for an Authorization, if known (upstream-client.ts). */
   discovered: (authorization: string | null) => DiscoverResult | undefined,
 ): LeanPath {
-  const post = poster(url, agent);
+  const post = poster(url, pool);
   return {
     async answer(plain, exchange, signal) {
       const discover = discovered(exchange.authorization);
@@ -251,7 +252,7 @@ export function leanPath(
               params: { requestId: upId, reason: String(cancel.signal.reason) },
             });
             post(headers, body, false, AbortSignal.timeout(10_000)).then(
-              (res) => res.resume(),
+              (res) => res.body.drop(),
               () => undefined,
             );
           },

@@ -1,11 +1,11 @@
 // What the agent package (`npm run pack:mcp`) leaves to npm instead of bundling, when its code
 // imports them: the MCP SDK packages (so the integrator's own SDK classes are the ones the wrapper
 // sees; the client's stdio transport also spawns through cross-spawn, CommonJS, which an ESM
-// bundle cannot require) and zod. The package declares those its bundles import
+// bundle cannot require), zod, and undici (CommonJS too; the gateway's lean path posts with it). The package declares those its bundles import
 // (`dependenciesOf`). bench:gateway bundles the gateway the same way, to measure it as shipped.
 import { isBuiltin } from 'node:module';
 
-export const PACKAGE_EXTERNALS = ['@modelcontextprotocol/client', '@modelcontextprotocol/server', 'zod'];
+export const PACKAGE_EXTERNALS = ['@modelcontextprotocol/client', '@modelcontextprotocol/server', 'undici', 'zod'];
 
 /**
  * The package's `dependencies`: the packages its bundles import (the external import paths esbuild
