@@ -16,6 +16,7 @@ import { Client as V2Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport as V2StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { childEnvironment } from '../config';
 import { GATEWAY_NODE_FLAGS } from './node-flags';
+import { PACKAGE_EXTERNALS } from '../../scripts/lib/package-externals';
 import { CHILD_GRACE_MS, ChildServer } from './stdio';
 
 const root = process.cwd();
@@ -28,7 +29,7 @@ env.PATH = `${path.dirname(process.execPath)}${path.delimiter}${env.PATH ?? ''}`
 /** The SDK client's wait between closing stdin and SIGTERM (StdioClientTransport.close). */
 const CLIENT_WAIT_MS = 2000;
 
-// Beside node_modules, so that the bundle finds its externals (the SDKs, zod) as the package does.
+// Beside node_modules, so that the bundle finds its externals as the package does.
 const cache = path.join(root, 'node_modules/.cache');
 mkdirSync(cache, { recursive: true });
 const work = mkdtempSync(path.join(cache, 'cs-gateway-shutdown-'));
@@ -44,13 +45,8 @@ beforeAll(async () => {
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    // As scripts/pack-mcp.ts packs it: the SDKs and zod are the package's dependencies.
-    external: [
-      '@modelcontextprotocol/sdk',
-      '@modelcontextprotocol/client',
-      '@modelcontextprotocol/server',
-      'zod',
-    ].flatMap((e) => [e, `${e}/*`]),
+    // As scripts/pack-mcp.ts packs it: its externals are the package's dependencies.
+    external: PACKAGE_EXTERNALS.flatMap((e) => [e, `${e}/*`]),
     banner: { js: `#!/usr/bin/env -S node ${GATEWAY_NODE_FLAGS.join(' ')}` },
     logLevel: 'warning',
   });

@@ -128,10 +128,10 @@ function webRequest(req: IncomingMessage, body: string | 'too_large' | null, sig
   });
 }
 
-/** The lean path's answer; nothing for a client that is gone (no body). */
+/** The lean path's answer, its length given (one write, not chunked); nothing for a client that is gone (no body). */
 function writeLean(res: ServerResponse, answer: LeanAnswer): void {
   if (answer.body === null) return void res.end();
-  res.writeHead(answer.status, answer.headers);
+  res.writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.body) });
   res.end(answer.body);
 }
 
