@@ -3,20 +3,12 @@
 // eras, and the table of calls with the answers the contract (docs/gateway.md) gives them.
 // The server notes every tools/call it gets: the lean path sends a call under an id of its own
 // (`gw-lean-…`), so a test can say which calls it served, and that none reached the server twice.
-import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect, vi } from 'vitest';
 import { z } from 'zod';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import {
-  createMcpHandler,
-  inputRequired,
-  isInitializeRequest,
-  McpServer,
-  WebStandardStreamableHTTPServerTransport,
-  type McpHandlerRequestOptions,
-} from '@modelcontextprotocol/server';
+import { inputRequired, McpServer } from '@modelcontextprotocol/server';
 import { cli } from '@/lib/auth/actor';
 import { runHttp } from '@/lib/gateway/http';
 import { setPolicyRule } from '@/lib/server/policy/policy-rules';
@@ -24,6 +16,7 @@ import { trustServer } from '@/lib/server/policy/trusted-servers';
 import { uniq } from './factories';
 import { recordDetailsOf, testContext, type ConsoleActors } from './gateway-fixtures';
 import { memoryEventStore } from './mcp-v2-server';
+import { bothEras } from '../scripts/lib/v2-both-eras';
 
 export const CHALLENGE = 'Bearer realm="lean-test", error="invalid_token"';
 export const SERVER_INFO = { name: 'lean-upstream', version: '1.0.0' };
@@ -107,27 +100,10 @@ export async function leanUpstream(answers: SessionAnswers = 'sse'): Promise<Lea
   const calls: Seen[] = [];
   const hung: string[] = [];
   const build = () => tools(new McpServer(SERVER_INFO, { capabilities: { logging: {} } }), hung);
-  const modern = createMcpHandler(build, { legacy: 'reject' });
-  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
-  const route = {
-    async fetch(request: Request, options?: McpHandlerRequestOptions): Promise<Response> {
-      const id = request.headers.get('mcp-session-id');
-      if (id !== null) {
-        const transport = sessions.get(id);
-        if (!transport) return Response.json({ jsonrpc: '2.0', id: null, error: { code: -32001 } }, { status: 404 });
-        return transport.handleRequest(request, options);
-      }
-      if (!isInitializeRequest(options?.parsedBody)) return modern.fetch(request, options);
-      const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: randomUUID,
-        enableJsonResponse: answers === 'json',
-        ...(answers === 'primed' ? { eventStore: memoryEventStore(), retryInterval: 100 } : {}),
-        onsessioninitialized: (sid) => void sessions.set(sid, transport),
-      });
-      await build().connect(transport);
-      return transport.handleRequest(request, options);
-    },
-  };
+  const route = bothEras(build, {
+    enableJsonResponse: answers === 'json',
+    ...(answers === 'primed' ? { eventStore: memoryEventStore(), retryInterval: 100 } : {}),
+  });
   const node = toNodeHandler(route);
   const http = createServer((req, res) => {
     const token = req.headers.authorization;
@@ -163,8 +139,7 @@ export async function leanUpstream(answers: SessionAnswers = 'sse'): Promise<Lea
     calls,
     hung,
     close: async () => {
-      await Promise.allSettled([...sessions.values()].map((t) => t.close()));
-      await modern.close();
+      await route.close();
       http.closeAllConnections();
       await new Promise((r) => http.close(r));
     },

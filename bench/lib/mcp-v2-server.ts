@@ -1,22 +1,15 @@
 // The server behind bench:gateway: the demo server's get_order (same store, same answer) on SDK
-// v2, over node:http on loopback, in both eras as the SDK serves them: a 2026-07-28 request by
-// itself (createMcpHandler, `legacy: 'reject'`, one instance per request), a 2025 client in a
-// session of its own opened by its `initialize` (WebStandardStreamableHTTPServerTransport, whose
-// answer to a call is an SSE stream of one event). As the demo server does, it refuses a request
+// v2, over node:http on loopback, in both eras as the SDK serves them (testing/v2-both-eras.ts; a
+// 2025 session's answer to a call is an SSE stream of one event). As the demo server does, it refuses a request
 // without its bearer token with 401, so the client's Authorization must reach it.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import {
-  createMcpHandler,
-  isInitializeRequest,
-  McpServer,
-  WebStandardStreamableHTTPServerTransport,
-  type McpHandlerRequestOptions,
-} from '@modelcontextprotocol/server';
+import { McpServer } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { createDemoStore, DEMO_SERVER_NAME } from '../../scripts/lib/demo-mcp-tools';
+import { bothEras } from '../../scripts/lib/v2-both-eras';
 
 export interface V2BenchServer {
   url: URL;
@@ -54,32 +47,7 @@ export async function startV2BenchServer(): Promise<V2BenchServer> {
     );
     return server;
   };
-  const handler = createMcpHandler(build, { legacy: 'reject' });
-  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>();
-  const route = {
-    async fetch(request: Request, options?: McpHandlerRequestOptions): Promise<Response> {
-      const id = request.headers.get('mcp-session-id');
-      if (id !== null) {
-        const transport = sessions.get(id);
-        if (transport) return transport.handleRequest(request, options);
-        return Response.json(
-          { jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } },
-          { status: 404 },
-        );
-      }
-      // A 2026-07-28 request names its method in a header: its body is the handler's to read.
-      if (request.headers.has('mcp-method')) return handler.fetch(request, options);
-      const body: unknown = await request.json().catch(() => undefined);
-      if (!isInitializeRequest(body)) return handler.fetch(request, { ...options, parsedBody: body });
-      const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: randomUUID,
-        onsessioninitialized: (sid) => void sessions.set(sid, transport),
-        onsessionclosed: (sid) => void sessions.delete(sid),
-      });
-      await build().connect(transport);
-      return transport.handleRequest(request, { ...options, parsedBody: body });
-    },
-  };
+  const route = bothEras(build);
   const node = toNodeHandler(route);
   const http = createServer((req, res) => {
     if (req.headers.authorization !== `Bearer ${token}`) {
@@ -93,8 +61,7 @@ export async function startV2BenchServer(): Promise<V2BenchServer> {
     url: new URL(`http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`),
     token,
     close: async () => {
-      await Promise.allSettled([...sessions.values()].map((t) => t.close()));
-      await handler.close();
+      await route.close();
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },

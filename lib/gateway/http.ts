@@ -103,8 +103,8 @@ export async function runHttp(
 async function pipe(answer: Response, res: ServerResponse): Promise<void> {
   res.writeHead(answer.status, Object.fromEntries(answer.headers));
   if (!answer.body) return void res.end();
-  // A stream's head goes at once: its first event may be long in coming (a GET stream's, say).
-  res.flushHeaders();
+  // An event stream's head goes at once: its first event may be long in coming (a GET stream's, say).
+  if (answer.headers.get('content-type')?.startsWith('text/event-stream')) res.flushHeaders();
   const reader = answer.body.getReader();
   let gone = false;
   res.on('close', () => {
