@@ -5,15 +5,9 @@
 // behind is the SDK v2 test server, with a tool that waits to be released.
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { McpServer } from '@modelcontextprotocol/server';
-import { cli } from '@/lib/auth/actor';
-import { setPolicyRule } from '@/lib/server/policy/policy-rules';
-import { trustServer } from '@/lib/server/policy/trusted-servers';
-import { uniq } from '@/testing/factories';
-import { closedAfterEach, consoleActors, testContext, type ConsoleActors } from '@/testing/gateway-fixtures';
-import { buildV2Server, startV2HttpServer, type Era } from '@/testing/mcp-v2-server';
+import { closedAfterEach, consoleActors, type ConsoleActors } from '@/testing/gateway-fixtures';
+import { releaseGateway } from '@/testing/release-gateway';
 import { ACCEPT, rawSession, rpc } from '@/testing/raw-mcp-session';
-import { runHttp } from './http';
 
 vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
@@ -32,31 +26,10 @@ async function until(check: () => boolean, ms: number): Promise<boolean> {
 }
 
 async function setUp(idleMs = IDLE_MS) {
-  let release = () => {};
-  const released = new Promise<void>((resolve) => (release = resolve));
-  const build = (era: Era): McpServer => {
-    const server = buildV2Server(era);
-    server.registerTool('wait_for_release', { description: 'Progress, then an answer once released' }, async (ctx) => {
-      const progressToken = ctx.mcpReq._meta?.progressToken;
-      if (progressToken !== undefined)
-        await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress: 1 } });
-      await released;
-      return { content: [{ type: 'text', text: 'released' }] };
-    });
-    return server;
-  };
-  const upstream = await startV2HttpServer(0, '127.0.0.1', build);
-  const name = uniq('idle');
-  await trustServer(cli, name);
-  await setPolicyRule(cli, { server: name, tool: null, requiredApprovals: 0 });
   const lines: string[] = [];
-  const t = testContext(actors, name, { sessionIdleMs: idleMs, log: (line) => void lines.push(line) });
-  const gateway = await runHttp(t.ctx, new URL(upstream.url), '127.0.0.1', 0);
-  open.push(async () => {
-    release();
-    await gateway.close();
-    await upstream.close();
-    await t.ctx.reporter.close(2000);
+  const { url, upstream, release } = await releaseGateway(actors, open, 'idle', {
+    sessionIdleMs: idleMs,
+    log: (line) => void lines.push(line),
   });
   /** Sessions the gateway said it ended, all sweeps together. */
   const ended = () =>
@@ -64,7 +37,7 @@ async function setUp(idleMs = IDLE_MS) {
   // Upstream sessions of the clients' own: the gateway's shared one, opened when it first asked
   // the server its era, is not one of them.
   const behind = () => upstream.sessions() - 1;
-  return { url: gateway.url, upstream, behind, release, ended };
+  return { url, upstream, behind, release, ended };
 }
 
 const headersOf = (sessionId: string) => ({

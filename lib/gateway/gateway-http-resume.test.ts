@@ -3,16 +3,10 @@
 // away (docs/gateway.md "Resuming a stream"). The server behind is the SDK v2 test server, with a
 // tool that reports progress, waits to be released, then reports again and answers.
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import type { McpServer } from '@modelcontextprotocol/server';
-import { cli } from '@/lib/auth/actor';
-import { setPolicyRule } from '@/lib/server/policy/policy-rules';
-import { trustServer } from '@/lib/server/policy/trusted-servers';
-import { uniq } from '@/testing/factories';
-import { closedAfterEach, consoleActors, testContext, type ConsoleActors } from '@/testing/gateway-fixtures';
-import { buildV2Server, startV2HttpServer, type Era } from '@/testing/mcp-v2-server';
+import { closedAfterEach, consoleActors, type ConsoleActors } from '@/testing/gateway-fixtures';
+import { releaseGateway } from '@/testing/release-gateway';
 import { ACCEPT, rawSession, rpc } from '@/testing/raw-mcp-session';
 import { RECONNECT_MS } from './event-store';
-import { runHttp } from './http';
 
 vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
 
@@ -60,36 +54,7 @@ function sseEvents(body: ReadableStream<Uint8Array>) {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function setUp() {
-  let release = () => {};
-  const released = new Promise<void>((resolve) => (release = resolve));
-  const build = (era: Era): McpServer => {
-    const server = buildV2Server(era);
-    server.registerTool('wait_for_release', { description: 'Progress, a wait, progress, an answer' }, async (ctx) => {
-      const progressToken = ctx.mcpReq._meta?.progressToken;
-      const progress = (n: number) =>
-        ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: progressToken!, progress: n } });
-      await progress(1);
-      await released;
-      await progress(2);
-      return { content: [{ type: 'text', text: 'released' }] };
-    });
-    return server;
-  };
-  const upstream = await startV2HttpServer(0, '127.0.0.1', build);
-  const name = uniq('resume');
-  await trustServer(cli, name);
-  await setPolicyRule(cli, { server: name, tool: null, requiredApprovals: 0 });
-  const t = testContext(actors, name, { progressIntervalMs: undefined });
-  const gateway = await runHttp(t.ctx, new URL(upstream.url), '127.0.0.1', 0);
-  open.push(async () => {
-    release();
-    await gateway.close();
-    await upstream.close();
-    await t.ctx.reporter.close(2000);
-  });
-  return { url: gateway.url, release };
-}
+const setUp = () => releaseGateway(actors, open, 'resume', { progressIntervalMs: undefined });
 
 describe('gateway, Streamable HTTP, a 2025 session', () => {
   it('a client that lost its call stream reconnects with Last-Event-ID and gets the events it missed', async () => {
