@@ -15,6 +15,7 @@ import { approvalUrl, type GatewayContext } from './context';
 import type { ToolPolicy } from './policy';
 import { gatewayRecord, type CallMeta, type Digest } from './record';
 import type { GatewayErrorCategory, GatewayErrorDetail } from './tool-errors';
+import { dropOldest } from '../bounded';
 
 /** A call the gateway answers itself, unsent: what it records, and what the client reads. */
 export interface Refusal extends GatewayErrorDetail {
@@ -186,7 +187,7 @@ function attemptBook(ctx: GatewayContext): Map<string, number> {
 function remember(book: Map<string, number>, identity: string, attempt: number) {
   book.delete(identity);
   book.set(identity, attempt);
-  if (book.size > BOOK_MAX) book.delete(book.keys().next().value!);
+  dropOldest(book, BOOK_MAX);
 }
 
 /**

@@ -34,6 +34,7 @@ import { modernFactory, ToolCatalog, type ModernGateway } from './modern-server'
 import { OpenCalls } from './open-calls';
 import { roundStateCodec, TTL_SECONDS } from './round-state';
 import { introduction, newClient, type Introduction, type Opened } from './upstream-client';
+import { dropOldest } from '../bounded';
 
 /** Requests kept at most while unanswered (a cancelled one is never answered): the oldest go first. */
 const MAX_KEPT = 10_000;
@@ -70,8 +71,8 @@ export class Recording implements Transport {
         this.opening = introduction(m);
       }
       if (typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number')) {
-        if (this.kept.size >= MAX_KEPT) this.kept.delete(this.kept.keys().next().value as Id);
         this.kept.set(m.id, modernExchange(null, m, new Headers()));
+        dropOldest(this.kept, MAX_KEPT);
       }
       this.onmessage?.(message);
     };

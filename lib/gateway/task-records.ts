@@ -25,6 +25,7 @@ import type { GatewayContext } from './context';
 import type { Call } from './modern-record';
 import { gatewayRecord } from './record';
 import { NO_TIMEOUT_MS } from './upstream-client';
+import { dropOldest } from '../bounded';
 
 // A call the server turned into an MCP task, and its last status seen.
 interface TaskCall {
@@ -138,8 +139,8 @@ export class TaskRecords {
    * Bounded: a client that never asks again leaves its oldest tasks forgotten, not kept forever.
    */
   track(call: Call, created: { taskId: string; status: TaskStatus }, t0: number): void {
-    if (this.tasks.size >= MAX_TASKS) this.tasks.delete(this.tasks.keys().next().value!);
     this.tasks.set(created.taskId, { call, taskId: created.taskId, status: created.status, t0 });
+    dropOldest(this.tasks, MAX_TASKS);
   }
 
   /**

@@ -23,6 +23,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { answerServerRequests, SERVER_ASKS, type HeldCalls } from './held-calls';
 import type { ModernExchange } from './modern-exchange';
+import { dropOldest } from '../bounded';
 
 /** How long a discovered era is trusted before the next connect probes again. */
 const VERDICT_HORIZON_MS = 10 * 60_000;
@@ -333,7 +334,7 @@ function exchangeFetch(
     if (replay) {
       handed!.replay = undefined;
       if (handed!.upId !== undefined) handedIds.set(requestOf(body)?.id, handed!.upId);
-      if (handedIds.size > 1000) handedIds.delete(handedIds.keys().next().value);
+      dropOldest(handedIds, 1000);
     } else if (handedIds.size) body = cancelOfHanded(body, handedIds);
     const fetched = replay
       ? await replay(requestOf(init?.body)?.id)

@@ -13,6 +13,7 @@ import { classifyRecord } from '../outcomes/classify';
 import { isGuardCategory, type Outcome } from '../outcomes/schemas';
 import type { GuardBudgets } from './budgets';
 import { decideGuard, type GuardDecision, type GuardRecord } from './decide';
+import { dropOldest } from '../bounded';
 
 /** Request references remembered, least recently used dropped first. */
 const REFS_MAX = 10_000;
@@ -64,7 +65,7 @@ export class ReadGuard {
     if (reads) this.refs.delete(record.requestRef);
     else reads = { calls: 0, records: [] };
     this.refs.set(record.requestRef, reads);
-    if (this.refs.size > REFS_MAX) this.refs.delete(this.refs.keys().next().value!);
+    dropOldest(this.refs, REFS_MAX);
 
     const c = classifyRecord(record, true);
     reads.calls++;

@@ -18,6 +18,7 @@ import type { Outcome } from '../outcomes/schemas';
 import { backoffDelay } from '../backoff';
 import { sleep, type CountersignEndpoint } from './countersign-http';
 import { postBatch } from './reporter-batch';
+import { dropOldest } from '../bounded';
 
 export interface ReporterOptions extends CountersignEndpoint {
   /** Records per request (1..1000, default 100). */
@@ -163,7 +164,7 @@ export class OutcomeReporter {
   private remember(eventId: string, id: string): void {
     this.ids.set(eventId, id);
     // Bounded: only recent records are ever checked.
-    if (this.ids.size > 10_000) this.ids.delete(this.ids.keys().next().value!);
+    dropOldest(this.ids, 10_000);
   }
 
   /** Sends everything buffered now, ignoring any backoff wait; stops at the first failed attempt. */

@@ -6,6 +6,7 @@ import type { Actor } from '@/lib/auth/actor';
 import { argumentPreview, type JsonObject, type PreviewField } from '@/lib/approvals/arguments';
 import { WHOLE_SERVER } from '@/lib/approvals/policy';
 import { argumentsAbsence, type ApprovalView } from '@/lib/approvals/view';
+import { dropOldest } from '../../bounded';
 
 // What a reader is shown of a request's arguments (docs/design.md "What a reviewer sees: what will
 // run"): opened only for reviewers and admins, only while the request is open, and only here.
@@ -74,8 +75,7 @@ function keptPreview(id: string, box: string, stamp: string, now: number): Previ
 function keepPreview(id: string, entry: KeptPreview): void {
   previews.delete(id);
   previews.set(id, entry);
-  // The oldest first: a Map iterates in insertion order.
-  if (previews.size > PREVIEWS_KEPT) previews.delete(previews.keys().next().value!);
+  dropOldest(previews, PREVIEWS_KEPT);
 }
 
 /**
