@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Pool } from 'undici';
 import { poster, readAnswer, upstreamPool } from './lean-upstream';
 
 const JSON_TYPE = { 'content-type': 'application/json' };
@@ -44,7 +45,7 @@ async function serve(handler: Handler, credentials = '') {
     server.close();
   };
   opened.push({ close });
-  return { post: poster(url, pool), connections: () => connections };
+  return { url, post: poster(url, pool), connections: () => connections };
 }
 
 afterEach(async () => {
@@ -99,6 +100,30 @@ describe('the lean path’s POST', () => {
     controller.abort(new Error('the client cancelled'));
     await expect(sent).rejects.toThrow('the client cancelled');
     await closed;
+  });
+
+  it('a call given up while it waits for a connection: the POST rejects at once, and it is never sent', async () => {
+    const arrived: string[] = [];
+    let answer = () => {};
+    const { url } = await serve((_req, res, body) => {
+      arrived.push((JSON.parse(body) as { id: string }).id);
+      answer = () => res.writeHead(200, JSON_TYPE).end(result('held'));
+    });
+    // One connection, held by a call the server has not answered: the next one waits for it.
+    const pool = new Pool(url.origin, { connections: 1 });
+    opened.push({ close: () => pool.destroy() });
+    const post = poster(url, pool);
+    const held = post(HEADERS, call('held'), false, never());
+    await expect.poll(() => arrived).toEqual(['held']);
+    const controller = new AbortController();
+    const waiting = post(HEADERS, call('waiting'), false, controller.signal);
+    controller.abort(new Error('the client cancelled'));
+    await expect(waiting).rejects.toThrow('the client cancelled');
+    // The connection free again: the call given up does not go.
+    answer();
+    await (await held).body.text();
+    await new Promise((r) => setTimeout(r, 200));
+    expect(arrived).toEqual(['held']);
   });
 
   it('a call given up while its answer streams: the next read rejects and the server’s response is closed', async () => {

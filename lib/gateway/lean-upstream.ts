@@ -44,14 +44,19 @@ export function poster(url: URL, pool: Pool): Post {
       const sent = basic && !headers.authorization ? { ...headers, authorization: basic } : headers;
       const answer = new AnswerBody();
       let started = false;
-      const abort = () =>
-        answer.controller?.abort(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+      const reason = () => (signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+      // A request still waiting for a connection has no controller yet: given up at once, it is
+      // aborted when it gets one.
+      const abort = () => (answer.controller ? answer.controller.abort(reason()) : reject(reason()));
       signal.addEventListener('abort', abort, { once: true });
       const done = () => signal.removeEventListener('abort', abort);
       pool.dispatch(
         { origin: url.origin, path, method: 'POST', headers: sent, body },
         {
-          onRequestStart: (controller) => void (answer.controller = controller),
+          onRequestStart: (controller) => {
+            answer.controller = controller;
+            if (signal.aborted) controller.abort(reason());
+          },
           onResponseStart: (_controller, statusCode, headers, statusText) => {
             if (statusCode < 200) return;
             started = true;
