@@ -44,7 +44,10 @@ export async function consoleActors(): Promise<ConsoleActors> {
   return { key: key.value.secret, reviewer: await token(), reviewer2: await token() };
 }
 
-export function testContext(actors: ConsoleActors, server: string, over: Partial<GatewayContext> = {}) {
+/** Overrides of a test's gateway context, and of the policy cache's lifetime it is made with. */
+export type ContextOverrides = Partial<GatewayContext> & { policyTtlMs?: number };
+
+export function testContext(actors: ConsoleActors, server: string, over: ContextOverrides = {}) {
   const console = switchableConsole();
   const endpoint = { url: CONSOLE_URL, apiKey: actors.key, fetch: console.fetch, requestTimeoutMs: 5000 };
   const logs: string[] = [];

@@ -32,9 +32,9 @@ import {
   recordsOf,
   testContext,
   type ConsoleActors,
+  type ContextOverrides,
 } from '@/testing/gateway-fixtures';
 import { buildV2Server } from '@/testing/mcp-v2-server';
-import type { GatewayContext } from './context';
 import { runHttp } from './http';
 
 vi.mock('@/lib/server/auth/auth', () => ({ auth: async () => null }));
@@ -88,7 +88,7 @@ async function modernOnlyServer(checking = false): Promise<Upstream> {
   return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`, seen };
 }
 
-async function gatewayFor(upstream: string, requiredApprovals: number, over: Partial<GatewayContext> = {}) {
+async function gatewayFor(upstream: string, requiredApprovals: number, over: ContextOverrides = {}) {
   const server = uniq('v2-bridged');
   await trustServer(cli, server);
   await setPolicyRule(cli, { server, tool: null, requiredApprovals });
@@ -270,9 +270,8 @@ describe('a bridged 2025 client whose tool is hidden, then shown again, by polic
   it('gets notifications/tools/list_changed each time; its next tools/list shows the change', async () => {
     const TTL_MS = 150;
     const server = await modernOnlyServer();
-    // A short policy TTL, so a rule changed is seen within the test (testContext passes it on to
-    // gatewayContext, which takes it beside the context's own fields).
-    const g = await gatewayFor(server.url, 0, { policyTtlMs: TTL_MS } as Partial<GatewayContext>);
+    // A short policy TTL, so that a rule changed is seen within the test.
+    const g = await gatewayFor(server.url, 0, { policyTtlMs: TTL_MS });
     const { c, connect } = await legacyClient(g.url, { value: null });
     let changed = 0;
     c.setNotificationHandler('notifications/tools/list_changed', () => void changed++);
