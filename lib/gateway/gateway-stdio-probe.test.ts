@@ -7,13 +7,17 @@
 // speaks 2025 to it, says so on its log, and the call works and is recorded once. A child that
 // dies on its 2025 `initialize` too (`--always`) is started twice and never a third time: the
 // host's first request gets a JSON-RPC error naming the cause, and the gateway stops by itself.
-// Either way, once the host or the gateway closed, no child process is left.
+// Either way, once the host or the gateway closed, no child process is left. And as a process
+// (scripts/gateway.ts under tsx, as `npm run -s gateway` runs it, without npm): the same, its
+// lines on stderr, and the gateway itself gone as well.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Client, type InMemoryTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { childEnvironment } from '@/lib/config';
 import { stdioGateway, tsxCommand } from '@/testing/stdio-gateway';
 import { closedAfterEach, consoleActors, recordsOf, type ConsoleActors } from '@/testing/gateway-fixtures';
 import { CHILD_GRACE_MS } from './stdio';
@@ -141,5 +145,78 @@ describe.each(modes)('a host in $mode mode, in front of a 2025 server that exits
     // Bounded: no third start comes later either.
     await new Promise((r) => setTimeout(r, 500));
     expect(s.pids()).toEqual(pids);
+  }, 60_000);
+});
+
+describe('the gateway as a process, in front of a 2025 server that exits on the probe', () => {
+  // No console: a listing needs none, and the processes are what is watched.
+  const env = childEnvironment({ COUNTERSIGN_URL: 'http://127.0.0.1:9', COUNTERSIGN_API_KEY: 'cs_live_probe' });
+  /** The SDK client's wait between closing stdin and SIGTERM (StdioClientTransport.close), and the gateway's flush. */
+  const CLOSING_MS = 2000;
+  // A subclass probes in place: no sibling gateway (with children of its own) is started.
+  class InPlace extends StdioClientTransport {
+    /** The gateway's process id, kept once started (the transport forgets it when the process ends). */
+    gateway?: number;
+    override async start(): Promise<void> {
+      await super.start();
+      this.gateway = this.pid ?? undefined;
+    }
+  }
+
+  /** A host pinned to 2026-07-28 starting the gateway in front of the server with `flags`. */
+  function launch(...flags: string[]) {
+    const starts = path.join(work, `starts-${randomUUID()}`);
+    const transport = new InPlace({
+      command: process.execPath,
+      args: [
+        '--import',
+        'tsx',
+        path.join(process.cwd(), 'scripts/gateway.ts'),
+        ...['--server', 'probe-exits', '--principal', 'p', '--organization', 'o', '--'],
+        ...tsxCommand('mcp-probe-exits.ts', '--starts', starts, ...flags),
+      ],
+      env,
+      cwd: process.cwd(),
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+    const host = hostOf({ pin: '2026-07-28' });
+    open.push(() => host.close());
+    const pids = () =>
+      readFileSync(starts, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => Number(line));
+    // After a failed test, what it left running is ended.
+    open.push(async () => {
+      const left = [transport.gateway, ...pids()].filter((p): p is number => typeof p === 'number' && alive(p));
+      for (const p of left) process.kill(p, 'SIGKILL');
+    });
+    return { transport, host, pids, stderr: () => stderr };
+  }
+
+  it('a 2026-07-28 host lists the tools; the restart is said on stderr; after the host closes, the gateway and both children are gone', async () => {
+    const h = launch();
+    await h.host.connect(h.transport);
+    expect(h.host.getProtocolEra()).toBe('modern');
+    expect((await h.host.listTools()).tools.map((t) => t.name)).toEqual(['echo']);
+    const gateway = h.transport.gateway!;
+    const pids = h.pids();
+    expect(pids).toHaveLength(2);
+    await h.host.close();
+    expect(await survivors([gateway, ...pids], 2 * CLOSING_MS)).toEqual([]);
+    expect(h.stderr()).toContain(`countersign-gateway: ${RESTARTED}`);
+    expect(h.stderr()).not.toContain('mcp-probe-exits.ts');
+  }, 60_000);
+
+  it('a server that always dies: the host is refused, the gateway exits, saying why, with both children gone', async () => {
+    const h = launch('--always');
+    await expect(h.host.connect(h.transport)).rejects.toThrow();
+    const gateway = h.transport.gateway;
+    expect(gateway).toBeGreaterThan(0);
+    expect(await survivors([gateway!, ...h.pids()], 2 * CLOSING_MS)).toEqual([]);
+    expect(h.pids()).toHaveLength(2);
+    expect(h.stderr()).toContain(`countersign-gateway: ${DIED_TWICE}: stopping`);
   }, 60_000);
 });
