@@ -18,8 +18,9 @@
 //   while the host has several.
 // - A 2025 child that exits on the probe (some 2025 servers end on any request before
 //   `initialize`): the child is started once more (`again`) and spoken to in 2025 without a probe.
-//   A child that dies that way too is not started a third time: the host's request is answered
-//   with an error naming the cause, and the gateway stops once that answer is out.
+//   One that then dies on (or refuses) its 2025 `initialize` is not started a third time: the
+//   host's request is answered with an error naming the cause, and the gateway stops once that
+//   answer is out.
 import {
   type JSONRPCMessage,
   type Notification,
