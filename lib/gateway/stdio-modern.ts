@@ -16,6 +16,11 @@
 // - A 2025 child's own requests mid-call (held-calls.ts): stdio carries no stream per request to
 //   tell which call one belongs to, so it is put to the host's one call in flight, and refused
 //   while the host has several.
+// - A 2025 child that exits on the probe (some 2025 servers end on any request before
+//   `initialize`): the child is started once more (`again`) and spoken to in 2025 without a probe.
+//   One that then dies on (or refuses) its 2025 `initialize` is not started a third time: the
+//   host's request is answered with an error naming the cause, and the gateway stops once that
+//   answer is out.
 import {
   type JSONRPCMessage,
   type Notification,
@@ -25,7 +30,7 @@ import {
   type TransportSendOptions,
 } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import type { Client } from '@modelcontextprotocol/client';
+import type { Client, PriorDiscovery } from '@modelcontextprotocol/client';
 import type { GatewayContext } from './context';
 import { answerServerRequests, HeldCalls, KIND, SERVER_ASKS } from './held-calls';
 import { coalesced } from './list-changes';
@@ -47,6 +52,8 @@ export class Recording implements Transport {
   private begun?: Promise<void>;
   /** The host's 2025 `initialize`, when that was how it opened the connection. */
   opening?: Introduction;
+  /** Why the child cannot be reached, once that is final: said in the host's error, then the gateway stops. */
+  failure?: string;
   private first = true;
   onmessage?: Transport['onmessage'];
   onclose?: () => void;
@@ -93,7 +100,13 @@ export class Recording implements Transport {
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     const m = message as Record<string, unknown>;
     if (typeof m.method !== 'string' && (typeof m.id === 'string' || typeof m.id === 'number')) this.kept.delete(m.id);
-    await this.down.send(message, options);
+    const failure = this.failure;
+    const error = typeof m.error === 'object' && m.error !== null ? (m.error as Record<string, unknown>) : undefined;
+    if (failure === undefined || !error) return this.down.send(message, options);
+    // serveStdio answers a request its factory failed with a bare internal error: the cause is added.
+    const explained = { ...m, error: { ...error, message: `${String(error.message)}: ${failure}` } };
+    await this.down.send(explained as JSONRPCMessage, options).catch(() => undefined);
+    this.ended();
   }
 
   close(): Promise<void> {
@@ -113,12 +126,16 @@ export class ChildUpstream {
   notified?: (notification: Notification) => void;
 
   constructor(
-    private readonly child: Transport,
+    private child: Transport,
     private readonly log: (line: string) => void,
     private readonly onclose: () => void,
     private readonly held: HeldCalls,
     /** How the host introduced itself (read once the host's first message came). */
     private readonly introduced: () => Introduction | undefined,
+    /** Told why the child cannot be reached, when that is final (the gateway stops once the host knows). */
+    private readonly failed: (cause: string) => void,
+    /** The child started anew, for one that died on the probe (none: its death ends the connection). */
+    private readonly again?: () => Promise<Transport>,
   ) {}
 
   async open(): Promise<Opened> {
@@ -128,8 +145,58 @@ export class ChildUpstream {
 
   private async connect(): Promise<Client> {
     const introduced = this.introduced();
+    const first = await this.attempt(this.child, introduced, undefined);
+    if (first.client) return this.ready(first.client);
+    if (!first.died || !this.again) throw first.error;
+    // A 2025 server that exits on a request before `initialize`: started again, and spoken to in
+    // 2025 at once (the era is known: a server of 2026-07-28 answers server/discover).
+    this.log('the server exited on the 2026-07-28 probe (server/discover): starting it again, in the 2025 era');
+    const child = await this.again().catch((error: unknown) => {
+      this.failed('the server exited on the 2026-07-28 probe (server/discover) and could not be started again');
+      throw error;
+    });
+    this.child = child;
+    const second = await this.attempt(child, introduced, { kind: 'legacy' });
+    if (second.client) return this.ready(second.client);
+    const cause = second.died
+      ? 'the server exited on the 2026-07-28 probe (server/discover), and again on its 2025 initialize'
+      : 'the server exited on the 2026-07-28 probe (server/discover), and refused its 2025 initialize';
+    this.log(`${cause}: stopping`);
+    this.failed(cause);
+    throw second.error;
+  }
+
+  /**
+   * One connect of a client to `child`. While it lasts, the child's end (its process exiting) is
+   * kept back from the gateway when the child can be started again: it is then this connect's
+   * outcome (`died`) rather than the end of the connection.
+   */
+  private async attempt(
+    child: Transport,
+    introduced: Introduction | undefined,
+    prior: PriorDiscovery | undefined,
+  ): Promise<{ client: Client; died?: never; error?: never } | { client?: never; died: boolean; error: unknown }> {
+    const ended = child.onclose;
+    let connecting = true;
+    let died = false;
+    if (this.again)
+      child.onclose = () => {
+        if (connecting) died = true;
+        else ended?.();
+      };
+    const client = this.client(introduced);
+    try {
+      await client.connect(child, prior ? { prior } : undefined);
+      return { client };
+    } catch (error) {
+      return { died, error };
+    } finally {
+      connecting = false;
+    }
+  }
+
+  private client(introduced: Introduction | undefined): Client {
     const client = newClient(introduced);
-    client.onclose = this.onclose;
     client.fallbackNotificationHandler = async (notification) => this.notified?.(notification);
     const declared = introduced?.capabilities;
     answerServerRequests(
@@ -141,7 +208,13 @@ export class ChildUpstream {
     client.setNotificationHandler('notifications/tools/list_changed', () => this.changes?.tools());
     client.setNotificationHandler('notifications/prompts/list_changed', () => this.changes?.prompts());
     client.setNotificationHandler('notifications/resources/list_changed', () => this.changes?.resources());
-    await client.connect(this.child);
+    return client;
+  }
+
+  /** A connected client, said in the log and following the child's list changes. */
+  private ready(client: Client): Client {
+    // Only now: a child that ends while a connect is under way is that connect's outcome (attempt).
+    client.onclose = this.onclose;
     const modern = client.getProtocolEra() === 'modern';
     this.log(`server speaks the ${modern ? '2026-07-28' : '2025'} era`);
     const capabilities = client.getServerCapabilities() ?? {};
@@ -175,11 +248,21 @@ export interface ModernStdio {
   close(): Promise<void>;
 }
 
-/** Serves the host `down`, of either era, in front of `child` (ChildServer; in tests, an in-memory server). */
-export function serveModern(ctx: GatewayContext, down: Transport, child: Transport, onclose: () => void): ModernStdio {
+/**
+ * Serves the host `down`, of either era, in front of `child` (ChildServer; in tests, an in-memory
+ * server). `again` starts the child anew, for one that exits on the probe.
+ */
+export function serveModern(
+  ctx: GatewayContext,
+  down: Transport,
+  child: Transport,
+  onclose: () => void,
+  again?: () => Promise<Transport>,
+): ModernStdio {
   const wire = new Recording(down, onclose);
   const held = new HeldCalls();
-  const upstream = new ChildUpstream(child, ctx.log, onclose, held, () => wire.opening);
+  const failed = (cause: string) => (wire.failure = cause);
+  const upstream = new ChildUpstream(child, ctx.log, onclose, held, () => wire.opening, failed, again);
   const g: ModernGateway = {
     ctx,
     upstream,

@@ -14,7 +14,9 @@
 // claim: its 2026-07-28 instance). The child is spoken to through SDK v2's client in whatever
 // era it offers, so either host is served in front of either server.
 // One child process, started before the first message (a command that cannot be started fails
-// at once), and one transport to it, SDK v2's, closed by the ladder below.
+// at once), and one transport to it, SDK v2's, closed by the ladder below. A 2025 child that
+// exits on the era probe (server/discover) is started once more, and spoken to in 2025
+// (stdio-modern.ts); never a third time.
 import type { Readable, Writable } from 'node:stream';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
@@ -74,7 +76,7 @@ export class ChildServer extends StdioClientTransport {
   private started?: Promise<void>;
   private closing?: Promise<void>;
 
-  constructor(command: string[]) {
+  constructor(private readonly command: string[]) {
     const [cmd, ...args] = command;
     // The gateway's own environment, without Countersign's key: the server never needs it.
     const env = childEnvironment({}, { without: ['COUNTERSIGN_API_KEY'] });
@@ -82,7 +84,14 @@ export class ChildServer extends StdioClientTransport {
   }
 
   override start(): Promise<void> {
+    // Closed before it started (the gateway stopping while a new one was on its way): never spawned.
+    if (this.closing && !this.started) return Promise.reject(new Error('the server was closed before it started'));
     return (this.started ??= super.start());
+  }
+
+  /** The same command, as a process of its own, not started. */
+  again(): ChildServer {
+    return new ChildServer(this.command);
   }
 
   /** Once: a second close (the SDK client's, then the gateway's) waits for the same ladder. */
@@ -130,21 +139,56 @@ export class StdioGateway {
   onclose?: () => void;
   private closing?: Promise<void>;
   private finished = false;
+  private child: ChildServer;
+  /** Whether the child was started again (once at most: a child that exited on the probe). */
+  private restarted = false;
 
   constructor(
     readonly ctx: GatewayContext,
     readonly down: Transport,
     /** The child's transport. */
-    readonly up: ChildServer,
-  ) {}
+    up: ChildServer,
+  ) {
+    this.child = up;
+  }
+
+  /** The child's transport (the second one, once the first exited on the probe). */
+  get up(): ChildServer {
+    return this.child;
+  }
 
   async start(): Promise<void> {
-    this.up.onclose = () => void this.close();
-    this.up.onerror = (e) => this.ctx.log(`server transport: ${e.message}`);
+    this.watch(this.child);
     // A command that cannot be started fails here, before the host is listened to.
-    await this.up.start();
-    this.served = serveModern(this.ctx, this.down, this.up, () => void this.close());
+    await this.child.start();
+    this.served = serveModern(
+      this.ctx,
+      this.down,
+      this.child,
+      () => void this.close(),
+      () => this.again(),
+    );
     await this.served.started;
+  }
+
+  private watch(child: ChildServer): void {
+    child.onclose = () => void this.close();
+    child.onerror = (e) => this.ctx.log(`server transport: ${e.message}`);
+  }
+
+  /** The child started anew, once, in place of one that exited (it is reaped first). */
+  private async again(): Promise<ChildServer> {
+    if (this.restarted || this.closing) throw new Error('the server is not started again');
+    this.restarted = true;
+    const gone = this.child;
+    // Its end is known (the reason for this start): it no longer stops the gateway.
+    gone.onclose = undefined;
+    const child = gone.again();
+    this.child = child;
+    this.watch(child);
+    await gone.close();
+    await child.start();
+    return child;
   }
 
   /** Closes both sides (the child by its ladder); `onclose` once the child is gone. */
@@ -154,7 +198,7 @@ export class StdioGateway {
 
   private async shut(): Promise<void> {
     await this.served?.close();
-    await Promise.allSettled([this.up.close(), this.down.close()]);
+    await Promise.allSettled([this.child.close(), this.down.close()]);
     this.finish();
   }
 
