@@ -11,9 +11,11 @@
 // console is a stub on loopback that answers policy (a trusted read) and outcome batches at once,
 // so the figures are the gateway's. Its CPU and memory come from the process itself
 // (process.cpuUsage and memoryUsage, asked over an IPC channel). `--era 2025` or `--era 2026`
-// runs one era only. Exits non-zero on errors, never on a missed target.
-import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+// runs one era only. In the 2025 rounds also the previous gateway (PREVIOUS: the commit before
+// SDK v2 came in, SDK v1's relay, which served 2025 clients only), built from git history the same
+// way. Exits non-zero on errors, never on a missed target.
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -33,6 +35,8 @@ import { int, log, percentile, readFlags, report, root, type Figure } from './li
 import { onCleanup, runMain } from './lib/setup';
 import { ensureWrk, MARK, wrk, type WrkRun } from './lib/wrk';
 
+/** The gateway as it was before SDK v2 (issue 42): the commit before SDK v2 became a dependency. */
+const PREVIOUS = '677d1cc72992db17e212070e2f51386de63c1972';
 const flags = readFlags({ rounds: [6, 3], 'round-seconds': [3, 1], 'memory-seconds': [100, 20] }, ['era']);
 // Answers the benchmark's question over IPC: the process's own memory and CPU so far.
 const REPORTER = `process.on('message', () => process.send?.({ rss: process.memoryUsage().rss, cpu: process.cpuUsage() }));`;
@@ -86,18 +90,45 @@ async function stubConsole(): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
+/** What a gateway is built from: a source tree holding `scripts/gateway.ts`, and the packages it leaves to npm. */
+interface Build {
+  tree: string;
+  externals: readonly string[];
+  name: string;
+}
+
+const CURRENT: Build = { tree: root, externals: PACKAGE_EXTERNALS, name: 'gateway-bench' };
+
+/**
+ * The previous gateway's source, from git history, under .bench-data (beside node_modules, whose
+ * SDK v1 and zod it was built with): its own tsconfig resolves its `@/` imports.
+ */
+function previousBuild(): Build {
+  const tree = path.join(root, '.bench-data/previous-gateway', PREVIOUS.slice(0, 12));
+  if (!existsSync(path.join(tree, 'scripts/gateway.ts'))) {
+    rmSync(tree, { recursive: true, force: true });
+    mkdirSync(tree, { recursive: true });
+    const tar = execFileSync('git', ['archive', '--format=tar', PREVIOUS, 'lib', 'scripts', 'tsconfig.json'], {
+      cwd: root,
+      maxBuffer: 1 << 30,
+    });
+    execFileSync('tar', ['-x', '-C', tree], { input: tar });
+  }
+  return { tree, externals: ['@modelcontextprotocol/sdk', 'zod'], name: 'gateway-previous-bench' };
+}
+
 /** The gateway bundled as the package ships it, in its own process; its URL and what it says of itself. */
-async function startGateway(consoleUrl: string, upstream: URL) {
-  const outfile = path.join(root, '.bench-data/gateway-bench.mjs'); // beside node_modules, for the externals
+async function startGateway(consoleUrl: string, upstream: URL, from: Build = CURRENT) {
+  const outfile = path.join(root, `.bench-data/${from.name}.mjs`); // beside node_modules, for the externals
   mkdirSync(path.dirname(outfile), { recursive: true });
   await build({
-    entryPoints: [path.join(root, 'scripts/gateway.ts')],
+    entryPoints: [path.join(from.tree, 'scripts/gateway.ts')],
     outfile,
     bundle: true,
     platform: 'node',
     format: 'esm',
     target: 'node20',
-    external: PACKAGE_EXTERNALS.flatMap((e) => [e, `${e}/*`]),
+    external: from.externals.flatMap((e) => [e, `${e}/*`]),
     banner: { js: REPORTER },
     logLevel: 'warning',
   });
@@ -146,6 +177,9 @@ const server = http.createServer((req, res) => {
 });
 server.listen(0, '127.0.0.1', () => process.stderr.write('listening on http://127.0.0.1:' + server.address().port + '/mcp,'));
 `;
+
+const HOP_NAME = 'a bare node:http hop (the floor)';
+const PREVIOUS_NAME = `the previous gateway (${PREVIOUS.slice(0, 7)}, SDK v1's relay)`;
 
 /** The bare hop in front of `upstream`, in its own process; its URL. */
 async function startBareHop(upstream: URL): Promise<string> {
@@ -209,26 +243,27 @@ async function modernHeaders(url: string, token: string): Promise<Record<string,
   return headers;
 }
 
-type Path = { url: string; headers: Record<string, string> };
+/** A way to the server; `name` says what it is in the rows, after "added by". */
+type Path = { name: string; url: string; headers: Record<string, string> };
 type Gateway = Awaited<ReturnType<typeof startGateway>>;
 
 /**
- * One era: direct (paths[0]), through the gateway (paths[1]) and through the bare hop (paths[2]),
- * rounds rotating, then memory.
+ * One era: direct (paths[0]), through the gateway (paths[1]) and the paths measured beside it (the
+ * bare hop, the previous gateway), rounds rotating, then memory.
  */
 async function measure(era: string, paths: Path[], body: string, gateway: Gateway, problems: string[]) {
   let prefix = 0;
   const calls = async (i: number, connections: number, seconds: number) => {
     const r = await wrk({
-      ...paths[i],
+      url: paths[i].url,
+      headers: paths[i].headers,
       connections,
       seconds,
       method: 'POST',
       bodies: [Buffer.from(body)],
       prefix: (prefix++).toString(36).padStart(2, '0'),
     });
-    if (r.non2xx || r.socketErrors || r.timeouts)
-      problems.push(`${era} ${['direct', 'gateway', 'bare hop'][i]}: ${JSON.stringify(r)}`);
+    if (r.non2xx || r.socketErrors || r.timeouts) problems.push(`${era} ${paths[i].name}: ${JSON.stringify(r)}`);
     return r;
   };
   const figures: Figure[] = [];
@@ -239,7 +274,7 @@ async function measure(era: string, paths: Path[], body: string, gateway: Gatewa
     let cpuMs = 0;
     for (let round = 0; round < flags.rounds; round++) {
       for (const i of [...order.slice(round % order.length), ...order.slice(0, round % order.length)]) {
-        const before = i ? await gateway.self() : null;
+        const before = i === 1 ? await gateway.self() : null;
         runs[i].push(await calls(i, connections, flags['round-seconds']));
         if (before) cpuMs += (await gateway.self()).cpuMs - before.cpuMs;
       }
@@ -265,13 +300,14 @@ async function measure(era: string, paths: Path[], body: string, gateway: Gatewa
         ceiling: { name: `direct ${k}`, value: median(0, k), unit: 'ms' },
         target: { op: '≤', value: k === 'p50' ? 1 : 5, unit: 'ms' },
       });
-    for (const k of ['p50', 'p99'] as const)
-      figures.push({
-        name: `${era}, ${connections} connection(s): ${k} added by a bare node:http hop (the floor)`,
-        value: median(2, k) - median(0, k),
-        unit: 'ms',
-        note: `${median(2, k).toFixed(2)} ms through it, ${int(rate(2))} calls/s`,
-      });
+    for (let i = 2; i < paths.length; i++)
+      for (const k of ['p50', 'p99'] as const)
+        figures.push({
+          name: `${era}, ${connections} connection(s): ${k} added by ${paths[i].name}`,
+          value: median(i, k) - median(0, k),
+          unit: 'ms',
+          note: `${median(i, k).toFixed(2)} ms through it, ${int(rate(i))} calls/s`,
+        });
     figures.push({
       name: `${era}, ${connections} connection(s): throughput through the gateway`,
       value: rate(1) / rate(0),
@@ -310,13 +346,16 @@ runMain(async () => {
     const server = await startV2BenchServer();
     onCleanup('stop the SDK v2 server', () => server.close());
     const gateway = await startGateway(consoleUrl, server.url);
-    log(`2025: gateway ${gateway.url} → SDK v2 server ${server.url}, in 2025 sessions`);
+    const previous = await startGateway(consoleUrl, server.url, previousBuild());
+    log(`2025: gateway ${gateway.url} (previous: ${previous.url}) → SDK v2 server ${server.url}, in 2025 sessions`);
+    const direct = await session(server.url.toString(), server.token);
     const paths = [
-      { url: server.url.toString(), headers: await session(server.url.toString(), server.token) },
-      { url: gateway.url, headers: await session(gateway.url, server.token) },
+      { name: 'direct', url: server.url.toString(), headers: direct },
+      { name: 'the gateway', url: gateway.url, headers: await session(gateway.url, server.token) },
+      // The bare hop carries the direct path's session.
+      { name: HOP_NAME, url: await startBareHop(server.url), headers: direct },
+      { name: PREVIOUS_NAME, url: previous.url, headers: await session(previous.url, server.token) },
     ];
-    // The bare hop carries the direct path's session.
-    paths.push({ url: await startBareHop(server.url), headers: paths[0].headers });
     figures.push(...(await measure('2025', paths, CALL_2025, gateway, problems)));
   }
   if (flags.era !== '2025') {
@@ -324,11 +363,12 @@ runMain(async () => {
     onCleanup('stop the SDK v2 server', () => server.close());
     const gateway = await startGateway(consoleUrl, server.url);
     log(`${MODERN}: gateway ${gateway.url} → SDK v2 server ${server.url}`);
+    const direct = await modernHeaders(server.url.toString(), server.token);
     const paths = [
-      { url: server.url.toString(), headers: await modernHeaders(server.url.toString(), server.token) },
-      { url: gateway.url, headers: await modernHeaders(gateway.url, server.token) },
+      { name: 'direct', url: server.url.toString(), headers: direct },
+      { name: 'the gateway', url: gateway.url, headers: await modernHeaders(gateway.url, server.token) },
+      { name: HOP_NAME, url: await startBareHop(server.url), headers: direct },
     ];
-    paths.push({ url: await startBareHop(server.url), headers: paths[0].headers });
     figures.push(...(await measure(MODERN, paths, CALL_2026, gateway, problems)));
   }
   report(
