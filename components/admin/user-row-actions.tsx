@@ -23,7 +23,7 @@ export function UserRowActions({
   const [error, setError] = useState<string | null>(null);
   if (self) return <span className="text-xs text-slate-500">You</span>;
   return (
-    <div className="flex items-center justify-end gap-2">
+    <div className="flex flex-wrap items-center justify-end gap-2">
       <label className="sr-only" htmlFor={`role-${userId}`}>
         Role of {email}
       </label>
@@ -42,6 +42,7 @@ export function UserRowActions({
       </Select>
       <Button
         size="sm"
+        className="whitespace-nowrap"
         variant={disabled ? 'secondary' : 'danger'}
         disabled={pending}
         onClick={() => {
@@ -54,6 +55,7 @@ export function UserRowActions({
       </Button>
       <Button
         size="sm"
+        className="whitespace-nowrap"
         variant="secondary"
         disabled={pending || disabled}
         onClick={() => {

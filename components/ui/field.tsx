@@ -1,4 +1,5 @@
 import type { InputHTMLAttributes, ReactNode, SelectHTMLAttributes } from 'react';
+import { cn } from './cn';
 
 const control =
   'block w-full rounded-md border-0 bg-white px-3 py-2 text-sm text-slate-900 shadow-xs ring-1 ring-inset ring-slate-300 placeholder:text-slate-400 focus:ring-2 focus:ring-indigo-500 aria-[invalid=true]:ring-rose-400';
@@ -34,9 +35,9 @@ export function Field({
 }
 
 export function Input({ className = '', ...props }: InputHTMLAttributes<HTMLInputElement>) {
-  return <input className={`${control} ${className}`} {...props} />;
+  return <input className={cn(control, className)} {...props} />;
 }
 
 export function Select({ className = '', ...props }: SelectHTMLAttributes<HTMLSelectElement>) {
-  return <select className={`${control} pr-8 ${className}`} {...props} />;
+  return <select className={cn(control, 'pr-8', className)} {...props} />;
 }
